@@ -1,0 +1,1475 @@
+"""CSP-DAG program synthesis: random, valid, KernelBench-format PyTorch programs of controlled difficulty.
+
+DRTriton (arXiv 2603.21465, Sec. 3.1) trains on synthetic programs instead of scraped ones: a program is a
+DAG whose nodes are operators and whose edges are tensors; *create* ops make the inputs and *compute* ops
+consume tensors. The difficulty level k is the number of compute ops. This file owns the operator table,
+the sampler, the shape solver, rendering to KernelBench-format source, validation and import (torch.fx).
+
+    python synth.py --num-programs 300 --levels 1,2,5 --seed 0 --out data/tasks.jsonl
+    python synth.py --import path/to/kernelbench/level2 --report
+
+How a program is grown (and how that differs from the textbook description):
+  * Ops are drawn *uniformly* from the samplable pool in a balanced way: for each level we cut a deck that
+    is a concatenation of independent shuffles of the pool (seeded by --seed and the level), and program
+    i takes deck cards i*k .. i*k+k-1. Every op therefore appears equally often up to one pass of the deck;
+    a plain multinomial draw would leave some ops 20% off uniform by chance at 10k programs. Two cards
+    deviate from the deck: a terminal op (argmax/argmin, int64 output) drawn twice into one program is
+    redrawn from the program's own RNG, and a program rejected by validation is retried with the *same*
+    op bag and new shapes (up to --retries times) so rejections do not bias the op mix. `coverage_report`
+    measures the result.
+  * The bag of k ops is ordered so ranks can chain: ops that need an exact rank (conv/pool/bmm/...) keep
+    their random slots but are sorted among themselves by rank, high to low; a terminal op goes last.
+    Between two exact-rank ops the tensor is flattened (a view, not a compute op), e.g. conv -> linear.
+  * Growth: the first input slot of each op takes the live tensor (so the program is one connected DAG
+    with one output); other slots reuse an earlier tensor of a compatible shape (skip connections such as
+    x * sigmoid(x)) or create a new input or nn.Parameter.
+  * Shape solver: every dim is an integer variable in [1, 2^15]. Ops propagate shapes forward and sample
+    the variables they introduce (out_features, kernel sizes, strides, groups) inside their constraints:
+    broadcasting, contraction dims, conv/pool arithmetic, group divisibility, batch-norm's >1 value per
+    channel. A budget on total elements and FLOPs is checked as the program grows; a violation triggers a
+    restart with a smaller size scale (backtracking by restart). Everything is driven by one seeded
+    `random.Random`, so the same seed gives the same bytes.
+  * Validation (CPU, small shapes): outputs finite and bounded, not constant, changed by a change of any
+    input, and not passed by an all-zeros answer under the judge's fp32 tolerance (atol = rtol = 1e-2).
+    Duplicates are removed by a canonical hash of the program structure.
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import hashlib
+import json
+import math
+import os
+import random
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+MAX_DIM = 2 ** 15
+ZERO_ATOL = 1e-2  # the judge's fp32 tolerance (reward.py); an all-zeros answer must fail it
+ZERO_RTOL = 1e-2
+
+# --------------------------------------------------------------------------------------------------
+# Size presets. Ranges are per dim *role*, sampled log-uniformly; budgets bound a whole program.
+# --------------------------------------------------------------------------------------------------
+SIZE_PRESETS = {
+    # small enough for the Triton interpreter on a laptop CPU
+    "cpu": dict(batch=(2, 8), channel=(2, 16), spatial=(4, 16), spatial3d=(3, 8), feature=(8, 64),
+                max_elements=1 << 16, max_flops=1 << 23),
+    # KernelBench-like sizes for GPU runs (paper: batch 128, 3-64 channels, 32x32 images, 1k-8k features)
+    "paper": dict(batch=(16, 128), channel=(3, 128), spatial=(8, 64), spatial3d=(4, 32), feature=(64, 4096),
+                  max_elements=1 << 27, max_flops=1 << 35),
+}
+
+
+@dataclass
+class Budget:
+    batch: tuple
+    channel: tuple
+    spatial: tuple
+    spatial3d: tuple
+    feature: tuple
+    max_elements: int
+    max_flops: int
+
+    def scaled(self, factor: float) -> "Budget":
+        """A smaller size scale for restarts: every range's upper end shrinks by `factor`."""
+        def sc(r):
+            return (r[0], max(r[0], int(r[1] * factor)))
+        return dataclasses.replace(self, batch=sc(self.batch), channel=sc(self.channel), spatial=sc(self.spatial),
+                                   spatial3d=sc(self.spatial3d), feature=sc(self.feature))
+
+
+def make_budget(size: str = "cpu", max_elements: int | None = None, max_flops: int | None = None) -> Budget:
+    if size not in SIZE_PRESETS:
+        raise ValueError(f"unknown size preset {size!r}; choose from {sorted(SIZE_PRESETS)}")
+    b = Budget(**SIZE_PRESETS[size])
+    if max_elements:
+        b.max_elements = max_elements
+    if max_flops:
+        b.max_flops = max_flops
+    return b
+
+
+# --------------------------------------------------------------------------------------------------
+# Tensors under construction
+# --------------------------------------------------------------------------------------------------
+@dataclass
+class T:
+    """A tensor of the program: an input, a parameter or a node output."""
+    name: str
+    shape: list
+    kind: str = "node"        # input | param | node
+    dom: str = "any"          # value domain: any | nonneg | pos (what sqrt/log/div-by need)
+    dtype: str = "float32"
+    dist: str = "randn"       # inputs/params: randn | pos (rand+0.5) | int:<high> (randint)
+    dim_names: list = field(default_factory=list)  # module-level constant names for created dims
+
+
+def numel(shape) -> int:
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def broadcast(a, b):
+    r = max(len(a), len(b))
+    a = [1] * (r - len(a)) + list(a)
+    b = [1] * (r - len(b)) + list(b)
+    out = []
+    for x, y in zip(a, b):
+        if x != y and 1 not in (x, y):
+            return None
+        out.append(max(x, y))
+    return out
+
+
+class Reject(Exception):
+    """The current op cannot be placed with these shapes; the sampler retries or restarts."""
+
+
+class Ctx:
+    """Sampling context: RNG, budget and the tensors created so far."""
+
+    def __init__(self, rng: random.Random, budget: Budget):
+        self.rng = rng
+        self.budget = budget
+        self.tensors: list[T] = []
+        self.n_inputs = 0
+        self.n_params = 0
+
+    def dim(self, role: str) -> int:
+        lo, hi = getattr(self.budget, role)
+        lo, hi = max(1, lo), min(MAX_DIM, max(lo, hi))
+        # log-uniform integers: small and irregular sizes both appear
+        return int(round(math.exp(self.rng.uniform(math.log(lo), math.log(hi + 0.999)) - 0.4999))) or 1
+
+    def new_tensor(self, shape, dom="any", dtype="float32", as_param=None, dist=None) -> T:
+        """Create an input (get_inputs) or a parameter (nn.Parameter in __init__)."""
+        if as_param is None:
+            as_param = dtype == "float32" and self.rng.random() < 0.35
+        if dist is None:
+            dist = "pos" if dom == "pos" else ("rand" if dom == "nonneg" else "randn")
+        if as_param:
+            t = T(f"p{self.n_params}", list(shape), "param", dom if dist != "randn" else "any", dtype, dist)
+            self.n_params += 1
+        else:
+            t = T(f"in{self.n_inputs}", list(shape), "input", dom if dist != "randn" else "any", dtype, dist)
+            self.n_inputs += 1
+        if dist == "rand":
+            t.dom = "nonneg"
+        elif dist == "pos":
+            t.dom = "pos"
+        self.tensors.append(t)
+        return t
+
+
+# --------------------------------------------------------------------------------------------------
+# The operator table
+# --------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Op:
+    """One operator of the pool.
+
+    kind      : what the teacher compiles it as (unary, scalar, binary, reduce, scan, softmax, norm,
+                matmul, conv, conv_transpose, pool, adaptive_pool, shape, loss, attention)
+    family    : the KernelBench family from shared/kernelbench_ops.md
+    arity     : number of tensor inputs
+    ranks     : allowed ranks of the first input (min, max)
+    fixed_rank: set when the op needs one exact rank (conv2d: 4); used to order a program's ops
+    call      : how KernelBench code writes it: a format string over {x}, {y}, {z} and the attrs
+                ("torch.relu({x})", "{x} + {y}", "self.{mod}({x})" for nn modules)
+    module    : the nn class for module ops (built in __init__), else None
+    params    : attr names in the positional order of the PyTorch signature (import reads positional args)
+    domain    : value domain each input slot needs (any | nonneg | pos)
+    out_dom   : value domain of the output
+    flops_pe  : FLOPs per output element for elementwise-like ops
+    """
+    name: str
+    kind: str
+    family: str
+    call: str
+    arity: int = 1
+    ranks: tuple = (1, 4)
+    fixed_rank: int | None = None
+    module: str | None = None
+    params: tuple = ()
+    domain: tuple = ("any", "any", "any")
+    out_dom: str = "any"
+    flops_pe: float = 1.0
+    choices: tuple = ()          # ((attr, (values...)), ...) sampled uniformly for simple ops
+    samplable: bool = True
+    terminal: bool = False
+    out_dtype: str = "float32"
+    fx: tuple = ()               # extra import aliases: "torch.x", "F.x", "method:x", "module:X"
+
+
+OPS: dict[str, Op] = {}
+
+
+def _op(**kw):
+    op = Op(**kw)
+    assert op.name not in OPS, op.name
+    OPS[op.name] = op
+    return op
+
+
+# ---- elementwise unary (any rank) ----
+for name, call, fpe, dom, out_dom, choices, fx in [
+    ("relu", "torch.relu({x})", 1, "any", "nonneg", (), ("F.relu", "method:relu", "module:ReLU")),
+    ("sigmoid", "torch.sigmoid({x})", 4, "any", "pos", (), ("F.sigmoid", "method:sigmoid", "module:Sigmoid")),
+    ("tanh", "torch.tanh({x})", 4, "any", "any", (), ("F.tanh", "method:tanh", "module:Tanh")),
+    ("gelu", "F.gelu({x})", 8, "any", "any", (), ("module:GELU",)),
+    ("leaky_relu", "F.leaky_relu({x}, negative_slope={negative_slope})", 2, "any", "any",
+     (("negative_slope", (0.01, 0.05, 0.1, 0.2)),), ("module:LeakyReLU",)),
+    ("hardtanh", "F.hardtanh({x}, min_val={min_val}, max_val={max_val})", 2, "any", "any",
+     (("min_val", (-1.0, -0.5, -2.0)), ("max_val", (1.0, 0.5, 2.0))), ("module:Hardtanh",)),
+    ("hardswish", "F.hardswish({x})", 4, "any", "any", (), ("module:Hardswish",)),
+    ("hardsigmoid", "F.hardsigmoid({x})", 3, "any", "nonneg", (), ("module:Hardsigmoid",)),
+    ("mish", "F.mish({x})", 8, "any", "any", (), ("module:Mish",)),
+    ("softplus", "F.softplus({x})", 4, "any", "pos", (), ("module:Softplus",)),
+    ("selu", "torch.selu({x})", 4, "any", "any", (), ("F.selu", "module:SELU")),
+    ("elu", "F.elu({x}, alpha={alpha})", 4, "any", "any", (("alpha", (1.0, 0.5)),), ("module:ELU",)),
+    ("silu", "F.silu({x})", 5, "any", "any", (), ("module:SiLU",)),
+    ("abs", "torch.abs({x})", 1, "any", "nonneg", (), ("method:abs",)),
+    ("sqrt", "torch.sqrt({x})", 2, "nonneg", "nonneg", (), ("method:sqrt",)),
+    ("rsqrt", "torch.rsqrt({x})", 2, "pos", "pos", (), ("method:rsqrt",)),
+    ("exp", "torch.exp({x})", 2, "any", "pos", (), ("method:exp",)),
+    ("log", "torch.log({x})", 2, "pos", "any", (), ("method:log",)),
+    ("neg", "torch.neg({x})", 1, "any", "any", (), ("method:neg", "operator.neg")),
+    ("clamp", "torch.clamp({x}, min={min}, max={max})", 2, "any", "any",
+     (("min", (-1.0, -0.5, 0.0)), ("max", (0.5, 1.0, 2.0))), ("method:clamp", "torch.clip")),
+    ("relu6", "F.relu6({x})", 2, "any", "nonneg", (), ("module:ReLU6",)),
+    ("celu", "F.celu({x}, alpha={alpha})", 4, "any", "any", (("alpha", (1.0, 0.5)),), ("module:CELU",)),
+    ("softsign", "F.softsign({x})", 3, "any", "any", (), ("module:Softsign",)),
+    ("logsigmoid", "F.logsigmoid({x})", 5, "any", "any", (), ("module:LogSigmoid",)),
+    ("tanhshrink", "F.tanhshrink({x})", 5, "any", "any", (), ("module:Tanhshrink",)),
+    ("sin", "torch.sin({x})", 4, "any", "any", (), ("method:sin",)),
+    ("cos", "torch.cos({x})", 4, "any", "any", (), ("method:cos",)),
+    ("erf", "torch.erf({x})", 4, "any", "any", (), ("method:erf",)),
+    ("pow", "torch.pow({x}, {exponent})", 2, "nonneg", "nonneg", (("exponent", (2.0, 3.0, 0.5, 1.5)),),
+     ("method:pow", "operator.pow")),
+    ("dropout", "F.dropout({x}, p={p}, training={training})", 1, "any", "any", (("p", (0.0,)), ("training", (False,))),
+     ("module:Dropout", "module:Dropout2d", "module:Dropout3d", "torch.dropout")),
+]:
+    _op(name=name, kind="unary", family=name if name not in ("dropout",) else "dropout", call=call,
+        ranks=(0, 5), params=tuple(c[0] for c in choices), domain=(dom,), out_dom=out_dom,
+        flops_pe=fpe, choices=choices, fx=fx, samplable=name != "dropout")
+
+# ---- tensor-scalar (Python operators, as KernelBench writes `x * self.scale`) ----
+for name, sym, fam, vals in [("add_scalar", "+", "add", (0.5, 1.0, 2.0, -0.25)),
+                             ("sub_scalar", "-", "sub", (0.5, 1.0, 0.25)),
+                             ("mul_scalar", "*", "mul", (0.5, 2.0, 1.5, -1.0, 0.1)),
+                             ("div_scalar", "/", "div", (2.0, 3.0, 0.5, 4.0))]:
+    _op(name=name, kind="scalar", family=fam, call="{x} " + sym + " {value}", ranks=(0, 5),
+        params=("value",), choices=(("value", vals),))
+
+# ---- tensor-tensor elementwise with broadcasting ----
+for name, call, fam, dom2 in [("add", "{x} + {y}", "add", "any"), ("sub", "{x} - {y}", "sub", "any"),
+                              ("mul", "{x} * {y}", "mul", "any"), ("div", "{x} / {y}", "div", "pos"),
+                              ("maximum", "torch.maximum({x}, {y})", "max(elementwise)", "any"),
+                              ("minimum", "torch.minimum({x}, {y})", "min(elementwise)", "any")]:
+    _op(name=name, kind="binary", family=fam, call=call, arity=2, ranks=(0, 5), domain=("any", dom2))
+
+# ---- reductions over one dim ----
+for name, fam, fpe, out_dom, fx in [("sum", "sum", 1, "any", ("method:sum",)),
+                                    ("mean", "mean", 1, "any", ("method:mean",)),
+                                    ("amax", "max(reduce)", 1, "any", ("method:amax",)),
+                                    ("amin", "min(reduce)", 1, "any", ("method:amin",)),
+                                    ("logsumexp", "logsumexp", 4, "any", ("method:logsumexp",)),
+                                    ("norm", "norm", 2, "nonneg", ("method:norm",)),
+                                    ("var", "var", 3, "nonneg", ("method:var",)),
+                                    ("argmax", "argmax", 1, "any", ("method:argmax",)),
+                                    ("argmin", "argmin", 1, "any", ("method:argmin",))]:
+    extra = ", p={p}" if name == "norm" else ""
+    _op(name=name, kind="reduce", family=fam, call=f"torch.{name}({{x}}{extra}, dim={{dim}}, keepdim={{keepdim}})",
+        ranks=(1, 5), params=(("p", "dim", "keepdim") if name == "norm" else ("dim", "keepdim")),
+        out_dom=out_dom, flops_pe=fpe, terminal=name in ("argmax", "argmin"),
+        out_dtype="int64" if name.startswith("arg") else "float32", fx=fx)
+
+# ---- scans and row-wise normalisers (shape preserving, along one dim) ----
+for name, kind, fam, call, out_dom in [
+    ("cumsum", "scan", "cumsum", "torch.cumsum({x}, dim={dim})", "any"),
+    ("cumprod", "scan", "cumprod", "torch.cumprod({x}, dim={dim})", "any"),
+    ("softmax", "softmax", "softmax", "torch.softmax({x}, dim={dim})", "pos"),
+    ("log_softmax", "softmax", "log_softmax", "torch.log_softmax({x}, dim={dim})", "any"),
+    ("l2_normalize", "softmax", "norm", "F.normalize({x}, p=2.0, dim={dim})", "any"),
+]:
+    fx = {"softmax": ("F.softmax", "method:softmax", "module:Softmax"),
+          "log_softmax": ("F.log_softmax", "method:log_softmax", "module:LogSoftmax"),
+          "cumsum": ("method:cumsum",), "cumprod": ("method:cumprod",), "l2_normalize": ()}[name]
+    _op(name=name, kind=kind, family=fam, call=call, ranks=(1, 5), params=("dim",), out_dom=out_dom,
+        flops_pe=5 if kind == "softmax" else 1, fx=fx)
+
+# ---- normalisation layers (nn modules with parameters; BatchNorm in training mode as KernelBench) ----
+_op(name="layer_norm", kind="norm", family="layer_norm", call="self.{mod}({x})", module="LayerNorm",
+    ranks=(1, 5), flops_pe=8)
+_op(name="rms_norm", kind="norm", family="norm", call="self.{mod}({x})", module="RMSNorm", ranks=(1, 5), flops_pe=5)
+_op(name="group_norm", kind="norm", family="group_norm", call="self.{mod}({x})", module="GroupNorm",
+    ranks=(2, 5), flops_pe=8)
+for r, suffix in [(3, "1d"), (4, "2d"), (5, "3d")]:
+    _op(name=f"batch_norm{suffix}", kind="norm", family="batch_norm", call="self.{mod}({x})",
+        module=f"BatchNorm{suffix}", ranks=(r, r) if r > 3 else (2, 3), fixed_rank=r if r > 3 else None,
+        flops_pe=8)
+    _op(name=f"instance_norm{suffix}", kind="norm", family="instance_norm", call="self.{mod}({x})",
+        module=f"InstanceNorm{suffix}", ranks=(r, r), fixed_rank=r, flops_pe=8)
+
+# ---- contractions ----
+_op(name="linear", kind="matmul", family="linear(gemm)", call="self.{mod}({x})", module="Linear", ranks=(2, 3))
+_op(name="matmul", kind="matmul", family="matmul", call="torch.matmul({x}, {y})", arity=2, ranks=(2, 2),
+    fixed_rank=2, fx=("method:matmul", "operator.matmul", "torch.mm", "method:mm"))
+_op(name="bmm", kind="matmul", family="bmm", call="torch.bmm({x}, {y})", arity=2, ranks=(3, 3), fixed_rank=3,
+    fx=("method:bmm",))
+_op(name="einsum", kind="matmul", family="einsum", call="torch.einsum({equation!r}, {x}, {y})", arity=2,
+    ranks=(3, 3), fixed_rank=3, params=("equation",))
+
+# ---- convolutions and pooling (nn modules) ----
+for d in (1, 2, 3):
+    _op(name=f"conv{d}d", kind="conv", family=f"conv{d}d", call="self.{mod}({x})", module=f"Conv{d}d",
+        ranks=(d + 2, d + 2), fixed_rank=d + 2)
+    _op(name=f"conv_transpose{d}d", kind="conv_transpose", family=f"conv_transpose{d}d", call="self.{mod}({x})",
+        module=f"ConvTranspose{d}d", ranks=(d + 2, d + 2), fixed_rank=d + 2)
+    _op(name=f"max_pool{d}d", kind="pool", family="max_pool", call="self.{mod}({x})", module=f"MaxPool{d}d",
+        ranks=(d + 2, d + 2), fixed_rank=d + 2)
+    _op(name=f"avg_pool{d}d", kind="pool", family="avg_pool", call="self.{mod}({x})", module=f"AvgPool{d}d",
+        ranks=(d + 2, d + 2), fixed_rank=d + 2)
+    _op(name=f"adaptive_avg_pool{d}d", kind="adaptive_pool", family="adaptive_avg_pool", call="self.{mod}({x})",
+        module=f"AdaptiveAvgPool{d}d", ranks=(d + 2, d + 2), fixed_rank=d + 2)
+
+# ---- indexing and layout ----
+_op(name="flip", kind="shape", family="flip", call="torch.flip({x}, dims={dims})", ranks=(1, 5), params=("dims",),
+    fx=("method:flip",))
+_op(name="triu", kind="shape", family="triu", call="torch.triu({x}, diagonal={diagonal})", ranks=(2, 5),
+    params=("diagonal",), fx=("method:triu",))
+_op(name="tril", kind="shape", family="tril", call="torch.tril({x}, diagonal={diagonal})", ranks=(2, 5),
+    params=("diagonal",), fx=("method:tril",))
+_op(name="cat", kind="shape", family="cat", call="torch.cat([{x}, {y}], dim={dim})", arity=2, ranks=(1, 5),
+    params=("dim",), fx=("torch.concat", "torch.concatenate"))
+_op(name="narrow", kind="shape", family="narrow", call="torch.narrow({x}, {dim}, {start}, {length})", ranks=(1, 5),
+    params=("dim", "start", "length"), fx=("method:narrow",))
+_op(name="select", kind="shape", family="select", call="torch.select({x}, {dim}, {index})", ranks=(2, 5),
+    params=("dim", "index"), fx=("method:select",))
+
+# ---- losses (reduction='none' keeps the program going; 'mean'/'sum' only as the last op) ----
+_op(name="mse_loss", kind="loss", family="mse_loss", call="F.mse_loss({x}, {y}, reduction={reduction!r})", arity=2,
+    ranks=(1, 4), params=("reduction",), flops_pe=3)
+_op(name="smooth_l1_loss", kind="loss", family="smooth_l1_loss",
+    call="F.smooth_l1_loss({x}, {y}, reduction={reduction!r}, beta={beta})", arity=2, ranks=(1, 4),
+    params=("reduction", "beta"), flops_pe=4)
+_op(name="kl_div", kind="loss", family="kl_div", call="F.kl_div({x}, {y}, reduction={reduction!r})", arity=2,
+    ranks=(1, 4), params=("reduction",), domain=("any", "pos"), flops_pe=4)
+_op(name="cross_entropy", kind="loss", family="cross_entropy", call="F.cross_entropy({x}, {y}, reduction={reduction!r})",
+    arity=2, ranks=(2, 2), fixed_rank=2, params=("reduction",), flops_pe=6)
+_op(name="triplet_margin_loss", kind="loss", family="tripletmarginloss",
+    call="F.triplet_margin_loss({x}, {y}, {z}, margin={margin}, reduction={reduction!r})", arity=3, ranks=(2, 2),
+    fixed_rank=2, params=("margin", "reduction"), flops_pe=9)
+_op(name="sdpa", kind="attention", family="scaled_dot_product_attention",
+    call="F.scaled_dot_product_attention({x}, {y}, {z})", arity=3, ranks=(4, 4), fixed_rank=4)
+_op(name="zeros_like", kind="shape", family="zeros_like", call="torch.zeros_like({x})", ranks=(0, 5),
+    samplable=False)  # constant output: import-only (KernelBench uses it inside larger expressions)
+
+POOL = [op.name for op in OPS.values() if op.samplable]
+
+
+# --------------------------------------------------------------------------------------------------
+# Per-kind samplers: given the live input tensor, pick attrs and the other inputs, return (attrs, inputs,
+# out_shape, flops, module_args). module_args are the nn constructor kwargs for module ops.
+# --------------------------------------------------------------------------------------------------
+def spatial_role(rank: int) -> str:
+    return "spatial3d" if rank == 5 else "spatial"
+
+
+def tuple_attr(v, d: int) -> list:
+    """Conv/pool attrs may be an int or a list; this returns a list of length d."""
+    if isinstance(v, (list, tuple)):
+        return list(v)
+    return [v] * d
+
+
+def other_operand(ctx: Ctx, x: T, dom: str, exclude=()) -> T:
+    """Second operand of a broadcasting op: reuse an earlier tensor that broadcasts, or create one."""
+    rng = ctx.rng
+    reuse = [t for t in ctx.tensors if t is not x and t.dtype == "float32" and t not in exclude
+             and broadcast(t.shape, x.shape) == list(x.shape) and _dom_ok(t.dom, dom)]
+    if reuse and rng.random() < 0.3:
+        return rng.choice(reuse)
+    r = len(x.shape)
+    form = rng.random()
+    if r == 0 or form < 0.45:
+        shape = list(x.shape)
+    elif form < 0.7:                                  # per-channel, KernelBench's bias_shape = (C, 1, 1)
+        shape = [x.shape[1] if r > 1 else x.shape[0]] + [1] * max(0, r - 2) if r > 1 else [x.shape[0]]
+    elif form < 0.85:                                 # trailing dims (a row vector)
+        shape = list(x.shape[-1:])
+    else:                                             # random dims set to 1
+        shape = [d if rng.random() < 0.5 else 1 for d in x.shape]
+    return ctx.new_tensor(shape, dom=dom)
+
+
+def _dom_ok(have: str, need: str) -> bool:
+    return need == "any" or have == need or (need == "nonneg" and have == "pos")
+
+
+def pick_dim(ctx: Ctx, x: T, min_size: int = 1) -> int:
+    dims = [i for i, s in enumerate(x.shape) if s >= min_size]
+    if not dims:
+        raise Reject("no dim large enough")
+    return ctx.rng.choice(dims)
+
+
+def sample_op(ctx: Ctx, op: Op, x: T, need_rank: int, last: bool):
+    """Place `op` on live tensor x. need_rank: the rank later ops need; last: op is the program's output."""
+    rng = ctx.rng
+    r = len(x.shape)
+    n = numel(x.shape)
+    attrs: dict[str, Any] = {}
+    inputs = [x]
+    margs: dict[str, Any] | None = None
+    k = op.kind
+    if k == "unary":
+        for a, vals in op.choices:
+            attrs[a] = rng.choice(vals)
+        if op.name == "clamp" and attrs["min"] >= attrs["max"]:
+            attrs["min"] = -attrs["max"]
+        return attrs, inputs, list(x.shape), n * op.flops_pe, None
+    if k == "scalar":
+        attrs["value"] = rng.choice(op.choices[0][1])
+        return attrs, inputs, list(x.shape), n, None
+    if k == "binary":
+        y = other_operand(ctx, x, op.domain[1])
+        out = broadcast(x.shape, y.shape)
+        return attrs, [x, y], out, numel(out), None
+    if k == "reduce":
+        if r == 0:
+            raise Reject("reduce needs rank >= 1")
+        dim = pick_dim(ctx, x, 2 if op.name == "var" else 1)
+        keepdim = (r - 1 < need_rank) or rng.random() < 0.3
+        if op.name == "norm":
+            attrs["p"] = 2.0
+        attrs.update(dim=dim, keepdim=keepdim)
+        out = [1 if i == dim else s for i, s in enumerate(x.shape)] if keepdim else \
+            [s for i, s in enumerate(x.shape) if i != dim]
+        return attrs, inputs, out, n * op.flops_pe, None
+    if k in ("scan", "softmax"):
+        if r == 0:
+            raise Reject("needs rank >= 1")
+        attrs["dim"] = rng.randrange(r) if rng.random() < 0.4 else r - 1
+        return attrs, inputs, list(x.shape), n * op.flops_pe, None
+    if k == "norm":
+        return _sample_norm(ctx, op, x)
+    if k == "matmul":
+        return _sample_matmul(ctx, op, x)
+    if k in ("conv", "conv_transpose"):
+        return _sample_conv(ctx, op, x)
+    if k in ("pool", "adaptive_pool"):
+        return _sample_pool(ctx, op, x)
+    if k == "shape":
+        if op.name == "select" and r - 1 < need_rank:
+            raise Reject("select would drop a rank that later ops need")
+        return _sample_shape(ctx, op, x)
+    if k == "loss":
+        return _sample_loss(ctx, op, x, last)
+    if k == "attention":
+        B, H, S, D = x.shape
+        Sk = ctx.dim("feature") if rng.random() < 0.5 else S
+        kt = ctx.new_tensor([B, H, Sk, D], as_param=False)
+        vt = ctx.new_tensor([B, H, Sk, D], as_param=False)
+        return attrs, [x, kt, vt], [B, H, S, D], 4 * B * H * S * Sk * D, None
+    raise AssertionError(k)
+
+
+def _sample_norm(ctx, op, x):
+    rng = ctx.rng
+    r, shape = len(x.shape), x.shape
+    n = numel(shape)
+    if op.name in ("layer_norm", "rms_norm"):
+        nd = 1 if r < 3 or rng.random() < 0.7 else 2
+        margs = {"normalized_shape": list(shape[-nd:])}
+        if op.name == "rms_norm":
+            margs["eps"] = 1e-5
+    elif op.name == "group_norm":
+        C = shape[1]
+        divisors = [g for g in range(1, C + 1) if C % g == 0]
+        G = rng.choice(divisors)
+        if n // shape[0] // G < 2:
+            raise Reject("group_norm needs >1 value per group")
+        margs = {"num_groups": G, "num_channels": C}
+    elif op.name.startswith("batch_norm"):
+        if n // shape[1] < 2:
+            raise Reject("batch_norm (training) needs >1 value per channel")
+        margs = {"num_features": shape[1]}
+    else:  # instance norm
+        if n // (shape[0] * shape[1]) < 2:
+            raise Reject("instance_norm needs >1 spatial value")
+        margs = {"num_features": shape[1]}
+    return {}, [x], list(shape), n * op.flops_pe, margs
+
+
+def _sample_matmul(ctx, op, x):
+    rng = ctx.rng
+    if op.name == "linear":
+        K = x.shape[-1]
+        N = ctx.dim("feature")
+        out = list(x.shape[:-1]) + [N]
+        margs = {"in_features": K, "out_features": N, "bias": rng.random() < 0.8}
+        return {}, [x], out, 2 * numel(x.shape) * N, margs
+    if op.name == "matmul":
+        M, K = x.shape
+        N = ctx.dim("feature")
+        cand = [t for t in ctx.tensors if t is not x and t.dtype == "float32" and len(t.shape) == 2 and t.shape[0] == K]
+        y = rng.choice(cand) if cand and rng.random() < 0.3 else ctx.new_tensor([K, N])
+        return {}, [x, y], [M, y.shape[1]], 2 * M * K * y.shape[1], None
+    B, M, K = x.shape
+    N = ctx.dim("feature")
+    if op.name == "einsum":
+        if rng.random() < 0.5:
+            eq, y = "bij,bjk->bik", ctx.new_tensor([B, K, N])
+        else:
+            eq, y = "bij,jk->bik", ctx.new_tensor([K, N])
+        return {"equation": eq}, [x, y], [B, M, N], 2 * B * M * K * N, None
+    y = ctx.new_tensor([B, K, N])
+    return {}, [x, y], [B, M, N], 2 * B * M * K * N, None
+
+
+def _sample_conv(ctx, op, x):
+    rng = ctx.rng
+    d = len(x.shape) - 2
+    N, C = x.shape[:2]
+    spatial = x.shape[2:]
+    transposed = op.kind == "conv_transpose"
+    for _ in range(20):
+        k = rng.choice((1, 2, 3, 3, 3, 5) if d < 3 else (1, 2, 3, 3))
+        s = rng.choice((1, 1, 1, 2))
+        p = rng.choice((0, 0, 1)) if k > 1 else 0
+        dil = 1 if transposed or rng.random() < 0.85 else 2
+        g = 1
+        out_c = ctx.dim("channel")
+        if rng.random() < 0.15:
+            common = [v for v in range(2, C + 1) if C % v == 0]
+            if common:
+                g = rng.choice(common)
+                out_c = g * max(1, out_c // g)
+        if transposed:
+            op_pad = rng.choice([v for v in range(s)]) if s > 1 else 0
+            out_sp = [(L - 1) * s - 2 * p + dil * (k - 1) + op_pad + 1 for L in spatial]
+        else:
+            op_pad = 0
+            out_sp = [(L + 2 * p - dil * (k - 1) - 1) // s + 1 for L in spatial]
+        if min(out_sp) < 1 or max(out_sp) > MAX_DIM or (transposed and p > dil * (k - 1)):
+            continue
+        margs = {"in_channels": C, "out_channels": out_c, "kernel_size": k, "stride": s, "padding": p}
+        if dil != 1:
+            margs["dilation"] = dil
+        if g != 1:
+            margs["groups"] = g
+        if transposed and op_pad:
+            margs["output_padding"] = op_pad
+        margs["bias"] = rng.random() < 0.8
+        out = [N, out_c] + out_sp
+        # direct conv: 2 * (C/g) * k^d FLOPs per output element (transposed: per input element)
+        per = 2 * (C // g) * k ** d
+        flops = per * numel(out) if not transposed else 2 * (out_c // g) * k ** d * numel(x.shape)
+        return {}, [x], out, flops, margs
+    raise Reject("no conv config fits")
+
+
+def _sample_pool(ctx, op, x):
+    rng = ctx.rng
+    d = len(x.shape) - 2
+    spatial = x.shape[2:]
+    if op.kind == "adaptive_pool":
+        osz = [rng.randint(1, max(1, L // rng.choice((1, 2, 4)))) for L in spatial]
+        osz = osz[0] if len(set(osz)) == 1 else osz
+        out = list(x.shape[:2]) + tuple_attr(osz, d)
+        return {}, [x], out, numel(x.shape), {"output_size": osz}
+    for _ in range(20):
+        k = rng.choice((2, 2, 3, 4))
+        s = rng.choice((k, k, 1, 2))
+        p = rng.choice((0, 0, 1)) if k >= 2 else 0
+        if p > k // 2:
+            p = 0
+        out_sp = [(L + 2 * p - k) // s + 1 for L in spatial]
+        if min(out_sp) < 1 or min(spatial) < k:
+            continue
+        margs = {"kernel_size": k, "stride": s, "padding": p}
+        out = list(x.shape[:2]) + out_sp
+        return {}, [x], out, numel(out) * k ** d, margs
+    raise Reject("no pool config fits")
+
+
+def _sample_shape(ctx, op, x):
+    rng = ctx.rng
+    r, shape = len(x.shape), list(x.shape)
+    n = numel(shape)
+    if op.name == "flip":
+        dims = sorted(rng.sample(range(r), rng.randint(1, min(2, r))))
+        return {"dims": dims}, [x], shape, n, None
+    if op.name in ("triu", "tril"):
+        return {"diagonal": rng.choice((0, 0, 1, -1))}, [x], shape, n, None
+    if op.name == "cat":
+        dim = rng.randrange(r)
+        extra = ctx.dim("feature") if rng.random() < 0.5 else shape[dim]
+        yshape = shape[:dim] + [extra] + shape[dim + 1:]
+        cand = [t for t in ctx.tensors if t is not x and t.dtype == "float32" and list(t.shape) == yshape]
+        y = rng.choice(cand) if cand and rng.random() < 0.3 else ctx.new_tensor(yshape)
+        out = shape[:dim] + [shape[dim] + extra] + shape[dim + 1:]
+        return {"dim": dim}, [x, y], out, numel(out), None
+    if op.name == "narrow":
+        dim = pick_dim(ctx, x, 2)
+        length = rng.randint(1, shape[dim] - 1)
+        start = rng.randint(0, shape[dim] - length)
+        out = shape[:dim] + [length] + shape[dim + 1:]
+        return {"dim": dim, "start": start, "length": length}, [x], out, numel(out), None
+    if op.name == "select":
+        dim = rng.randrange(r)
+        index = rng.randrange(shape[dim])
+        out = shape[:dim] + shape[dim + 1:]
+        return {"dim": dim, "index": index}, [x], out, numel(out), None
+    raise AssertionError(op.name)
+
+
+def _sample_loss(ctx, op, x, last):
+    rng = ctx.rng
+    reduction = rng.choice(("batchmean" if op.name == "kl_div" else "mean", "sum")) if last else "none"
+    attrs = {"reduction": reduction}
+    n = numel(x.shape)
+    if op.name == "cross_entropy":
+        N, C = x.shape
+        y = ctx.new_tensor([N], dtype="int64", as_param=False, dist=f"int:{C}")
+        out = [] if last else [N]
+        return attrs, [x, y], out, n * op.flops_pe, None
+    if op.name == "triplet_margin_loss":
+        attrs = {"margin": rng.choice((1.0, 0.5, 2.0)), "reduction": reduction}
+        p = ctx.new_tensor(list(x.shape), as_param=False)
+        q = ctx.new_tensor(list(x.shape), as_param=False)
+        return attrs, [x, p, q], ([] if last else [x.shape[0]]), 3 * n * op.flops_pe, None
+    if op.name == "smooth_l1_loss":
+        attrs["beta"] = rng.choice((1.0, 0.5))
+    y = ctx.new_tensor(list(x.shape), dom=op.domain[1], as_param=False)
+    out = [] if last else list(x.shape)
+    return attrs, [x, y], out, n * op.flops_pe, None
+
+
+# --------------------------------------------------------------------------------------------------
+# Program growth
+# --------------------------------------------------------------------------------------------------
+def level_deck(seed: int, level: int, n_cards: int) -> list[str]:
+    """Balanced uniform op draws: independent shuffles of the pool, concatenated."""
+    rng = random.Random(f"deck:{seed}:{level}")
+    deck: list[str] = []
+    while len(deck) < n_cards:
+        perm = list(POOL)
+        rng.shuffle(perm)
+        deck.extend(perm)
+    return deck[:n_cards]
+
+
+RANK_KEEPING_SHAPE_OPS = ("flip", "triu", "tril", "cat", "narrow")
+
+
+def out_rank(op: Op, r: int, last: bool) -> int:
+    """Rank after `op` on a rank-r input (reductions may keep the dim, so they count as rank-keeping)."""
+    if op.name == "select":
+        return r - 1
+    if op.kind == "loss":
+        if last:
+            return 0
+        return 1 if op.name in ("cross_entropy", "triplet_margin_loss") else r
+    if op.terminal:
+        return r - 1
+    return op.fixed_rank or r
+
+
+def out_domain(op: Op, in_doms: list[str], attrs: dict | None = None) -> str:
+    """Value domain of op's output; attrs=None gives the conservative static answer used for planning."""
+    if op.kind in ("unary", "softmax", "reduce", "scan", "norm", "matmul", "conv", "conv_transpose", "loss",
+                   "attention") or op.out_dom != "any":
+        if op.name in ("amax", "amin", "sum", "mean", "cumsum", "max_pool1d") and in_doms[0] in ("nonneg", "pos"):
+            return "nonneg"
+        return op.out_dom
+    nonneg = all(d in ("nonneg", "pos") for d in in_doms)
+    if op.kind in ("pool", "adaptive_pool") or op.name in RANK_KEEPING_SHAPE_OPS + ("select",):
+        return "nonneg" if nonneg and op.name not in ("triu", "tril") or (op.name in ("triu", "tril") and nonneg) else "any"
+    if op.name in ("add", "mul", "maximum", "minimum") and nonneg:
+        return "nonneg"
+    if op.name in ("add_scalar", "mul_scalar", "div_scalar") and nonneg and attrs and attrs.get("value", -1) > 0:
+        return "nonneg"
+    return "any"
+
+
+def plan(order: list[str]) -> tuple[list[int], bool]:
+    """Static feasibility of an op order: the rank each step needs (need[i] for the live tensor before op
+    i) and whether ranks and value domains can chain. need[-1] = 0."""
+    k = len(order)
+    need = [0] * (k + 1)
+    ok = True
+    for i in range(k - 1, -1, -1):
+        op = OPS[order[i]]
+        req = op.fixed_rank or op.ranks[0]
+        after = need[i + 1]
+        if op.name == "select":
+            req = max(req, after + 1)
+        elif op.terminal or (op.kind == "loss" and i == k - 1):
+            ok &= after == 0
+        elif op.kind == "loss" and op.name in ("cross_entropy", "triplet_margin_loss"):
+            ok &= after <= 1
+        elif op.fixed_rank:
+            ok &= after <= op.fixed_rank
+        else:
+            ok &= after <= op.ranks[1]  # a flexible op above its max rank flattens first
+            req = max(req, after)
+        need[i] = req
+    ok &= need[0] <= min(5, OPS[order[0]].ranks[1])
+    # value domains: a fresh first input satisfies the first op; after that they must flow
+    dom = OPS[order[0]].domain[0] if OPS[order[0]].domain[0] != "any" else "any"
+    for i, name in enumerate(order):
+        op = OPS[name]
+        if i and not _dom_ok(dom, op.domain[0]):
+            ok = False
+        dom = out_domain(op, [dom])
+    return need, ok
+
+
+def order_bag(bag: list[str], rng: random.Random, tries: int = 64) -> list[str]:
+    """Order a program's ops so ranks and value domains chain: exact-rank ops sorted high to low among their
+    own slots, a terminal op last, flexible ops wherever a shuffle puts them. Tries up to `tries` shuffles
+    for one that passes `plan`; returns the last one otherwise (grow then rejects it)."""
+    order = list(bag)
+    for _ in range(tries):
+        order = list(bag)
+        rng.shuffle(order)
+        terminal = [o for o in order if OPS[o].terminal]
+        rest = [o for o in order if not OPS[o].terminal]
+        slots = [i for i, o in enumerate(rest) if OPS[o].fixed_rank]
+        fixed = sorted((rest[i] for i in slots), key=lambda o: -OPS[o].fixed_rank)
+        for i, o in zip(slots, fixed):
+            rest[i] = o
+        order = rest + terminal
+        if plan(order)[1]:
+            return order
+    return order
+
+
+def first_input_shape(ctx: Ctx, op: Op, rank: int) -> list[int]:
+    rng = ctx.rng
+    if op.kind in ("conv", "conv_transpose", "pool", "adaptive_pool") or op.name.startswith(("batch_norm", "instance_norm", "group_norm")):
+        role = spatial_role(rank)
+        return [ctx.dim("batch"), ctx.dim("channel")] + [max(2, ctx.dim(role)) for _ in range(rank - 2)]
+    if op.kind == "attention":
+        return [ctx.dim("batch"), ctx.dim("channel"), ctx.dim("feature"), ctx.dim("feature")]
+    roles = ["batch"] + ["feature"] * (rank - 1) if rank <= 2 else ["batch", "channel"] + [spatial_role(rank)] * (rank - 2)
+    return [ctx.dim(r) for r in roles[:rank]]
+
+
+def grow(ops: list[str], rng: random.Random, budget: Budget) -> dict:
+    """Build one program (a JSON-able dict) from an ordered op list, or raise Reject."""
+    ctx = Ctx(rng, budget)
+    # rank of the first input: the first exact-rank op's rank, else what the first op allows
+    need, _ = plan(ops)
+    first = OPS[ops[0]]
+    rank = first.fixed_rank or max(need[0], min(first.ranks[1], rng.choice((1, 2, 2, 3, 4))))
+    rank = max(rank, first.ranks[0], 1 if first.kind in ("reduce", "scan", "softmax", "shape", "norm", "loss") else 0)
+    x = ctx.new_tensor(first_input_shape(ctx, first, rank), dom=first.domain[0], as_param=False)
+    nodes = []
+    total_flops = 0
+    for i, name in enumerate(ops):
+        op = OPS[name]
+        # bridge ranks: flatten trailing dims when the op needs a lower exact rank (a view, no compute)
+        target = op.fixed_rank
+        if target is None and len(x.shape) > op.ranks[1]:
+            target = op.ranks[1]
+        if target is not None and len(x.shape) > target:
+            keep = target - 1
+            shape = list(x.shape[:keep]) + [numel(x.shape[keep:])]
+            v = T(f"v{len(nodes)}", shape, "node", x.dom, x.dtype)
+            nodes.append({"name": v.name, "op": "flatten", "inputs": [x.name], "attrs": {"start_dim": keep},
+                          "shape": shape, "dtype": x.dtype, "module": None, "module_args": None})
+            ctx.tensors.append(v)
+            x = v
+        if len(x.shape) < op.ranks[0] or (op.fixed_rank and len(x.shape) != op.fixed_rank):
+            raise Reject(f"{name} needs rank {op.ranks}, live tensor has {len(x.shape)}")
+        if x.dtype != "float32":
+            raise Reject("int tensor cannot feed a compute op")
+        if not _dom_ok(x.dom, op.domain[0]):
+            raise Reject(f"{name} needs a {op.domain[0]} input")
+        last = i == len(ops) - 1
+        attrs, inputs, out_shape, flops, margs = sample_op(ctx, op, x, need[i + 1] if not last else 0, last)
+        if any(s < 1 or s > MAX_DIM for s in out_shape):
+            raise Reject("dim out of [1, 2^15]")
+        total_flops += int(flops)
+        dom = out_domain(op, [t.dom for t in inputs], attrs)
+        v = T(f"v{len(nodes)}", list(out_shape), "node", dom, op.out_dtype)
+        nodes.append({"name": v.name, "op": name, "inputs": [t.name for t in inputs], "attrs": attrs,
+                      "shape": list(out_shape), "dtype": op.out_dtype,
+                      "module": None, "module_args": margs if op.module else None})
+        ctx.tensors.append(v)
+        x = v
+    elements = sum(numel(t.shape) for t in ctx.tensors)
+    if elements > budget.max_elements or total_flops > budget.max_flops:
+        raise Reject(f"over budget: {elements} elements, {total_flops} flops")
+    tensors = {t.name: t for t in ctx.tensors}
+    inputs = [dataclasses.asdict(t) for t in ctx.tensors if t.kind == "input"]
+    params = [dataclasses.asdict(t) for t in ctx.tensors if t.kind == "param"]
+    io_bytes = sum(numel(t.shape) * (8 if t.dtype == "int64" else 4) for t in ctx.tensors if t.kind != "node")
+    io_bytes += numel(x.shape) * (8 if x.dtype == "int64" else 4)
+    del tensors
+    return {"inputs": inputs, "params": params, "nodes": nodes, "output": x.name,
+            "flops": total_flops, "bytes": io_bytes}
+
+
+# --------------------------------------------------------------------------------------------------
+# Rendering to KernelBench-format source
+# --------------------------------------------------------------------------------------------------
+DIM_NAMES = {1: ["dim0"], 2: ["batch_size", "features"], 3: ["batch_size", "channels", "length"],
+             4: ["batch_size", "channels", "height", "width"],
+             5: ["batch_size", "channels", "depth", "height", "width"]}
+
+
+def _py(v) -> str:
+    if isinstance(v, float):
+        return repr(v)
+    if isinstance(v, (list, tuple)):
+        return "(" + ", ".join(_py(a) for a in v) + ("," if len(v) == 1 else "") + ")"
+    return repr(v)
+
+
+def render(prog: dict, doc: str | None = None) -> str:
+    """KernelBench-format source: imports, module-level size constants, Model, get_inputs, get_init_inputs."""
+    consts: dict[str, Any] = {}
+
+    def const(base: str, value) -> str:
+        name, i = base, 2
+        while name in consts and consts[name] != value:
+            name, i = f"{base}_{i}", i + 1
+        consts[name] = value
+        return name
+
+    # input shapes become named constants (batch_size shared when equal)
+    input_exprs = []
+    for t in prog["inputs"]:
+        names = DIM_NAMES.get(len(t["shape"]), [f"d{j}" for j in range(len(t["shape"]))])
+        dims = [const(nm if nm != "batch_size" or j == 0 else nm, s) for j, (nm, s) in enumerate(zip(names, t["shape"]))]
+        shape = "(" + ", ".join(dims) + ("," if len(dims) == 1 else "") + ")" if dims else "()"
+        dist = t["dist"]
+        if dist.startswith("int:"):
+            high = const("num_classes", int(dist[4:]))
+            input_exprs.append(f"torch.randint(0, {high}, {shape})")
+        elif dist == "pos":
+            input_exprs.append(f"torch.rand({', '.join(dims) or '()'}) + 0.5")
+        elif dist == "rand":
+            input_exprs.append(f"torch.rand({', '.join(dims) or '()'})")
+        else:
+            input_exprs.append(f"torch.randn({', '.join(dims) or '()'})")
+    init_names: list[str] = []
+    init_lines: list[str] = []
+    mod_count: Counter = Counter()
+    mod_of: dict[str, str] = {}
+    for node in prog["nodes"]:
+        op = OPS.get(node["op"])
+        if op is None or not op.module:
+            continue
+        base = {"conv": "conv", "conv_transpose": "conv_transpose", "pool": "pool", "adaptive_pool": "pool",
+                "norm": "norm", "matmul": "linear"}[op.kind]
+        mname = f"{base}{mod_count[base]}" if mod_count[base] else base
+        mod_count[base] += 1
+        mod_of[node["name"]] = mname
+        args = []
+        for key, val in node["module_args"].items():
+            if isinstance(val, bool) or isinstance(val, float):
+                args.append(f"{key}={val!r}")
+                continue
+            cname = const(key, val if not isinstance(val, list) else tuple(val))
+            if cname not in init_names:
+                init_names.append(cname)
+            args.append(f"{key}={cname}")
+        init_lines.append(f"        self.{mname} = nn.{op.module}({', '.join(args)})")
+    for t in prog["params"]:
+        cname = const(f"{t['name']}_shape", tuple(t["shape"]))
+        init_names.append(cname)
+        if t["dist"] == "pos":
+            init_lines.append(f"        self.{t['name']} = nn.Parameter(torch.rand({cname}) + 0.5)")
+        elif t["dist"] == "rand":
+            init_lines.append(f"        self.{t['name']} = nn.Parameter(torch.rand({cname}))")
+        else:
+            init_lines.append(f"        self.{t['name']} = nn.Parameter(torch.randn({cname}))")
+    param_names = {t["name"] for t in prog["params"]}
+    body = []
+    for node in prog["nodes"]:
+        refs = [f"self.{a}" if a in param_names else a for a in node["inputs"]]
+        if node["op"] == "flatten":
+            expr = f"{refs[0]}.flatten({node['attrs']['start_dim']})"
+        else:
+            op = OPS[node["op"]]
+            fmt = dict(node["attrs"])
+            fmt.update(zip(("x", "y", "z"), refs))
+            fmt["mod"] = mod_of.get(node["name"])
+            expr = op.call.format(**fmt)
+        body.append(f"        {node['name']} = {expr}")
+    fwd_args = ", ".join(["self"] + [t["name"] for t in prog["inputs"]])
+    ops_doc = doc or " -> ".join(n["op"] for n in prog["nodes"] if n["op"] != "flatten")
+    lines = ["import torch", "import torch.nn as nn", "import torch.nn.functional as F", ""]
+    lines += [f"{k} = {_py(v)}" for k, v in consts.items()]
+    lines += ["", "", "class Model(nn.Module):", f'    """{ops_doc}"""', "",
+              f"    def __init__({', '.join(['self'] + init_names)}):", "        super().__init__()"]
+    lines += init_lines
+    lines += ["", f"    def forward({fwd_args}):"] + body + [f"        return {prog['output']}", "", "",
+                                                              "def get_inputs():",
+                                                              f"    return [{', '.join(input_exprs)}]", "", "",
+                                                              "def get_init_inputs():",
+                                                              f"    return [{', '.join(init_names)}]", ""]
+    return "\n".join(lines)
+
+
+def canonical_hash(prog: dict) -> str:
+    """Hash of the structure (ops, attrs, shapes, edges, input kinds); names of tensors do not matter
+    because they are assigned in creation order."""
+    key = json.dumps({"nodes": [(n["op"], n["inputs"], n["attrs"], n["shape"], n["module_args"]) for n in prog["nodes"]],
+                      "inputs": [(t["name"], t["shape"], t["dist"]) for t in prog["inputs"]],
+                      "params": [(t["name"], t["shape"], t["dist"]) for t in prog["params"]]},
+                     sort_keys=True, default=str)
+    return hashlib.sha1(key.encode()).hexdigest()[:16]
+
+
+# --------------------------------------------------------------------------------------------------
+# Validation (runs the reference once on CPU)
+# --------------------------------------------------------------------------------------------------
+def exec_source(source: str, name: str = "task") -> dict:
+    """Execute task source in a fresh namespace (our own generated code or a user's task file)."""
+    ns: dict[str, Any] = {"__name__": f"synth_{name}"}
+    exec(compile(source, f"<{name}>", "exec"), ns)
+    for key in ("Model", "get_inputs", "get_init_inputs"):
+        if key not in ns:
+            raise ValueError(f"task source has no {key}")
+    return ns
+
+
+def run_reference(ns: dict, seed: int, init_seed: int = 0):
+    import torch
+    torch.manual_seed(init_seed)
+    model = ns["Model"](*ns["get_init_inputs"]())
+    torch.manual_seed(seed)
+    inputs = ns["get_inputs"]()
+    with torch.no_grad():
+        out = model(*inputs)
+    return model, inputs, out
+
+
+def validate(source: str) -> str | None:
+    """None if the program is a useful task, else the reason it is not."""
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return _validate(source)
+
+
+def _validate(source: str) -> str | None:
+    import torch
+    try:
+        ns = exec_source(source)
+        torch.manual_seed(0)
+        model = ns["Model"](*ns["get_init_inputs"]())
+        outs = []
+        for seed in (1, 2):
+            torch.manual_seed(seed)
+            inputs = ns["get_inputs"]()
+            with torch.no_grad():
+                outs.append((inputs, model(*inputs)))
+    except Exception as e:  # a generated program that PyTorch rejects is a sampler bug worth seeing
+        return f"runtime error: {type(e).__name__}: {e}"
+    inputs, out = outs[0]
+    if type(out) is not torch.Tensor:
+        return "output is not a tensor"
+    f = out.double()
+    if not torch.isfinite(f).all():
+        return "non-finite output"
+    if f.abs().max() > 1e5:
+        return "output magnitude above 1e5"
+    if (f.abs() <= ZERO_ATOL + ZERO_RTOL * f.abs()).all():
+        return "an all-zeros answer passes the tolerance"
+    if out.numel() > 1 and (f == f.flatten()[0]).all():
+        return "constant output"
+    if torch.equal(out, outs[1][1]):
+        return "output does not depend on the inputs"
+    # each input alone must change the output
+    for i, t in enumerate(inputs):
+        alt = [a.clone() for a in inputs]
+        g = torch.Generator().manual_seed(1234 + i)
+        if t.dtype == torch.int64:
+            high = int(t.max()) + 1
+            alt[i] = torch.randint(0, max(high, 2), t.shape, generator=g)
+        else:
+            alt[i] = (torch.rand(t.shape, generator=g) + 0.5) if (t.min() > 0) else torch.randn(t.shape, generator=g)
+        with torch.no_grad():
+            o2 = model(*alt)
+        if torch.equal(o2, out):
+            return f"output does not depend on input {i}"
+    return None
+
+
+# --------------------------------------------------------------------------------------------------
+# Sampling programs
+# --------------------------------------------------------------------------------------------------
+def sample_program(level: int, index: int, seed: int, budget: Budget, bag: list[str] | None = None,
+                   retries: int = 8) -> tuple[dict | None, str | None, list[str]]:
+    """Program `index` of `level`: (task record or None, last rejection reason, rejection reasons)."""
+    rng = random.Random(f"prog:{seed}:{level}:{index}")
+    if bag is None:
+        bag = level_deck(seed, level, (index + 1) * level)[index * level:]
+    bag = list(bag)
+    terminal_seen = False
+    for i, o in enumerate(bag):  # at most one terminal op per program
+        if OPS[o].terminal:
+            if terminal_seen:
+                bag[i] = rng.choice([p for p in POOL if not OPS[p].terminal])
+            terminal_seen = True
+    reasons = []
+    for attempt in range(retries):
+        scale = 1.0 if attempt < retries // 2 else 0.5 ** (attempt - retries // 2 + 1)
+        b = budget.scaled(scale) if scale < 1 else budget
+        try:
+            order = order_bag(bag, rng)
+            prog = grow(order, rng, b)
+        except Reject as e:
+            reasons.append(f"reject: {e}")
+            continue
+        source = render(prog)
+        why = validate(source)
+        if why:
+            reasons.append(why)
+            continue
+        ops = [n["op"] for n in prog["nodes"] if n["op"] != "flatten"]
+        rec = {"id": f"L{level}_{seed}_{index:05d}", "level": level, "source": source, "ops": ops,
+               "seed": seed, "flops": prog["flops"], "bytes": prog["bytes"], "hash": canonical_hash(prog),
+               "program": prog}
+        return rec, None, reasons
+    return None, reasons[-1] if reasons else "no attempt", reasons
+
+
+def _work(args):
+    level, index, seed, budget = args
+    import torch
+    torch.set_num_threads(1)
+    rec, why, _ = sample_program(level, index, seed, budget)
+    return level, index, rec, why
+
+
+def generate(num_programs: int, levels: list[int], seed: int, budget: Budget, workers: int = 1,
+             progress: bool = True) -> tuple[list[dict], dict]:
+    """num_programs validated, deduplicated programs split evenly over levels; deterministic for a seed."""
+    from tqdm import tqdm
+    per_level = {lv: num_programs // len(levels) + (1 if i < num_programs % len(levels) else 0)
+                 for i, lv in enumerate(levels)}
+    accepted: dict[int, list[dict]] = {lv: [] for lv in levels}
+    seen: set[str] = set()
+    stats = Counter()
+    next_index = {lv: 0 for lv in levels}
+    bar = tqdm(total=num_programs, desc="synth", disable=not progress, file=sys.stderr)
+    pool = None
+    if workers > 1:
+        import multiprocessing as mp
+        pool = mp.get_context("spawn").Pool(workers)
+    try:
+        while any(len(accepted[lv]) < per_level[lv] for lv in levels):
+            jobs = []
+            for lv in levels:
+                missing = per_level[lv] - len(accepted[lv])
+                if missing > 0:
+                    n = missing + max(2, missing // 10)
+                    jobs += [(lv, next_index[lv] + j, seed, budget) for j in range(n)]
+                    next_index[lv] += n
+            results = pool.map(_work, jobs, chunksize=8) if pool else [_work(j) for j in jobs]
+            for lv, idx, rec, why in results:  # in job order: deterministic whatever the worker count
+                if rec is None:
+                    stats[f"rejected: {why.split(':')[0]}"] += 1
+                    continue
+                if len(accepted[lv]) >= per_level[lv]:
+                    continue
+                if rec["hash"] in seen:
+                    stats["duplicate"] += 1
+                    continue
+                seen.add(rec["hash"])
+                accepted[lv].append(rec)
+                bar.update(1)
+    finally:
+        if pool:
+            pool.close()
+            pool.join()
+        bar.close()
+    records = [r for lv in levels for r in accepted[lv]]
+    return records, dict(stats)
+
+
+# --------------------------------------------------------------------------------------------------
+# Coverage
+# --------------------------------------------------------------------------------------------------
+def coverage_report(records: list[dict]) -> dict:
+    """Per-op counts, per-level share deviation from uniform, total-variation distance, op pairs seen."""
+    rep: dict[str, Any] = {"programs": len(records), "levels": {}}
+    all_counts = Counter()
+    pairs = set()
+    for lv in sorted({r["level"] for r in records}):
+        counts = Counter(o for r in records if r["level"] == lv for o in r["ops"])
+        total = sum(counts.values())
+        expect = total / len(POOL)
+        shares = {o: counts.get(o, 0) / expect for o in POOL}
+        tv = 0.5 * sum(abs(counts.get(o, 0) / total - 1 / len(POOL)) for o in POOL) if total else 0.0
+        rep["levels"][lv] = {"programs": sum(1 for r in records if r["level"] == lv), "op_draws": total,
+                             "min_share": min(shares.values()), "max_share": max(shares.values()),
+                             "tv_distance": tv, "missing_ops": [o for o in POOL if not counts.get(o)]}
+        all_counts.update(counts)
+    for r in records:
+        pairs.update(zip(r["ops"], r["ops"][1:]))
+    rep["op_counts"] = dict(sorted(all_counts.items()))
+    rep["op_pairs_seen"] = len(pairs)
+    rep["op_pairs_possible"] = len(POOL) ** 2
+    return rep
+
+
+def print_coverage(rep: dict) -> None:
+    print(f"programs: {rep['programs']}  ops in pool: {len(POOL)}  op pairs seen: "
+          f"{rep['op_pairs_seen']}/{rep['op_pairs_possible']}")
+    print("level | programs | op draws | share of uniform (min..max) | TV distance | missing ops")
+    for lv, s in rep["levels"].items():
+        print(f"{lv:5d} | {s['programs']:8d} | {s['op_draws']:8d} | {s['min_share']:.2f}..{s['max_share']:.2f}"
+              f"{'':17s}| {s['tv_distance']:.4f}      | {len(s['missing_ops'])}")
+    counts = rep["op_counts"]
+    print("per-op counts: " + ", ".join(f"{k}={v}" for k, v in counts.items()))
+
+
+# --------------------------------------------------------------------------------------------------
+# Import: trace a KernelBench-format file back into the same node list (torch.fx)
+# --------------------------------------------------------------------------------------------------
+VIEW_METHODS = {"view", "reshape", "flatten", "permute", "transpose", "contiguous", "unsqueeze", "squeeze",
+                "expand", "expand_as", "view_as", "reshape_as", "t", "unflatten", "float", "to", "type_as",
+                "clone", "detach", "size", "dim", "numel"}
+VIEW_FUNCTIONS = {"flatten", "reshape", "permute", "transpose", "unsqueeze", "squeeze", "t", "getattr", "getitem"}
+
+
+def _alias_table() -> dict[str, str]:
+    """Import keys (e.g. 'torch.relu', 'F.relu', 'method:relu', 'module:ReLU', 'module:Conv2d') -> op name."""
+    table: dict[str, str] = {}
+    for op in OPS.values():
+        if op.module:
+            table[f"module:{op.module}"] = op.name
+        call = op.call.split("(")[0]
+        if call.startswith(("torch.", "F.")):
+            table[call] = op.name
+            if call.startswith("torch."):
+                table[f"method:{call[6:]}"] = op.name
+        for a in op.fx:
+            table[a] = op.name
+    table["module:BatchNorm1d"] = "batch_norm1d"
+    return table
+
+
+ALIASES = _alias_table()
+
+
+def _target_key(node) -> str:
+    import operator
+    import torch
+    import torch.nn.functional as F
+    if node.op == "call_method":
+        return f"method:{node.target}"
+    t = node.target
+    if getattr(t, "__module__", None) == "_operator" or t in vars(operator).values():
+        return f"operator.{t.__name__}"
+    for prefix, mod in (("F.", F), ("torch.", torch)):
+        name = getattr(t, "__name__", None)
+        if name and getattr(mod, name, None) is t:
+            return prefix + name
+    return f"{getattr(t, '__module__', '?')}.{getattr(t, '__name__', str(t))}"
+
+
+def load_task(path_or_source: str) -> dict:
+    """Trace a KernelBench-format task (a path or source text) into a program dict like `grow` makes:
+    {"inputs", "params", "nodes", "output", "ops", "source"}. Ops outside the table become opaque nodes
+    ("opaque:<target>"); view-like nodes are kept with op "view:<name>" and left out of "ops"."""
+    import operator
+    import torch
+    import torch.fx as fx
+    from torch.fx.passes.shape_prop import ShapeProp
+    if "\n" not in path_or_source and os.path.exists(path_or_source):
+        with open(path_or_source) as f:
+            source = f.read()
+        label = os.path.basename(path_or_source)
+    else:
+        source, label = path_or_source, "source"
+    ns = exec_source(source, name=label.replace(".", "_"))
+    torch.manual_seed(0)
+    model = ns["Model"](*ns["get_init_inputs"]())
+    torch.manual_seed(1)
+    example = ns["get_inputs"]()
+    gm = fx.symbolic_trace(model)
+    with torch.no_grad():
+        ShapeProp(gm).propagate(*example)
+    modules = dict(gm.named_modules())
+    prog: dict[str, Any] = {"inputs": [], "params": [], "nodes": [], "output": None, "source": source}
+    names: dict[str, str] = {}
+
+    def ref(a):
+        return names.get(a.name, a.name) if isinstance(a, fx.Node) else a
+
+    def meta_shape(node):
+        tm = node.meta.get("tensor_meta")
+        if tm is None or not hasattr(tm, "shape"):
+            return None, None
+        return list(tm.shape), str(tm.dtype).replace("torch.", "")
+
+    for node in gm.graph.nodes:
+        shape, dtype = meta_shape(node)
+        if node.op == "placeholder":
+            prog["inputs"].append({"name": node.name, "shape": shape, "dtype": dtype, "kind": "input"})
+            continue
+        if node.op == "get_attr":
+            prog["params"].append({"name": node.target, "shape": shape, "dtype": dtype, "kind": "param"})
+            names[node.name] = node.target
+            continue
+        if node.op == "output":
+            out = node.args[0]
+            prog["output"] = ref(out) if isinstance(out, fx.Node) else str(out)
+            continue
+        tensor_args = [a for a in node.args if isinstance(a, fx.Node)]
+        if node.op == "call_function" and node.target in (torch.cat, torch.concat) and node.args and \
+                isinstance(node.args[0], (list, tuple)):
+            tensor_args = [a for a in node.args[0] if isinstance(a, fx.Node)]
+        rec = {"name": node.name, "op": None, "inputs": [ref(a) for a in tensor_args], "attrs": {},
+               "shape": shape, "dtype": dtype, "module": None, "module_args": None}
+        if node.op == "call_module":
+            mod = modules[node.target]
+            key = f"module:{type(mod).__name__}"
+            op_name = ALIASES.get(key)
+            rec["module"] = node.target
+            if op_name and OPS[op_name].module:
+                rec["module_args"] = _module_args(mod)
+            elif op_name:  # activation modules: read attrs from the instance
+                for p in OPS[op_name].params:
+                    if hasattr(mod, p):
+                        rec["attrs"][p] = getattr(mod, p)
+                if op_name in ("softmax", "log_softmax") and getattr(mod, "dim", None) is not None:
+                    rec["attrs"]["dim"] = mod.dim
+            if op_name == "dropout":
+                rec["attrs"]["p"] = getattr(mod, "p", 0.0)
+            rec["op"] = op_name or f"opaque:{type(mod).__name__}"
+        else:
+            key = _target_key(node)
+            short = key.split(":")[-1].split(".")[-1]
+            op_name = _import_special(node, key, short, rec, tensor_args)
+            if op_name is None:
+                op_name = ALIASES.get(key)
+                if op_name:
+                    _read_attrs(node, OPS[op_name], rec)
+            if op_name is None and ((node.op == "call_method" and node.target in VIEW_METHODS)
+                                    or (node.op == "call_function" and short in VIEW_FUNCTIONS)):
+                op_name = f"view:{short}"
+                rec["attrs"] = {"args": [ref(a) if isinstance(a, fx.Node) else a for a in node.args[1:]],
+                                "kwargs": {k: v for k, v in node.kwargs.items() if not isinstance(v, fx.Node)}}
+                if short == "getitem":
+                    rec["attrs"]["args"] = [_json_index(a) for a in node.args[1:]]
+            rec["op"] = op_name or f"opaque:{key}"
+        prog["nodes"].append(rec)
+    prog["ops"] = [n["op"] for n in prog["nodes"] if not n["op"].startswith("view:")]
+    return prog
+
+
+def _json_index(a):
+    if isinstance(a, slice):
+        return {"slice": [a.start, a.stop, a.step]}
+    if isinstance(a, tuple):
+        return [_json_index(x) for x in a]
+    if a is None or a is Ellipsis:
+        return str(a)
+    return a
+
+
+def _module_args(mod) -> dict:
+    import torch.nn as nn
+    if isinstance(mod, nn.Linear):
+        return {"in_features": mod.in_features, "out_features": mod.out_features, "bias": mod.bias is not None}
+    if isinstance(mod, (nn.modules.conv._ConvNd,)):
+        a = {"in_channels": mod.in_channels, "out_channels": mod.out_channels, "kernel_size": list(mod.kernel_size),
+             "stride": list(mod.stride), "padding": list(mod.padding) if not isinstance(mod.padding, str) else mod.padding,
+             "dilation": list(mod.dilation), "groups": mod.groups, "bias": mod.bias is not None}
+        if mod.transposed:
+            a["output_padding"] = list(mod.output_padding)
+        return a
+    if isinstance(mod, nn.GroupNorm):
+        return {"num_groups": mod.num_groups, "num_channels": mod.num_channels, "eps": mod.eps, "affine": mod.affine}
+    if isinstance(mod, nn.LayerNorm):
+        return {"normalized_shape": list(mod.normalized_shape), "eps": mod.eps,
+                "elementwise_affine": mod.elementwise_affine}
+    if isinstance(mod, nn.RMSNorm):
+        return {"normalized_shape": list(mod.normalized_shape), "eps": mod.eps}
+    if isinstance(mod, nn.modules.batchnorm._NormBase):
+        return {"num_features": mod.num_features, "eps": mod.eps, "momentum": mod.momentum, "affine": mod.affine,
+                "track_running_stats": mod.track_running_stats}
+    if isinstance(mod, (nn.modules.pooling._MaxPoolNd, nn.modules.pooling._AvgPoolNd)):
+        a = {"kernel_size": mod.kernel_size, "stride": mod.stride, "padding": mod.padding}
+        for extra in ("dilation", "ceil_mode", "count_include_pad"):
+            if hasattr(mod, extra):
+                a[extra] = getattr(mod, extra)
+        return a
+    if hasattr(mod, "output_size"):
+        return {"output_size": mod.output_size}
+    return {}
+
+
+def _read_attrs(node, op: Op, rec: dict) -> None:
+    """Map positional/keyword args of a call onto the op's attr names."""
+    import torch.fx as fx
+    n_tensors = op.arity
+    pos = [a for a in node.args[n_tensors:]] if op.name != "cat" else list(node.args[1:])
+    for name, val in zip(op.params, pos):
+        if not isinstance(val, fx.Node):
+            rec["attrs"][name] = list(val) if isinstance(val, tuple) else val
+    for k, v in node.kwargs.items():
+        if not isinstance(v, fx.Node) and k not in ("input", "other"):
+            rec["attrs"][k] = list(v) if isinstance(v, tuple) else v
+    if op.kind == "scalar" or (op.kind == "unary" and op.name == "pow"):
+        consts = [a for a in node.args if not isinstance(a, fx.Node)]
+        if consts:
+            rec["attrs"]["exponent" if op.name == "pow" else "value"] = consts[0]
+
+
+def _import_special(node, key, short, rec, tensor_args):
+    """Python operators (tensor-tensor vs tensor-scalar), torch.max/min with and without dim."""
+    import torch.fx as fx
+    args = node.args
+    binary = {"add": "add", "sub": "sub", "mul": "mul", "truediv": "div", "div": "div"}
+    if short in binary and (key.startswith(("operator.", "torch.", "method:"))):
+        base = binary[short]
+        if len(tensor_args) >= 2:
+            return base
+        const = [a for a in list(args) if not isinstance(a, fx.Node)]
+        if len(tensor_args) == 1 and const and isinstance(const[0], (int, float)):
+            rec["attrs"]["value"] = const[0]
+            if not isinstance(args[0], fx.Node):  # 2.0 - x, 1.0 / x
+                rec["attrs"]["reverse"] = True
+            return f"{base}_scalar"
+    if short in ("max", "min") and key.startswith(("torch.", "method:")):
+        if len(tensor_args) >= 2:
+            return "maximum" if short == "max" else "minimum"
+        dim = args[1] if len(args) > 1 else node.kwargs.get("dim")
+        rec["attrs"]["dim"] = dim
+        rec["attrs"]["keepdim"] = node.kwargs.get("keepdim", args[2] if len(args) > 2 else False)
+        rec["attrs"]["returns_indices"] = dim is not None  # torch.max(x, dim) returns (values, indices)
+        return "amax" if short == "max" else "amin"
+    if short == "pow" and len(tensor_args) == 1 and not isinstance(args[0], fx.Node):
+        return None
+    return None
+
+
+# --------------------------------------------------------------------------------------------------
+# Task files
+# --------------------------------------------------------------------------------------------------
+def read_tasks(path: str) -> list[dict]:
+    """Task records from a JSONL file or a directory of KernelBench-format .py files; clear errors."""
+    if os.path.isdir(path):
+        recs = []
+        for fn in sorted(os.listdir(path)):
+            if fn.endswith(".py"):
+                with open(os.path.join(path, fn)) as f:
+                    recs.append({"id": fn[:-3], "level": None, "source": f.read(), "ops": None, "seed": None})
+        if not recs:
+            raise ValueError(f"{path}: no .py task files")
+        return recs
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"task file {path} does not exist")
+    recs = []
+    with open(path) as f:
+        for lineno, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise ValueError(f"{path}:{lineno}: not valid JSON ({e})") from None
+            if not isinstance(rec, dict) or "source" not in rec or "id" not in rec:
+                raise ValueError(f"{path}:{lineno}: a task record needs 'id' and 'source'")
+            recs.append(rec)
+    return recs
+
+
+def import_report(directory: str) -> tuple[list[tuple[str, list[str], list[str], str | None]], int, int]:
+    """For each .py file: (file, ops, uncovered ops, error). Returns rows, fully covered, total."""
+    rows = []
+    covered = 0
+    files = sorted(fn for fn in os.listdir(directory) if fn.endswith(".py"))
+    for fn in files:
+        try:
+            prog = load_task(os.path.join(directory, fn))
+            unc = [o for o in prog["ops"] if o.startswith("opaque:")]
+            rows.append((fn, prog["ops"], unc, None))
+            covered += not unc
+        except Exception as e:  # a user's broken file: report it, keep going
+            rows.append((fn, [], [], f"{type(e).__name__}: {e}"))
+    return rows, covered, len(files)
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--num-programs", type=int, default=100, help="validated programs to write (split over levels)")
+    p.add_argument("--levels", default="1,2,5", help="comma-separated difficulty levels (compute ops per program)")
+    p.add_argument("--seed", type=int, default=0, help="master seed; the same seed gives a byte-identical file")
+    p.add_argument("--out", default=None, help="output JSONL of task records")
+    p.add_argument("--size", default="cpu", choices=sorted(SIZE_PRESETS), help="size preset (dims and budgets)")
+    p.add_argument("--max-elements", type=int, default=None, help="budget: total tensor elements per program")
+    p.add_argument("--max-flops", type=int, default=None, help="budget: total FLOPs per program")
+    p.add_argument("--workers", type=int, default=max(1, min(4, os.cpu_count() or 1)), help="worker processes")
+    p.add_argument("--import", dest="import_dir", default=None, help="directory of KernelBench-format .py files")
+    p.add_argument("--report", action="store_true", help="with --import: print ops per file and coverage")
+    p.add_argument("--list-ops", action="store_true", help="print the operator table and exit")
+    args = p.parse_args(argv)
+    if args.list_ops:
+        for op in OPS.values():
+            print(f"{op.name:22s} {op.kind:15s} {op.family:30s} arity={op.arity} ranks={op.ranks} "
+                  f"{'module nn.' + op.module if op.module else op.call}{'' if op.samplable else '  (import only)'}")
+        print(f"{len(OPS)} ops, {len(POOL)} samplable")
+        return 0
+    if args.import_dir:
+        if not os.path.isdir(args.import_dir):
+            print(f"error: --import {args.import_dir}: not a directory", file=sys.stderr)
+            return 2
+        rows, covered, total = import_report(args.import_dir)
+        for fn, ops, unc, err in rows:
+            if err:
+                print(f"{fn}: ERROR {err}")
+            else:
+                print(f"{fn}: {' -> '.join(ops)}" + (f"   [not covered: {', '.join(unc)}]" if unc else ""))
+        print(f"coverage: {covered}/{total} files fully covered")
+        return 0
+    try:
+        levels = [int(v) for v in args.levels.split(",") if v.strip()]
+        if not levels or min(levels) < 1:
+            raise ValueError
+    except ValueError:
+        print(f"error: --levels must be positive integers like 1,2,5 (got {args.levels!r})", file=sys.stderr)
+        return 2
+    if args.num_programs < 1:
+        print("error: --num-programs must be >= 1", file=sys.stderr)
+        return 2
+    budget = make_budget(args.size, args.max_elements, args.max_flops)
+    t0 = time.time()
+    records, stats = generate(args.num_programs, levels, args.seed, budget, workers=args.workers)
+    dt = time.time() - t0
+    if args.out:
+        os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+        tmp = args.out + ".tmp"
+        with open(tmp, "w") as f:
+            for r in records:
+                f.write(json.dumps(r, sort_keys=True) + "\n")
+        os.replace(tmp, args.out)
+    print_coverage(coverage_report(records))
+    print("rejections: " + (", ".join(f"{k}={v}" for k, v in sorted(stats.items())) or "none"))
+    print(f"{len(records)} programs in {dt:.1f}s ({len(records) / dt:.1f} programs/s, {args.workers} workers)"
+          + (f" -> {args.out}" if args.out else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
