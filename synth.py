@@ -373,6 +373,8 @@ _op(name="zeros_like", kind="shape", family="zeros_like", call="torch.zeros_like
     samplable=False)  # constant output: import-only (KernelBench uses it inside larger expressions)
 
 POOL = [op.name for op in OPS.values() if op.samplable]
+MODULE_ATTR = {"conv": "conv", "conv_transpose": "conv_transpose", "pool": "pool", "adaptive_pool": "pool",
+               "norm": "norm", "matmul": "linear"}
 
 
 # --------------------------------------------------------------------------------------------------
@@ -776,6 +778,7 @@ def grow(ops: list[str], rng: random.Random, budget: Budget) -> dict:
     x = ctx.new_tensor(first_input_shape(ctx, first, rank), dom=first.domain[0], as_param=False)
     nodes = []
     total_flops = 0
+    mod_count: Counter = Counter()
     for i, name in enumerate(ops):
         op = OPS[name]
         # bridge ranks: flatten trailing dims when the op needs a lower exact rank (a view, no compute)
@@ -803,9 +806,14 @@ def grow(ops: list[str], rng: random.Random, budget: Budget) -> dict:
         total_flops += int(flops)
         dom = out_domain(op, [t.dom for t in inputs], attrs)
         v = T(f"v{len(nodes)}", list(out_shape), "node", dom, op.out_dtype)
+        mname = None
+        if op.module:  # attribute name of the nn module in Model.__init__ (creation order = node order)
+            base = MODULE_ATTR[op.kind]
+            mname = f"{base}{mod_count[base]}" if mod_count[base] else base
+            mod_count[base] += 1
         nodes.append({"name": v.name, "op": name, "inputs": [t.name for t in inputs], "attrs": attrs,
                       "shape": list(out_shape), "dtype": op.out_dtype,
-                      "module": None, "module_args": margs if op.module else None})
+                      "module": mname, "module_args": margs if op.module else None})
         ctx.tensors.append(v)
         x = v
     elements = sum(numel(t.shape) for t in ctx.tensors)
@@ -866,16 +874,12 @@ def render(prog: dict, doc: str | None = None) -> str:
             input_exprs.append(f"torch.randn({', '.join(dims) or '()'})")
     init_names: list[str] = []
     init_lines: list[str] = []
-    mod_count: Counter = Counter()
     mod_of: dict[str, str] = {}
     for node in prog["nodes"]:
         op = OPS.get(node["op"])
         if op is None or not op.module:
             continue
-        base = {"conv": "conv", "conv_transpose": "conv_transpose", "pool": "pool", "adaptive_pool": "pool",
-                "norm": "norm", "matmul": "linear"}[op.kind]
-        mname = f"{base}{mod_count[base]}" if mod_count[base] else base
-        mod_count[base] += 1
+        mname = node["module"]
         mod_of[node["name"]] = mname
         args = []
         for key, val in node["module_args"].items():
