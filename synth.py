@@ -763,7 +763,7 @@ def first_input_shape(ctx: Ctx, op: Op, rank: int) -> list[int]:
         return [ctx.dim("batch"), ctx.dim("channel")] + [max(2, ctx.dim(role)) for _ in range(rank - 2)]
     if op.kind == "attention":
         return [ctx.dim("batch"), ctx.dim("channel"), ctx.dim("feature"), ctx.dim("feature")]
-    roles = ["batch"] + ["feature"] * (rank - 1) if rank <= 2 else ["batch", "channel"] + [spatial_role(rank)] * (rank - 2)
+    roles = ["feature"] if rank == 1 else ["batch"] + ["feature"] * (rank - 1) if rank == 2 else ["batch", "channel"] + [spatial_role(rank)] * (rank - 2)
     return [ctx.dim(r) for r in roles[:rank]]
 
 
