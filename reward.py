@@ -1,0 +1,1316 @@
+"""The judge: is a model-written Triton solution correct, honest and fast? And the rewards built on it.
+
+    python reward.py --task tests/judge_tasks/relu_add.py --solution tests/judge_tasks/relu_add_good.py
+    python reward.py --task TASK.py --completion model_output.txt --device cuda --policy strict
+
+Model-written code never runs in this (the trainer's) process. A pool of worker processes runs it. Each
+worker is a fresh interpreter (spawn semantics; started with subprocess so that its environment is scrubbed
+at exec time and it leads its own session, i.e. process group), has its own temp cwd and TRITON_CACHE_DIR,
+rlimits that CUDA tolerates, and a hard wall-clock limit per candidate that the parent enforces by killing
+the worker's whole process group. Messages from a worker are length-prefixed JSON (never pickle: the
+parent must not unpickle bytes that candidate code could forge) and carry a per-job nonce.
+
+A candidate is correct only if (shared/DESIGN.md, "The judge"; issue 3):
+  1. it parses and passes the AST checks in `static_check` (no try/except, threads, processes, streams,
+     asyncio, ctypes/cffi, load_inline, introspection of frames/gc, patching of imported modules, use of
+     the reference `Model`) and defines >= 1 @triton.jit kernel;
+  2. the reference outputs of all trials are computed before the candidate is imported, copied aside, the
+     originals overwritten with NaN and the CUDA caching allocator's free blocks filled with NaN bytes;
+  3. over `trials` seeded inputs (cloned per run) the output has exactly type torch.Tensor, the reference's
+     shape and dtype, is allclose within the tolerance table, and the inputs are unchanged;
+  4. every forward launches >= 1 Triton kernel (counted by wrapping the Triton launchers);
+  5. faithfulness: with launches suppressed and fresh `empty*` allocations poisoned, the output is wrong;
+  6. torch ops in forward are recorded with a TorchDispatchMode. `hybrid`: allowed, unless they contain
+     every compute op of the reference (multiset of op families) -- then torch did the work and the kernel
+     is decoration ("torch_fallback"). `strict`: only allocation, view/shape and copy ops are allowed;
+  7. identities of critical functions (timers, allclose, synchronize, the Triton launchers, this module)
+     are unchanged after import and after every forward.
+Timing (CUDA only): per-GPU file lock, L2 flush, CUDA events and a device-wide sync, warm-ups outside,
+`time_trials` interleaved reference/candidate runs in the same worker, medians. On CPU (Triton interpreter)
+speed is not measured: speedup/runtime_ms/ref_ms are None and the verdict carries "speed_unmeasured".
+
+Rewards (pure functions of verdicts; DESIGN.md "Rewards"): `log_speedup`, `correct_mask`, `drpo_weights`,
+`grpo_rewards`, `group_advantages`. Differences from the paper: speedups are clipped to [1/cap, cap] before
+the log (the paper caps at 10 only from above), and unmeasured speed counts as speedup 1 (log 0).
+"""
+import argparse
+import ast
+import dataclasses
+import hashlib
+import json
+import math
+import os
+import re
+import select
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+
+REWARD_PATH = os.path.abspath(__file__)
+MAX_COMPLETION_CHARS = 400_000     # longer model text is rejected before any parsing
+MAX_SOLUTION_CHARS = 100_000       # an extracted solution longer than this is rejected
+MAX_MESSAGE_BYTES = 16 << 20       # a worker message longer than this is a protocol error
+SPEEDUP_CAP = 10.0                 # DESIGN.md: speedup capped at 10 in rewards, flagged above it
+MODEL_SEED = 42                    # both Model and ModelNew are built right after this seed
+# Tolerance table: dtype -> (atol, rtol). fp32 default 1e-2 as KernelBench v0 and its peers.
+TOLERANCES = {"float32": (1e-2, 1e-2), "float16": (1e-2, 1e-2), "bfloat16": (2e-2, 2e-2), "float64": (1e-2, 1e-2)}
+STRICT_TOLERANCES = {"float32": (1e-4, 1e-4), "float16": (1e-3, 1e-3), "bfloat16": (1e-2, 1e-2), "float64": (1e-6, 1e-6)}
+# Error types after which a worker is not reused (its interpreter or CUDA context may be damaged).
+RECYCLE_ERRORS = {"runtime_error", "compile_error", "import_error", "init_error", "oom", "exit_called",
+                  "patched_critical", "task_error", "judge_error", "missing_model_new", "signature_mismatch"}
+
+
+# ----------------------------------------------------------------------------------------------------
+# The verdict record
+
+
+@dataclass
+class Verdict:
+    """What the judge concluded about one candidate. error_type None means no failure was found."""
+    compiled: bool = False            # static checks passed, imported, built, first forward returned
+    correct: bool = False
+    speedup: float | None = None      # ref_ms / runtime_ms, CUDA only
+    runtime_ms: float | None = None   # median candidate forward time, CUDA only
+    ref_ms: float | None = None       # median eager reference forward time, CUDA only
+    max_abs_err: float | None = None  # over all trials
+    triton_launches: int = 0          # Triton launches in the first forward
+    torch_ops: dict = field(default_factory=dict)  # aten op name -> count in the first forward
+    flags: list = field(default_factory=list)
+    error_type: str | None = None
+    error_msg: str = ""
+    timings: dict = field(default_factory=dict)    # verify_s, import_s, check_s, time_s, compile_ms, ...
+
+    def to_dict(self):
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, d):
+        names = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in d.items() if k in names})
+
+
+def _failed(error_type, msg, **kw):
+    return Verdict(error_type=error_type, error_msg=msg[:4000], **kw)
+
+
+# ----------------------------------------------------------------------------------------------------
+# Extracting the solution from model text
+
+
+class SolutionError(ValueError):
+    """The completion holds no usable solution; .error_type says why."""
+
+    def __init__(self, error_type, msg):
+        super().__init__(msg)
+        self.error_type = error_type
+
+
+_BLOCK = re.compile(r"```(?:python|py)[ \t]*\r?\n(.*?)```", re.DOTALL)
+
+
+def extract_solution(completion):
+    """The last ```python block of `completion` (str or bytes). Raises SolutionError with error_type in
+    {not_utf8, too_long, no_code_block, unterminated_code_block, empty_code}."""
+    if isinstance(completion, (bytes, bytearray)):
+        try:
+            completion = bytes(completion).decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise SolutionError("not_utf8", f"completion is not valid UTF-8: {e}") from None
+    if not isinstance(completion, str):
+        raise SolutionError("not_utf8", f"completion must be str or bytes, got {type(completion).__name__}")
+    try:
+        completion.encode("utf-8")
+    except UnicodeEncodeError as e:  # lone surrogates, e.g. from errors="surrogateescape"
+        raise SolutionError("not_utf8", f"completion is not valid UTF-8: {e}") from None
+    if len(completion) > MAX_COMPLETION_CHARS:
+        raise SolutionError("too_long", f"completion has {len(completion)} chars > {MAX_COMPLETION_CHARS}")
+    blocks = _BLOCK.findall(completion)
+    if not blocks:
+        if re.search(r"```(?:python|py)", completion):
+            raise SolutionError("unterminated_code_block", "a ```python block is opened but never closed")
+        raise SolutionError("no_code_block", "no ```python block in the completion")
+    code = blocks[-1]
+    if not code.strip():
+        raise SolutionError("empty_code", "the last ```python block is empty")
+    if len(code) > MAX_SOLUTION_CHARS:
+        raise SolutionError("too_long", f"solution has {len(code)} chars > {MAX_SOLUTION_CHARS}")
+    return code
+
+
+# ----------------------------------------------------------------------------------------------------
+# Static checks (AST). Pure analysis of text: safe in any process, but run in the worker anyway because
+# a pathological source can blow the parser's C stack.
+
+# Imports that are refused, with the rule they break.
+FORBIDDEN_MODULES = {
+    "threading": "thread", "_thread": "thread", "concurrent": "thread", "queue": "thread",
+    "multiprocessing": "process", "subprocess": "process", "signal": "process", "pty": "process",
+    "asyncio": "asyncio", "ctypes": "native_code", "cffi": "native_code", "mmap": "native_code",
+    "gc": "introspection", "inspect": "introspection", "traceback": "introspection", "weakref": "introspection",
+    "pdb": "introspection", "bdb": "introspection", "faulthandler": "introspection", "tracemalloc": "introspection",
+    "importlib": "import_machinery", "imp": "import_machinery", "runpy": "import_machinery", "pkgutil": "import_machinery",
+    "builtins": "patching", "__main__": "judge", "reward": "judge", "bench": "judge", "eval": "judge",
+    "train": "judge", "search": "judge", "synth": "judge", "teacher": "judge", "policy": "judge",
+    "pickle": "serialisation", "marshal": "serialisation", "dill": "serialisation",
+    "io": "file_access", "pathlib": "file_access", "shutil": "file_access", "tempfile": "file_access",
+    "socket": "network", "urllib": "network", "http": "network", "requests": "network",
+    "torch.utils.cpp_extension": "native_code", "torch.library": "patching", "torch.overrides": "dispatch_hook",
+    "torch.utils._python_dispatch": "dispatch_hook", "torch._C": "private_torch", "torch._dynamo": "torch_compile",
+    "torch._inductor": "torch_compile", "torch.cuda.streams": "stream", "triton.runtime": "patching",
+}
+# Attribute names refused wherever they appear, with the rule they break.
+FORBIDDEN_ATTRS = {
+    **dict.fromkeys(["f_back", "f_locals", "f_globals", "f_code", "tb_frame", "tb_next", "gi_frame", "cr_frame",
+                     "ag_frame", "__globals__", "__closure__", "__code__", "__subclasses__", "__dict__",
+                     "__builtins__", "__import__", "__loader__", "__spec__", "_getframe", "_current_frames",
+                     "settrace", "setprofile", "addaudithook", "meta_path", "path_hooks", "exc_info",
+                     "last_traceback", "get_referrers", "get_referents", "get_objects"], "introspection"),
+    **dict.fromkeys(["Stream", "ExternalStream", "stream", "set_stream", "StreamContext", "CUDAGraph", "graph",
+                     "graphs", "make_graphed_callables"], "stream"),
+    **dict.fromkeys(["load_inline", "cpp_extension", "CDLL", "cdll", "dlopen"], "native_code"),
+    **dict.fromkeys(["fork", "forkpty", "system", "popen", "execv", "execve", "execl", "execvp", "execlp",
+                     "spawnv", "spawnl", "posix_spawn", "posix_spawnp", "kill", "killpg", "setsid", "setpgid",
+                     "setpgrp", "pipe", "dup", "dup2", "fdopen", "putenv", "unsetenv", "chdir"], "process"),
+    **dict.fromkeys(["_C", "_dynamo", "_inductor", "library", "Library", "TorchDispatchMode",
+                     "TorchFunctionMode", "_python_dispatch", "overrides", "_disable_current_modes",
+                     "_pop_mode", "_push_mode"], "dispatch_hook"),
+    **dict.fromkeys(["__torch_function__", "__torch_dispatch__", "_make_subclass", "_make_wrapper_subclass"],
+                    "tensor_subclass"),
+    "compile": "torch_compile",
+}
+FORBIDDEN_CALLS = {"eval": "dynamic_code", "exec": "dynamic_code", "compile": "dynamic_code",
+                   "__import__": "dynamic_code", "globals": "introspection", "locals": "introspection",
+                   "vars": "introspection", "breakpoint": "introspection", "open": "file_access",
+                   "input": "file_access"}
+# Module-level os attributes that read files; the candidate's cwd holds judge files.
+FORBIDDEN_OS_ATTRS = {"open", "read", "write", "listdir", "scandir", "walk", "remove", "unlink", "rename",
+                      "environ", "getenv", "system", "fork"}
+
+
+def static_check(source):
+    """AST checks on a solution. Returns (error_type, violations): error_type None if all pass, else
+    "syntax_error", "static_check" or "no_triton_kernel"; violations are (rule, line, text) tuples."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError) as e:
+        return "syntax_error", [("syntax_error", getattr(e, "lineno", 0) or 0, str(e))]
+    except (RecursionError, MemoryError) as e:
+        return "syntax_error", [("syntax_error", 0, f"parser gave up: {type(e).__name__}")]
+    bad = []
+    module_names = set()   # names bound by imports (module aliases and imported objects)
+    triton_names = set()   # names that refer to triton / triton.jit / triton.autotune
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            mods = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+            if isinstance(node, ast.ImportFrom):
+                mods += [f"{node.module}.{a.name}" for a in node.names]
+                if node.level:
+                    bad.append(("relative_import", node.lineno, "relative import"))
+            for mod in mods:
+                for prefix, rule in FORBIDDEN_MODULES.items():
+                    if mod == prefix or mod.startswith(prefix + "."):
+                        bad.append((rule, node.lineno, f"import {mod}"))
+            for a in node.names:
+                bound = (a.asname or a.name).split(".")[0]
+                module_names.add(bound)
+                root = (node.module if isinstance(node, ast.ImportFrom) else a.name) or ""
+                if root.split(".")[0] == "triton":
+                    triton_names.add(bound)
+    for node in ast.walk(tree):
+        line = getattr(node, "lineno", 0)
+        if isinstance(node, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+            bad.append(("try_except", line, "try/except (a fallback path hides kernel failures)"))
+        elif isinstance(node, (ast.AsyncFunctionDef, ast.Await, ast.AsyncWith, ast.AsyncFor)):
+            bad.append(("asyncio", line, "async code"))
+        elif isinstance(node, ast.Global):
+            bad.append(("global_state", line, "global statement"))
+        elif isinstance(node, ast.Attribute):
+            rule = FORBIDDEN_ATTRS.get(node.attr)
+            if rule:
+                bad.append((rule, line, f".{node.attr}"))
+            root = _root_name(node)
+            if root == "os" and node.attr in FORBIDDEN_OS_ATTRS:
+                bad.append(("file_access", line, f"os.{node.attr}"))
+            if root == "sys" and node.attr == "modules":
+                bad.append(("introspection", line, "sys.modules"))
+        elif isinstance(node, ast.Name):
+            if node.id == "Model":
+                bad.append(("uses_reference_model", line, "the reference Model"))
+            elif node.id in ("__builtins__", "__import__", "__loader__", "__spec__"):
+                bad.append(("introspection", line, node.id))
+        elif isinstance(node, ast.ClassDef):
+            for base in node.bases:
+                text = ast.unparse(base)
+                if text == "Model" or text.endswith(".Model"):
+                    bad.append(("subclasses_model", line, f"class {node.name}({text})"))
+                if text in ("torch.Tensor", "Tensor") or text.endswith(".Tensor"):
+                    bad.append(("tensor_subclass", line, f"class {node.name}({text})"))
+        elif isinstance(node, ast.Call):
+            name = node.func.id if isinstance(node.func, ast.Name) else None
+            if name in FORBIDDEN_CALLS:
+                bad.append((FORBIDDEN_CALLS[name], line, f"{name}()"))
+            if name in ("getattr", "setattr", "delattr", "hasattr") and len(node.args) >= 2:
+                attr = node.args[1]
+                if not (isinstance(attr, ast.Constant) and isinstance(attr.value, str)):
+                    bad.append(("dynamic_attribute", line, f"{name} with a computed name"))
+                elif attr.value in FORBIDDEN_ATTRS:
+                    bad.append((FORBIDDEN_ATTRS[attr.value], line, f"{name}(..., {attr.value!r})"))
+                if name in ("setattr", "delattr") and _root_name(node.args[0]) in module_names:
+                    bad.append(("patches_module", line, ast.unparse(node)[:80]))
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
+            targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
+            for t in targets:
+                for sub in ast.walk(t):
+                    if isinstance(sub, (ast.Attribute, ast.Subscript)) and _root_name(sub) in module_names:
+                        bad.append(("patches_module", line, f"assignment to {ast.unparse(sub)[:80]}"))
+                        break
+                    if isinstance(sub, ast.Attribute) and sub.attr.startswith("__") and sub.attr.endswith("__"):
+                        bad.append(("patches_dunder", line, f"assignment to {ast.unparse(sub)[:80]}"))
+                        break
+    if bad:
+        return "static_check", bad
+    if not any(_is_triton_jit(d, triton_names) for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)
+               for d in node.decorator_list):
+        return "no_triton_kernel", [("no_triton_kernel", 0, "no @triton.jit function")]
+    return None, []
+
+
+def _root_name(node):
+    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _is_triton_jit(dec, triton_names):
+    if isinstance(dec, ast.Call):
+        dec = dec.func
+    text = ast.unparse(dec)
+    return text in ("triton.jit", "triton.autotune", "triton.heuristics") or (
+        isinstance(dec, ast.Name) and dec.id in triton_names and dec.id in ("jit", "autotune", "heuristics"))
+
+
+# ----------------------------------------------------------------------------------------------------
+# Rewards: pure functions of verdicts (DESIGN.md "Rewards")
+
+
+def log_speedup(v, cap=SPEEDUP_CAP):
+    """r_s = log(clip(speedup, 1/cap, cap)) for a correct, timed verdict; None otherwise."""
+    if not v.correct or v.speedup is None:
+        return None
+    return math.log(min(max(v.speedup, 1.0 / cap), cap))
+
+
+def correct_mask(verdicts):
+    """S+ membership: [v.correct for v in verdicts]."""
+    return [bool(v.correct) for v in verdicts]
+
+
+def drpo_weights(verdicts, lam=0.1, cap=SPEEDUP_CAP):
+    """DRPO weights over a group: w = softmax(r_s / lam) over S+ (correct ones), 0 on S-.
+    r_s = log_speedup, taken as 0 where speed was not measured, so on CPU every correct rollout weighs
+    1/|S+|. An all-wrong group gets all zeros."""
+    r = [(log_speedup(v, cap) or 0.0) / lam if v.correct else None for v in verdicts]
+    top = max((x for x in r if x is not None), default=None)
+    if top is None:
+        return [0.0] * len(verdicts)
+    e = [math.exp(x - top) if x is not None else 0.0 for x in r]
+    z = sum(e)
+    return [x / z for x in e]
+
+
+def grpo_rewards(verdicts, mode="coupled", cap=SPEEDUP_CAP):
+    """GRPO ablation rewards for one group.
+    coupled:   r = 1 + log_speedup if correct else 0 (log_speedup taken as 0 when unmeasured).
+    decoupled: r = z(c) + z_+(s): c = 1/0 correctness z-scored over the group; s = log_speedup z-scored
+               over the correct rollouts only and 0 for incorrect ones. A component with zero spread is 0."""
+    if mode == "coupled":
+        return [1.0 + (log_speedup(v, cap) or 0.0) if v.correct else 0.0 for v in verdicts]
+    if mode != "decoupled":
+        raise ValueError(f"mode must be 'coupled' or 'decoupled', got {mode!r}")
+    c = _zscore([1.0 if v.correct else 0.0 for v in verdicts])
+    pos = [i for i, v in enumerate(verdicts) if v.correct]
+    s = [0.0] * len(verdicts)
+    for i, z in zip(pos, _zscore([log_speedup(verdicts[i], cap) or 0.0 for i in pos])):
+        s[i] = z
+    return [a + b for a, b in zip(c, s)]
+
+
+def group_advantages(rewards, norm="zscore", eps=1e-6):
+    """Group-relative advantages. zscore: (r - mean) / (std + eps), population std, 0 if the group has
+    no spread; mean: r - mean (Dr. GRPO style)."""
+    if norm == "zscore":
+        return _zscore(rewards, eps)
+    if norm == "mean":
+        mu = sum(rewards) / len(rewards) if rewards else 0.0
+        return [r - mu for r in rewards]
+    raise ValueError(f"norm must be 'zscore' or 'mean', got {norm!r}")
+
+
+def _zscore(xs, eps=1e-6):
+    if not xs:
+        return []
+    mu = sum(xs) / len(xs)
+    sd = math.sqrt(sum((x - mu) ** 2 for x in xs) / len(xs))
+    if sd < 1e-12:
+        return [0.0] * len(xs)
+    return [(x - mu) / (sd + eps) for x in xs]
+
+
+# ----------------------------------------------------------------------------------------------------
+# Wire format between parent and worker: 8-byte little-endian length, then UTF-8 JSON.
+
+
+def _send(fd, obj):
+    data = json.dumps(obj).encode()
+    view = memoryview(struct.pack("<Q", len(data)) + data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _recv_blocking(fd):
+    head = _read_exact(fd, 8)
+    if head is None:
+        return None
+    (n,) = struct.unpack("<Q", head)
+    body = _read_exact(fd, n)
+    return None if body is None else json.loads(body)
+
+
+def _read_exact(fd, n):
+    chunks, got = [], 0
+    while got < n:
+        b = os.read(fd, min(n - got, 1 << 20))
+        if not b:
+            return None
+        chunks.append(b)
+        got += len(b)
+    return b"".join(chunks)
+
+
+# ----------------------------------------------------------------------------------------------------
+# Worker side. Everything below up to `class Judge` runs only inside a worker process.
+
+ALLOC_OPS = {"empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided", "zeros", "zeros_like",
+             "new_zeros", "ones", "ones_like", "new_ones", "full", "full_like", "new_full", "scalar_tensor",
+             "arange", "zero_", "fill_", "lift_fresh", "lift_fresh_copy", "randn", "rand", "empty_permuted"}
+POISON_OPS = {"empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided", "empty_permuted"}
+VIEW_OPS = {"view", "_unsafe_view", "reshape", "_reshape_alias", "as_strided", "expand", "permute", "transpose",
+            "t", "squeeze", "unsqueeze", "slice", "select", "narrow", "split", "split_with_sizes", "chunk",
+            "unbind", "flatten", "unflatten", "view_as", "alias", "detach", "unfold", "movedim", "contiguous",
+            "clone", "copy_", "_to_copy", "to", "resize_", "set_", "_local_scalar_dense", "is_contiguous",
+            "sym_size", "sym_stride", "sym_numel", "sym_storage_offset", "size", "stride", "numel", "dim",
+            "_has_compatible_shallow_copy_type", "is_same_size"}
+# Aten ops that implement one logical operation are compared as one family in the torch_fallback check.
+OP_FAMILIES = {"mm": "matmul", "addmm": "matmul", "bmm": "matmul", "baddbmm": "matmul", "matmul": "matmul",
+               "linear": "matmul", "addmv": "matmul", "mv": "matmul", "dot": "matmul", "addbmm": "matmul",
+               "convolution": "conv", "_convolution": "conv", "conv1d": "conv", "conv2d": "conv",
+               "conv3d": "conv", "mkldnn_convolution": "conv", "cudnn_convolution": "conv",
+               "conv_transpose1d": "conv_t", "conv_transpose2d": "conv_t", "conv_transpose3d": "conv_t",
+               "softmax": "softmax", "_softmax": "softmax", "log_softmax": "log_softmax",
+               "_log_softmax": "log_softmax"}
+
+
+def op_family(name):
+    base = name[:-1] if name.endswith("_") and not name.endswith("__") else name
+    return OP_FAMILIES.get(base, base.lstrip("_"))
+
+
+def compute_ops(counts):
+    """Families and counts of the ops that are not allocation, view or copy."""
+    out = {}
+    for name, n in counts.items():
+        if name not in ALLOC_OPS and name not in VIEW_OPS:
+            fam = op_family(name)
+            out[fam] = out.get(fam, 0) + n
+    return out
+
+
+class _Launches:
+    """Triton launch counter shared by the wrapped launchers; `suppress` turns launches into no-ops."""
+    count = 0
+    suppress = False
+    depth = 0  # > 0 while inside a launcher: the interpreter's own torch ops are not the candidate's
+
+
+class _CappedWriter:
+    """sys.stdout/sys.stderr for candidate code: keeps nothing, counts bytes (a candidate may print GBs)."""
+
+    def __init__(self):
+        self.n = 0
+
+    def write(self, s):
+        self.n += len(s)
+        return len(s)
+
+    def flush(self):
+        pass
+
+    def isatty(self):
+        return False
+
+
+class _WorkerError(Exception):
+    def __init__(self, error_type, msg, **kw):
+        super().__init__(msg)
+        self.error_type, self.kw = error_type, kw
+
+
+def _set_limits(device, mem_limit_gb, fsize_mb):
+    """rlimits a CUDA process tolerates: no core files, bounded file size and open files; address-space
+    limit on CPU only (CUDA maps huge virtual ranges). RLIMIT_NPROC is left alone: it counts the user's
+    threads machine-wide, so a low value starves torch's thread pools and Triton's ptxas subprocess."""
+    import resource
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # oversize writes fail with EFBIG instead of killing
+    limits = [(resource.RLIMIT_CORE, 0), (resource.RLIMIT_FSIZE, fsize_mb << 20), (resource.RLIMIT_NOFILE, 4096)]
+    if device == "cpu" and mem_limit_gb > 0:
+        limits.append((resource.RLIMIT_AS, int(mem_limit_gb * (1 << 30))))
+    for which, soft in limits:
+        _, hard = resource.getrlimit(which)
+        soft = soft if hard == resource.RLIM_INFINITY else min(soft, hard)
+        resource.setrlimit(which, (soft, hard))
+
+
+def _worker_main(fd_in, fd_out, device, mem_limit_gb, threads):
+    """Worker loop: set limits, import torch/triton once, then answer jobs until EOF or recycle."""
+    _set_limits(device, mem_limit_gb, fsize_mb=256)
+    script_dir = os.path.dirname(REWARD_PATH)
+    sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") not in (script_dir, os.getcwd())]
+    import torch
+    import triton
+    torch.set_num_threads(threads)
+    w = _Worker(torch, triton, device, fd_out)
+    _send(fd_out, {"type": "ready", "pid": os.getpid()})
+    while True:
+        job = _recv_blocking(fd_in)
+        if job is None or job.get("type") == "exit":
+            os._exit(0)
+        out = w.run_job(job)
+        _send(fd_out, out)
+        if out["recycle"]:
+            os._exit(0)
+
+
+class _Worker:
+    def __init__(self, torch, triton, device, fd_out):
+        self.torch, self.triton, self.device, self.fd_out = torch, triton, device, fd_out
+        self.tasks = {}    # sha256 of task source -> cached reference (LRU by insertion)
+        self.n_candidates = 0
+        self.printed_chars = 0
+        from triton.runtime.jit import JITFunction
+        from triton.runtime.interpreter import InterpretedFunction
+        for cls in (JITFunction, InterpretedFunction):
+            cls.run = _counting_run(cls.run)
+        from torch.utils._python_dispatch import TorchDispatchMode
+
+        class OpRecorder(TorchDispatchMode):
+            """Counts aten ops called by the candidate (not by the Triton launcher); optionally fills fresh
+            `empty*` allocations with NaN / a sentinel for the faithfulness run."""
+
+            def __init__(self, poison=False):
+                super().__init__()
+                self.counts, self.poison = {}, poison
+
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                out = func(*args, **(kwargs or {}))
+                if _Launches.depth == 0:
+                    name = func.overloadpacket.__name__
+                    self.counts[name] = self.counts.get(name, 0) + 1
+                    if self.poison and name in POISON_OPS and isinstance(out, torch.Tensor):
+                        _poison(torch, out)
+                return out
+
+        self.OpRecorder = OpRecorder
+        self._warm_up()
+        self.critical = self._snapshot()
+        # The comparison functions are bound now, so later patching cannot change what the judge uses.
+        self.allclose, self.equal = torch.allclose, torch.equal
+
+    def _warm_up(self):
+        """One tiny kernel through the launcher and the dispatch mode: first use replaces some torch
+        attributes (e.g. torch.manual_seed), so the identity snapshot is taken after it."""
+        torch, triton = self.torch, self.triton
+        import triton.language as tl
+
+        @triton.jit
+        def _copy(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+            offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
+
+        x = torch.randn(8, device=self.device)
+        y = torch.empty_like(x)
+        with self.OpRecorder():
+            _copy[(1,)](x, y, 8, BLOCK=8)
+        torch.manual_seed(0)
+        if self.device == "cuda":
+            torch.cuda.synchronize()
+
+    def _snapshot(self):
+        """Identities of everything a cheat would patch: torch, torch.Tensor, torch.cuda, time, builtins,
+        torch.testing, the Triton launchers and this module's functions."""
+        import builtins
+        from triton.runtime.jit import JITFunction
+        from triton.runtime.interpreter import InterpretedFunction
+        torch = self.torch
+        spaces = {"torch": torch, "torch.Tensor": torch.Tensor, "torch.cuda": torch.cuda, "time": time,
+                  "builtins": builtins, "torch.testing": torch.testing, "JITFunction": JITFunction,
+                  "InterpretedFunction": InterpretedFunction, "torch.nn.functional": torch.nn.functional,
+                  "judge": sys.modules[__name__]}
+        return {(space, k): v for space, obj in spaces.items() for k, v in list(vars(obj).items())
+                if callable(v) and not isinstance(v, type(sys))}, spaces
+
+    def _patched(self):
+        snap, spaces = self.critical
+        return sorted(f"{s}.{k}" for (s, k), v in snap.items() if vars(spaces[s]).get(k) is not v)
+
+    # --- one job -------------------------------------------------------------------------------------
+
+    def run_job(self, job):
+        t0 = time.perf_counter()
+        self.printed_chars = 0
+        try:
+            v = self.verify(job)
+        except _WorkerError as e:
+            v = _failed(e.error_type, str(e), **e.kw)
+        except BaseException as e:  # SystemExit/KeyboardInterrupt from candidate code included
+            v = _failed("exit_called" if isinstance(e, (SystemExit, KeyboardInterrupt)) else "judge_error",
+                        _describe(e))
+        if self.printed_chars > (1 << 20):
+            v.flags.append("printed_over_1MB")  # discarded; noted because it slows the judge
+        v.timings["worker_s"] = round(time.perf_counter() - t0, 4)
+        self.n_candidates += 1
+        recycle = v.error_type in RECYCLE_ERRORS or self.n_candidates >= job["recycle_every"]
+        return {"type": "result", "nonce": job["nonce"], "verdict": v.to_dict(), "recycle": recycle}
+
+    def verify(self, job):
+        torch = self.torch
+        timings = {}
+        err, bad = static_check(job["solution"])
+        if err:
+            msg = "; ".join(f"line {ln}: {rule}: {text}" for rule, ln, text in bad[:8])
+            return _failed(err, msg, flags=sorted({f"static:{r}" for r, _, _ in bad}))
+        t = time.perf_counter()
+        task = self.load_task(job)
+        timings["ref_s"] = round(time.perf_counter() - t, 4)
+        self.poison_allocator()
+        flags = list(task["flags"])
+        v = Verdict(flags=flags, timings=timings)
+
+        # Import the candidate from a file (Triton reads kernel source lines) with stdout/stderr muted.
+        t = time.perf_counter()
+        path = os.path.join(os.getcwd(), f"cand_{self.n_candidates}_{job['nonce'][:8]}.py")
+        with open(path, "w") as f:
+            f.write(job["solution"])
+        mod = self.run_candidate(lambda: _import_file(path, f"cand_{job['nonce'][:12]}"), "import_error")
+        if not hasattr(mod, "ModelNew"):
+            raise _WorkerError("missing_model_new", "the solution defines no class ModelNew")
+        self.check_identities()
+        ModelNew = mod.ModelNew
+        try:
+            import inspect
+            inspect.signature(ModelNew).bind(*task["init_inputs"])
+        except TypeError as e:
+            raise _WorkerError("signature_mismatch", f"ModelNew(*get_init_inputs()) does not bind: {e}") from None
+        except ValueError:
+            pass
+        torch.manual_seed(MODEL_SEED)
+        model = self.run_candidate(lambda: ModelNew(*task["init_inputs"]), "init_error")
+        if isinstance(model, torch.nn.Module):
+            model = self.run_candidate(lambda: model.to(self.device), "init_error")
+        timings["import_s"] = round(time.perf_counter() - t, 4)
+
+        # Correctness trials.
+        t = time.perf_counter()
+        atol_rtol = job["atol_rtol"]
+        max_err = 0.0
+        for k, seed in enumerate(task["seeds"]):
+            inputs = self.make_inputs(task, seed)
+            pristine = [x.clone() if isinstance(x, torch.Tensor) else x for x in inputs]
+            rec = self.OpRecorder()
+            _Launches.count = 0
+            with torch.no_grad():
+                out = self.run_candidate(lambda: _call_recorded(model, inputs, rec), "runtime_error")
+            if self.device == "cuda":
+                torch.cuda.synchronize()
+            self.check_identities()
+            if k == 0:
+                v.compiled = True
+                v.triton_launches, v.torch_ops = _Launches.count, dict(sorted(rec.counts.items()))
+            if _Launches.count == 0:
+                raise _WorkerError("no_triton_launch", f"trial {k}: forward launched no Triton kernel",
+                                   compiled=True, torch_ops=dict(rec.counts), flags=flags)
+            err_k = self.compare(out, task["ref_outs"][k], atol_rtol, f"trial {k}", v)
+            max_err = max(max_err, err_k)
+            v.max_abs_err = max_err
+            for i, (a, b) in enumerate(zip(inputs, pristine)):
+                if isinstance(a, torch.Tensor) and not (a.shape == b.shape and self.equal(a, b)):
+                    raise _WorkerError("inputs_modified", f"trial {k}: input {i} was modified in place",
+                                       **_partial(v))
+            self.check_policy(rec.counts, task["ref_ops"], job["policy"], v)
+        self.check_faithful(model, task, atol_rtol, v)
+        timings["check_s"] = round(time.perf_counter() - t, 4)
+        v.correct = True
+
+        if self.device == "cuda" and job["time_trials"] > 0:
+            t = time.perf_counter()
+            self.time_candidate(model, task, job, v)
+            timings["time_s"] = round(time.perf_counter() - t, 4)
+        else:
+            v.flags.append("speed_unmeasured")
+        return v
+
+    def run_candidate(self, fn, error_type):
+        """Run candidate code with stdout/stderr muted; exceptions become a typed _WorkerError."""
+        torch = self.torch
+        saved = sys.stdout, sys.stderr
+        sys.stdout = sys.stderr = writer = _CappedWriter()
+        try:
+            return fn()
+        except (SystemExit, KeyboardInterrupt) as e:
+            raise _WorkerError("exit_called", f"candidate raised {type(e).__name__}({e})") from None
+        except MemoryError as e:
+            raise _WorkerError("oom", _describe(e)) from None
+        except Exception as e:
+            text = _describe(e)
+            if isinstance(e, torch.OutOfMemoryError) or "out of memory" in text or "can't allocate memory" in text:
+                raise _WorkerError("oom", text) from None
+            if type(e).__name__ in ("CompilationError", "CompileTimeAssertionFailure", "PTXASError"):
+                raise _WorkerError("compile_error", text) from None
+            raise _WorkerError(error_type, text) from None
+        finally:
+            sys.stdout, sys.stderr = saved
+            self.printed_chars += writer.n
+
+    def check_identities(self):
+        patched = self._patched()
+        if patched:
+            raise _WorkerError("patched_critical", "candidate replaced " + ", ".join(patched[:10]),
+                               flags=["patched_critical"])
+
+    def compare(self, out, ref, atol_rtol, where, v):
+        """Exact type/structure, shape, dtype, then allclose. Returns max |out - ref| (float)."""
+        torch = self.torch
+        if isinstance(ref, torch.Tensor):
+            outs, refs = [out], [ref]
+        else:
+            if type(out) is not type(ref) or len(out) != len(ref):
+                raise _WorkerError("wrong_output_type", f"{where}: output is {type(out).__name__}, "
+                                   f"expected {type(ref).__name__} of {len(ref)} tensors", **_partial(v))
+            outs, refs = list(out), list(ref)
+        err = 0.0
+        for o, r in zip(outs, refs):
+            if type(o) is not torch.Tensor:
+                raise _WorkerError("wrong_output_type", f"{where}: output type is {type(o).__module__}."
+                                   f"{type(o).__qualname__}, expected exactly torch.Tensor", **_partial(v))
+            if tuple(o.shape) != tuple(r.shape):
+                raise _WorkerError("shape_mismatch", f"{where}: shape {tuple(o.shape)} != {tuple(r.shape)}",
+                                   **_partial(v))
+            if o.dtype != r.dtype:
+                raise _WorkerError("dtype_mismatch", f"{where}: dtype {o.dtype} != {r.dtype}", **_partial(v))
+            o = o.detach().to("cpu")
+            if r.is_floating_point():
+                atol, rtol = atol_rtol.get(str(r.dtype).replace("torch.", ""), atol_rtol["float32"])
+                diff = (o.double() - r.double()).abs()
+                e = float(diff.max()) if diff.numel() else 0.0
+                e = e if e == e else float("inf")  # NaN -> inf
+                ok = self.allclose(o, r, atol=atol, rtol=rtol, equal_nan=bool(torch.isnan(r).any()))
+            else:
+                e = float((o.long() - r.long()).abs().max()) if o.numel() else 0.0
+                ok = self.equal(o, r)
+            err = max(err, e)
+            if not ok:
+                v.max_abs_err = max(v.max_abs_err or 0.0, e)
+                raise _WorkerError("mismatch", f"{where}: max_abs_err {e:.3g} outside tolerance",
+                                   **_partial(v))
+        return err
+
+    def check_policy(self, counts, ref_ops, policy, v):
+        cand = compute_ops(counts)
+        if policy == "strict" and cand:
+            raise _WorkerError("strict_policy", f"torch compute ops in forward under policy strict: {cand}",
+                               **_partial(v))
+        if ref_ops and all(cand.get(fam, 0) >= n for fam, n in ref_ops.items()):
+            raise _WorkerError("torch_fallback", f"torch ops in forward {cand} cover all reference compute "
+                               f"{ref_ops}: the Triton kernels do none of the task's work", **_partial(v))
+
+    def check_faithful(self, model, task, atol_rtol, v):
+        """Launches suppressed and fresh empty* buffers poisoned: a faithful solution must now be wrong."""
+        torch = self.torch
+        inputs = self.make_inputs(task, task["seeds"][0])
+        rec = self.OpRecorder(poison=True)
+        _Launches.suppress = True
+        try:
+            with torch.no_grad():
+                out = self.run_candidate(lambda: _call_recorded(model, inputs, rec), "runtime_error")
+            if self.device == "cuda":
+                torch.cuda.synchronize()
+        except _WorkerError:
+            return  # it broke without its kernels: faithful
+        finally:
+            _Launches.suppress = False
+        self.check_identities()
+        try:
+            self.compare(out, task["ref_outs"][0], atol_rtol, "faithfulness", Verdict())
+        except _WorkerError:
+            return
+        raise _WorkerError("unfaithful", "output stays correct with every Triton launch suppressed: the "
+                           "kernels do no work", **_partial(v))
+
+    # --- reference ----------------------------------------------------------------------------------
+
+    def load_task(self, job):
+        """Import the task, compute the reference outputs of every trial (before any candidate code runs
+        in this job), copy them aside to CPU and NaN-fill the originals. Cached per task source."""
+        torch = self.torch
+        key = hashlib.sha256((job["task"] + str(job["seed"]) + str(job["trials"])).encode()).hexdigest()
+        if key in self.tasks:
+            return self.tasks[key]
+        path = os.path.join(os.getcwd(), f"task_{key[:12]}.py")
+        try:
+            with open(path, "w") as f:
+                f.write(job["task"])
+            mod = _import_file(path, f"task_{key[:12]}", register=False)
+            os.unlink(path)  # the candidate's cwd must not hold the reference source
+            init_inputs = list(mod.get_init_inputs())
+            torch.manual_seed(MODEL_SEED)
+            model = mod.Model(*init_inputs).to(self.device)
+            task = {"model": model, "mod": mod, "init_inputs": init_inputs, "flags": [], "ref_outs": [],
+                    "seeds": [job["seed"] * 1000 + 17 * k + 1 for k in range(job["trials"])]}
+            ref_ops = None
+            for seed in task["seeds"]:
+                inputs = self.make_inputs(task, seed)
+                rec = self.OpRecorder()
+                with torch.no_grad(), rec:
+                    out = model(*inputs)
+                ref_ops = ref_ops or compute_ops(rec.counts)
+                task["ref_outs"].append(_aside(torch, out))
+                _poison_tree(torch, out)
+                del out, inputs
+        except Exception as e:
+            raise _WorkerError("task_error", f"reference failed: {_describe(e)}") from None
+        outs = [task["ref_outs"][0]] if isinstance(task["ref_outs"][0], torch.Tensor) else task["ref_outs"][0]
+        if not all(bool(torch.isfinite(o).all()) for o in outs if o.is_floating_point()):
+            task["flags"].append("reference_not_finite")
+        task["ref_ops"] = ref_ops
+        if len(self.tasks) >= 8:
+            self.tasks.pop(next(iter(self.tasks)))
+        self.tasks[key] = task
+        return task
+
+    def make_inputs(self, task, seed):
+        torch = self.torch
+        torch.manual_seed(seed)
+        inputs = list(task["mod"].get_inputs())
+        return [x.to(self.device) if isinstance(x, torch.Tensor) else x for x in inputs]
+
+    def poison_allocator(self):
+        """Fill every free block of the CUDA caching allocator with 0xFF bytes (NaN in fp16/bf16/fp32/fp64),
+        so a candidate that returns an uninitialised buffer cannot read a freed reference answer."""
+        torch = self.torch
+        if self.device != "cuda":
+            return  # CPU: the originals were NaN-filled before being freed; there is no caching allocator
+        torch.cuda.synchronize()
+        sizes = sorted((b["size"] for seg in torch.cuda.memory_snapshot() for b in seg["blocks"]
+                        if b["state"] == "inactive"), reverse=True)
+        held = [torch.empty(s, dtype=torch.uint8, device="cuda").fill_(255) for s in sizes]
+        torch.cuda.synchronize()
+        del held
+
+    # --- timing (CUDA only) ---------------------------------------------------------------------------
+
+    def time_candidate(self, model, task, job, v):
+        """Median of `time_trials` interleaved reference/candidate runs, each after an L2 flush, timed with
+        CUDA events and a device-wide sync; warm-ups outside; one timing per GPU at a time (file lock)."""
+        import fcntl
+        torch = self.torch
+        inputs_ref = self.make_inputs(task, task["seeds"][0])
+        inputs_new = self.make_inputs(task, task["seeds"][0])
+        fns = {"ref": lambda: task["model"](*inputs_ref), "new": lambda: model(*inputs_new)}
+        if job["compile_baseline"]:
+            if "compiled" not in task:
+                t = time.perf_counter()
+                task["compiled"] = torch.compile(task["model"])
+                with torch.no_grad():
+                    task["compiled"](*inputs_ref)
+                torch.cuda.synchronize()
+                task["compile_ms"] = (time.perf_counter() - t) * 1e3
+            fns["compile"] = lambda: task["compiled"](*inputs_ref)
+            v.timings["compile_ms"] = round(task["compile_ms"], 1)
+        uuid = str(torch.cuda.get_device_properties(torch.cuda.current_device()).uuid)
+        lock_path = os.path.join(job["lock_dir"], f"gpu-{uuid}.lock")
+        with open(lock_path, "a") as lock:
+            _send(self.fd_out, {"type": "lock_wait", "nonce": job["nonce"]})
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            _send(self.fd_out, {"type": "lock_acquired", "nonce": job["nonce"]})
+            try:
+                times = _cuda_times(torch, fns, job["time_trials"], self.run_candidate)
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
+        self.check_identities()
+        v.ref_ms, v.runtime_ms = _median(times["ref"]), _median(times["new"])
+        v.speedup = v.ref_ms / v.runtime_ms if v.runtime_ms > 0 else None
+        if v.speedup is not None and v.speedup > SPEEDUP_CAP:
+            v.flags.append("speedup_above_cap")
+        if "compile" in times:
+            v.timings["compile_ref_ms"] = _median(times["compile"])
+            v.timings["speedup_vs_compile"] = v.timings["compile_ref_ms"] / v.runtime_ms
+
+
+def _cuda_times(torch, fns, trials, run_candidate, warmup=5):
+    flush = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")  # > L2 of any current GPU
+    times = {k: [] for k in fns}
+    order = list(fns)
+    with torch.no_grad():
+        for _ in range(warmup):
+            for k in order:
+                run_candidate(fns[k], "runtime_error")
+        torch.cuda.synchronize()
+        for i in range(trials):
+            for k in (order if i % 2 == 0 else order[::-1]):  # alternate who goes first
+                flush.zero_()
+                start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                start.record()
+                run_candidate(fns[k], "runtime_error")
+                end.record()
+                torch.cuda.synchronize()
+                times[k].append(start.elapsed_time(end))
+    return times
+
+
+def _counting_run(orig):
+    def run(self, *args, **kwargs):
+        if kwargs.get("warmup"):
+            return orig(self, *args, **kwargs)
+        _Launches.count += 1
+        if _Launches.suppress:
+            return None
+        _Launches.depth += 1
+        try:
+            return orig(self, *args, **kwargs)
+        finally:
+            _Launches.depth -= 1
+    run.__wrapped__ = orig
+    return run
+
+
+def _call_recorded(model, inputs, rec):
+    with rec:
+        return model(*inputs)
+
+
+def _import_file(path, name, register=True):
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    if register:  # Triton and dataclasses look modules up by name while importing
+        sys.modules[name] = mod
+    try:
+        spec.loader.exec_module(mod)
+    finally:
+        sys.modules.pop(name, None)
+    return mod
+
+
+def _aside(torch, out):
+    if isinstance(out, torch.Tensor):
+        return out.detach().to("cpu", copy=True)
+    if isinstance(out, (tuple, list)) and all(isinstance(o, torch.Tensor) for o in out):
+        return type(out)(o.detach().to("cpu", copy=True) for o in out)
+    raise TypeError(f"reference output must be a tensor or a tuple/list of tensors, got {type(out).__name__}")
+
+
+def _poison(torch, t):
+    if t.is_floating_point() or t.is_complex():
+        t.fill_(float("nan"))
+    elif t.dtype == torch.bool:
+        t.fill_(True)
+    else:
+        t.fill_(torch.iinfo(t.dtype).max)
+
+
+def _poison_tree(torch, out):
+    for t in ([out] if isinstance(out, torch.Tensor) else out):
+        _poison(torch, t.detach())
+
+
+def _partial(v):
+    return {"compiled": v.compiled, "triton_launches": v.triton_launches, "torch_ops": v.torch_ops,
+            "flags": v.flags, "max_abs_err": v.max_abs_err, "timings": v.timings}
+
+
+def _describe(e):
+    """Exception type, message and the last candidate-file line of its traceback."""
+    import traceback
+    where = ""
+    for fr in traceback.extract_tb(e.__traceback__):
+        if os.path.basename(fr.filename).startswith("cand_"):
+            where = f" (solution line {fr.lineno}: {(fr.line or '').strip()[:120]})"
+    return f"{type(e).__name__}: {str(e)[:1500]}{where}"
+
+
+def _median(xs):
+    xs = sorted(xs)
+    n = len(xs)
+    return xs[n // 2] if n % 2 else 0.5 * (xs[n // 2 - 1] + xs[n // 2])
+
+
+# ----------------------------------------------------------------------------------------------------
+# Parent side: the pool. Nothing here imports torch or runs candidate code.
+
+_SECRET = re.compile(r"TOKEN|SECRET|PASSW|CREDENTIAL|API_?KEY|_KEY$|AUTH|COOKIE|SESSION", re.IGNORECASE)
+_ENV_KEEP = {"PATH", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES", "CUDA_HOME", "CUDA_PATH", "LANG", "LC_ALL",
+             "TZ", "PYTHONPATH", "VIRTUAL_ENV", "CONDA_PREFIX", "NVIDIA_VISIBLE_DEVICES",
+             "NVIDIA_DRIVER_CAPABILITIES", "TRITON_INTERPRET", "TRITON_PTXAS_PATH", "TRITON_LIBCUDA_PATH",
+             "TRITON_CUDART_PATH", "CUDA_DEVICE_ORDER", "OMP_NUM_THREADS"}
+
+
+def _worker_env(tmp, device):
+    """The worker's whole environment: an allowlist minus anything that looks like a credential, with
+    HOME, TMPDIR and every cache dir pointing into the worker's own temp dir."""
+    env = {k: v for k, v in os.environ.items() if k in _ENV_KEEP and not _SECRET.search(k)}
+    import site
+    user_site = site.getusersitepackages() if site.ENABLE_USER_SITE else None
+    if user_site and os.path.isdir(user_site):  # HOME moves, so keep a --user install importable
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [env.get("PYTHONPATH"), user_site]))
+    env.update(HOME=tmp, TMPDIR=tmp, TRITON_CACHE_DIR=os.path.join(tmp, "triton"), PYTHONDONTWRITEBYTECODE="1",
+               XDG_CACHE_HOME=os.path.join(tmp, ".cache"), TORCHINDUCTOR_CACHE_DIR=os.path.join(tmp, "inductor"))
+    if device == "cpu":
+        env["TRITON_INTERPRET"] = "1"      # Triton runs on CPU only through its interpreter
+        env["CUDA_VISIBLE_DEVICES"] = ""
+    else:
+        env.pop("TRITON_INTERPRET", None)
+    return env
+
+
+class _Slot:
+    """One worker process and the job it is running."""
+
+    def __init__(self):
+        self.proc = None
+        self.tmp = self.job_w = self.res_r = None
+        self.buf = b""
+        self.ready = False
+        self.job = None          # index into the current batch
+        self.nonce = None
+        self.started = self.dispatched = self.deadline = 0.0
+        self.paused_at = None    # set while the worker waits for the GPU timing lock
+        self.n_done = 0
+
+
+class Judge:
+    """Pool of sandboxed worker processes that verify (task, solution) pairs. See the module docstring.
+
+    Judge(workers, device, timeout_s, policy, trials, atol, rtol, time_trials, compile_baseline) starts the
+    workers at once (each imports torch and triton once, then serves many candidates); use it as a context
+    manager or call close()."""
+
+    def __init__(self, workers=2, device="cpu", timeout_s=60.0, policy="hybrid", trials=5, atol=None, rtol=None,
+                 time_trials=100, compile_baseline=False, *, strict_tol=False, recycle_every=50,
+                 mem_limit_gb=8.0, seed=0, threads_per_worker=1, startup_timeout_s=300.0):
+        if device not in ("cpu", "cuda"):
+            raise ValueError(f"device must be 'cpu' or 'cuda', got {device!r}")
+        if policy not in ("hybrid", "strict"):
+            raise ValueError(f"policy must be 'hybrid' or 'strict', got {policy!r}")
+        if workers < 1 or trials < 1:
+            raise ValueError("workers and trials must be >= 1")
+        self.device, self.timeout_s, self.policy, self.trials = device, float(timeout_s), policy, int(trials)
+        self.time_trials, self.compile_baseline, self.seed = int(time_trials), bool(compile_baseline), int(seed)
+        self.recycle_every, self.mem_limit_gb, self.threads = int(recycle_every), float(mem_limit_gb), int(threads_per_worker)
+        self.startup_timeout_s = float(startup_timeout_s)
+        table = STRICT_TOLERANCES if strict_tol else TOLERANCES
+        self.atol_rtol = {k: (a if atol is None else atol, r if rtol is None else rtol) for k, (a, r) in table.items()}
+        self.root = tempfile.mkdtemp(prefix="drtriton-judge-")
+        self.lock_dir = os.path.join(tempfile.gettempdir(), "drtriton-judge-locks")
+        os.makedirs(self.lock_dir, exist_ok=True)
+        self.startup_failures = 0
+        self.closed = False
+        self.slots = [_Slot() for _ in range(workers)]
+        for s in self.slots:
+            self._start(s)
+        import atexit
+        atexit.register(self.close)
+
+    # --- public API -----------------------------------------------------------------------------------
+
+    def verify(self, task_source, solution_source):
+        return self.verify_many([(task_source, solution_source)], progress=False)[0]
+
+    def verify_many(self, pairs, completions=False, progress=True):
+        """Verdicts for [(task_source, solution_source), ...] in input order. With completions=True the
+        second element is raw model text; extraction failures become verdicts, never exceptions."""
+        if self.closed:
+            raise RuntimeError("Judge is closed")
+        pairs = list(pairs)
+        results = [None] * len(pairs)
+        pending = []
+        for i, (task, sol) in enumerate(pairs):
+            try:
+                sol = extract_solution(sol) if completions else sol
+            except SolutionError as e:
+                results[i] = _failed(e.error_type, str(e))
+                continue
+            if not isinstance(sol, str) or len(sol) > MAX_SOLUTION_CHARS:
+                results[i] = _failed("too_long", f"solution is not a str of <= {MAX_SOLUTION_CHARS} chars")
+                continue
+            pending.append((i, task, sol))
+        pending.reverse()  # pop() from the end keeps input order of dispatch
+        bar = _progress_bar(len(pairs), progress)
+        if bar is not None:
+            bar.update(len(pairs) - len(pending))
+        while pending or any(s.job is not None for s in self.slots):
+            for s in self.slots:
+                if s.proc is None:
+                    self._start(s)
+                if s.ready and s.job is None and pending:
+                    self._dispatch(s, *pending.pop())
+            now = time.monotonic()
+            waits = [s.deadline - now for s in self.slots if s.job is not None and s.paused_at is None]
+            fds = {s.res_r: s for s in self.slots if s.proc is not None}
+            readable, _, _ = select.select(list(fds), [], [], min([0.5] + [max(w, 0.0) for w in waits]))
+            for fd in readable:
+                self._on_readable(fds[fd], results, bar)
+            now = time.monotonic()
+            for s in self.slots:
+                if s.proc is None:
+                    continue
+                if s.job is not None and s.paused_at is None and now > s.deadline:
+                    self._finish(s, results, bar, _failed(
+                        "timeout", f"no verdict within {self.timeout_s:g} s; worker process group killed"))
+                    self._kill(s)
+                elif not s.ready and now - s.started > self.startup_timeout_s:
+                    self._kill(s)
+                    self._startup_failed(f"worker not ready after {self.startup_timeout_s:g} s")
+        if bar is not None:
+            bar.close()
+        return results
+
+    def close(self):
+        if getattr(self, "closed", True):
+            return
+        self.closed = True
+        for s in self.slots:
+            self._kill(s)
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        self.close()
+
+    # --- workers --------------------------------------------------------------------------------------
+
+    def _start(self, s):
+        s.__init__()
+        s.tmp = tempfile.mkdtemp(prefix="w-", dir=self.root)
+        job_r, s.job_w = os.pipe()
+        s.res_r, res_w = os.pipe()
+        log = open(os.path.join(s.tmp, "worker.log"), "wb")
+        try:
+            s.proc = subprocess.Popen(
+                [sys.executable, "-u", REWARD_PATH, "--worker", str(job_r), str(res_w), self.device,
+                 str(self.mem_limit_gb), str(self.threads)],
+                cwd=s.tmp, env=_worker_env(s.tmp, self.device), pass_fds=(job_r, res_w), stdin=subprocess.DEVNULL,
+                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)  # own session = own pgid
+        finally:
+            log.close()
+            os.close(job_r)
+            os.close(res_w)
+        s.started = time.monotonic()
+
+    def _dispatch(self, s, i, task, sol):
+        s.job, s.nonce = i, os.urandom(16).hex()
+        s.dispatched = time.monotonic()
+        s.deadline = s.dispatched + self.timeout_s
+        job = {"type": "job", "nonce": s.nonce, "task": task, "solution": sol, "policy": self.policy,
+               "trials": self.trials, "atol_rtol": self.atol_rtol, "time_trials": self.time_trials,
+               "compile_baseline": self.compile_baseline, "seed": self.seed, "lock_dir": self.lock_dir,
+               "recycle_every": self.recycle_every}
+        try:
+            _send(s.job_w, job)
+        except OSError:  # the worker died while idle; its EOF is handled by _on_readable
+            pass
+
+    def _on_readable(self, s, results, bar):
+        try:
+            data = os.read(s.res_r, 1 << 20)
+        except OSError:
+            data = b""
+        if not data:
+            return self._on_exit(s, results, bar)
+        s.buf += data
+        while len(s.buf) >= 8:
+            (n,) = struct.unpack("<Q", s.buf[:8])
+            if n > MAX_MESSAGE_BYTES:
+                return self._protocol_error(s, results, bar, f"message of {n} bytes")
+            if len(s.buf) < 8 + n:
+                return
+            body, s.buf = s.buf[8:8 + n], s.buf[8 + n:]
+            try:
+                msg = json.loads(body)
+                kind = msg["type"]
+            except (ValueError, KeyError, TypeError):
+                return self._protocol_error(s, results, bar, "unparseable message")
+            if kind == "ready" and not s.ready and s.job is None:
+                s.ready = True
+                self.startup_failures = 0
+                continue
+            if s.job is None or msg.get("nonce") != s.nonce:
+                return self._protocol_error(s, results, bar, f"unexpected {kind!r} message")
+            if kind == "lock_wait":
+                s.paused_at = time.monotonic()
+            elif kind == "lock_acquired" and s.paused_at is not None:
+                s.deadline += time.monotonic() - s.paused_at  # waiting for the GPU is not the candidate's time
+                s.paused_at = None
+            elif kind == "result":
+                try:
+                    v = Verdict.from_dict(msg["verdict"])
+                except (KeyError, TypeError) as e:
+                    return self._protocol_error(s, results, bar, f"bad verdict: {e}")
+                v.timings["verify_s"] = round(time.monotonic() - s.dispatched, 4)
+                self._finish(s, results, bar, v)
+                s.n_done += 1
+                if msg.get("recycle") or s.n_done >= self.recycle_every:
+                    self._kill(s)
+                    return
+            else:
+                return self._protocol_error(s, results, bar, f"unknown message type {kind!r}")
+
+    def _on_exit(self, s, results, bar):
+        rc = None
+        if s.proc is not None:
+            try:
+                rc = s.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                pass
+        if s.job is not None:
+            if rc is not None and rc < 0:
+                name = signal.Signals(-rc).name if -rc in signal.valid_signals() else str(-rc)
+                v = _failed("worker_crashed", f"worker killed by signal {name} while running the candidate")
+            else:
+                v = _failed("worker_died", f"worker exited with code {rc} before reporting a verdict")
+            self._finish(s, results, bar, v)
+        elif not s.ready:
+            tail = self._log_tail(s)
+            self._kill(s)
+            return self._startup_failed(f"worker exited with code {rc} during startup:\n{tail}")
+        self._kill(s)
+
+    def _protocol_error(self, s, results, bar, why):
+        if s.job is not None:
+            self._finish(s, results, bar, _failed("protocol_error", f"worker sent a bad message: {why}"))
+        self._kill(s)
+
+    def _finish(self, s, results, bar, v):
+        results[s.job] = v
+        s.job = s.nonce = s.paused_at = None
+        if bar is not None:
+            bar.update(1)
+
+    def _startup_failed(self, why):
+        self.startup_failures += 1
+        if self.startup_failures >= 3:  # the judge itself is broken (no torch, no GPU): fail loudly
+            self.close()
+            raise RuntimeError(f"judge workers fail to start: {why}")
+
+    def _log_tail(self, s):
+        try:
+            with open(os.path.join(s.tmp, "worker.log"), "rb") as f:
+                return f.read()[-2000:].decode(errors="replace")
+        except OSError:
+            return ""
+
+    def _kill(self, s):
+        """Kill the worker's whole process group (it leads its own session) and clean up its files."""
+        if s.proc is not None:
+            try:
+                os.killpg(s.proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            try:
+                s.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                pass
+        for fd in (s.job_w, s.res_r):
+            if fd is not None:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        if s.tmp:
+            shutil.rmtree(s.tmp, ignore_errors=True)
+        s.__init__()
+
+
+def _progress_bar(total, progress):
+    if not progress or total < 8:
+        return None
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return None
+    return tqdm(total=total, desc="verify", unit="cand", file=sys.stderr)
+
+
+# ----------------------------------------------------------------------------------------------------
+# CLI
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("--task", required=True, help="KernelBench-format task source (.py)")
+    g = p.add_mutually_exclusive_group(required=True)
+    g.add_argument("--solution", help="solution source (.py) defining ModelNew")
+    g.add_argument("--completion", help="raw model text; its last ```python block is the solution")
+    p.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto", help="auto: cuda if available")
+    p.add_argument("--policy", choices=["hybrid", "strict"], default="hybrid",
+                   help="hybrid: torch ops allowed next to >=1 faithful kernel; strict: only alloc/view/copy")
+    p.add_argument("--timeout-s", type=float, default=60.0, help="wall-clock limit per candidate, seconds")
+    p.add_argument("--trials", type=int, default=5, help="correctness trials with fresh seeded inputs")
+    p.add_argument("--time-trials", type=int, default=100, help="timed runs per model (CUDA only)")
+    p.add_argument("--atol", type=float, default=None, help="override the tolerance table's atol")
+    p.add_argument("--rtol", type=float, default=None, help="override the tolerance table's rtol")
+    p.add_argument("--strict-tol", action="store_true", help="stricter tolerance table (fp32 1e-4)")
+    p.add_argument("--compile-baseline", action="store_true", help="also time torch.compile of the reference")
+    p.add_argument("--seed", type=int, default=0, help="seed of the trial inputs")
+    args = p.parse_args(argv)
+    try:
+        with open(args.task) as f:
+            task = f.read()
+        with open(args.solution or args.completion, "rb") as f:
+            raw = f.read()
+    except OSError as e:
+        p.error(str(e))
+    if args.solution:
+        try:
+            sol = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            p.error(f"{args.solution} is not UTF-8")
+    device = args.device
+    if device == "auto":
+        import torch
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    print(f"device {device} | policy {args.policy} | timeout_s {args.timeout_s:g} | trials {args.trials}",
+          file=sys.stderr)
+    with Judge(workers=1, device=device, timeout_s=args.timeout_s, policy=args.policy, trials=args.trials,
+               atol=args.atol, rtol=args.rtol, time_trials=args.time_trials, compile_baseline=args.compile_baseline,
+               strict_tol=args.strict_tol, seed=args.seed) as judge:
+        pair = (task, raw if args.completion else sol)
+        v = judge.verify_many([pair], completions=bool(args.completion), progress=False)[0]
+    print(json.dumps(v.to_dict()))
+    return 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] == "--worker":
+        _worker_main(int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], float(sys.argv[5]), int(sys.argv[6]))
+    else:
+        sys.exit(main())
