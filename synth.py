@@ -1173,6 +1173,9 @@ def _alias_table() -> dict[str, str]:
 ALIASES = _alias_table()
 
 
+_FN_NAMES = None
+
+
 def _target_key(node) -> str:
     import operator
     import torch
@@ -1182,10 +1185,22 @@ def _target_key(node) -> str:
     t = node.target
     if getattr(t, "__module__", None) == "_operator" or t in vars(operator).values():
         return f"operator.{t.__name__}"
-    for prefix, mod in (("F.", F), ("torch.", torch)):
-        name = getattr(t, "__name__", None)
-        if name and getattr(mod, name, None) is t:
-            return prefix + name
+    global _FN_NAMES
+    if _FN_NAMES is None:  # reverse map of public callables: builtins like F.logsigmoid have other __name__s
+        _FN_NAMES = {}
+        for prefix, mod in (("torch.", torch), ("F.", F)):
+            for name in dir(mod):
+                obj = getattr(mod, name, None)
+                if callable(obj) and not name.startswith("_"):
+                    try:
+                        _FN_NAMES.setdefault(obj, prefix + name)
+                    except TypeError:  # unhashable
+                        pass
+    try:
+        if t in _FN_NAMES:
+            return _FN_NAMES[t]
+    except TypeError:
+        pass
     return f"{getattr(t, '__module__', '?')}.{getattr(t, '__name__', str(t))}"
 
 
