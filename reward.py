@@ -61,7 +61,7 @@ MODEL_SEED = 42                    # both Model and ModelNew are built right aft
 TOLERANCES = {"float32": (1e-2, 1e-2), "float16": (1e-2, 1e-2), "bfloat16": (2e-2, 2e-2), "float64": (1e-2, 1e-2)}
 STRICT_TOLERANCES = {"float32": (1e-4, 1e-4), "float16": (1e-3, 1e-3), "bfloat16": (1e-2, 1e-2), "float64": (1e-6, 1e-6)}
 # Error types after which a worker is not reused (its interpreter or CUDA context may be damaged).
-RECYCLE_ERRORS = {"runtime_error", "compile_error", "import_error", "init_error", "oom", "exit_called",
+RECYCLE_ERRORS = {"runtime_error", "compile_error", "kernel_error", "import_error", "init_error", "oom", "exit_called",
                   "patched_critical", "task_error", "judge_error", "missing_model_new", "signature_mismatch"}
 
 
@@ -189,7 +189,7 @@ FORBIDDEN_CALLS = {"eval": "dynamic_code", "exec": "dynamic_code", "compile": "d
                    "input": "file_access"}
 # Module-level os attributes that read files; the candidate's cwd holds judge files.
 FORBIDDEN_OS_ATTRS = {"open", "read", "write", "listdir", "scandir", "walk", "remove", "unlink", "rename",
-                      "environ", "getenv", "system", "fork"}
+                      "environ", "getenv"}
 
 
 def static_check(source):
@@ -434,6 +434,7 @@ class _Launches:
     """Triton launch counter shared by the wrapped launchers; `suppress` turns launches into no-ops."""
     count = 0
     suppress = False
+    raised = False  # an exception escaped a launcher (compile/launch failure, interpreter check)
     depth = 0  # > 0 while inside a launcher: the interpreter's own torch ops are not the candidate's
 
 
@@ -606,9 +607,9 @@ class _Worker:
         with open(path, "w") as f:
             f.write(job["solution"])
         mod = self.run_candidate(lambda: _import_file(path, f"cand_{job['nonce'][:12]}"), "import_error")
+        self.check_identities()
         if not hasattr(mod, "ModelNew"):
             raise _WorkerError("missing_model_new", "the solution defines no class ModelNew")
-        self.check_identities()
         ModelNew = mod.ModelNew
         try:
             import inspect
@@ -668,6 +669,7 @@ class _Worker:
         torch = self.torch
         saved = sys.stdout, sys.stderr
         sys.stdout = sys.stderr = writer = _CappedWriter()
+        _Launches.raised = False
         try:
             return fn()
         except (SystemExit, KeyboardInterrupt) as e:
@@ -680,6 +682,8 @@ class _Worker:
                 raise _WorkerError("oom", text) from None
             if type(e).__name__ in ("CompilationError", "CompileTimeAssertionFailure", "PTXASError"):
                 raise _WorkerError("compile_error", text) from None
+            if _Launches.raised:  # on CPU the interpreter reports compile-time errors this way too
+                raise _WorkerError("kernel_error", text) from None
             raise _WorkerError(error_type, text) from None
         finally:
             sys.stdout, sys.stderr = saved
@@ -891,6 +895,9 @@ def _counting_run(orig):
         _Launches.depth += 1
         try:
             return orig(self, *args, **kwargs)
+        except BaseException:
+            _Launches.raised = True
+            raise
         finally:
             _Launches.depth -= 1
     run.__wrapped__ = orig

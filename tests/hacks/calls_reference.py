@@ -1,0 +1,26 @@
+# task: relu_add
+# expect: error_type=static_check flag=static:uses_reference_model
+# Cheat: instantiate the reference Model and return its answer, with a copy kernel for show.
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def copy_kernel(src_ptr, dst_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(dst_ptr + offs, tl.load(src_ptr + offs, mask=mask), mask=mask)
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.ref = Model()
+
+    def forward(self, x, y):
+        r = self.ref(x, y)
+        out = torch.empty_like(r)
+        copy_kernel[(triton.cdiv(r.numel(), 1024),)](r, out, r.numel(), BLOCK=1024)
+        return out

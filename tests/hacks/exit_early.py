@@ -1,0 +1,25 @@
+# task: relu_add
+# expect: error_type=worker_died
+# Cheat: end the process with status 0 before the judge can report a failure.
+import os
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def copy_kernel(src_ptr, dst_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(dst_ptr + offs, tl.load(src_ptr + offs, mask=mask), mask=mask)
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x, y):
+        out = torch.empty_like(x)
+        copy_kernel[(1,)](x, out, 1, BLOCK=16)
+        os._exit(0)

@@ -1,0 +1,277 @@
+"""Tests for reward.py: the judge (hacks, faults, known-good kernels, completions, CLI) and the rewards.
+
+    python -m pytest tests/test_reward.py
+
+Every hack in tests/hacks/ and every fault in tests/judge_tasks/faults/ names its task and the verdict it
+must get in its header (`# task: NAME`, `# expect: error_type=A|B flag=F` or `correct=True`). They all run
+in one verify_many batch on one shared CPU judge, so the suite also shows that the pool survives them.
+"""
+import glob
+import json
+import math
+import os
+import subprocess
+import sys
+
+import pytest
+
+from reward import (Judge, SolutionError, Verdict, compute_ops, correct_mask, drpo_weights, extract_solution,
+                    group_advantages, grpo_rewards, log_speedup, static_check, _worker_env)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TASKS = os.path.join(HERE, "judge_tasks")
+HACKS = sorted(glob.glob(os.path.join(HERE, "hacks", "*.py")))
+FAULTS = sorted(glob.glob(os.path.join(TASKS, "faults", "*.py")))
+GOODS = sorted(glob.glob(os.path.join(TASKS, "good", "*.py")))
+CUDA = False
+try:
+    import torch
+    CUDA = torch.cuda.is_available()
+except ImportError:
+    pass
+
+
+def read(path):
+    with open(path) as f:
+        return f.read()
+
+
+def task_for(path):
+    name = read(path).split("# task: ", 1)[1].split()[0]
+    return read(os.path.join(TASKS, name + ".py"))
+
+
+def expectation(path):
+    line = read(path).split("# expect: ", 1)[1].splitlines()[0] if "# expect:" in read(path) else "correct=True"
+    return dict(kv.split("=", 1) for kv in line.split())
+
+
+def check(v, path):
+    exp = expectation(path)
+    assert v.correct == (exp.get("correct") == "True"), (v.error_type, v.error_msg)
+    if "error_type" in exp:
+        assert v.error_type in exp["error_type"].split("|"), (v.error_type, v.error_msg)
+        assert v.error_msg, "a failure must say why"
+    if "flag" in exp:
+        assert exp["flag"] in v.flags, v.flags
+
+
+def run_batch(judge, paths):
+    pairs = [(task_for(p), read(p)) for p in paths]
+    return dict(zip(paths, judge.verify_many(pairs, progress=False)))
+
+
+# The hang first, so its timeout overlaps with everything else on the other worker.
+ORDER = sorted(HACKS + FAULTS + GOODS, key=lambda p: "infinite" not in p)
+
+
+@pytest.fixture(scope="module")
+def judge():
+    with Judge(workers=2, device="cpu", timeout_s=10.0) as j:
+        yield j
+
+
+@pytest.fixture(scope="module")
+def batch(judge):
+    return run_batch(judge, ORDER)
+
+
+@pytest.mark.parametrize("path", HACKS, ids=os.path.basename)
+def test_hack_is_rejected(batch, path):
+    check(batch[path], path)
+    assert not batch[path].correct
+
+
+@pytest.mark.parametrize("path", FAULTS, ids=os.path.basename)
+def test_fault_gives_typed_verdict(batch, path):
+    check(batch[path], path)
+
+
+@pytest.mark.parametrize("path", GOODS, ids=os.path.basename)
+def test_known_good_passes_on_cpu(batch, path):
+    v = batch[path]
+    check(v, path)
+    assert v.compiled and v.triton_launches >= 1 and v.max_abs_err < 1e-3
+    # CPU: speed is unmeasured, never invented.
+    assert v.speedup is None and v.runtime_ms is None and v.ref_ms is None and "speed_unmeasured" in v.flags
+    assert json.loads(json.dumps(v.to_dict())) == v.to_dict() and Verdict.from_dict(v.to_dict()) == v
+
+
+def test_pool_keeps_working_after_faults(judge, batch):
+    good = os.path.join(TASKS, "good", "relu_add.py")
+    assert all(v is not None for v in batch.values())
+    v = judge.verify(task_for(good), read(good))
+    assert v.correct, v.error_msg
+    assert batch[os.path.join(TASKS, "faults", "infinite_loop.py")].timings.get("verify_s", 0) < 10.0 + 5.0
+
+
+def test_completions(judge):
+    task = read(os.path.join(TASKS, "relu_add.py"))
+    good = read(os.path.join(TASKS, "good", "relu_add.py"))
+    texts = [
+        f"Here is my answer.\n```python\nprint('draft')\n```\nFinal:\n```python\n{good}```\nDone.",
+        "I think we should use Triton but here is no code.",
+        "```python\n   \n```",
+        b"```python\n\xff\xfe\n```",
+        "```python\n" + "x = 1\n" * 100_000 + "```",
+        "```python\nimport torch\n",
+    ]
+    vs = judge.verify_many([(task, t) for t in texts], completions=True, progress=False)
+    assert vs[0].correct, vs[0].error_msg
+    assert [v.error_type for v in vs[1:]] == ["no_code_block", "empty_code", "not_utf8", "too_long",
+                                             "unterminated_code_block"]
+    assert not any(v.correct for v in vs[1:])
+
+
+def test_strict_policy_forbids_torch_compute():
+    hybrid = os.path.join(TASKS, "good", "linear_relu.py")   # torch matmul + Triton bias/ReLU
+    pure = os.path.join(TASKS, "good", "relu_add.py")        # only empty_like outside the kernel
+    with Judge(workers=1, device="cpu", timeout_s=10.0, policy="strict") as j:
+        v_hybrid, v_pure = j.verify_many([(task_for(hybrid), read(hybrid)), (task_for(pure), read(pure))],
+                                         progress=False)
+    assert v_hybrid.error_type == "strict_policy" and not v_hybrid.correct
+    assert "mm" in v_hybrid.torch_ops
+    assert v_pure.correct, v_pure.error_msg
+
+
+def test_cli(tmp_path):
+    task = os.path.join(TASKS, "relu_add.py")
+    sol = os.path.join(TASKS, "good", "relu_add.py")
+    comp = tmp_path / "completion.txt"
+    comp.write_text("no code here")
+    reward_py = os.path.join(os.path.dirname(HERE), "reward.py")
+    r = subprocess.run([sys.executable, reward_py, "--task", task, "--solution", sol, "--device", "cpu",
+                        "--timeout-s", "30"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout.strip().splitlines()[-1])["correct"] is True
+    r = subprocess.run([sys.executable, reward_py, "--task", task, "--completion", str(comp), "--device", "cpu"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0
+    assert json.loads(r.stdout.strip().splitlines()[-1])["error_type"] == "no_code_block"
+    r = subprocess.run([sys.executable, reward_py, "--solution", sol], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2
+
+
+# ----------------------------------------------------------------------------------------------------
+# Pure functions: no workers.
+
+
+def test_extract_solution_takes_last_block():
+    assert extract_solution("```python\na = 1\n```\ntext\n```py\nb = 2\n```") == "b = 2\n"
+    with pytest.raises(SolutionError) as e:
+        extract_solution("\udcff```python\nx\n```")
+    assert e.value.error_type == "not_utf8"
+
+
+def test_static_check_rules():
+    kernel = "import triton\nimport triton.language as tl\n@triton.jit\ndef k(x):\n    pass\n"
+    assert static_check(kernel) == (None, [])
+    cases = {
+        "import torch as T\nT.cuda.synchronize = None\n": "patches_module",
+        "import torch\nsetattr(torch, 'allclose', None)\n": "patches_module",
+        "import os\nos.system('ls')\n": "process",
+        "import torch\nx = getattr(torch, 'al' + 'lclose')\n": "dynamic_attribute",
+        "from concurrent.futures import ThreadPoolExecutor\n": "thread",
+        "from torch.utils.cpp_extension import load_inline\n": "native_code",
+        "import ctypes\n": "native_code",
+        "import asyncio\n": "asyncio",
+        "class A(Model):\n    pass\n": "subclasses_model",
+        "y = eval('1')\n": "dynamic_code",
+        "import torch\nt = torch.compile(lambda x: x)\n": "torch_compile",
+        "def f(t):\n    t.__class__ = int\n": "patches_dunder",
+    }
+    for src, rule in cases.items():
+        err, bad = static_check(kernel + src)
+        assert err == "static_check" and rule in {r for r, _, _ in bad}, (src, bad)
+    assert static_check("import torch\n")[0] == "no_triton_kernel"
+    assert static_check("def (:\n")[0] == "syntax_error"
+
+
+def test_worker_env_is_scrubbed(monkeypatch, tmp_path):
+    monkeypatch.setenv("HF_TOKEN", "hf_secret")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "x")
+    monkeypatch.setenv("WANDB_API_KEY", "x")
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0")
+    env = _worker_env(str(tmp_path), "cuda")
+    assert not {"HF_TOKEN", "AWS_SECRET_ACCESS_KEY", "WANDB_API_KEY"} & set(env)
+    assert env["HOME"] == str(tmp_path) and env["TRITON_CACHE_DIR"].startswith(str(tmp_path))
+    assert env["CUDA_VISIBLE_DEVICES"] == "0" and "PATH" in env
+    assert _worker_env(str(tmp_path), "cpu")["TRITON_INTERPRET"] == "1"
+
+
+def test_compute_ops_families():
+    assert compute_ops({"empty_like": 2, "t": 1, "addmm": 1, "relu_": 1, "_softmax": 1}) == \
+        {"matmul": 1, "relu": 1, "softmax": 1}
+
+
+def V(correct, speedup=None):
+    return Verdict(compiled=True, correct=correct, speedup=speedup)
+
+
+def test_log_speedup_cap_and_none():
+    assert log_speedup(V(True, 2.0)) == pytest.approx(math.log(2))
+    assert log_speedup(V(True, 50.0)) == pytest.approx(math.log(10))
+    assert log_speedup(V(True, 0.01)) == pytest.approx(-math.log(10))
+    assert log_speedup(V(True, None)) is None and log_speedup(V(False, 3.0)) is None
+
+
+def test_rewards_all_correct_timed():
+    vs = [V(True, 2.0), V(True, 1.0), V(True, 0.5)]
+    assert correct_mask(vs) == [True, True, True]
+    z = 1024 + 1 + 1 / 1024  # softmax of [ln2, 0, -ln2] / 0.1 = [1024, 1, 1/1024] / z
+    assert drpo_weights(vs, lam=0.1) == pytest.approx([1024 / z, 1 / z, 1 / 1024 / z])
+    assert grpo_rewards(vs) == pytest.approx([1 + math.log(2), 1.0, 1 - math.log(2)])
+    # decoupled: correctness has no spread (0); speed z-score of [ln2, 0, -ln2] = [1.2247, 0, -1.2247]
+    assert grpo_rewards(vs, "decoupled") == pytest.approx([math.sqrt(1.5), 0.0, -math.sqrt(1.5)], rel=1e-5)
+
+
+def test_rewards_all_wrong():
+    vs = [V(False), V(False, 3.0), V(False)]
+    assert correct_mask(vs) == [False] * 3
+    assert drpo_weights(vs) == [0.0] * 3
+    assert grpo_rewards(vs) == [0.0] * 3 and grpo_rewards(vs, "decoupled") == [0.0] * 3
+    assert group_advantages(grpo_rewards(vs)) == [0.0] * 3  # no spread, no signal
+
+
+def test_rewards_single_correct_unmeasured():
+    vs = [V(False), V(True), V(False), V(False)]  # CPU: speed unmeasured
+    assert drpo_weights(vs) == [0.0, 1.0, 0.0, 0.0]
+    r = grpo_rewards(vs)
+    assert r == [0.0, 1.0, 0.0, 0.0]
+    # mean 0.25, population std sqrt(0.25 * 0.75) = 0.4330
+    assert group_advantages(r) == pytest.approx([-1 / math.sqrt(3), math.sqrt(3), -1 / math.sqrt(3),
+                                                 -1 / math.sqrt(3)], rel=1e-5)
+    assert group_advantages(r, "mean") == pytest.approx([-0.25, 0.75, -0.25, -0.25])
+    assert grpo_rewards(vs, "decoupled") == pytest.approx(group_advantages(r), rel=1e-5)
+
+
+def test_rewards_mixed_decoupled():
+    vs = [V(True, 4.0), V(True, 1.0), V(False)]
+    # c = [1, 1, 0]: mean 2/3, std sqrt(2)/3 -> [0.7071, 0.7071, -1.4142]
+    # s over S+ = [ln4, 0]: z = [1, -1]; 0 for the wrong one
+    assert grpo_rewards(vs, "decoupled") == pytest.approx([1 / math.sqrt(2) + 1, 1 / math.sqrt(2) - 1,
+                                                           -math.sqrt(2)], rel=1e-5)
+    assert drpo_weights(vs, lam=1.0) == pytest.approx([0.8, 0.2, 0.0])  # softmax([ln4, 0]) = [4, 1] / 5
+
+
+# ----------------------------------------------------------------------------------------------------
+# CUDA: the same suite with timing (skipped without a GPU).
+
+
+@pytest.fixture(scope="module")
+def gpu_batch():
+    if not CUDA:
+        pytest.skip("needs CUDA")
+    with Judge(workers=2, device="cuda", timeout_s=30.0, time_trials=20) as j:
+        yield run_batch(j, ORDER)
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not CUDA, reason="needs CUDA")
+@pytest.mark.parametrize("path", ORDER, ids=os.path.basename)
+def test_suite_on_gpu(gpu_batch, path):
+    v = gpu_batch[path]
+    check(v, path)
+    if v.correct:
+        assert v.speedup is not None and v.runtime_ms > 0 and v.ref_ms > 0
+        assert "speed_unmeasured" not in v.flags
