@@ -489,7 +489,7 @@ def generate(policy: Policy, prompts, max_new_tokens: int, temperature: float, t
     """
     prompt_ids = [encode(policy.tokenizer, p) for p in prompts]
     devices = [policy.device] if policy.device.type == "cuda" else []
-    with eval_mode(policy.model), merged_lora(policy), torch.no_grad(), torch.random.fork_rng(devices=devices):
+    with torch.no_grad(), eval_mode(policy.model), merged_lora(policy), torch.random.fork_rng(devices=devices):
         torch.manual_seed(seed)
         completions, reasons = ENGINES[engine](policy, prompt_ids, max_new_tokens, temperature, top_p, batch_size)
         logprobs = completion_logprobs(policy, prompt_ids, completions, chunk_tokens=logprob_chunk_tokens)

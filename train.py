@@ -85,7 +85,8 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--heldout-frac", type=float, default=0.1, help="fraction of task ids held out")
     g.add_argument("--max-seq-len", type=int, default=2048, help="tokens; longer pairs are dropped")
     g.add_argument("--bucket-size", type=int, default=256,
-                   help="sequences per length-sorting window (length bucketing; 1 = no bucketing)")
+                   help="sequences per length-sorting window, rounded up to whole micro-batches "
+                        "(length bucketing; 1 = no bucketing)")
     g = p.add_argument_group("model")
     g.add_argument("--model", default=None, help="hub id or local path of a causal LM (default: the tiny model)")
     g.add_argument("--tiny-vocab", type=int, default=4096, help="tiny tokenizer: BPE vocab size (tokens)")
@@ -127,6 +128,7 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--gen-max-new-tokens", type=int, default=512, help="tokens per judged generation")
     g.add_argument("--gen-temperature", type=float, default=0.0, help="0 = greedy")
     g.add_argument("--gen-top-p", type=float, default=1.0, help="nucleus mass for judged generation")
+    g.add_argument("--gen-batch-size", type=int, default=16, help="sequences per generate call")
     g.add_argument("--judge-workers", type=int, default=2, help="reward.Judge worker processes")
     g.add_argument("--judge-timeout-s", type=float, default=60.0, help="seconds per candidate")
     g.add_argument("--judge-policy", choices=["hybrid", "strict"], default="hybrid", help="torch ops allowed?")
@@ -151,7 +153,7 @@ def parse_args(argv):
 def check_args(parser, args):
     """Flag values that cannot work; parser.error prints usage and exits with code 2."""
     positive = ["micro_batch", "grad_accum", "max_seq_len", "logprob_chunk_tokens", "save_every", "keep_last",
-                "bucket_size", "gen_tasks", "gen_max_new_tokens", "judge_workers"]
+                "bucket_size", "gen_tasks", "gen_max_new_tokens", "gen_batch_size", "judge_workers"]
     for name in positive:
         if getattr(args, name) <= 0:
             parser.error(f"--{name.replace('_', '-')} must be > 0 (got {getattr(args, name)})")
@@ -409,9 +411,10 @@ def epoch_batches(lengths, micro_batch, bucket_size, seed, epoch) -> list:
     rng = random.Random(seed * 1_000_003 + epoch)
     order = list(range(len(lengths)))
     rng.shuffle(order)
+    window_size = math.ceil(bucket_size / micro_batch) * micro_batch  # whole micro-batches per window
     batches = []
-    for start in range(0, len(order), bucket_size):
-        window = sorted(order[start:start + bucket_size], key=lambda i: lengths[i])
+    for start in range(0, len(order), window_size):
+        window = sorted(order[start:start + window_size], key=lambda i: lengths[i])
         batches += [window[i:i + micro_batch] for i in range(0, len(window), micro_batch)]
     rng.shuffle(batches)
     return batches
@@ -577,7 +580,7 @@ def judged_generation(pol, tasks, judge: LazyJudge, step, run_dir, args) -> dict
         return {}
     prompts = [policy_lib.render_user(pol.tokenizer, prompt) for _, prompt, _ in tasks]
     samples = policy_lib.generate(pol, prompts, args.gen_max_new_tokens, args.gen_temperature, args.gen_top_p,
-                                  seed=args.seed + step, batch_size=args.micro_batch,
+                                  seed=args.seed + step, batch_size=args.gen_batch_size,
                                   logprob_chunk_tokens=args.logprob_chunk_tokens)
     j = judge.get()
     verdicts = j.verify_many([(src, s.text) for (_, _, src), s in zip(tasks, samples)], completions=True) if j else None
@@ -654,6 +657,10 @@ def run_sft(args) -> dict:
     from transformers.utils import logging as hf_logging
 
     hf_logging.disable_progress_bar()  # save_pretrained's shard bars would interleave with the step lines
+    if not args.resume:  # check the inputs before anything is written
+        load_pairs(args.pairs)
+        if args.tasks:
+            read_jsonl(args.tasks, "tasks")
     run_dir, ckpt = prepare_run_dir(args)
     if ckpt is not None:
         args = args_from_checkpoint(args, ckpt)
