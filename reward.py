@@ -1017,7 +1017,7 @@ class Judge:
 
     def __init__(self, workers=2, device="cpu", timeout_s=60.0, policy="hybrid", trials=5, atol=None, rtol=None,
                  time_trials=100, compile_baseline=False, *, strict_tol=False, recycle_every=50,
-                 mem_limit_gb=8.0, seed=0, threads_per_worker=1, startup_timeout_s=300.0):
+                 mem_limit_gb=8.0, seed=0, threads_per_worker=1, startup_timeout_s=300.0, spare_workers=None):
         if device not in ("cpu", "cuda"):
             raise ValueError(f"device must be 'cpu' or 'cuda', got {device!r}")
         if policy not in ("hybrid", "strict"):
@@ -1035,7 +1035,12 @@ class Judge:
         os.makedirs(self.lock_dir, exist_ok=True)
         self.startup_failures = 0
         self.closed = False
-        self.slots = [_Slot() for _ in range(workers)]
+        # Spare workers start while others run, so replacing a recycled worker costs no startup latency;
+        # at most `workers` candidates run at once.
+        if spare_workers is None:
+            spare_workers = 1 if (os.cpu_count() or 1) > workers else 0
+        self.workers = int(workers)
+        self.slots = [_Slot() for _ in range(workers + spare_workers)]
         for s in self.slots:
             self._start(s)
         import atexit
@@ -1069,11 +1074,13 @@ class Judge:
         if bar is not None:
             bar.update(len(pairs) - len(pending))
         while pending or any(s.job is not None for s in self.slots):
+            busy = sum(s.job is not None for s in self.slots)
             for s in self.slots:
                 if s.proc is None:
                     self._start(s)
-                if s.ready and s.job is None and pending:
+                if s.ready and s.job is None and pending and busy < self.workers:
                     self._dispatch(s, *pending.pop())
+                    busy += 1
             now = time.monotonic()
             waits = [s.deadline - now for s in self.slots if s.job is not None and s.paused_at is None]
             fds = {s.res_r: s for s in self.slots if s.proc is not None}
