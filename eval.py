@@ -1,0 +1,694 @@
+"""eval.py: run a policy over a task set, judge every answer with reward.py, report Acc, fast_p and speedups.
+
+    python eval.py --tasks tests/eval_data/tasks --policy solutions:tests/eval_data/solutions --out runs/eval-smoke
+    python synth.py --num-programs 100 --levels 2 --seed 0 --out data/l2.jsonl
+    python eval.py --tasks data/l2.jsonl --policy teacher --baseline eager,compile --device cuda --workers 4 \\
+        --out runs/eval-teacher-l2
+    python eval.py --tasks data/l2.jsonl --policy runs/sft-7b --samples 8 --device cuda --out runs/eval-sft-l2
+
+--tasks is a synthetic JSONL (synth.py) or a directory of KernelBench-format .py files (the level is the
+file name's leading "N_", else "-"). --policy is one of:
+  CKPT_DIR          a train.py run dir (its last checkpoint), one checkpoints/step_N dir, or a dir written by
+                    policy.save_policy (base + adapter); answers sampled through policy.py with the shared prompt
+  model:ID_OR_PATH  any causal LM without an adapter (the zero-shot base model baseline)
+  teacher           teacher.compile_program (the deterministic DAG -> Triton compiler; no LLM)
+  solutions:DIR     DIR/<task id>.py per task; a missing file is a failed task ("missing_solution")
+  reference         the task's own Model renamed ModelNew. The judge has no reference mode: it requires a
+                    @triton.jit kernel, so every such answer fails with "no_triton_kernel". It checks that the
+                    judge rejects plain PyTorch, not the eager-vs-eager timing noise.
+
+Metrics (KernelBench's definitions; pure functions below, tested against hand-computed tables):
+  Acc        share of tasks whose answer is correct.
+  fast_p     share of ALL tasks (failed and missing ones included) that are correct AND have speedup > p,
+             for p in 0, 1, 1.5, 2; speedup = eager reference time / candidate time. fast_0 = Acc.
+  geomean    geometric-mean speedup over the correct tasks (tasks whose speed was measured).
+  pass@k     Chen et al.'s unbiased estimator 1 - C(n-c, k) / C(n, k), averaged over tasks (--samples n > 1).
+  vs compile the same fast_p / geomean against torch.compile of the reference (--baseline eager,compile).
+Choices to know about:
+  * With --samples N > 1 a task's row is the best of its N samples (the fastest correct one; else the first
+    that compiled; else the first), so Acc = pass@N there; pass@k for k < N are the unbiased estimates.
+  * On CPU (Triton interpreter) correctness is real but speed is not measured: speed columns say "not
+    measured" and fast_p for p > 0 is absent from the aggregates (not 0). No plots are drawn then.
+  * --search hands each task to search.py (issue 7) with the same policy as proposer; its one answer per task
+    is then judged here like any other, so search and plain sampling share one judge and one timing.
+
+Outputs in --out: run.json (args, argv, git commit, versions, GPU), results.jsonl (one line per task,
+appended as each judging chunk finishes, so a crash loses at most one chunk), samples.jsonl (model text and
+every sample's verdict), solutions/<task id>.py (the answer judged for each task), report.md and, when speed
+was measured, speedup_hist.png and fast_p_curve.png. Rerunning with the same --out skips the finished tasks
+(the identity flags must match). The last line of stdout is one JSON object with the aggregates.
+Not bit-reproducible: model samples are seeded per generation batch, so a resumed run, which batches the
+remaining tasks differently, draws different samples than an uninterrupted one.
+"""
+import argparse
+import json
+import math
+import os
+import re
+import sys
+import time
+
+FAST_PS = (0.0, 1.0, 1.5, 2.0)
+PASS_KS = (1, 2, 4, 5, 8, 10, 16, 32, 64, 100)
+IDENTITY_FLAGS = ("tasks", "policy", "samples", "device", "judge_policy", "baseline", "search", "seed", "trials")
+ERROR_MSG_CHARS = 500  # error_msg kept per row in results.jsonl (the full verdict sits next to it)
+
+
+class UsageError(Exception):
+    """A bad flag or input found before any judging: one line on stderr, exit code 2."""
+
+
+# ----------------------------------------------------------------------------------------------------
+# Metrics: small pure functions of per-task rows ({"correct", "speedup", ...}) or plain numbers.
+
+
+def fast_p(rows, p, key="speedup"):
+    """KernelBench fast_p: share of ALL rows that are correct with row[key] > p. p = 0 counts every correct
+    row (any measured speedup is > 0), so fast_0 = Acc even where speed was not measured."""
+    if not rows:
+        return None
+    hits = sum(1 for r in rows if r.get("correct") and (p == 0 or (r.get(key) is not None and r[key] > p)))
+    return hits / len(rows)
+
+
+def geomean(xs):
+    """Geometric mean of positive numbers; None for an empty list."""
+    xs = list(xs)
+    if not xs:
+        return None
+    if any(x <= 0 for x in xs):
+        raise ValueError(f"geomean needs positive numbers, got {min(xs)}")
+    return math.exp(sum(math.log(x) for x in xs) / len(xs))
+
+
+def pass_at_k(n, c, k):
+    """Unbiased pass@k from n samples of which c are correct (Chen et al. 2021): 1 - C(n-c, k) / C(n, k),
+    computed as a stable product."""
+    if not 0 <= c <= n or k < 1 or k > n:
+        raise ValueError(f"pass@k needs 0 <= c <= n and 1 <= k <= n, got n={n} c={c} k={k}")
+    if n - c < k:
+        return 1.0
+    prod = 1.0
+    for i in range(n - c + 1, n + 1):
+        prod *= 1.0 - k / i
+    return 1.0 - prod
+
+
+def aggregate(rows, speed_measured=None, compile_measured=None, ps=FAST_PS):
+    """Aggregates of per-task rows. Row keys used: correct, compiled, speedup, speedup_vs_compile, n_samples,
+    n_correct. speed_measured None means "some correct row has a speedup". Keys that cannot be computed are
+    absent (fast_p for p > 0 and geomeans without measured speed, pass@k for k above the samples per task)."""
+    n = len(rows)
+    if speed_measured is None:
+        speed_measured = any(r.get("correct") and r.get("speedup") is not None for r in rows)
+    if compile_measured is None:
+        compile_measured = any(r.get("correct") and r.get("speedup_vs_compile") is not None for r in rows)
+    out = {"n_tasks": n, "n_correct": sum(bool(r.get("correct")) for r in rows),
+           "compiled": sum(bool(r.get("compiled")) for r in rows) / n if n else None,
+           "acc": fast_p(rows, 0.0), "speed_measured": bool(speed_measured)}
+    for key, suffix, measured in [("speedup", "", speed_measured), ("speedup_vs_compile", "_vs_compile",
+                                                                      compile_measured)]:
+        if not measured and suffix:
+            continue
+        for p in ps:
+            if p == 0 and suffix:
+                continue  # fast_0 is Acc whatever the baseline
+            if p == 0 or measured:
+                out[f"fast_{p:g}{suffix}"] = fast_p(rows, p, key)
+        if measured:
+            out[f"geomean_speedup{suffix}"] = geomean(r[key] for r in rows if r.get("correct") and r.get(key))
+    n_samples = min((r.get("n_samples", 1) for r in rows), default=1)
+    if n_samples > 1:
+        for k in sorted({k for k in PASS_KS if k <= n_samples} | {n_samples}):
+            out[f"pass@{k}"] = sum(pass_at_k(r["n_samples"], r["n_correct"], k) for r in rows) / n
+    return out
+
+
+def level_key(level):
+    """Sort order of levels: numbers first (numerically), then the rest ("-") by name."""
+    s = str(level)
+    return (0, float(s), "") if re.fullmatch(r"\d+(\.\d+)?", s) else (1, 0.0, s)
+
+
+def aggregate_by_level(rows, speed_measured=None, compile_measured=None):
+    """{"levels": {level: aggregates}, "overall": aggregates}; levels are strings."""
+    levels = {}
+    for r in rows:
+        levels.setdefault(str(r.get("level", "-")), []).append(r)
+    return {"levels": {lv: aggregate(levels[lv], speed_measured, compile_measured)
+                       for lv in sorted(levels, key=level_key)},
+            "overall": aggregate(rows, speed_measured, compile_measured)}
+
+
+# ----------------------------------------------------------------------------------------------------
+# Tasks and per-task rows
+
+
+def task_level(record):
+    """The record's level; for KernelBench files (level None) the file name's leading "N_", else "-"."""
+    if record.get("level") is not None:
+        return str(record["level"])
+    m = re.match(r"(\d+)_", str(record["id"]))
+    return m.group(1) if m else "-"
+
+
+def safe_name(task_id):
+    return re.sub(r"[^A-Za-z0-9._-]", "_", str(task_id))
+
+
+def pick_best(verdicts):
+    """Index of the sample that represents a task: fastest correct, else first compiled, else first."""
+    correct = [i for i, v in enumerate(verdicts) if v.correct]
+    if correct:
+        return max(correct, key=lambda i: (verdicts[i].speedup or 0.0, -i))
+    return next((i for i, v in enumerate(verdicts) if v.compiled), 0)
+
+
+def task_row(record, verdicts):
+    """One results.jsonl line from a task's sample verdicts (reward.Verdict)."""
+    best = pick_best(verdicts)
+    v = verdicts[best]
+    return {"task_id": record["id"], "level": task_level(record), "compiled": bool(v.compiled),
+            "correct": bool(v.correct), "speedup": v.speedup, "speedup_vs_compile": v.timings.get("speedup_vs_compile"),
+            "runtime_ms": v.runtime_ms, "ref_ms": v.ref_ms, "compile_ref_ms": v.timings.get("compile_ref_ms"),
+            "max_abs_err": v.max_abs_err, "error_type": v.error_type, "error_msg": v.error_msg[:ERROR_MSG_CHARS],
+            "flags": v.flags, "n_samples": len(verdicts), "n_correct": sum(bool(x.correct) for x in verdicts),
+            "n_compiled": sum(bool(x.compiled) for x in verdicts), "best_sample": best, "verdict": v.to_dict()}
+
+
+def read_rows(path):
+    """Finished rows of a results.jsonl; a torn last line (a crash mid-write) is ignored."""
+    rows = {}
+    if not os.path.isfile(path):
+        return rows
+    with open(path) as f:
+        for line in f:
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(row, dict) and "task_id" in row:
+                rows[row["task_id"]] = row
+    return rows
+
+
+def append_jsonl(path, rows):
+    with open(path, "a") as f:
+        for row in rows:
+            f.write(json.dumps(row) + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def _repair_tail(path):
+    """A crash can leave a torn line without a newline; end it so the next append starts a fresh line."""
+    if os.path.isfile(path) and os.path.getsize(path) > 0:
+        with open(path, "rb+") as f:
+            f.seek(-1, os.SEEK_END)
+            if f.read(1) != b"\n":
+                f.write(b"\n")
+
+
+# ----------------------------------------------------------------------------------------------------
+# Policies. propose(records, n_samples, seed) -> per record, n_samples candidates, each a dict:
+#   {"text": str | None, "completion": bool, "error_type": str | None, "error_msg": str}
+# text None means the policy gave no answer (the error says why); completion True means raw model text whose
+# last ```python block is the solution. search.py receives the same proposer.
+
+
+def _answer(text, completion=False):
+    return {"text": text, "completion": completion, "error_type": None, "error_msg": ""}
+
+
+def _no_answer(error_type, msg):
+    return {"text": None, "completion": False, "error_type": error_type, "error_msg": msg}
+
+
+class SolutionsPolicy:
+    """solutions:DIR: DIR/<task id>.py (or the id made file-name safe)."""
+
+    def __init__(self, directory):
+        self.directory = directory
+
+    def propose(self, records, n_samples, seed):
+        out = []
+        for rec in records:
+            paths = [os.path.join(self.directory, f"{name}.py") for name in (str(rec["id"]), safe_name(rec["id"]))]
+            path = next((p for p in paths if os.path.isfile(p)), None)
+            if path is None:
+                out.append([_no_answer("missing_solution", f"no solution file {paths[-1]}")])
+                continue
+            with open(path, encoding="utf-8", errors="replace") as f:
+                out.append([_answer(f.read())])
+        return out
+
+
+class ReferencePolicy:
+    """The task's own Model, renamed ModelNew (with every reference to the name Model)."""
+
+    def propose(self, records, n_samples, seed):
+        return [[_answer(re.sub(r"\bModel\b", "ModelNew", rec["source"]))] for rec in records]
+
+
+class TeacherPolicy:
+    """teacher.compile_program(record, seed) per task; TeacherError becomes a failed task ("teacher_error")."""
+
+    def __init__(self):
+        import teacher  # imported here: only this policy needs it (and it may not exist yet)
+
+        self.teacher = teacher
+
+    def propose(self, records, n_samples, seed):
+        out = []
+        for rec in records:
+            try:
+                out.append([_answer(self.teacher.compile_program(rec, seed=seed))])
+            except self.teacher.TeacherError as e:
+                out.append([_no_answer("teacher_error", str(e))])
+            except Exception as e:  # a teacher bug: stop, naming the task (finished rows are already saved)
+                e.add_note(f"eval.py: teacher.compile_program failed on task {rec['id']!r}")
+                raise
+        return out
+
+
+def resolve_checkpoint(path):
+    """The directory load_policy reads (it holds policy.json) for a train.py run dir (its last checkpoint),
+    a checkpoints/step_N dir, or a save_policy dir; None if `path` is none of these."""
+    if os.path.isfile(os.path.join(path, "policy.json")):
+        return path
+    if os.path.isfile(os.path.join(path, "policy", "policy.json")):
+        return os.path.join(path, "policy")
+    root = os.path.join(path, "checkpoints")
+    if os.path.isdir(root):
+        steps = sorted(n for n in os.listdir(root) if n.startswith("step_") and n[5:].isdigit())
+        for name in reversed(steps):
+            ckpt = os.path.join(root, name, "policy")
+            if os.path.isfile(os.path.join(ckpt, "policy.json")):
+                return ckpt
+    return None
+
+
+class ModelPolicy:
+    """A causal LM through policy.py: the shared prompt, batched seeded sampling, N samples per task."""
+
+    def __init__(self, model_path, args):
+        import policy as policy_lib
+
+        self.lib, self.args = policy_lib, args
+        self.policy = policy_lib.load_policy(model_path, lora_r=0, device=args.device, seed=args.seed)
+        self.policy.model.eval()
+
+    def propose(self, records, n_samples, seed):
+        a = self.args
+        prompts = [self.lib.render_prompt(self.policy.tokenizer, rec["source"]) for rec in records for _ in range(n_samples)]
+        samples = self.lib.generate(self.policy, prompts, a.max_new_tokens, a.temperature, a.top_p, seed=seed,
+                                    batch_size=a.gen_batch_size)
+        texts = [_answer(s.text, completion=True) for s in samples]
+        return [texts[i * n_samples:(i + 1) * n_samples] for i in range(len(records))]
+
+
+def check_policy_spec(spec):
+    """Cheap validation of --policy (no model is loaded); returns its kind. Raises UsageError."""
+    if spec.startswith("solutions:"):
+        if not os.path.isdir(spec[len("solutions:"):]):
+            raise UsageError(f"--policy {spec}: {spec[len('solutions:'):]!r} is not a directory")
+        return "solutions"
+    if spec in ("reference", "teacher"):
+        if spec == "teacher":
+            try:
+                import teacher  # noqa: F401
+            except ImportError as e:
+                raise UsageError(f"--policy teacher needs teacher.py (issue 4), which cannot be imported: {e}") from None
+        return spec
+    if spec.startswith("model:"):
+        return "model"
+    if not (os.path.isdir(spec) and resolve_checkpoint(spec)):
+        raise UsageError(f"--policy {spec!r} is not teacher, reference, solutions:DIR, model:ID_OR_PATH or a "
+                         "checkpoint directory (a train.py run dir, checkpoints/step_N, or a dir with policy.json)")
+    return "checkpoint"
+
+
+def make_policy(spec, args):
+    """The proposer for --policy (check_policy_spec has validated it)."""
+    kind = check_policy_spec(spec)
+    if kind == "solutions":
+        return SolutionsPolicy(spec[len("solutions:"):])
+    if kind == "reference":
+        return ReferencePolicy()
+    if kind == "teacher":
+        return TeacherPolicy()
+    return ModelPolicy(spec[len("model:"):] if kind == "model" else resolve_checkpoint(spec), args)
+
+
+def search_answers(records, proposer, judge, args):
+    """--search: one answer per task from search.py (issue 7), which samples fragments through `proposer`
+    and verifies them with `judge`. Contract: search.search_task(record, proposer, judge, samples=, seed=)
+    returns a solution source (str) or None when it found nothing correct."""
+    import search
+
+    out = []
+    for rec in records:
+        source = search.search_task(rec, proposer, judge, samples=args.samples, seed=args.seed)
+        out.append([_answer(source)] if source else [_no_answer("search_failed", "search found no correct program")])
+    return out
+
+
+# ----------------------------------------------------------------------------------------------------
+# Judging
+
+
+def judge_candidates(judge, records, candidates):
+    """Verdicts per record (lists aligned with `candidates`): one verify_many call for the whole chunk."""
+    from reward import Verdict
+
+    pairs, where = [], []
+    verdicts = [[None] * len(c) for c in candidates]
+    for i, (rec, cands) in enumerate(zip(records, candidates)):
+        for j, c in enumerate(cands):
+            if c["text"] is None:
+                verdicts[i][j] = Verdict(error_type=c["error_type"], error_msg=c["error_msg"])
+            else:
+                pairs.append((rec["source"], c["text"]))
+                where.append((i, j, c["completion"]))
+    # verify_many takes one completions flag per call; policies never mix kinds, but split to be safe.
+    for kind in (False, True):
+        idx = [k for k, w in enumerate(where) if w[2] == kind]
+        if idx:
+            for k, v in zip(idx, judge.verify_many([pairs[k] for k in idx], completions=kind, progress=False)):
+                verdicts[where[k][0]][where[k][1]] = v
+    return verdicts
+
+
+def solution_text(candidate):
+    """The solution source inside a candidate (None if there is none)."""
+    from reward import SolutionError, extract_solution
+
+    if candidate["text"] is None or not candidate["completion"]:
+        return candidate["text"]
+    try:
+        return extract_solution(candidate["text"])
+    except SolutionError:
+        return None
+
+
+def fmt_speed(x, measured):
+    if not measured:
+        return "not measured"
+    return "-" if x is None else f"{x:.2f}x"
+
+
+def progress_line(done, total, row, speed_measured):
+    return (f"task {done:04d}/{total:04d} | {row['task_id']} | level {row['level']} | compiled {int(row['compiled'])} | "
+            f"correct {row['n_correct']}/{row['n_samples']} | speedup {fmt_speed(row['speedup'], speed_measured)} | "
+            f"error {row['error_type'] or '-'}")
+
+
+# ----------------------------------------------------------------------------------------------------
+# Report and plots
+
+
+def _pct(x):
+    return "-" if x is None else f"{100 * x:.1f}%"
+
+
+def level_table(agg, speed_measured, compile_measured):
+    """Markdown rows: one per level and one for all tasks."""
+    head = ["level", "tasks", "compiled", "Acc"] + [f"fast_{p:g}" for p in FAST_PS[1:]] + ["geomean speedup"]
+    if compile_measured:
+        head += [f"fast_{p:g} vs compile" for p in FAST_PS[1:]] + ["geomean vs compile"]
+    ks = sorted({k for a in [agg["overall"]] for k in a if k.startswith("pass@")}, key=lambda k: int(k[5:]))
+    head += ks
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for name, a in list(agg["levels"].items()) + [("all", agg["overall"])]:
+        cells = [f"**{name}**" if name == "all" else name, str(a["n_tasks"]), _pct(a["compiled"]), _pct(a["acc"])]
+        for suffix, measured in [("", speed_measured)] + ([("_vs_compile", True)] if compile_measured else []):
+            for p in FAST_PS[1:]:
+                cells.append(_pct(a.get(f"fast_{p:g}{suffix}")) if measured else "not measured")
+            g = a.get(f"geomean_speedup{suffix}")
+            cells.append(("-" if g is None else f"{g:.3f}x") if measured else "not measured")
+        cells += [_pct(a.get(k)) for k in ks]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def write_report(out_dir, rows, agg, run, speed_measured, compile_measured, plots):
+    a = run["args"]
+    gpus = ", ".join(g["name"] for g in run.get("gpus", [])) or "none (CPU)"
+    errors = {}
+    for r in rows:
+        if not r["correct"]:
+            errors.setdefault(r["error_type"] or "unknown", []).append(r)
+    lines = [f"# Evaluation: {a['policy']} on {a['tasks']}", "",
+             f"Command: `{' '.join(run['argv'])}`", "",
+             f"{run['time']} | git {run.get('git_commit')} | GPU {gpus} | python {run['python']} | "
+             + " | ".join(f"{k} {v}" for k, v in run["versions"].items() if v), "",
+             f"Judge: reward.py, device {a['device']}, policy {a['judge_policy']}, {a['trials']} correctness trials, "
+             f"tolerance table fp32 atol = rtol = 1e-2 (reward.TOLERANCES), timeout {a['timeout_s']:g} s, "
+             f"{a['workers']} workers, {a['time_trials']} timed runs (median, L2 flushed, CUDA events), "
+             f"baselines {a['baseline']}, samples per task {a['samples']}, search {a['search']}.", ""]
+    if not speed_measured:
+        lines += ["Speed was not measured (CPU: the Triton interpreter); speed columns say so and fast_p for "
+                  "p > 0 is absent, not zero.", ""]
+    if a["samples"] > 1:
+        lines += [f"Each task's row is the best of {a['samples']} samples (Acc = pass@{a['samples']}); "
+                  "pass@k is the unbiased estimator.", ""]
+    lines += ["## Per level", "", level_table(agg, speed_measured, compile_measured), "",
+              "fast_p: share of all tasks that are correct and faster than the baseline by more than p "
+              "(KernelBench). geomean: over correct tasks.", "", "## Failures by error type", ""]
+    if errors:
+        lines += ["| error type | tasks | examples |", "|---|---|---|"]
+        for et, rs in sorted(errors.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+            lines.append(f"| {et} | {len(rs)} | {', '.join(str(r['task_id']) for r in rs[:5])} |")
+    else:
+        lines.append("none")
+    lines += ["", "## Tasks", "", "| task | level | compiled | correct | speedup | vs compile | error |",
+              "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        svc = fmt_speed(r.get("speedup_vs_compile"), speed_measured and compile_measured) if compile_measured else "-"
+        lines.append(f"| {r['task_id']} | {r['level']} | {int(r['compiled'])} | {r['n_correct']}/{r['n_samples']} | "
+                     f"{fmt_speed(r['speedup'], speed_measured)} | {svc} | {r['error_type'] or '-'} |")
+    if plots:
+        lines += ["", "## Plots", ""] + [f"![{os.path.basename(p)}]({os.path.basename(p)})" for p in plots]
+    with open(os.path.join(out_dir, "report.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def write_plots(out_dir, rows, compile_measured):
+    """speedup_hist.png (correct tasks, log-x) and fast_p_curve.png (fast_p vs p). Returns the paths."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    series = [("vs eager", "speedup")] + ([("vs torch.compile", "speedup_vs_compile")] if compile_measured else [])
+    paths = []
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for label, key in series:
+        xs = [r[key] for r in rows if r["correct"] and r.get(key)]
+        if xs:
+            lo, hi = min(xs + [0.5]), max(xs + [2.0])
+            bins = [lo * (hi / lo) ** (i / 30) for i in range(31)]
+            ax.hist(xs, bins=bins, alpha=0.6, label=f"{label} (n={len(xs)})")
+    ax.set_xscale("log")
+    ax.axvline(1.0, color="k", lw=0.8)
+    ax.set_xlabel("speedup (log scale)")
+    ax.set_ylabel("correct tasks")
+    ax.legend()
+    fig.tight_layout()
+    paths.append(os.path.join(out_dir, "speedup_hist.png"))
+    fig.savefig(paths[-1], dpi=120)
+    plt.close(fig)
+
+    fig, ax = plt.subplots(figsize=(6, 4))
+    top = max([r.get(k) or 0.0 for r in rows for _, k in series] + [3.0])
+    ps = [top * i / 200 for i in range(201)]
+    for label, key in series:
+        ax.plot(ps, [fast_p(rows, p, key) for p in ps], label=label)
+    ax.set_xlabel("speedup threshold p")
+    ax.set_ylabel("fast_p (share of all tasks)")
+    ax.set_ylim(0, 1)
+    ax.legend()
+    fig.tight_layout()
+    paths.append(os.path.join(out_dir, "fast_p_curve.png"))
+    fig.savefig(paths[-1], dpi=120)
+    plt.close(fig)
+    return paths
+
+
+# ----------------------------------------------------------------------------------------------------
+# CLI
+
+
+def build_parser():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("--tasks", required=True, help="synthetic task JSONL or a directory of KernelBench-format .py files")
+    p.add_argument("--policy", required=True,
+                   help="checkpoint dir | model:ID_OR_PATH | teacher | solutions:DIR | reference (see the docstring)")
+    p.add_argument("--out", required=True, help="output directory; rerunning with the same one skips finished tasks")
+    p.add_argument("--baseline", default="eager", help="comma list of eager,compile (speedup is always vs eager)")
+    p.add_argument("--search", action="store_true", help="test-time search (search.py) per task")
+    p.add_argument("--samples", type=int, default=1, help="samples per task (model policies); pass@k when > 1")
+    p.add_argument("--device", choices=["cpu", "cuda"], default="cpu", help="judge and model device; speed needs cuda")
+    p.add_argument("--workers", type=int, default=2, help="judge worker processes")
+    p.add_argument("--timeout-s", type=float, default=120.0, help="wall-clock limit per candidate, seconds")
+    p.add_argument("--judge-policy", choices=["hybrid", "strict"], default="hybrid",
+                   help="hybrid: torch ops allowed next to faithful kernels (paper); strict: only alloc/view/copy")
+    p.add_argument("--trials", type=int, default=5, help="correctness trials with fresh seeded inputs")
+    p.add_argument("--time-trials", type=int, default=100, help="timed runs per model (cuda only)")
+    p.add_argument("--seed", type=int, default=0, help="seed of trial inputs, sampling and the teacher")
+    p.add_argument("--max-new-tokens", type=int, default=2048, help="generation length limit, tokens")
+    p.add_argument("--temperature", type=float, default=None,
+                   help="sampling temperature; default 0 (greedy) for --samples 1, else 0.8")
+    p.add_argument("--top-p", type=float, default=0.95, help="nucleus sampling mass")
+    p.add_argument("--gen-batch-size", type=int, default=16, help="prompts per generation call (model policies)")
+    p.add_argument("--limit", type=int, default=None, help="evaluate only the first N tasks")
+    return p
+
+
+def check_args(args):
+    """Validate flags and compute derived values; raises UsageError."""
+    baselines = [b.strip() for b in args.baseline.split(",") if b.strip()]
+    bad = [b for b in baselines if b not in ("eager", "compile")]
+    if bad or not baselines:
+        raise UsageError(f"--baseline takes a comma list of eager,compile; got {args.baseline!r}")
+    args.baseline = ",".join(sorted(set(baselines) | {"eager"}, key=["eager", "compile"].index))
+    for name, lo in [("samples", 1), ("workers", 1), ("trials", 1), ("time_trials", 0), ("gen_batch_size", 1),
+                     ("max_new_tokens", 1)]:
+        if getattr(args, name) < lo:
+            raise UsageError(f"--{name.replace('_', '-')} must be >= {lo}, got {getattr(args, name)}")
+    if args.timeout_s <= 0:
+        raise UsageError(f"--timeout-s must be > 0, got {args.timeout_s}")
+    if args.limit is not None and args.limit < 1:
+        raise UsageError(f"--limit must be >= 1, got {args.limit}")
+    args.policy_kind = check_policy_spec(args.policy)
+    if args.samples > 1 and args.policy_kind not in ("model", "checkpoint") and not args.search:
+        raise UsageError(f"--samples {args.samples} needs a model policy; {args.policy!r} gives one answer per task")
+    if args.temperature is None:
+        args.temperature = 0.0 if args.samples == 1 else 0.8
+    if args.samples > 1 and args.temperature == 0 and not args.search:
+        raise UsageError("--samples > 1 with --temperature 0 would repeat one greedy answer")
+    if not os.path.exists(args.tasks):
+        raise UsageError(f"--tasks {args.tasks!r} does not exist")
+    if args.device == "cuda":
+        import torch
+
+        if not torch.cuda.is_available():
+            raise UsageError("--device cuda but torch sees no CUDA device")
+    if args.search:
+        try:
+            import search
+        except ImportError as e:
+            raise UsageError(f"--search needs search.py (issue 7), which cannot be imported: {e}") from None
+        if not hasattr(search, "search_task"):
+            raise UsageError("--search: search.py has no search_task(record, proposer, judge, samples=, seed=)")
+    args.speed_measured = args.device == "cuda" and args.time_trials > 0
+    args.compile_measured = args.speed_measured and "compile" in args.baseline
+    return args
+
+
+def load_tasks(path, limit):
+    import synth
+
+    try:
+        records = synth.read_tasks(path)
+    except (OSError, ValueError) as e:
+        raise UsageError(f"--tasks: {e}") from None
+    ids = [str(r["id"]) for r in records]
+    dup = sorted({i for i in ids if ids.count(i) > 1})
+    if dup:
+        raise UsageError(f"--tasks: duplicate task ids {dup[:5]}")
+    return records[:limit] if limit else records
+
+
+def open_out_dir(args):
+    """Create --out and write run.json; with finished rows already there, the identity flags must match."""
+    from train import run_info, write_json_atomic
+
+    os.makedirs(os.path.join(args.out, "solutions"), exist_ok=True)
+    path = os.path.join(args.out, "run.json")
+    if os.path.isfile(path) and os.path.isfile(os.path.join(args.out, "results.jsonl")):
+        with open(path) as f:
+            old = json.load(f)["args"]
+        same = lambda k, a, b: os.path.abspath(a) == os.path.abspath(b) if k == "tasks" and a and b else a == b
+        diff = [k for k in IDENTITY_FLAGS if not same(k, old.get(k), getattr(args, k))]
+        if diff:
+            raise UsageError(f"--out {args.out} holds results of a different run (differs in "
+                             + ", ".join(f"{k}: {old.get(k)!r} vs {getattr(args, k)!r}" for k in diff)
+                             + "); choose another --out")
+    run = {"args": vars(args), "argv": ["python", "eval.py"] + args.argv, **run_info()}
+    write_json_atomic(path, run)
+    return run
+
+
+def chunks(items, size):
+    for i in range(0, len(items), size):
+        yield items[i:i + size]
+
+
+def run_eval(args):
+    """Propose, judge and record every unfinished task; returns (rows in task order, aggregates)."""
+    records = load_tasks(args.tasks, args.limit)
+    run = open_out_dir(args)
+    results_path = os.path.join(args.out, "results.jsonl")
+    _repair_tail(results_path)
+    done = read_rows(results_path)
+    todo = [r for r in records if str(r["id"]) not in done]
+    print(f"tasks {len(records)} | finished before {len(records) - len(todo)} | to judge {len(todo)} | "
+          f"policy {args.policy} | device {args.device} | samples {args.samples} | temperature {args.temperature:g} | "
+          f"baseline {args.baseline} | speed {'measured' if args.speed_measured else 'not measured'}", flush=True)
+    if todo:
+        from reward import Judge
+
+        proposer = make_policy(args.policy, args)
+        chunk_size = args.gen_batch_size if isinstance(proposer, ModelPolicy) else 2 * args.workers
+        t0, n_done = time.time(), len(records) - len(todo)
+        with Judge(workers=args.workers, device=args.device, timeout_s=args.timeout_s, policy=args.judge_policy,
+                   trials=args.trials, time_trials=args.time_trials if args.speed_measured else 0,
+                   compile_baseline=args.compile_measured, seed=args.seed) as judge:
+            for chunk_index, chunk in enumerate(chunks(todo, chunk_size)):
+                seed = args.seed + chunk_index
+                if args.search:
+                    candidates = search_answers(chunk, proposer, judge, args)
+                else:
+                    candidates = proposer.propose(chunk, args.samples, seed)
+                verdicts = judge_candidates(judge, chunk, candidates)
+                rows = [task_row(rec, vs) for rec, vs in zip(chunk, verdicts)]
+                for rec, cands, vs, row in zip(chunk, candidates, verdicts, rows):
+                    source = solution_text(cands[row["best_sample"]])
+                    if source is not None:
+                        with open(os.path.join(args.out, "solutions", f"{safe_name(rec['id'])}.py"), "w") as f:
+                            f.write(source)
+                append_jsonl(os.path.join(args.out, "samples.jsonl"),
+                             [{"task_id": rec["id"], "sample": j, "completion": c["text"] if c["completion"] else None,
+                               "verdict": v.to_dict()}
+                              for rec, cands, vs in zip(chunk, candidates, verdicts) for j, (c, v) in enumerate(zip(cands, vs))])
+                append_jsonl(results_path, rows)  # last: a row on disk means everything else for it is there too
+                for row in rows:
+                    n_done += 1
+                    done[row["task_id"]] = row
+                    print(progress_line(n_done, len(records), row, args.speed_measured), flush=True)
+        print(f"judged {len(todo)} tasks in {time.time() - t0:.1f} s", flush=True)
+    rows = [done[str(r["id"])] for r in records]
+    agg = aggregate_by_level(rows, args.speed_measured, args.compile_measured)
+    plots = write_plots(args.out, rows, args.compile_measured) if args.speed_measured else []
+    write_report(args.out, rows, agg, run, args.speed_measured, args.compile_measured, plots)
+    agg.update(out=args.out, judged=len(todo), skipped=len(records) - len(todo))
+    return rows, agg
+
+
+def main(argv=None):
+    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = parser.parse_args(argv)
+    args.argv = argv
+    try:
+        check_args(args)
+        _, agg = run_eval(args)
+    except UsageError as e:
+        parser.error(str(e))  # one line on stderr, exit code 2
+    print(json.dumps(agg))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
