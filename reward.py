@@ -634,9 +634,7 @@ class _Worker:
             rec = self.OpRecorder()
             _Launches.count = 0
             with torch.no_grad():
-                out = self.run_candidate(lambda: _call_recorded(model, inputs, rec), "runtime_error")
-            if self.device == "cuda":
-                torch.cuda.synchronize()
+                out = self.run_candidate(lambda: _call_recorded(model, inputs, rec, self.device), "runtime_error")
             self.check_identities()
             if k == 0:
                 v.compiled = True
@@ -749,11 +747,12 @@ class _Worker:
         _Launches.suppress = True
         try:
             with torch.no_grad():
-                out = self.run_candidate(lambda: _call_recorded(model, inputs, rec), "runtime_error")
-            if self.device == "cuda":
-                torch.cuda.synchronize()
+                out = self.run_candidate(lambda: _call_recorded(model, inputs, rec, self.device), "runtime_error")
         except _WorkerError:
-            return  # it broke without its kernels: faithful
+            # It broke without its kernels: counted as faithful. A candidate that raises on purpose when it
+            # notices suppression would pass here; the flag makes such cases findable.
+            v.flags.append("faithfulness_raised")
+            return
         finally:
             _Launches.suppress = False
         self.check_identities()
@@ -831,27 +830,43 @@ class _Worker:
         CUDA events and a device-wide sync; warm-ups outside; one timing per GPU at a time (file lock)."""
         import fcntl
         torch = self.torch
-        inputs_ref = self.make_inputs(task, task["seeds"][0])
-        inputs_new = self.make_inputs(task, task["seeds"][0])
+        # Inputs are refilled from a rotation of seeded sets before every run (outside the timed region), so
+        # a cache keyed on the input pointer cannot make the timed calls free.
+        sets = [self.make_inputs(task, seed) for seed in task["seeds"][:3]]
+        inputs_ref = [x.clone() if isinstance(x, torch.Tensor) else x for x in sets[0]]
+        inputs_new = [x.clone() if isinstance(x, torch.Tensor) else x for x in sets[0]]
         fns = {"ref": lambda: task["model"](*inputs_ref), "new": lambda: model(*inputs_new)}
+        refill = {"ref": inputs_ref, "new": inputs_new}
         if job["compile_baseline"]:
             if "compiled" not in task:
+                self.check_identities()  # the candidate's last chance to be caught before the re-snapshot
+                _send(self.fd_out, {"type": "pause", "nonce": job["nonce"]})  # compile time is the judge's
                 t = time.perf_counter()
-                task["compiled"] = torch.compile(task["model"])
-                with torch.no_grad():
-                    task["compiled"](*inputs_ref)
-                torch.cuda.synchronize()
+                try:
+                    task["compiled"] = torch.compile(task["model"])
+                    with torch.no_grad():
+                        task["compiled"](*inputs_ref)
+                    torch.cuda.synchronize()
+                except Exception as e:  # a baseline that does not compile is reported, not fatal
+                    task["compiled"], task["compile_error"] = None, _describe(e)
                 task["compile_ms"] = (time.perf_counter() - t) * 1e3
-            fns["compile"] = lambda: task["compiled"](*inputs_ref)
-            v.timings["compile_ms"] = round(task["compile_ms"], 1)
+                _send(self.fd_out, {"type": "resume", "nonce": job["nonce"]})
+                self.critical = self._snapshot()  # dynamo rebinds some torch functions on first use
+            if task["compiled"] is not None:
+                inputs_cmp = [x.clone() if isinstance(x, torch.Tensor) else x for x in sets[0]]
+                fns["compile"] = lambda: task["compiled"](*inputs_cmp)
+                refill["compile"] = inputs_cmp
+                v.timings["compile_ms"] = round(task["compile_ms"], 1)
+            else:
+                v.flags.append("compile_baseline_failed")
         uuid = str(torch.cuda.get_device_properties(torch.cuda.current_device()).uuid)
         lock_path = os.path.join(job["lock_dir"], f"gpu-{uuid}.lock")
         with open(lock_path, "a") as lock:
-            _send(self.fd_out, {"type": "lock_wait", "nonce": job["nonce"]})
+            _send(self.fd_out, {"type": "pause", "nonce": job["nonce"]})  # waiting is not the candidate's time
             fcntl.flock(lock, fcntl.LOCK_EX)
-            _send(self.fd_out, {"type": "lock_acquired", "nonce": job["nonce"]})
+            _send(self.fd_out, {"type": "resume", "nonce": job["nonce"]})
             try:
-                times = _cuda_times(torch, fns, job["time_trials"], self.run_candidate)
+                times = _cuda_times(torch, fns, refill, sets, job["time_trials"], self.run_candidate)
             finally:
                 fcntl.flock(lock, fcntl.LOCK_UN)
         self.check_identities()
@@ -864,7 +879,9 @@ class _Worker:
             v.timings["speedup_vs_compile"] = v.timings["compile_ref_ms"] / v.runtime_ms
 
 
-def _cuda_times(torch, fns, trials, run_candidate, warmup=5):
+def _cuda_times(torch, fns, refill, sets, trials, run_candidate, warmup=5):
+    """Per function name: `trials` times in ms. Before each run its inputs are refilled from the next
+    input set and L2 is flushed; only the run itself lies between the two events."""
     flush = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")  # > L2 of any current GPU
     times = {k: [] for k in fns}
     order = list(fns)
@@ -875,6 +892,9 @@ def _cuda_times(torch, fns, trials, run_candidate, warmup=5):
         torch.cuda.synchronize()
         for i in range(trials):
             for k in (order if i % 2 == 0 else order[::-1]):  # alternate who goes first
+                for dst, src in zip(refill[k], sets[i % len(sets)]):
+                    if isinstance(dst, torch.Tensor):
+                        dst.copy_(src)
                 flush.zero_()
                 start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
                 start.record()
@@ -904,9 +924,13 @@ def _counting_run(orig):
     return run
 
 
-def _call_recorded(model, inputs, rec):
+def _call_recorded(model, inputs, rec, device):
     with rec:
-        return model(*inputs)
+        out = model(*inputs)
+    if device == "cuda":  # asynchronous CUDA errors surface here, attributed to the candidate
+        import torch
+        torch.cuda.synchronize()
+    return out
 
 
 def _import_file(path, name, register=True):
@@ -1004,7 +1028,7 @@ class _Slot:
         self.job = None          # index into the current batch
         self.nonce = None
         self.started = self.dispatched = self.deadline = 0.0
-        self.paused_at = None    # set while the worker waits for the GPU timing lock
+        self.paused_at = None    # set while the worker does judge work (GPU lock wait, compile baseline)
         self.n_done = 0
 
 
@@ -1095,6 +1119,10 @@ class Judge:
                     self._finish(s, results, bar, _failed(
                         "timeout", f"no verdict within {self.timeout_s:g} s; worker process group killed"))
                     self._kill(s)
+                elif s.job is not None and s.paused_at is not None and now - s.paused_at > 600.0:
+                    self._finish(s, results, bar, _failed("timeout", "judge-side pause (GPU lock or compile "
+                                                          "baseline) lasted over 600 s; worker killed"))
+                    self._kill(s)
                 elif not s.ready and now - s.started > self.startup_timeout_s:
                     self._kill(s)
                     self._startup_failed(f"worker not ready after {self.startup_timeout_s:g} s")
@@ -1178,10 +1206,10 @@ class Judge:
                 continue
             if s.job is None or msg.get("nonce") != s.nonce:
                 return self._protocol_error(s, results, bar, f"unexpected {kind!r} message")
-            if kind == "lock_wait":
+            if kind == "pause":  # the worker waits for the GPU lock or compiles the baseline
                 s.paused_at = time.monotonic()
-            elif kind == "lock_acquired" and s.paused_at is not None:
-                s.deadline += time.monotonic() - s.paused_at  # waiting for the GPU is not the candidate's time
+            elif kind == "resume" and s.paused_at is not None:
+                s.deadline += time.monotonic() - s.paused_at  # judge time is not billed to the candidate
                 s.paused_at = None
             elif kind == "result":
                 try:
