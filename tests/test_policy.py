@@ -1,4 +1,6 @@
-"""policy.py on CPU with a very small stand-in of the tiny default model (issue 5)."""
+"""policy.py on CPU with a very small stand-in of the tiny default model (issue 5).
+
+Everything is pinned to the CPU in fp32 so exact comparisons hold on a CUDA machine too."""
 import json
 import os
 import subprocess
@@ -29,13 +31,14 @@ def corpus():
 @pytest.fixture(scope="module")
 def tiny():
     """A full-fine-tuning tiny policy (no adapter)."""
-    return P.load_policy(None, corpus_texts=corpus(), tiny_sizes=SIZES, lora_r=0, seed=0)
+    return P.load_policy(None, corpus_texts=corpus(), tiny_sizes=SIZES, lora_r=0, seed=0, device="cpu")
 
 
 @pytest.fixture(scope="module")
 def tiny_lora():
     """A LoRA policy whose adapter is not a no-op (B is random), so merging matters."""
-    pol = P.load_policy(None, corpus_texts=corpus(), tiny_sizes=SIZES, lora_r=4, lora_alpha=8, seed=0)
+    pol = P.load_policy(None, corpus_texts=corpus(), tiny_sizes=SIZES, lora_r=4, lora_alpha=8, seed=0,
+                         device="cpu")
     with torch.no_grad():
         for name, p in pol.model.named_parameters():
             if "lora_B" in name:
@@ -74,10 +77,11 @@ def test_render_prompt_chat_template_and_plain(tiny):
 
 
 def test_tiny_tokenizer_and_model_cached_in_run_dir(tmp_path):
-    a = P.load_policy(None, corpus_texts=corpus(), run_dir=str(tmp_path), tiny_sizes=SIZES, lora_r=0, seed=1)
+    a = P.load_policy(None, corpus_texts=corpus(), run_dir=str(tmp_path), tiny_sizes=SIZES, lora_r=0, seed=1,
+                     device="cpu")
     assert os.path.isdir(tmp_path / "tokenizer") and os.path.isdir(tmp_path / "base_model")
     # A second load needs no corpus and gets the same tokenizer and weights, even with another seed.
-    b = P.load_policy(None, run_dir=str(tmp_path), tiny_sizes=SIZES, lora_r=0, seed=2)
+    b = P.load_policy(None, run_dir=str(tmp_path), tiny_sizes=SIZES, lora_r=0, seed=2, device="cpu")
     code = read_pairs()[3]["completion"]
     assert a.tokenizer(code)["input_ids"] == b.tokenizer(code)["input_ids"]
     assert b.tokenizer.decode(b.tokenizer(code)["input_ids"]) == code  # byte-level: lossless
@@ -191,7 +195,7 @@ def test_lora_merged_for_generation_and_unmerged_after(tiny_lora):
 def test_save_and_load_policy_round_trip(tmp_path, lora_r):
     run_dir = tmp_path / "run"
     pol = P.load_policy(None, corpus_texts=corpus(), run_dir=str(run_dir), tiny_sizes=SIZES, lora_r=lora_r,
-                        lora_alpha=8, seed=0)
+                        lora_alpha=8, seed=0, device="cpu")
     with torch.no_grad():
         for p in P.trainable_parameters(pol):
             p.add_(0.01 * torch.randn_like(p))  # "training"
@@ -199,7 +203,7 @@ def test_save_and_load_policy_round_trip(tmp_path, lora_r):
     P.save_policy(pol, str(ckpt), base_dir=str(run_dir / "base_model") if lora_r else None)
     meta = json.loads((ckpt / "policy.json").read_text())
     assert meta["kind"] == ("lora" if lora_r else "full")
-    loaded = P.load_policy(str(ckpt))
+    loaded = P.load_policy(str(ckpt), device="cpu")
     assert loaded.lora == bool(lora_r)
     ids = torch.tensor([[5, 6, 7, 8, 9]])
     pol.model.eval()
@@ -233,3 +237,24 @@ def test_attach_lora_merges_the_previous_adapter(tiny_lora):
 def test_4bit_without_cuda_is_a_clear_error():
     with pytest.raises(RuntimeError, match="CUDA"):
         P._load_hf_base("any/model", torch.bfloat16, True, torch.device("cpu"))
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+def test_gpu_bf16_lora_generate_and_logprobs():
+    """The 7B path in miniature: bf16 base on CUDA, fp32 adapter, merged sampling, chunked log-probs."""
+    pol = P.load_policy(None, corpus_texts=corpus(), tiny_sizes=SIZES, lora_r=4, lora_alpha=8, seed=0, device="cuda")
+    assert pol.dtype == torch.bfloat16 and pol.device.type == "cuda"
+    assert all(p.dtype == torch.float32 for p in P.trainable_parameters(pol))  # peft keeps adapters in fp32
+    with torch.no_grad():
+        for name, p in pol.model.named_parameters():
+            if "lora_B" in name:
+                p.normal_(0, 0.5)
+    before = {k: v.clone() for k, v in pol.model.state_dict().items()}
+    prompts = [P.render_user(pol.tokenizer, p["prompt"]) for p in read_pairs()[:4]]
+    samples = P.generate(pol, prompts, max_new_tokens=16, temperature=1.0, top_p=0.95, seed=0)
+    assert all(len(s.logprobs) == len(s.completion_ids) > 0 for s in samples)
+    assert all(lp <= 0 for s in samples for lp in s.logprobs)
+    # Merging into bf16 and back is not exact, but stays within a few bf16 ulps of the weights.
+    for k, v in pol.model.state_dict().items():
+        torch.testing.assert_close(v.float(), before[k].float(), atol=0.02, rtol=0.02)

@@ -1,4 +1,5 @@
-"""train.py --stage sft on CPU with a very small stand-in model (issue 5)."""
+"""train.py --stage sft on CPU with a very small stand-in model (issue 5); pinned to the CPU (fp32) so
+the exact comparisons hold on a CUDA machine too."""
 import importlib.util
 import json
 import math
@@ -22,7 +23,7 @@ SIZES = dict(vocab_size=400, hidden_size=32, num_layers=1, num_heads=2, num_kv_h
 
 
 def sft_argv(out, *extra):
-    return ["--stage", "sft", "--pairs", PAIRS, "--out", str(out), *TINY_FLAGS, "--micro-batch", "2",
+    return ["--stage", "sft", "--pairs", PAIRS, "--out", str(out), "--device", "cpu", *TINY_FLAGS, "--micro-batch", "2",
             "--grad-accum", "2", "--lr", "1e-2", "--warmup-steps", "2", "--eval-every", "2", "--save-every", "2",
             *extra]
 
@@ -35,7 +36,8 @@ def read_metrics(run_dir):
 @pytest.fixture(scope="module")
 def tiny():
     pairs = train.load_pairs(PAIRS)
-    return P.load_policy(None, corpus_texts=train.corpus_texts(pairs, []), tiny_sizes=SIZES, lora_r=0, seed=0)
+    return P.load_policy(None, corpus_texts=train.corpus_texts(pairs, []), tiny_sizes=SIZES, lora_r=0, seed=0,
+                         device="cpu")
 
 
 def test_prompt_masking_loss_covers_completion_tokens_only(tiny):
@@ -69,7 +71,7 @@ def test_step_loss_does_not_depend_on_micro_batching(tiny):
 
     pairs = train.load_pairs(PAIRS)
     examples, _ = train.encode_pairs(tiny.tokenizer, pairs[:4], 4096)
-    args = train.parse_args(["--stage", "sft", "--pairs", PAIRS, "--grad-clip", "0"])
+    args = train.parse_args(["--stage", "sft", "--pairs", PAIRS, "--grad-clip", "0", "--device", "cpu"])
     results = []
     for micro_batches in [[[0, 1, 2, 3]], [[0, 1], [2, 3]]]:
         pol = copy.deepcopy(tiny)
@@ -120,7 +122,7 @@ def test_split_heldout_by_task_id():
 
 def final_params(run_dir):
     ckpt = train.checkpoint_dirs(str(run_dir))[-1]
-    pol = P.load_policy(os.path.join(ckpt, "policy"))
+    pol = P.load_policy(os.path.join(ckpt, "policy"), device="cpu")
     return {n: p.detach().clone() for n, p in pol.model.named_parameters() if p.requires_grad}
 
 
@@ -135,7 +137,7 @@ def test_resume_equals_uninterrupted_run(tmp_path, lora, capsys):
     assert train.main(sft_argv(part, *extra, "--stop-after", "3")) == 0
     assert [os.path.basename(d) for d in train.checkpoint_dirs(str(part))] == ["step_000002"]
     os.makedirs(part / "checkpoints" / ".tmp-step_000004-999" / "policy")  # a writer killed mid-checkpoint
-    assert train.main(["--stage", "sft", "--out", str(part), "--resume"]) == 0
+    assert train.main(["--stage", "sft", "--out", str(part), "--resume", "--device", "cpu"]) == 0
     out = capsys.readouterr().out
     assert "resuming" in out and "step_000002" in out
     a, b = read_metrics(full), read_metrics(part)
