@@ -159,7 +159,7 @@ FORBIDDEN_MODULES = {
     "pickle": "serialisation", "marshal": "serialisation", "dill": "serialisation",
     "io": "file_access", "pathlib": "file_access", "shutil": "file_access", "tempfile": "file_access",
     "socket": "network", "urllib": "network", "http": "network", "requests": "network",
-    "torch.utils.cpp_extension": "native_code", "torch.library": "patching", "torch.overrides": "dispatch_hook",
+    "torch.utils.cpp_extension": "native_code", "torch.multiprocessing": "process", "torch.distributed": "process", "torch.library": "patching", "torch.overrides": "dispatch_hook",
     "torch.utils._python_dispatch": "dispatch_hook", "torch._C": "private_torch", "torch._dynamo": "torch_compile",
     "torch._inductor": "torch_compile", "torch.cuda.streams": "stream", "triton.runtime": "patching",
 }
@@ -175,7 +175,8 @@ FORBIDDEN_ATTRS = {
     **dict.fromkeys(["load_inline", "cpp_extension", "CDLL", "cdll", "dlopen"], "native_code"),
     **dict.fromkeys(["fork", "forkpty", "system", "popen", "execv", "execve", "execl", "execvp", "execlp",
                      "spawnv", "spawnl", "posix_spawn", "posix_spawnp", "kill", "killpg", "setsid", "setpgid",
-                     "setpgrp", "pipe", "dup", "dup2", "fdopen", "putenv", "unsetenv", "chdir"], "process"),
+                     "setpgrp", "pipe", "dup", "dup2", "fdopen", "putenv", "unsetenv", "chdir",
+                     "multiprocessing", "Thread", "Process", "Pool", "start_new_thread"], "process"),
     **dict.fromkeys(["_C", "_dynamo", "_inductor", "library", "Library", "TorchDispatchMode",
                      "TorchFunctionMode", "_python_dispatch", "overrides", "_disable_current_modes",
                      "_pop_mode", "_push_mode"], "dispatch_hook"),
@@ -1088,6 +1089,9 @@ class Judge:
                 sol = extract_solution(sol) if completions else sol
             except SolutionError as e:
                 results[i] = _failed(e.error_type, str(e))
+                continue
+            if not isinstance(task, str):
+                results[i] = _failed("task_error", f"task source must be str, got {type(task).__name__}")
                 continue
             if not isinstance(sol, str) or len(sol) > MAX_SOLUTION_CHARS:
                 results[i] = _failed("too_long", f"solution is not a str of <= {MAX_SOLUTION_CHARS} chars")
