@@ -168,7 +168,7 @@ def task_row(record, verdicts):
     """One results.jsonl line from a task's sample verdicts (reward.Verdict)."""
     best = pick_best(verdicts)
     v = verdicts[best]
-    return {"task_id": record["id"], "level": task_level(record), "compiled": bool(v.compiled),
+    return {"task_id": str(record["id"]), "level": task_level(record), "compiled": bool(v.compiled),
             "correct": bool(v.correct), "speedup": v.speedup, "speedup_vs_compile": v.timings.get("speedup_vs_compile"),
             "runtime_ms": v.runtime_ms, "ref_ms": v.ref_ms, "compile_ref_ms": v.timings.get("compile_ref_ms"),
             "max_abs_err": v.max_abs_err, "error_type": v.error_type, "error_msg": v.error_msg[:ERROR_MSG_CHARS],
@@ -300,7 +300,8 @@ class ModelPolicy:
 
     def propose(self, records, n_samples, seed):
         a = self.args
-        prompts = [self.lib.render_prompt(self.policy.tokenizer, rec["source"]) for rec in records for _ in range(n_samples)]
+        prompts = [self.lib.render_prompt(self.policy.tokenizer, rec["source"])
+                   for rec in records for _ in range(n_samples)]
         samples = self.lib.generate(self.policy, prompts, a.max_new_tokens, a.temperature, a.top_p, seed=seed,
                                     batch_size=a.gen_batch_size)
         texts = [_answer(s.text, completion=True) for s in samples]
@@ -318,7 +319,8 @@ def check_policy_spec(spec):
             try:
                 import teacher  # noqa: F401
             except ImportError as e:
-                raise UsageError(f"--policy teacher needs teacher.py (issue 4), which cannot be imported: {e}") from None
+                raise UsageError(f"--policy teacher needs teacher.py (issue 4), which cannot be imported: {e}") \
+                    from None
         return spec
     if spec.startswith("model:"):
         return "model"
@@ -398,7 +400,8 @@ def fmt_speed(x, measured):
 
 
 def progress_line(done, total, row, speed_measured):
-    return (f"task {done:04d}/{total:04d} | {row['task_id']} | level {row['level']} | compiled {int(row['compiled'])} | "
+    return (f"task {done:04d}/{total:04d} | {row['task_id']} | level {row['level']} | "
+            f"compiled {int(row['compiled'])} | "
             f"correct {row['n_correct']}/{row['n_samples']} | speedup {fmt_speed(row['speedup'], speed_measured)} | "
             f"error {row['error_type'] or '-'}")
 
@@ -444,8 +447,10 @@ def write_report(out_dir, rows, agg, run, speed_measured, compile_measured, plot
              + " | ".join(f"{k} {v}" for k, v in run["versions"].items() if v), "",
              f"Judge: reward.py, device {a['device']}, policy {a['judge_policy']}, {a['trials']} correctness trials, "
              f"tolerance table fp32 atol = rtol = 1e-2 (reward.TOLERANCES), timeout {a['timeout_s']:g} s, "
-             f"{a['workers']} workers, {a['time_trials']} timed runs (median, L2 flushed, CUDA events), "
-             f"baselines {a['baseline']}, samples per task {a['samples']}, search {a['search']}.", ""]
+             f"{a['workers']} workers, samples per task {a['samples']}, search {a['search']}"
+             + (f", {a['time_trials']} timed runs per model (median; L2 flushed; CUDA events), "
+                f"baselines {a['baseline']}."
+                if speed_measured else "."), ""]
     if not speed_measured:
         lines += ["Speed was not measured (CPU: the Triton interpreter); speed columns say so and fast_p for "
                   "p > 0 is absent, not zero.", ""]
@@ -461,12 +466,13 @@ def write_report(out_dir, rows, agg, run, speed_measured, compile_measured, plot
             lines.append(f"| {et} | {len(rs)} | {', '.join(str(r['task_id']) for r in rs[:5])} |")
     else:
         lines.append("none")
-    lines += ["", "## Tasks", "", "| task | level | compiled | correct | speedup | vs compile | error |",
-              "|---|---|---|---|---|---|---|"]
+    lines += ["", "## Tasks", "", "| task | level | compiled | correct | speedup | "
+              + ("vs compile | " if compile_measured else "") + "error |", "|---|---|---|---|---|"
+              + ("---|" if compile_measured else "") + "---|"]
     for r in rows:
-        svc = fmt_speed(r.get("speedup_vs_compile"), speed_measured and compile_measured) if compile_measured else "-"
+        svc = f"{fmt_speed(r.get('speedup_vs_compile'), True)} | " if compile_measured else ""
         lines.append(f"| {r['task_id']} | {r['level']} | {int(r['compiled'])} | {r['n_correct']}/{r['n_samples']} | "
-                     f"{fmt_speed(r['speedup'], speed_measured)} | {svc} | {r['error_type'] or '-'} |")
+                     f"{fmt_speed(r['speedup'], speed_measured)} | {svc}{r['error_type'] or '-'} |")
     if plots:
         lines += ["", "## Plots", ""] + [f"![{os.path.basename(p)}]({os.path.basename(p)})" for p in plots]
     with open(os.path.join(out_dir, "report.md"), "w") as f:
@@ -520,7 +526,8 @@ def write_plots(out_dir, rows, compile_measured):
 
 
 def build_parser():
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--tasks", required=True, help="synthetic task JSONL or a directory of KernelBench-format .py files")
     p.add_argument("--policy", required=True,
                    help="checkpoint dir | model:ID_OR_PATH | teacher | solutions:DIR | reference (see the docstring)")
@@ -608,14 +615,19 @@ def open_out_dir(args):
     path = os.path.join(args.out, "run.json")
     if os.path.isfile(path) and os.path.isfile(os.path.join(args.out, "results.jsonl")):
         with open(path) as f:
-            old = json.load(f)["args"]
-        same = lambda k, a, b: os.path.abspath(a) == os.path.abspath(b) if k == "tasks" and a and b else a == b
-        diff = [k for k in IDENTITY_FLAGS if not same(k, old.get(k), getattr(args, k))]
+            previous = json.load(f)
+        old, new = dict(previous["args"]), dict(vars(args))
+        old["tasks"], new["tasks"] = os.path.abspath(old["tasks"]), os.path.abspath(new["tasks"])
+        diff = [k for k in IDENTITY_FLAGS if old.get(k) != new[k]]
         if diff:
             raise UsageError(f"--out {args.out} holds results of a different run (differs in "
-                             + ", ".join(f"{k}: {old.get(k)!r} vs {getattr(args, k)!r}" for k in diff)
+                             + ", ".join(f"{k}: {old.get(k)!r} vs {new[k]!r}" for k in diff)
                              + "); choose another --out")
+    else:
+        previous = None
     run = {"args": vars(args), "argv": ["python", "eval.py"] + args.argv, **run_info()}
+    if previous is not None:  # a resumed evaluation: keep what produced the first part too
+        run["earlier_runs"] = previous.pop("earlier_runs", []) + [previous]
     write_json_atomic(path, run)
     return run
 
@@ -653,15 +665,16 @@ def run_eval(args):
                     candidates = proposer.propose(chunk, args.samples, seed)
                 verdicts = judge_candidates(judge, chunk, candidates)
                 rows = [task_row(rec, vs) for rec, vs in zip(chunk, verdicts)]
-                for rec, cands, vs, row in zip(chunk, candidates, verdicts, rows):
+                for rec, cands, row in zip(chunk, candidates, rows):
                     source = solution_text(cands[row["best_sample"]])
                     if source is not None:
                         with open(os.path.join(args.out, "solutions", f"{safe_name(rec['id'])}.py"), "w") as f:
                             f.write(source)
                 append_jsonl(os.path.join(args.out, "samples.jsonl"),
-                             [{"task_id": rec["id"], "sample": j, "completion": c["text"] if c["completion"] else None,
+                             [{"task_id": str(rec["id"]), "sample": j, "completion": c["text"] if c["completion"] else None,
                                "verdict": v.to_dict()}
-                              for rec, cands, vs in zip(chunk, candidates, verdicts) for j, (c, v) in enumerate(zip(cands, vs))])
+                              for rec, cands, vs in zip(chunk, candidates, verdicts)
+                              for j, (c, v) in enumerate(zip(cands, vs))])
                 append_jsonl(results_path, rows)  # last: a row on disk means everything else for it is there too
                 for row in rows:
                     n_done += 1

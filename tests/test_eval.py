@@ -1,0 +1,275 @@
+"""eval.py: metrics against hand-computed tables, the CLI on hand-written solutions (CPU), rerun-skip, bad flags.
+
+tests/eval_data/tasks holds 7 tiny KernelBench-format tasks; tests/eval_data/solutions answers them:
+  1_relu_add, 1_scale_shift, abs_neg  correct Triton
+  1_softmax                           wrong numerics (exp without the row-sum division)  -> mismatch, compiled
+  2_add_tanh                          syntax error                                     -> syntax_error
+  2_mul_clamp                         calls a Triton function that does not exist       -> kernel_error
+  2_sub_abs                           no file                                           -> missing_solution
+"""
+import json
+import math
+import os
+import subprocess
+import sys
+
+import pytest
+
+import eval as ev
+from reward import Verdict, static_check
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+TASKS = os.path.join(HERE, "eval_data", "tasks")
+SOLUTIONS = os.path.join(HERE, "eval_data", "solutions")
+
+# Hand-computed: level -> (tasks, correct, compiled share, Acc).
+EXPECTED = {"1": (3, 2, 1.0, 2 / 3), "2": (3, 0, 0.0, 0.0), "-": (1, 1, 1.0, 1.0), "overall": (7, 3, 4 / 7, 3 / 7)}
+EXPECTED_ERRORS = {"1_relu_add": None, "1_scale_shift": None, "abs_neg": None, "1_softmax": "mismatch",
+                   "2_add_tanh": "syntax_error", "2_mul_clamp": "kernel_error", "2_sub_abs": "missing_solution"}
+
+
+def check_cpu_table(agg):
+    for name, (n, c, compiled, acc) in EXPECTED.items():
+        a = agg["overall"] if name == "overall" else agg["levels"][name]
+        assert (a["n_tasks"], a["n_correct"]) == (n, c), name
+        assert a["compiled"] == pytest.approx(compiled) and a["acc"] == pytest.approx(acc), name
+        assert a["fast_0"] == pytest.approx(acc)
+        assert a["speed_measured"] is False
+        assert not any(k.startswith(("fast_1", "fast_2", "geomean", "pass@")) for k in a), a  # absent, not 0
+    assert list(agg["levels"]) == ["1", "2", "-"]
+
+
+# ----------------------------------------------------------------------------------------------------
+# Metrics
+
+
+def test_pass_at_k_hand_computed():
+    assert ev.pass_at_k(5, 2, 1) == pytest.approx(0.4)
+    assert ev.pass_at_k(5, 2, 2) == pytest.approx(1 - 3 / 10)   # 1 - C(3,2)/C(5,2)
+    assert ev.pass_at_k(5, 2, 3) == pytest.approx(1 - 1 / 10)   # 1 - C(3,3)/C(5,3)
+    assert ev.pass_at_k(5, 2, 4) == 1.0                          # fewer than k failures
+    assert ev.pass_at_k(4, 0, 2) == 0.0 and ev.pass_at_k(3, 3, 1) == 1.0
+    with pytest.raises(ValueError):
+        ev.pass_at_k(2, 1, 3)
+
+
+def test_geomean_and_fast_p_hand_computed():
+    assert ev.geomean([2.0, 0.5, 1.25, 3.2]) == pytest.approx(math.sqrt(2))
+    assert ev.geomean([]) is None
+    with pytest.raises(ValueError):
+        ev.geomean([1.0, 0.0])
+    rows = [{"correct": True, "speedup": 2.0}, {"correct": False, "speedup": 5.0}, {"correct": True, "speedup": None}]
+    assert ev.fast_p(rows, 0) == pytest.approx(2 / 3)   # p = 0: every correct row, timed or not
+    assert ev.fast_p(rows, 1) == pytest.approx(1 / 3)   # an incorrect fast row never counts
+    assert ev.fast_p(rows, 2) == 0.0                    # strictly greater than p
+
+
+def _row(level, correct, compiled, speedup=None, vs_compile=None, n_samples=1, n_correct=None):
+    return {"level": level, "correct": correct, "compiled": compiled, "speedup": speedup,
+            "speedup_vs_compile": vs_compile, "n_samples": n_samples,
+            "n_correct": int(correct) if n_correct is None else n_correct}
+
+
+def test_aggregate_with_speedups_hand_computed():
+    rows = [_row("1", True, True, 2.0, 1.0), _row("1", True, True, 0.5, 0.25), _row("1", False, True),
+            _row("2", True, True, 1.25, 0.8), _row("2", False, False), _row("2", True, True, 3.2, 2.0)]
+    agg = ev.aggregate_by_level(rows, speed_measured=True, compile_measured=True)
+    o = agg["overall"]
+    assert o["n_tasks"] == 6 and o["compiled"] == pytest.approx(5 / 6) and o["acc"] == pytest.approx(4 / 6)
+    assert [o[f"fast_{p}"] for p in ("0", "1", "1.5", "2")] == pytest.approx([4 / 6, 3 / 6, 2 / 6, 1 / 6])
+    assert o["geomean_speedup"] == pytest.approx(4.0 ** 0.25)           # (2 * 0.5 * 1.25 * 3.2) ** (1/4)
+    assert [o[f"fast_{p}_vs_compile"] for p in ("1", "1.5", "2")] == pytest.approx([1 / 6, 1 / 6, 0.0])
+    assert o["geomean_speedup_vs_compile"] == pytest.approx(0.4 ** 0.25)  # 1 * 0.25 * 0.8 * 2
+    l1, l2 = agg["levels"]["1"], agg["levels"]["2"]
+    assert [l1[f"fast_{p}"] for p in ("0", "1", "1.5", "2")] == pytest.approx([2 / 3, 1 / 3, 1 / 3, 0.0])
+    assert [l2[f"fast_{p}"] for p in ("0", "1", "1.5", "2")] == pytest.approx([2 / 3, 2 / 3, 1 / 3, 1 / 3])
+    assert l1["geomean_speedup"] == pytest.approx(1.0) and l2["geomean_speedup"] == pytest.approx(2.0)
+    # No correct task but speed measured: fast_p is a real 0, the geomean undefined.
+    none = ev.aggregate([_row("1", False, True)], speed_measured=True)
+    assert none["fast_1"] == 0.0 and none["geomean_speedup"] is None
+    # Speed not measured: fast_p for p > 0 and the geomean are absent.
+    cpu = ev.aggregate([_row("1", True, True), _row("1", False, False)], speed_measured=False)
+    assert cpu["fast_0"] == cpu["acc"] == 0.5 and "fast_1" not in cpu and "geomean_speedup" not in cpu
+
+
+def test_aggregate_pass_at_k_over_tasks():
+    rows = [_row("1", c > 0, True, n_samples=4, n_correct=c) for c in (0, 1, 4, 2)]
+    o = ev.aggregate(rows, speed_measured=False)
+    assert o["pass@1"] == pytest.approx((0 + 0.25 + 1 + 0.5) / 4)
+    assert o["pass@2"] == pytest.approx((0 + 0.5 + 1 + 5 / 6) / 4)   # 1 - C(n-c,2)/C(4,2) per task
+    assert o["pass@4"] == pytest.approx(0.75)
+    assert "pass@3" not in o and "pass@8" not in o
+
+
+def test_task_row_picks_fastest_correct_sample():
+    vs = [Verdict(compiled=True, error_type="mismatch"), Verdict(compiled=True, correct=True, speedup=1.5),
+          Verdict(compiled=True, correct=True, speedup=2.5, timings={"speedup_vs_compile": 1.1})]
+    row = ev.task_row({"id": "3_x", "level": None}, vs)
+    assert (row["best_sample"], row["speedup"], row["speedup_vs_compile"]) == (2, 2.5, 1.1)
+    assert (row["level"], row["n_samples"], row["n_correct"], row["n_compiled"]) == ("3", 3, 2, 3)
+    row = ev.task_row({"id": "x", "level": 5}, [Verdict(error_type="syntax_error"), Verdict(compiled=True)])
+    assert (row["best_sample"], row["level"], row["correct"]) == (1, "5", False)
+
+
+def test_reference_policy_is_plain_pytorch_which_the_judge_rejects():
+    src = open(os.path.join(TASKS, "1_softmax.py")).read()
+    [[cand]] = ev.ReferencePolicy().propose([{"id": "t", "source": src}], 1, 0)
+    assert "class ModelNew(nn.Module)" in cand["text"] and "Model(" not in cand["text"].replace("ModelNew(", "")
+    assert static_check(cand["text"])[0] == "no_triton_kernel"  # reward.py has no reference mode
+
+
+def test_resolve_checkpoint_layouts(tmp_path):
+    step = tmp_path / "run" / "checkpoints" / "step_000010" / "policy"
+    step.mkdir(parents=True)
+    (step / "policy.json").write_text("{}")
+    (tmp_path / "run" / "checkpoints" / ".tmp-step_000020-1" / "policy").mkdir(parents=True)  # half-written
+    assert ev.resolve_checkpoint(str(tmp_path / "run")) == str(step)
+    assert ev.resolve_checkpoint(str(step.parent)) == str(step)
+    assert ev.resolve_checkpoint(str(step)) == str(step)
+    assert ev.resolve_checkpoint(str(tmp_path)) is None
+
+
+def test_report_and_plots_with_measured_speed(tmp_path):
+    rows = [dict(_row("2", True, True, 2.0, 1.0), task_id="a", error_type=None),
+            dict(_row("2", False, True), task_id="b", error_type="mismatch")]
+    agg = ev.aggregate_by_level(rows, True, True)
+    run = {"args": {"policy": "p", "tasks": "t", "device": "cuda", "judge_policy": "hybrid", "trials": 5,
+                    "timeout_s": 60.0, "workers": 1, "time_trials": 100, "baseline": "eager,compile", "samples": 1,
+                    "search": False}, "argv": ["python", "eval.py"], "time": "now", "python": "3",
+           "versions": {"torch": "x"}, "gpus": [{"name": "NVIDIA H200"}]}
+    plots = ev.write_plots(str(tmp_path), rows, compile_measured=True)
+    assert [os.path.basename(p) for p in plots] == ["speedup_hist.png", "fast_p_curve.png"]
+    assert all(os.path.getsize(p) > 1000 for p in plots)
+    ev.write_report(str(tmp_path), rows, agg, run, True, True, plots)
+    report = (tmp_path / "report.md").read_text()
+    assert "NVIDIA H200" in report and "| 2 | 2 | 100.0% | 50.0% | 50.0% | 50.0% | 0.0% | 2.000x |" in report
+    assert "not measured" not in report and "![speedup_hist.png]" in report
+
+
+# ----------------------------------------------------------------------------------------------------
+# The CLI on CPU: one full run (subprocess, as a user runs it), then resumes in-process.
+
+
+def run_main(argv, capsys):
+    assert ev.main(argv) == 0
+    return json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+
+
+def test_cli_table_rerun_skip_and_torn_tail(tmp_path, capsys):
+    out = str(tmp_path / "ev")
+    argv = ["--tasks", TASKS, "--policy", f"solutions:{SOLUTIONS}", "--out", out, "--workers", "2", "--timeout-s", "60"]
+    proc = subprocess.run([sys.executable, os.path.join(ROOT, "eval.py")] + argv, capture_output=True, text=True,
+                          timeout=300, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    agg = json.loads(proc.stdout.strip().splitlines()[-1])
+    check_cpu_table(agg)
+    assert (agg["judged"], agg["skipped"]) == (7, 0)
+    results = os.path.join(out, "results.jsonl")
+    rows = [json.loads(line) for line in open(results)]
+    assert {r["task_id"]: r["error_type"] for r in rows} == EXPECTED_ERRORS
+    report = open(os.path.join(out, "report.md")).read()
+    assert "| **all** | 7 | 57.1% | 42.9% | not measured |" in report
+    assert not any(f.endswith(".png") for f in os.listdir(out))  # no plots without measured speed
+    assert sorted(os.listdir(os.path.join(out, "solutions"))) == sorted(f"{t}.py" for t in EXPECTED_ERRORS
+                                                                        if t != "2_sub_abs")
+
+    # A crash: the last two rows lost, a torn line left behind. The rerun judges exactly those two.
+    lines = open(results).read().splitlines(keepends=True)
+    with open(results, "w") as f:
+        f.writelines(lines[:5])
+        f.write(lines[5][:40])
+    agg = run_main(argv, capsys)
+    check_cpu_table(agg)
+    assert (agg["judged"], agg["skipped"]) == (2, 5)
+    rows = [json.loads(line) for line in open(results) if line.startswith("{") and line.rstrip().endswith("}")]
+    assert sorted(r["task_id"] for r in rows) == sorted(EXPECTED_ERRORS)
+
+    # Nothing left: no judging at all, same table.
+    agg = run_main(argv, capsys)
+    check_cpu_table(agg)
+    assert (agg["judged"], agg["skipped"]) == (0, 7)
+
+    # Another policy into the same --out is refused rather than mixed in.
+    with pytest.raises(SystemExit) as e:
+        ev.main(["--tasks", TASKS, "--policy", "reference", "--out", out])
+    assert e.value.code == 2 and "different run" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--baseline", "eager,fast"], "--baseline"),
+    (["--samples", "0"], "--samples must be >= 1"),
+    (["--workers", "0"], "--workers must be >= 1"),
+    (["--timeout-s", "0"], "--timeout-s must be > 0"),
+    (["--samples", "4"], "needs a model policy"),
+    (["--policy", "solutions:/no/such/dir"], "is not a directory"),
+    (["--policy", "/no/such/checkpoint"], "checkpoint directory"),
+    (["--tasks", "/no/such/tasks.jsonl"], "does not exist"),
+    (["--device", "gpu"], "invalid choice"),
+])
+def test_bad_flags_exit_2(tmp_path, capsys, extra, message):
+    argv = ["--tasks", TASKS, "--policy", f"solutions:{SOLUTIONS}", "--out", str(tmp_path / "o")]
+    for i in range(0, len(extra), 2):  # a flag given twice: argparse keeps the last
+        argv += extra[i:i + 2]
+    with pytest.raises(SystemExit) as e:
+        ev.main(argv)
+    assert e.value.code == 2
+    assert message in capsys.readouterr().err
+    assert not os.path.exists(tmp_path / "o")  # refused before anything was written
+
+
+def test_missing_optional_parts_exit_2(tmp_path, capsys):
+    import importlib.util
+
+    import torch
+
+    base = ["--tasks", TASKS, "--out", str(tmp_path / "o")]
+    cases = []
+    if importlib.util.find_spec("teacher") is None:
+        cases.append((["--policy", "teacher"], "needs teacher.py"))
+    if importlib.util.find_spec("search") is None:
+        cases.append((["--policy", "reference", "--search"], "needs search.py"))
+    if not torch.cuda.is_available():
+        cases.append((["--policy", "reference", "--device", "cuda"], "no CUDA device"))
+    for extra, message in cases:
+        with pytest.raises(SystemExit) as e:
+            ev.main(base + extra)
+        assert e.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_teacher_and_search_wiring_with_stand_ins(tmp_path, capsys, monkeypatch):
+    """Stand-in teacher.py / search.py modules (the real ones are other issues): the teacher's answers are
+    judged, TeacherError becomes a failed row; --search judges what search_task returns."""
+    import types
+
+    def solution(task_id):
+        return open(os.path.join(SOLUTIONS, f"{task_id}.py")).read()
+
+    class TeacherError(Exception):
+        pass
+
+    def compile_program(record, seed=0):
+        if record["id"] == "1_softmax":
+            raise TeacherError("softmax is not supported")
+        return solution(record["id"])
+
+    teacher = types.ModuleType("teacher")
+    teacher.TeacherError, teacher.compile_program = TeacherError, compile_program
+    monkeypatch.setitem(sys.modules, "teacher", teacher)
+    calls = []
+
+    def search_task(record, proposer, judge, samples, seed):
+        calls.append(record["id"])
+        [[cand]] = proposer.propose([record], samples, seed)  # the policy is the proposer
+        return cand["text"]
+
+    search = types.ModuleType("search")
+    search.search_task = search_task
+    monkeypatch.setitem(sys.modules, "search", search)
+    base = ["--tasks", TASKS, "--limit", "3", "--workers", "1"]
+    agg = run_main(base + ["--policy", "teacher", "--out", str(tmp_path / "t")], capsys)
+    assert (agg["overall"]["n_correct"], agg["overall"]["n_tasks"]) == (2, 3)
+    rows = {r["task_id"]: r for r in map(json.loads, open(tmp_path / "t" / "results.jsonl"))}
+    assert rows["1_softmax"]["error_type"] == "teacher_error" and "not supported" in rows["1_softmax"]["error_msg"]
+    agg = run_main(base + ["--limit", "1", "--policy", "teacher", "--search", "--out", str(tmp_path / "s")], capsys)
+    assert calls == ["1_relu_add"] and agg["overall"]["acc"] == 1.0
