@@ -251,18 +251,20 @@ class ReferencePolicy:
 
 
 class TeacherPolicy:
-    """teacher.compile_program(record, seed) per task; TeacherError becomes a failed task ("teacher_error")."""
+    """teacher.compile_program(record, seed, target) per task; TeacherError becomes a failed task
+    ("teacher_error"). target = --device: the teacher picks block sizes and num_warps per target. The seed is
+    --seed for every task (not the per-batch sampling seed), so a resumed run compiles the same solutions."""
 
-    def __init__(self):
-        import teacher  # imported here: only this policy needs it (and it may not exist yet)
+    def __init__(self, target, seed):
+        import teacher  # imported here: only this policy needs it
 
-        self.teacher = teacher
+        self.teacher, self.target, self.seed = teacher, target, seed
 
     def propose(self, records, n_samples, seed):
         out = []
         for rec in records:
             try:
-                out.append([_answer(self.teacher.compile_program(rec, seed=seed))])
+                out.append([_answer(self.teacher.compile_program(rec, seed=self.seed, target=self.target))])
             except self.teacher.TeacherError as e:
                 out.append([_no_answer("teacher_error", str(e))])
             except Exception as e:  # a teacher bug: stop, naming the task (finished rows are already saved)
@@ -338,7 +340,7 @@ def make_policy(spec, args):
     if kind == "reference":
         return ReferencePolicy()
     if kind == "teacher":
-        return TeacherPolicy()
+        return TeacherPolicy(args.device, args.seed)
     return ModelPolicy(spec[len("model:"):] if kind == "model" else resolve_checkpoint(spec), args)
 
 
