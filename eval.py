@@ -29,8 +29,10 @@ Choices to know about:
     that compiled; else the first), so Acc = pass@N there; pass@k for k < N are the unbiased estimates.
   * On CPU (Triton interpreter) correctness is real but speed is not measured: speed columns say "not
     measured" and fast_p for p > 0 is absent from the aggregates (not 0). No plots are drawn then.
-  * --search hands each task to search.py (issue 7) with the same policy as proposer; its one answer per task
-    is then judged here like any other, so search and plain sampling share one judge and one timing.
+  * --search hands each task to search.search_task(record, proposer, judge, samples=N, seed=S) (issue 7),
+    with the policy as proposer (`propose(records, n_samples, seed)`, below) and --samples as samples per
+    fragment; its one answer per task is then judged here like any other, so search and plain sampling
+    share one judge and one timing.
 
 Outputs in --out: run.json (args, argv, git commit, versions, GPU), results.jsonl (one line per task,
 appended as each judging chunk finishes, so a crash loses at most one chunk), samples.jsonl (model text and
@@ -106,17 +108,17 @@ def aggregate(rows, speed_measured=None, compile_measured=None, ps=FAST_PS):
     out = {"n_tasks": n, "n_correct": sum(bool(r.get("correct")) for r in rows),
            "compiled": sum(bool(r.get("compiled")) for r in rows) / n if n else None,
            "acc": fast_p(rows, 0.0), "speed_measured": bool(speed_measured)}
-    for key, suffix, measured in [("speedup", "", speed_measured), ("speedup_vs_compile", "_vs_compile",
-                                                                      compile_measured)]:
-        if not measured and suffix:
-            continue
+    for p in ps:
+        if p == 0 or speed_measured:  # fast_0 = Acc is defined without timing; the rest is not
+            out[f"fast_{p:g}"] = fast_p(rows, p)
+    if speed_measured:
+        out["geomean_speedup"] = geomean(r["speedup"] for r in rows if r.get("correct") and r.get("speedup"))
+    if compile_measured:
         for p in ps:
-            if p == 0 and suffix:
-                continue  # fast_0 is Acc whatever the baseline
-            if p == 0 or measured:
-                out[f"fast_{p:g}{suffix}"] = fast_p(rows, p, key)
-        if measured:
-            out[f"geomean_speedup{suffix}"] = geomean(r[key] for r in rows if r.get("correct") and r.get(key))
+            if p > 0:
+                out[f"fast_{p:g}_vs_compile"] = fast_p(rows, p, "speedup_vs_compile")
+        out["geomean_speedup_vs_compile"] = geomean(r["speedup_vs_compile"] for r in rows
+                                                    if r.get("correct") and r.get("speedup_vs_compile"))
     n_samples = min((r.get("n_samples", 1) for r in rows), default=1)
     if n_samples > 1:
         for k in sorted({k for k in PASS_KS if k <= n_samples} | {n_samples}):
@@ -459,6 +461,10 @@ def write_report(out_dir, rows, agg, run, speed_measured, compile_measured, plot
     if a["samples"] > 1:
         lines += [f"Each task's row is the best of {a['samples']} samples (Acc = pass@{a['samples']}); "
                   "pass@k is the unbiased estimator.", ""]
+    capped = [str(r["task_id"]) for r in rows if r["correct"] and "speedup_above_cap" in (r.get("flags") or [])]
+    if capped:  # implausible speedups (reward.SPEEDUP_CAP) are reported as measured but deserve a look
+        lines += [f"{len(capped)} correct tasks have speedup above the judge's cap (flag speedup_above_cap), "
+                  f"worth checking by hand: {', '.join(capped[:10])}.", ""]
     lines += ["## Per level", "", level_table(agg, speed_measured, compile_measured), "",
               "fast_p: share of all tasks that are correct and faster than the baseline by more than p "
               "(KernelBench). geomean: over correct tasks.", "", "## Failures by error type", ""]
