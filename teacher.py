@@ -80,7 +80,7 @@ ANCHOR_KINDS = ("reduce", "scan", "softmax", "norm", "matmul", "conv", "conv_tra
 
 def is_pointwise(node) -> bool:
     op = node["op"]
-    if op in ("triu", "tril", "zeros_like"):
+    if op in ("triu", "tril", "zeros_like", "identity"):
         return True
     if op in synth.OPS:
         o = synth.OPS[op]
@@ -122,6 +122,7 @@ class Prog:
                                       module_ref(t["name"]))
         self.nodes: list[dict] = []
         self.n_new = 0
+        self.tuple_nodes = set()
         for node in program["nodes"]:
             self._lower(dict(node, attrs=dict(node.get("attrs") or {})))
         self.output = program["output"]
@@ -150,10 +151,20 @@ class Prog:
         op = node["op"]
         if op.startswith("opaque:"):
             raise TeacherError(f"op {op[7:]} is outside the operator table")
-        if op not in synth.OPS and op != "flatten" and not op.startswith("view:"):
+        if op not in synth.OPS and op not in ("flatten", "identity") and not op.startswith("view:"):
             raise TeacherError(f"unknown op {op}")
         a = node["attrs"]
         name = node["name"]
+        if op in ("amax", "amin") and a.get("returns_indices"):  # torch.max(x, dim): keep the values only
+            S = self.t[node["inputs"][0]].shape
+            d = a["dim"] % len(S)
+            node["shape"] = [1 if i == d else s for i, s in enumerate(S)] if a.get("keepdim") else \
+                [s for i, s in enumerate(S) if i != d]
+            self.tuple_nodes.add(name)
+        if op == "view:getitem" and node["inputs"] and node["inputs"][0] in self.tuple_nodes:
+            if a.get("args") != [0]:
+                raise TeacherError("indices of torch.max/min(x, dim) are not supported")
+            return self.add(dict(node, op="identity", attrs={}))
         if op == "dropout":
             p = a.get("p", 0.5 if node.get("module") else 0.5)
             if p and a.get("training", bool(node.get("module"))) is not False:
@@ -280,6 +291,7 @@ class Ix:
 
 
 ZERO = Ix("0")
+TILE_SHAPES = {"mn": "[BLOCK_M, BLOCK_N]", "jr": "[BLOCK_ROWS, BLOCK_COLS]", "o": "[BLOCK]", "dm": "[BLOCK_M, BLOCK_D]"}
 
 UNARY = {
     "relu": "tl.maximum({x}, 0.0)",
@@ -310,6 +322,7 @@ UNARY = {
     "cos": "tl.cos({x})",
     "erf": "tl.erf({x})",
     "dropout": "{x}",
+    "identity": "{x}",
 }
 UNARY_DEFAULTS = {"negative_slope": 0.01, "min_val": -1.0, "max_val": 1.0, "alpha": 1.0, "beta": 1.0,
                   "threshold": 20.0}
@@ -538,7 +551,10 @@ class KB:
         if self.P.t[E].dtype == "int64":
             code = f"{code}.to(tl.int64)"
         m = self.mask(frozenset(mask_axes))
-        self.line(f"tl.store(out_ptr + {off.code}, {code}" + (f", mask={m})" if m else ")"))
+        ptr = f"out_ptr + {off.code}"
+        if off.axes != frozenset(mask_axes):  # a size-1 dim dropped a tile axis: widen the pointer block
+            ptr = f"tl.broadcast_to({ptr}, {TILE_SHAPES[''.join(sorted(mask_axes))]})"
+        self.line(f"tl.store({ptr}, {code}" + (f", mask={m})" if m else ")"))
 
     def epilogue(self, A: str | None, E: str, acc: Ix | None, idx) -> Ix:
         """Value of the region end E given the anchor's registers `acc` at output index idx (E's own
@@ -1485,7 +1501,7 @@ def view_call(P: Prog, n: dict) -> str:
     args = n["attrs"].get("args", [])
     kwargs = n["attrs"].get("kwargs", {})
     if short in ("getattr",):
-        return f"{r(src)}.{args[0]}"
+        return f"{r(src)}.{args[0]}" + (".contiguous()" if args[0] in ("T", "mT", "H", "mH") else "")
     if short == "getitem":
         raise TeacherError("indexing views are not supported")
     parts = [r(x) for x in args] + [f"{k}={v!r}" for k, v in kwargs.items()]
@@ -1525,17 +1541,23 @@ def compile_program(record_or_program, seed: int = 0, target: str = "cpu", sourc
     if len(fargs) != len(P.input_names):
         raise TeacherError("forward arguments do not match the traced inputs")
     rename = dict(zip(P.input_names, fargs))
-    for name, arg in rename.items():
-        P.t[name].ref = arg
+    taken = {k.name for k in kernels} | {k.wrapper for k in kernels} | {"torch", "nn", "triton", "tl", "self"}
+    for n in P.nodes:  # forward locals must not shadow the wrappers (imported nodes are named after ops)
+        if n["name"] in taken:
+            rename[n["name"]] = f"{n['name']}_out"
+    for name, t in P.t.items():
+        if t.ref is not None and t.ref in rename:
+            t.ref = rename[t.ref]
     for k in kernels:
         k.leaf_refs = [rename.get(r, r) for r in k.leaf_refs]
     body = []
     for n in P.nodes:
+        var = rename.get(n["name"], n["name"])
         if n["name"] in by_end:
             k = by_end[n["name"]]
-            body.append(f"{n['name']} = {k.wrapper}({', '.join(k.leaf_refs)})")
+            body.append(f"{var} = {k.wrapper}({', '.join(k.leaf_refs)})")
         elif is_view(n):
-            body.append(f"{n['name']} = {view_call(P, n)}")
+            body.append(f"{var} = {view_call(P, n)}")
     ret = P.t[P.output].ref
     lines = ["import torch", "import torch.nn as nn", "import triton", "import triton.language as tl", ""]
     if consts:
