@@ -2,6 +2,7 @@
 
     python bench.py verify --device cpu --n 16          # laptop: judge pool vs one process per candidate
     python bench.py verify --device cuda --n 64         # H200: the issue-3 target (<= 30 s, >= 8x)
+    python bench.py synth --n 10000 --levels 1,2,5      # synthesis rate with validation, op uniformity
 
 verify: builds `--n` candidate solutions of mixed quality (known-good Triton kernels, cheats and faults
 from tests/) for small KernelBench-like tasks (tests/judge_tasks/), then verifies them twice with the same
@@ -67,6 +68,27 @@ def cmd_verify(args):
                       "n_timed": len(speedups), "argv": sys.argv}))
 
 
+def cmd_synth(args):
+    """Synthesis rate including validation, and how close level-1 op draws are to uniform."""
+    import synth
+    levels = [int(v) for v in args.levels.split(",")]
+    budget = synth.make_budget(args.size)
+    t = time.perf_counter()
+    records, stats = synth.generate(args.n, levels, args.seed, budget, workers=args.workers, progress=True)
+    wall = time.perf_counter() - t
+    rep = synth.coverage_report(records)
+    print(f"{'level':>5} {'programs':>9} {'share min':>10} {'share max':>10} {'TV dist':>8}")
+    for lv, s in rep["levels"].items():
+        print(f"{lv:>5} {s['programs']:>9} {s['min_share']:>10.2f} {s['max_share']:>10.2f} {s['tv_distance']:>8.4f}")
+    print(f"{len(records)} programs in {wall:.1f} s = {len(records) / wall:.1f} programs/s "
+          f"({args.workers} workers, validation included); rejections {stats}")
+    print(json.dumps({"bench": "synth", "n": len(records), "levels": levels, "size": args.size,
+                      "workers": args.workers, "wall_s": round(wall, 2),
+                      "programs_per_s": round(len(records) / wall, 1),
+                      "share_range": {lv: [round(s["min_share"], 3), round(s["max_share"], 3)]
+                                      for lv, s in rep["levels"].items()}, "argv": sys.argv}))
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -81,6 +103,14 @@ def main():
     v.add_argument("--include-hangs", action="store_true", help="also include the infinite-loop and 12 GB faults")
     v.add_argument("--seed", type=int, default=0, help="seed of the candidate mix")
     v.set_defaults(fn=cmd_verify)
+    s = sub.add_parser("synth", help="programs/s of synth.py including validation, and op uniformity",
+                       formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    s.add_argument("--n", type=int, default=10000, help="validated programs")
+    s.add_argument("--levels", default="1,2,5", help="comma-separated levels")
+    s.add_argument("--size", default="cpu", help="synth size preset (cpu | paper)")
+    s.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="worker processes")
+    s.add_argument("--seed", type=int, default=0, help="master seed")
+    s.set_defaults(fn=cmd_synth)
     args = p.parse_args()
     args.fn(args)
 

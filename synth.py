@@ -146,7 +146,8 @@ class Ctx:
         lo, hi = getattr(self.budget, role)
         lo, hi = max(1, lo), min(MAX_DIM, max(lo, hi))
         # log-uniform integers: small and irregular sizes both appear
-        return int(round(math.exp(self.rng.uniform(math.log(lo), math.log(hi + 0.999)) - 0.4999))) or 1
+        v = round(math.exp(self.rng.uniform(math.log(lo - 0.49), math.log(hi + 0.49))))
+        return min(hi, max(lo, v))
 
     def new_tensor(self, shape, dom="any", dtype="float32", as_param=None, dist=None) -> T:
         """Create an input (get_inputs) or a parameter (nn.Parameter in __init__)."""
@@ -760,6 +761,8 @@ def first_input_shape(ctx: Ctx, op: Op, rank: int) -> list[int]:
     rng = ctx.rng
     if op.kind in ("conv", "conv_transpose", "pool", "adaptive_pool") or op.name.startswith(("batch_norm", "instance_norm", "group_norm")):
         role = spatial_role(rank)
+        if rank == 2:  # BatchNorm1d / GroupNorm on (N, C): features, like a linear layer's output
+            return [ctx.dim("batch"), ctx.dim("feature")]
         return [ctx.dim("batch"), ctx.dim("channel")] + [max(2, ctx.dim(role)) for _ in range(rank - 2)]
     if op.kind == "attention":
         return [ctx.dim("batch"), ctx.dim("channel"), ctx.dim("feature"), ctx.dim("feature")]
@@ -1018,9 +1021,10 @@ def _validate(source: str) -> str | None:
 # Sampling programs
 # --------------------------------------------------------------------------------------------------
 def sample_program(level: int, index: int, seed: int, budget: Budget, bag: list[str] | None = None,
-                   retries: int = 8) -> tuple[dict | None, str | None, list[str]]:
-    """Program `index` of `level`: (task record or None, last rejection reason, rejection reasons)."""
-    rng = random.Random(f"prog:{seed}:{level}:{index}")
+                   retries: int = 8, salt: int = 0) -> tuple[dict | None, str | None, list[str]]:
+    """Program `index` of `level`: (task record or None, last rejection reason, rejection reasons).
+    `salt` > 0 redraws shapes and order for the same op bag (used when the first draw was a duplicate)."""
+    rng = random.Random(f"prog:{seed}:{level}:{index}" + (f":{salt}" if salt else ""))
     if bag is None:
         bag = level_deck(seed, level, (index + 1) * level)[index * level:]
     bag = list(bag)
@@ -1053,12 +1057,15 @@ def sample_program(level: int, index: int, seed: int, budget: Budget, bag: list[
     return None, reasons[-1] if reasons else "no attempt", reasons
 
 
+MAX_SALT = 8  # redraws of one deck slot after duplicates, so deduplication does not bias the op mix
+
+
 def _work(args):
-    level, index, seed, budget = args
+    level, index, seed, budget, salt = args
     import torch
     torch.set_num_threads(1)
-    rec, why, _ = sample_program(level, index, seed, budget)
-    return level, index, rec, why
+    rec, why, _ = sample_program(level, index, seed, budget, salt=salt)
+    return level, index, salt, rec, why
 
 
 def generate(num_programs: int, levels: list[int], seed: int, budget: Budget, workers: int = 1,
@@ -1077,16 +1084,18 @@ def generate(num_programs: int, levels: list[int], seed: int, budget: Budget, wo
         import multiprocessing as mp
         pool = mp.get_context("spawn").Pool(workers)
     try:
+        redo: list[tuple] = []  # duplicates to redraw with the next salt, in a deterministic order
         while any(len(accepted[lv]) < per_level[lv] for lv in levels):
-            jobs = []
+            jobs = list(redo)
+            redo = []
             for lv in levels:
-                missing = per_level[lv] - len(accepted[lv])
+                missing = per_level[lv] - len(accepted[lv]) - sum(1 for j in jobs if j[0] == lv)
                 if missing > 0:
-                    n = missing + max(2, missing // 10)
-                    jobs += [(lv, next_index[lv] + j, seed, budget) for j in range(n)]
+                    n = missing + max(2, missing // 20)
+                    jobs += [(lv, next_index[lv] + j, seed, budget, 0) for j in range(n)]
                     next_index[lv] += n
             results = pool.map(_work, jobs, chunksize=8) if pool else [_work(j) for j in jobs]
-            for lv, idx, rec, why in results:  # in job order: deterministic whatever the worker count
+            for lv, idx, salt, rec, why in results:  # in job order: deterministic whatever the worker count
                 if rec is None:
                     stats[f"rejected: {why.split(':')[0]}"] += 1
                     continue
@@ -1094,6 +1103,8 @@ def generate(num_programs: int, levels: list[int], seed: int, budget: Budget, wo
                     continue
                 if rec["hash"] in seen:
                     stats["duplicate"] += 1
+                    if salt < MAX_SALT:
+                        redo.append((lv, idx, seed, budget, salt + 1))
                     continue
                 seen.add(rec["hash"])
                 accepted[lv].append(rec)
