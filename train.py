@@ -663,6 +663,9 @@ def run_sft(args) -> dict:
         load_pairs(args.pairs)
         if args.tasks:
             read_jsonl(args.tasks, "tasks")
+        # Absolute paths in run.json, so --resume works from any directory.
+        args.pairs = os.path.abspath(args.pairs)
+        args.tasks = os.path.abspath(args.tasks) if args.tasks else None
     run_dir, ckpt = prepare_run_dir(args)
     if ckpt is not None:
         args = args_from_checkpoint(args, ckpt)
