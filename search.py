@@ -1,0 +1,795 @@
+"""search.py: test-time search over program fragments -> the fastest correct hybrid (Triton + PyTorch) program.
+
+    python synth.py --num-programs 8 --levels 5,20 --seed 0 --out /tmp/tasks.jsonl
+    python search.py --task /tmp/tasks.jsonl:l5_00000 --policy single-op --out runs/search-smoke
+    python search.py --task /tmp/tasks.jsonl --policy teacher --device cuda --autotune --out runs/search-l5
+
+DRTriton (arXiv 2603.21465, test-time search; shared/DESIGN.md "Test-time search"): convert the program to an
+op sequence, generate and verify a kernel for every contiguous fragment of up to --max-fragment ops, keep the
+fastest correct one per fragment, assemble hybrid programs (unreplaced ops stay PyTorch), verify them end to
+end and keep the fastest. Steps and the choices made here:
+  1. Op sequence: synth's program dict (record["program"], else synth.load_task of the source). View nodes
+     (flatten, view:*) are not ops; a fragment is the node range from its first to its last compute op, so
+     views between its ops travel inside it; views before or after it run as PyTorch views in the hybrid.
+  2. A fragment is a KernelBench task of its own: tensors it reads from outside (program inputs, nn.Parameters,
+     upstream results) become forward inputs with their shapes; nn modules (Linear, Conv, norms, pools) stay
+     modules built by the fragment's own __init__ with the same constructor arguments (the judge seeds both
+     Model and ModelNew alike, and the teacher compiles modules, not functional weights). Input values follow
+     the domain the tensor has in the full program (measured once in-process on the reference: positive ->
+     rand + 0.5, non-negative -> rand, integer -> randint, else randn), so log/sqrt fragments see legal inputs.
+     Fragments with more than one tensor leaving them are skipped (a task has one output); the single-op
+     fragments always exist, so a cover always exists.
+  3. K samples per fragment from the policy (eval.py's proposers), judged by the same Judge; keep the fastest
+     correct one. PyTorch time per op: the judge's ref_ms of the op's single-op fragment (same timing
+     conditions as the kernels), else an in-process CUDA-event median (logged as torch_ms_source).
+  4. Cover: a beam DP over the op sequence (each step a fragment kernel or one PyTorch op) keeps the B cheapest
+     covers. Cost on CUDA: summed milliseconds. On CPU speed is not measured (Triton interpreter), so the cost
+     is (-ops inside Triton fragments, number of fragments): the most work in Triton, in the fewest kernels.
+  5. Hybrid: one ModelNew with the task's own __init__ (same parameters, same creation order); each fragment
+     solution is inlined with its top-level names prefixed (f3_...), built as a submodule after the original
+     parameters, and its nn modules are re-pointed at the hybrid's own, so it computes with the task's
+     weights. Unreplaced ops stay PyTorch. The beam's hybrids are judged end to end (hybrid policy); the
+     fastest correct one wins (CPU: the best-ranked correct one). If none is correct the next B covers are tried.
+  6. --autotune (CUDA only; on CPU a no-op, logged): per launch site of the winner, BLOCK* constexprs x {1/2, 2}
+     and num_warps in {2, 4, 8}, re-verified; the best per site are combined and kept if faster.
+  7. --policy reference: no fragment is sampled; the answer is the PyTorch program itself, correct by
+     construction with speedup 1. It is NOT judged: the judge requires >= 1 Triton launch (reward.py rule 4),
+     so the verdict written is a labelled stand-in ({"judged": false, "kind": "reference"}). On CUDA the
+     all-PyTorch cover also wins when it beats every judged hybrid (end-to-end ref_ms < runtime_ms).
+     --policy single-op is the test stand-in: the teacher on fragments of exactly one op, nothing else.
+Outputs in --out (per task; a JSONL --task gets one subdirectory per task and summary.jsonl): solution.py,
+verdict.json, fragments.jsonl (every fragment tried: ops, samples, verdicts, times), covers.jsonl, run.json.
+Budgets: --sample-budget (policy samples over all fragments of a task) and --time-budget-s (wall clock of the
+fragment phase); fragments are tried shortest first, so the single-op cover is complete before longer ones.
+Not bit-reproducible: model samples are seeded per fragment batch; CUDA times vary run to run.
+"""
+import argparse
+import ast
+import json
+import math
+import os
+import re
+import statistics
+import sys
+import time
+
+PY_NAMES = {"torch", "nn", "F", "triton", "tl", "self", "math"}
+
+
+class SearchError(Exception):
+    """A task or fragment search cannot handle (unsupported node, multi-output fragment, ...)."""
+
+
+# ----------------------------------------------------------------------------------------------------
+# The op sequence
+
+
+def is_view(node):
+    return node["op"] == "flatten" or node["op"].startswith("view:")
+
+
+def program_of(record):
+    """The program dict of a task record (synthetic records carry it; otherwise trace the source)."""
+    import synth
+
+    prog = record.get("program")
+    if prog and "nodes" in prog:
+        return prog
+    return synth.load_task(record["source"])
+
+
+def compute_index(program):
+    """Node indices of the compute ops, in node order (the op sequence)."""
+    return [i for i, n in enumerate(program["nodes"]) if not is_view(n)]
+
+
+def module_ref(path):
+    """fx module path -> attribute expression on self ('layers.0' -> 'self.layers[0]')."""
+    out = "self"
+    for part in path.split("."):
+        out += f"[{part}]" if part.isdigit() else f".{part}"
+    return out
+
+
+def flat_name(name):
+    return re.sub(r"\W", "_", name)
+
+
+def node_expr(node, refs, mod_expr):
+    """PyTorch source of one node, given source refs for its tensor inputs and its module's expression."""
+    import synth
+
+    op = node["op"]
+    if op == "flatten":
+        return f"{refs[0]}.flatten({node['attrs']['start_dim']})"
+    if op.startswith("view:"):
+        short, a = op[5:], node["attrs"]
+        args = [refs[node["inputs"].index(x)] if isinstance(x, str) and x in node["inputs"] else repr(x)
+                for x in a.get("args", [])]
+        if short == "getitem":
+            return f"{refs[0]}[{', '.join(repr(x) for x in a.get('args', []))}]"
+        if short == "getattr":
+            return f"{refs[0]}.{a['args'][0]}"
+        args += [f"{k}={v!r}" for k, v in a.get("kwargs", {}).items()]
+        return f"{refs[0]}.{short}({', '.join(args)})"
+    if op not in synth.OPS:
+        raise SearchError(f"op {op} has no PyTorch rendering (outside synth's operator table)")
+    fmt = dict(node["attrs"])
+    fmt.update(zip(("x", "y", "z"), refs))
+    fmt["mod"] = "__MOD__"
+    try:
+        expr = synth.OPS[op].call.format(**fmt)
+    except (KeyError, IndexError) as e:
+        raise SearchError(f"op {op}: attribute {e} missing, cannot render it") from None
+    return expr.replace("self.__MOD__", mod_expr or "self.__MOD__")
+
+
+def run_program(program, source, seed=1):
+    """In-process run of the reference (task code, not model code): the model and every tensor by name."""
+    import synth
+    import torch
+
+    ns = synth.exec_source(source, "search_ref")
+    torch.manual_seed(42)
+    model = ns["Model"](*ns["get_init_inputs"]())
+    torch.manual_seed(seed)
+    inputs = ns["get_inputs"]()
+    env = {t["name"]: x for t, x in zip(program["inputs"], inputs)}
+    params = dict(model.named_parameters())
+    for t in program["params"]:
+        env[t["name"]] = params[t["name"]].detach()
+    scope = {"torch": torch, "nn": torch.nn, "F": torch.nn.functional, "self": model}
+    with torch.no_grad():
+        for n in program["nodes"]:
+            scope.update({f"_t{i}": env[x] for i, x in enumerate(n["inputs"])})
+            refs = [f"_t{i}" for i in range(len(n["inputs"]))]
+            env[n["name"]] = eval(node_expr(n, refs, module_ref(n["module"]) if n.get("module") else None), scope)
+    return model, inputs, env
+
+
+def tensor_spec(x):
+    """Shape, dtype and value domain of a tensor of the full program (what a fragment input must look like)."""
+    import torch
+
+    spec = {"shape": list(x.shape), "dtype": str(x.dtype).replace("torch.", "")}
+    if not x.is_floating_point():
+        spec.update(dom="int", high=int(x.max()) + 1 if x.numel() else 1)
+    elif x.numel() and bool((x > 0).all()):
+        spec["dom"] = "pos"
+    elif x.numel() and bool((x >= 0).all()):
+        spec["dom"] = "nonneg"
+    else:
+        spec["dom"] = "any"
+    del torch
+    return spec
+
+
+def input_expr(spec):
+    dims = ", ".join(str(s) for s in spec["shape"]) or "()"
+    shape = "(" + dims + ("," if len(spec["shape"]) == 1 else "") + ")" if spec["shape"] else "()"
+    if spec["dom"] == "int":
+        return f"torch.randint(0, {spec['high']}, {shape})"
+    return {"pos": f"torch.rand({dims}) + 0.5", "nonneg": f"torch.rand({dims})"}.get(spec["dom"], f"torch.randn({dims})")
+
+
+def fragment_nodes(program, comp, a, b):
+    """Nodes of fragment a..b (compute-op positions, inclusive): the node range comp[a]..comp[b], plus a
+    trailing view:getitem of its last node (torch.max(x, dim) returns a tuple; its [0] belongs to it)."""
+    nodes = program["nodes"][comp[a]:comp[b] + 1]
+    nxt = comp[b] + 1
+    if nxt < len(program["nodes"]) and program["nodes"][nxt]["op"] == "view:getitem" and \
+            program["nodes"][nxt]["inputs"] == [nodes[-1]["name"]]:
+        nodes = nodes + [program["nodes"][nxt]]
+    return nodes
+
+
+def fragment_io(program, nodes):
+    """(inputs, output): names read from outside the fragment in first-use order, and the one name used after
+    it. Raises SearchError when more than one tensor leaves it."""
+    inside = {n["name"] for n in nodes}
+    inputs = []
+    for n in nodes:
+        for x in n["inputs"]:
+            if x not in inside and x not in inputs:
+                inputs.append(x)
+    last = program["nodes"].index(nodes[-1])
+    used_after = {x for n in program["nodes"][last + 1:] for x in n["inputs"]} | {program["output"]}
+    outs = [n["name"] for n in nodes if n["name"] in used_after]
+    if len(outs) != 1:
+        raise SearchError(f"{len(outs)} tensors leave the fragment ({outs}); a task has one output")
+    return inputs, outs[0]
+
+
+def fragment_task(program, specs, a, b, comp, task_id="task"):
+    """Fragment a..b as a KernelBench task record: {"id", "source", "program", "n_ops", "inputs", "output",
+    "modules" (flat name -> original module path), "ops"}. specs: tensor name -> tensor_spec."""
+    nodes = fragment_nodes(program, comp, a, b)
+    inputs, output = fragment_io(program, nodes)
+    for x in inputs:
+        if x not in specs:
+            raise SearchError(f"fragment input {x} is not a tensor")
+    arg = {x: flat_name(x) for x in inputs}
+    modules, init, body, sub_nodes = {}, [], [], []
+    for n in nodes:
+        mod_flat = None
+        if n.get("module"):
+            import synth
+
+            op = synth.OPS.get(n["op"])
+            if op is None or not op.module:
+                raise SearchError(f"module node {n['name']} ({n['op']}) cannot be rebuilt from its arguments")
+            mod_flat = flat_name(n["module"])
+            if mod_flat not in modules:
+                modules[mod_flat] = n["module"]
+                kwargs = ", ".join(f"{k}={v!r}" for k, v in (n.get("module_args") or {}).items())
+                init.append(f"        self.{mod_flat} = nn.{op.module}({kwargs})")
+        refs = [arg.get(x, x) for x in n["inputs"]]
+        body.append(f"        {n['name']} = {node_expr(n, refs, f'self.{mod_flat}' if mod_flat else None)}")
+        sub_nodes.append(dict(n, inputs=refs, module=mod_flat))
+    ops = [n["op"] for n in nodes if not is_view(n)]
+    lines = ["import torch", "import torch.nn as nn", "import torch.nn.functional as F", "", "",
+             "class Model(nn.Module):", f'    """Fragment {a}..{b} of {task_id}: {" -> ".join(ops)}"""', "",
+             "    def __init__(self):", "        super().__init__()"] + init + [
+             "", f"    def forward(self, {', '.join(arg[x] for x in inputs)}):"] + body + [
+             f"        return {output}", "", "", "def get_inputs():",
+             f"    return [{', '.join(input_expr(specs[x]) for x in inputs)}]", "", "",
+             "def get_init_inputs():", "    return []", ""]
+    sub = {"inputs": [dict(name=arg[x], kind="input", **{k: specs[x][k] for k in ("shape", "dtype")}) for x in inputs],
+           "params": [], "nodes": sub_nodes, "output": output}
+    return {"id": f"{task_id}:{a}-{b}", "source": "\n".join(lines), "program": sub, "n_ops": b - a + 1,
+            "inputs": inputs, "output": output, "modules": modules, "ops": ops, "span": [a, b], "level": b - a + 1}
+
+
+def all_fragments(program, specs, max_fragment, task_id="task"):
+    """(fragment records, skipped [(a, b, why)]) for every contiguous a..b with at most max_fragment ops,
+    shortest first."""
+    comp = compute_index(program)
+    frags, skipped = [], []
+    for length in range(1, max_fragment + 1):
+        for a in range(0, len(comp) - length + 1):
+            try:
+                frags.append(fragment_task(program, specs, a, a + length - 1, comp, task_id))
+            except SearchError as e:
+                skipped.append((a, a + length - 1, str(e)))
+    return frags, skipped
+
+
+# ----------------------------------------------------------------------------------------------------
+# Covers: beam DP over the op sequence
+
+
+def cover_cost(segments, torch_ms, kernel_ms, speed_measured):
+    """Additive cost of a cover. segments: [(a, b, "kernel"|"torch")]. CUDA: (ms, kernels);
+    CPU: (-ops in kernels, kernels)."""
+    kernels = [s for s in segments if s[2] == "kernel"]
+    if speed_measured:
+        ms = sum(kernel_ms[(a, b)] for a, b, _ in kernels) + sum(torch_ms[a] for a, _, k in segments if k == "torch")
+        return (ms, len(kernels))
+    return (-sum(b - a + 1 for a, b, _ in kernels), len(kernels))
+
+
+def beam_covers(n_ops, torch_ms, kernel_ms, beam, speed_measured):
+    """The `beam` cheapest covers of ops 0..n_ops-1 (cheapest first). kernel_ms: {(a, b): ms of the fastest
+    correct kernel} (values unused on CPU); torch_ms: per-op PyTorch ms (None allowed on CPU). Exact top-B for
+    additive costs: best[i] holds the B cheapest covers of the first i ops."""
+    def step_cost(seg):
+        a, b, kind = seg
+        if speed_measured:
+            return (kernel_ms[(a, b)] if kind == "kernel" else torch_ms[a], int(kind == "kernel"))
+        return ((-(b - a + 1), 1) if kind == "kernel" else (0, 0))
+
+    best = [[((0, 0), [])]] + [[] for _ in range(n_ops)]
+    for i in range(1, n_ops + 1):
+        cands = [(c, segs + [(i - 1, i - 1, "torch")]) for c, segs in best[i - 1]]
+        for (a, b) in kernel_ms:
+            if b == i - 1:
+                cands += [(c, segs + [(a, b, "kernel")]) for c, segs in best[a]]
+        scored = []
+        for c, segs in cands:
+            s = step_cost(segs[-1])
+            scored.append(((c[0] + s[0], c[1] + s[1]), segs))
+        scored.sort(key=lambda cs: (cs[0], [(s[0], s[1], s[2]) for s in cs[1]]))
+        best[i] = scored[:beam]
+    return best[n_ops]
+
+
+def ranked_covers(n_ops, torch_ms, kernel_ms, speed_measured, limit):
+    return beam_covers(n_ops, torch_ms, kernel_ms, limit, speed_measured)
+
+
+# ----------------------------------------------------------------------------------------------------
+# Hybrid assembly
+
+
+def _top_level_names(tree):
+    names = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            for t in (node.targets if isinstance(node, ast.Assign) else [node.target]):
+                names |= {n.id for n in ast.walk(t) if isinstance(n, ast.Name)}
+    return names
+
+
+def inline_solution(solution, prefix):
+    """(imports, body source) of a fragment solution with its top-level names prefixed; names that are also
+    argument or keyword names somewhere are left alone (renaming them would change call signatures)."""
+    tree = ast.parse(solution)
+    args = {a.arg for a in ast.walk(tree) if isinstance(a, ast.arg)} | \
+           {k.arg for k in ast.walk(tree) if isinstance(k, ast.keyword) and k.arg}
+    rename = {n: prefix + n for n in _top_level_names(tree) if n not in args}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id in rename:
+            node.id = rename[node.id]
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name in rename:
+            node.name = rename[node.name]
+    imports = [ast.unparse(n) for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
+    body = [ast.unparse(n) for n in tree.body if not isinstance(n, (ast.Import, ast.ImportFrom))]
+    kept = _top_level_names(tree) - set(rename.values())
+    return imports, "\n\n\n".join(body), kept
+
+
+def assemble(program, source, segments, kernels):
+    """Hybrid ModelNew source for a cover. kernels: {(a, b): {"solution", "fragment"}}."""
+    import teacher
+
+    comp = compute_index(program)
+    init_src, consts = teacher._init_from_source(source)
+    fargs = teacher._forward_args(source)
+    if len(fargs) != len(program["inputs"]):
+        raise SearchError("forward arguments do not match the traced inputs")
+    var = {t["name"]: f for t, f in zip(program["inputs"], fargs)}
+    var.update({t["name"]: module_ref(t["name"]) for t in program["params"]})
+    imports = ["import torch", "import torch.nn as nn", "import torch.nn.functional as F", "import triton",
+               "import triton.language as tl"]
+    blocks, init_extra, kept_by = [], [], {}
+    start_of, skip = {}, set()
+    for k, (a, b, kind) in enumerate(s for s in segments):
+        if kind != "kernel":
+            continue
+        frag = kernels[(a, b)]["fragment"]
+        prefix = f"f{k}_"
+        imps, body, kept = inline_solution(kernels[(a, b)]["solution"], prefix)
+        for name in kept:  # un-prefixed top-level names must agree between fragments
+            if name in kept_by and kept_by[name][0] != body:
+                raise SearchError(f"fragments {kept_by[name][1]} and {a}..{b} both define {name} (not renamable)")
+            kept_by[name] = (body, f"{a}..{b}")
+        if f"{prefix}ModelNew" not in body:
+            raise SearchError(f"fragment {a}..{b}: solution defines no ModelNew")
+        imports += [i for i in imps if i not in imports]
+        blocks.append(f"# Fragment {a}..{b}: {' -> '.join(frag['ops'])}\n{body}")
+        init_extra.append(f"self.frag{k} = {prefix}ModelNew()")
+        for flat, path in frag["modules"].items():
+            init_extra.append(f"self.frag{k}.{flat} = {module_ref(path)}")
+        nodes = fragment_nodes(program, comp, a, b)
+        start_of[nodes[0]["name"]] = (k, frag)
+        skip |= {n["name"] for n in nodes[1:]}
+    taken = PY_NAMES | {n for blk in blocks for n in re.findall(r"^(?:def|class) (\w+)", blk, re.M)}
+    for n in program["nodes"]:
+        var[n["name"]] = n["name"] if n["name"] not in taken else f"{n['name']}_out"
+    body = []
+    for n in program["nodes"]:
+        if n["name"] in start_of:
+            k, frag = start_of[n["name"]]
+            body.append(f"{var[frag['output']]} = self.frag{k}({', '.join(var[x] for x in frag['inputs'])})")
+        elif n["name"] not in skip:
+            mod = module_ref(n["module"]) if n.get("module") else None
+            body.append(f"{var[n['name']]} = {node_expr(n, [var[x] for x in n['inputs']], mod)}")
+    init_tree = ast.parse(init_src).body[0]
+    init_lines = ast.unparse(init_tree).splitlines()
+    init_lines += ["    " + ln for ln in init_extra]
+    lines = imports + [""] + consts + ["", ""] + ["\n\n".join(blocks), "", "",
+                                                 "class ModelNew(nn.Module):"]
+    lines += ["    " + ln for ln in init_lines] + ["", "    def forward(self, " + ", ".join(fargs) + "):"]
+    lines += ["        " + ln for ln in body] + [f"        return {var[program['output']]}", ""]
+    return "\n".join(lines)
+
+
+# ----------------------------------------------------------------------------------------------------
+# Autotuning
+
+
+def launch_sites(source):
+    """Kernel launches `k[grid](..., BLOCK*=int, num_warps=int)`: [(line, {kw: value})] with int constants."""
+    sites = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Subscript):
+            kws = {k.arg: k.value.value for k in node.keywords
+                   if k.arg and (k.arg.startswith("BLOCK") or k.arg == "num_warps")
+                   and isinstance(k.value, ast.Constant) and isinstance(k.value.value, int)}
+            if any(k.startswith("BLOCK") for k in kws):
+                sites.append((node.lineno, kws))
+    return sorted(sites)
+
+
+def tune_variant(source, changes):
+    """Source with launch keywords replaced. changes: {line: {kw: value}} (num_warps added if absent)."""
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Subscript) and node.lineno in changes:
+            want = dict(changes[node.lineno])
+            for k in node.keywords:
+                if k.arg in want:
+                    k.value = ast.Constant(want.pop(k.arg))
+            node.keywords += [ast.keyword(arg=k, value=ast.Constant(v)) for k, v in want.items()]
+    return ast.unparse(tree)
+
+
+def site_variants(kws):
+    """Small grid per launch site: BLOCK* constexprs all x1/2 or x2 (kept >= 16), num_warps in {2, 4, 8}."""
+    out = []
+    blocks = {k: v for k, v in kws.items() if k.startswith("BLOCK")}
+    for scale in (0.5, 1, 2):
+        scaled = {k: max(16, int(v * scale)) if v >= 16 else v for k, v in blocks.items()}
+        for warps in (2, 4, 8):
+            v = dict(scaled, num_warps=warps)
+            if v != dict(blocks, num_warps=kws.get("num_warps", 4)):
+                out.append(v)
+    return out
+
+
+def autotune(task_source, solution, verdict, judge, log):
+    """Per-site grid, re-verified; best per site combined and kept if correct and faster. CUDA only."""
+    sites = launch_sites(solution)
+    best = {"solution": solution, "verdict": verdict}
+    if not sites or verdict.runtime_ms is None:
+        log({"event": "autotune", "skipped": "no tunable launch" if not sites else "speed not measured"})
+        return best
+    trials = [(line, v) for line, kws in sites for v in site_variants(kws)]
+    verdicts = judge.verify_many([(task_source, tune_variant(solution, {line: v})) for line, v in trials],
+                                 progress=False)
+    per_site = {}
+    for (line, v), vd in zip(trials, verdicts):
+        log({"event": "autotune_trial", "line": line, "config": v, "correct": vd.correct, "runtime_ms": vd.runtime_ms})
+        if vd.correct and vd.runtime_ms is not None and vd.runtime_ms < per_site.get(line, (None, verdict.runtime_ms))[1]:
+            per_site[line] = (v, vd.runtime_ms)
+    if not per_site:
+        return best
+    combined = tune_variant(solution, {line: v for line, (v, _) in per_site.items()})
+    vd = judge.verify(task_source, combined)
+    log({"event": "autotune_combined", "configs": {str(k): v for k, (v, _) in per_site.items()},
+         "correct": vd.correct, "runtime_ms": vd.runtime_ms})
+    if vd.correct and vd.runtime_ms is not None and vd.runtime_ms < verdict.runtime_ms:
+        best = {"solution": combined, "verdict": vd}
+    return best
+
+
+# ----------------------------------------------------------------------------------------------------
+# Search
+
+
+class SingleOpPolicy:
+    """Test stand-in: the teacher on fragments of exactly one compute op; no answer for anything longer."""
+
+    def __init__(self, target="cpu", seed=0):
+        from eval import TeacherPolicy
+
+        self.teacher = TeacherPolicy(target, seed)
+
+    def propose(self, records, n_samples, seed):
+        from eval import _no_answer
+
+        out = []
+        for rec in records:
+            if rec.get("n_ops", 1) == 1:
+                out += self.teacher.propose([rec], n_samples, seed)
+            else:
+                out.append([_no_answer("single_op_only", "the single-op stand-in answers one-op fragments only")])
+        return out
+
+
+def time_torch_ms(task_source, device, trials=20):
+    """In-process median CUDA-event time of a (fragment) task's PyTorch reference, ms; None on CPU."""
+    if device != "cuda":
+        return None
+    import synth
+    import torch
+
+    ns = synth.exec_source(task_source, "search_time")
+    torch.manual_seed(42)
+    model = ns["Model"](*ns["get_init_inputs"]()).cuda()
+    torch.manual_seed(0)
+    inputs = [x.cuda() if isinstance(x, torch.Tensor) else x for x in ns["get_inputs"]()]
+    times = []
+    with torch.no_grad():
+        for i in range(trials + 3):
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            torch.cuda.synchronize()
+            start.record()
+            model(*inputs)
+            end.record()
+            torch.cuda.synchronize()
+            if i >= 3:
+                times.append(start.elapsed_time(end))
+    return statistics.median(times)
+
+
+def reference_result(record, why):
+    """The PyTorch program itself, not judged (the judge requires a Triton launch): a labelled stand-in verdict."""
+    solution = re.sub(r"\bModel\b", "ModelNew", record["source"])
+    verdict = {"kind": "reference", "judged": False, "correct": True, "speedup": 1.0, "error_type": None,
+               "note": "the task's own PyTorch program (Model renamed ModelNew); correct by construction, speedup 1 "
+                       "by definition; not judged because reward.py requires >= 1 Triton launch. " + why}
+    return {"kind": "reference", "solution": solution, "verdict": verdict}
+
+
+def search_program(record, proposer, judge, *, max_fragment=5, samples=1, beam=4, seed=0, sample_budget=None,
+                   time_budget_s=None, do_autotune=False, allow_reference=True, log=None, progress=True):
+    """Search one task. Returns {"kind": "hybrid"|"reference"|"failed", "solution", "verdict" (dict), "cover",
+    "stats"}. proposer None means the reference policy (nothing is sampled)."""
+    log = log or (lambda row: None)
+    t0 = time.time()
+    device = judge.device
+    speed_measured = device == "cuda" and judge.time_trials > 0
+    program = program_of(record)
+    comp = compute_index(program)
+    _, _, env = run_program(program, record["source"])
+    specs = {name: tensor_spec(x) for name, x in env.items() if hasattr(x, "shape")}
+    frags, skipped = all_fragments(program, specs, max_fragment, str(record.get("id", "task")))
+    for a, b, why in skipped:
+        log({"event": "fragment_skipped", "span": [a, b], "why": why})
+    stats = {"n_ops": len(comp), "fragments": len(frags), "skipped": len(skipped), "samples": 0, "judged": 0,
+             "speed_measured": speed_measured}
+    if proposer is None:
+        res = reference_result(record, "--policy reference samples no fragment.")
+        res.update(cover=[[0, len(comp) - 1, "torch"]] if comp else [], stats=stats)
+        return res
+
+    # Fragments: sample, judge, keep the fastest correct.
+    kernels, torch_ms, torch_src = {}, {}, {}
+    bar = _bar(len(frags), progress, f"fragments {record.get('id', '')}")
+    chunk = max(1, 2 * getattr(judge, "workers", 2))
+    stopped = None
+    for i in range(0, len(frags), chunk):
+        if time_budget_s is not None and time.time() - t0 > time_budget_s:
+            stopped = f"time budget {time_budget_s:g} s"
+        if sample_budget is not None and stats["samples"] + samples > sample_budget:
+            stopped = f"sample budget {sample_budget}"
+        if stopped:
+            break
+        part = frags[i:i + chunk]
+        if sample_budget is not None:
+            part = part[:max(1, (sample_budget - stats["samples"]) // samples)]
+        from eval import judge_candidates
+
+        cands = proposer.propose(part, samples, seed + i)
+        verdicts = judge_candidates(judge, part, cands)
+        stats["samples"] += samples * len(part)
+        stats["judged"] += sum(c["text"] is not None for cs in cands for c in cs)
+        for frag, cs, vs in zip(part, cands, verdicts):
+            a, b = frag["span"]
+            ok = [j for j, v in enumerate(vs) if v.correct]
+            best = min(ok, key=lambda j: (vs[j].runtime_ms if vs[j].runtime_ms is not None else 0.0, j)) if ok else None
+            if best is not None:
+                from eval import solution_text
+
+                kernels[(a, b)] = {"solution": solution_text(cs[best]), "fragment": frag,
+                                   "runtime_ms": vs[best].runtime_ms}
+            if a == b and best is not None and vs[best].ref_ms is not None:
+                torch_ms[a], torch_src[a] = vs[best].ref_ms, "judge"
+            log({"event": "fragment", "span": [a, b], "ops": frag["ops"], "n_samples": len(vs),
+                 "n_correct": len(ok), "best": best, "runtime_ms": vs[best].runtime_ms if ok else None,
+                 "ref_ms": vs[best].ref_ms if ok else None,
+                 "verdicts": [{"correct": v.correct, "error_type": v.error_type, "error_msg": v.error_msg[:300],
+                               "runtime_ms": v.runtime_ms} for v in vs]})
+        if bar is not None:
+            bar.update(len(part))
+        if len(part) < len(frags[i:i + chunk]):
+            stopped = f"sample budget {sample_budget}"
+            break
+    if bar is not None:
+        bar.close()
+    if stopped:
+        log({"event": "budget", "stopped": stopped, "fragments_tried": stats["judged"]})
+        stats["stopped"] = stopped
+    if speed_measured:
+        for a in range(len(comp)):
+            if a not in torch_ms:
+                frag = next(f for f in frags if f["span"] == [a, a])
+                torch_ms[a], torch_src[a] = time_torch_ms(frag["source"], device), "in_process"
+        log({"event": "torch_ms", "ms": [torch_ms[a] for a in range(len(comp))],
+             "source": [torch_src[a] for a in range(len(comp))]})
+        kernel_ms = {k: v["runtime_ms"] for k, v in kernels.items() if v["runtime_ms"] is not None}
+    else:
+        kernel_ms = {k: None for k in kernels}
+    stats["kernels"] = len(kernel_ms)
+
+    # Covers: beam DP, assemble, judge end to end (a second round of covers if none is correct).
+    ranked = beam_covers(len(comp), torch_ms, kernel_ms, 2 * beam, speed_measured)
+    reference_rank = next((r for r, (_, segs) in enumerate(ranked) if all(s[2] == "torch" for s in segs)), None)
+    winner = None
+    for rnd in range(2):
+        round_covers = [(c, segs) for c, segs in ranked[rnd * beam:(rnd + 1) * beam]
+                        if any(s[2] == "kernel" for s in segs)]
+        sources, kept = [], []
+        for c, segs in round_covers:
+            try:
+                sources.append(assemble(program, record["source"], segs, kernels))
+                kept.append((c, segs))
+            except SearchError as e:
+                log({"event": "cover", "cover": segs, "cost": list(c), "error": f"assembly: {e}"})
+        verdicts = judge.verify_many([(record["source"], s) for s in sources], progress=False) if sources else []
+        for (c, segs), src, v in zip(kept, sources, verdicts):
+            log({"event": "cover", "round": rnd, "cover": segs, "cost": list(c), "correct": v.correct,
+                 "error_type": v.error_type, "error_msg": v.error_msg[:300], "runtime_ms": v.runtime_ms,
+                 "speedup": v.speedup})
+            if v.correct and (winner is None or (speed_measured and v.runtime_ms < winner["verdict"].runtime_ms)):
+                winner = {"kind": "hybrid", "solution": src, "verdict": v, "cover": segs}
+        if winner is not None or not round_covers:
+            break
+    if winner is not None and do_autotune:
+        if speed_measured:
+            tuned = autotune(record["source"], winner["solution"], winner["verdict"], judge, log)
+            winner.update(tuned)
+        else:
+            log({"event": "autotune", "skipped": "speed not measured (CPU): autotuning is a no-op"})
+    stats["wall_s"] = round(time.time() - t0, 2)
+    if allow_reference and (winner is None or (speed_measured and winner["verdict"].ref_ms is not None
+                                               and winner["verdict"].ref_ms < winner["verdict"].runtime_ms)):
+        why = "No correct hybrid was found." if winner is None else \
+            (f"The all-PyTorch program ({winner['verdict'].ref_ms:.4g} ms) beat the best hybrid "
+             f"({winner['verdict'].runtime_ms:.4g} ms); DP rank of the all-PyTorch cover: {reference_rank}.")
+        res = reference_result(record, why)
+        if winner is not None:
+            res["best_hybrid"] = {"solution": winner["solution"], "verdict": winner["verdict"].to_dict(),
+                                  "cover": winner["cover"]}
+        res.update(cover=[[0, len(comp) - 1, "torch"]], stats=stats)
+        if winner is None:
+            res["kind"] = "failed_reference"
+        return res
+    if winner is None:
+        return {"kind": "failed", "solution": None, "verdict": None, "cover": None, "stats": stats}
+    winner["verdict"] = winner["verdict"].to_dict()
+    winner["cover"] = [list(s) for s in winner["cover"]]
+    winner["stats"] = stats
+    return winner
+
+
+def search_task(record, proposer, judge, samples=1, seed=0):
+    """eval.py --search contract: the solution source of the best correct hybrid, or None."""
+    from eval import ReferencePolicy
+
+    if isinstance(proposer, ReferencePolicy):
+        return None  # the judge has no reference mode; see --policy reference above
+    res = search_program(record, proposer, judge, samples=samples, seed=seed, allow_reference=False, progress=False)
+    return res["solution"] if res["kind"] == "hybrid" else None
+
+
+def _bar(total, progress, desc):
+    if not progress:
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc=desc, leave=False, file=sys.stderr)
+
+
+# ----------------------------------------------------------------------------------------------------
+# CLI
+
+
+def build_parser():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("--task", required=True,
+                   help="a KernelBench-format .py task, a synthetic JSONL (every task) or JSONL:ID (one task)")
+    p.add_argument("--policy", required=True,
+                   help="CKPT_DIR | model:ID | teacher | reference | single-op (teacher on one-op fragments only)")
+    p.add_argument("--out", required=True, help="output directory")
+    p.add_argument("--max-fragment", type=int, default=5, help="most compute ops in one fragment")
+    p.add_argument("--samples", type=int, default=1, help="policy samples per fragment (K)")
+    p.add_argument("--beam", type=int, default=4, help="covers kept by the DP and judged end to end (B)")
+    p.add_argument("--device", choices=["cpu", "cuda"], default="cpu", help="judge device; speed needs cuda")
+    p.add_argument("--sample-budget", type=int, default=None, help="most policy samples per task (all fragments)")
+    p.add_argument("--time-budget-s", type=float, default=None, help="wall-clock limit of the fragment phase, seconds")
+    p.add_argument("--autotune", action="store_true", help="tune BLOCK*/num_warps of the winner (CUDA only)")
+    p.add_argument("--limit", type=int, default=None, help="with a JSONL --task: only the first N tasks")
+    p.add_argument("--workers", type=int, default=2, help="judge worker processes")
+    p.add_argument("--timeout-s", type=float, default=120.0, help="wall-clock limit per candidate, seconds")
+    p.add_argument("--trials", type=int, default=3, help="correctness trials per candidate")
+    p.add_argument("--time-trials", type=int, default=100, help="timed runs per candidate (cuda only)")
+    p.add_argument("--seed", type=int, default=0, help="seed of trial inputs, sampling and the teacher")
+    p.add_argument("--max-new-tokens", type=int, default=2048, help="generation length limit, tokens (model policies)")
+    p.add_argument("--temperature", type=float, default=None, help="sampling temperature; default 0 for K=1, else 0.8")
+    p.add_argument("--top-p", type=float, default=0.95, help="nucleus sampling mass")
+    p.add_argument("--gen-batch-size", type=int, default=16, help="prompts per generation call (model policies)")
+    return p
+
+
+def load_records(spec, limit=None):
+    import synth
+
+    if spec.endswith(".py") and os.path.isfile(spec):
+        return [{"id": os.path.basename(spec)[:-3], "level": None, "source": open(spec).read()}]
+    path, _, task_id = spec.rpartition(":") if not os.path.exists(spec) else (spec, "", "")
+    records = synth.read_tasks(path)
+    if task_id:
+        records = [r for r in records if str(r["id"]) == task_id]
+        if not records:
+            raise SearchError(f"no task {task_id!r} in {path}")
+    return records[:limit] if limit else records
+
+
+def make_proposer(args):
+    if args.policy == "reference":
+        return None
+    if args.policy == "single-op":
+        return SingleOpPolicy(args.device, args.seed)
+    import eval as ev
+
+    return ev.make_policy(args.policy, args)
+
+
+def main(argv=None):
+    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = parser.parse_args(argv)
+    if args.temperature is None:
+        args.temperature = 0.0 if args.samples == 1 else 0.8
+    for name in ("max_fragment", "samples", "beam", "workers", "trials"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name.replace('_', '-')} must be >= 1")
+    try:
+        records = load_records(args.task, args.limit)
+    except (SearchError, OSError, ValueError) as e:
+        parser.error(str(e))
+    from reward import Judge
+    from train import run_info, write_json_atomic
+
+    os.makedirs(args.out, exist_ok=True)
+    write_json_atomic(os.path.join(args.out, "run.json"),
+                      {"args": vars(args), "argv": ["python", "search.py"] + argv, **run_info()})
+    proposer = make_proposer(args)
+    print(f"tasks {len(records)} | policy {args.policy} | device {args.device} | max-fragment {args.max_fragment} | "
+          f"samples {args.samples} | beam {args.beam} | speed {'measured' if args.device == 'cuda' else 'not measured: CPU covers prefer most ops in Triton, fewest fragments'}",
+          flush=True)
+    summary = []
+    with Judge(workers=args.workers, device=args.device, timeout_s=args.timeout_s, trials=args.trials,
+               time_trials=args.time_trials if args.device == "cuda" else 0, seed=args.seed) as judge:
+        for rec in records:
+            out = args.out if len(records) == 1 else os.path.join(args.out, re.sub(r"[^\w.-]", "_", str(rec["id"])))
+            os.makedirs(out, exist_ok=True)
+            log_path = os.path.join(out, "fragments.jsonl")
+            open(log_path, "w").close()
+
+            def log(row, path=log_path):
+                with open(path, "a") as f:
+                    f.write(json.dumps(row, default=str) + "\n")
+            try:
+                res = search_program(rec, proposer, judge, max_fragment=args.max_fragment, samples=args.samples,
+                                     beam=args.beam, seed=args.seed, sample_budget=args.sample_budget,
+                                     time_budget_s=args.time_budget_s, do_autotune=args.autotune, log=log)
+            except SearchError as e:  # an unsupported task: recorded, the batch goes on
+                res = {"kind": "failed", "solution": None, "verdict": None, "cover": None,
+                       "stats": {"error": str(e)}}
+            if res["solution"] is not None:
+                with open(os.path.join(out, "solution.py"), "w") as f:
+                    f.write(res["solution"])
+            write_json_atomic(os.path.join(out, "verdict.json"),
+                              {k: res.get(k) for k in ("kind", "verdict", "cover", "stats", "best_hybrid")})
+            v = res["verdict"] or {}
+            row = {"task_id": str(rec["id"]), "level": rec.get("level"), "kind": res["kind"],
+                   "correct": bool(v.get("correct")) and res["kind"] in ("hybrid", "reference"),
+                   "hybrid_correct": res["kind"] == "hybrid" and bool(v.get("correct")),
+                   "speedup": v.get("speedup"), "cover": res.get("cover"), **(res.get("stats") or {})}
+            summary.append(row)
+            with open(os.path.join(args.out, "summary.jsonl"), "a") as f:
+                f.write(json.dumps(row) + "\n")
+            print(f"task {len(summary):04d}/{len(records):04d} | {row['task_id']} | {row['kind']} | "
+                  f"correct {int(row['correct'])} | ops {row.get('n_ops')} | kernels {row.get('kernels')} | "
+                  f"cover {_cover_str(row['cover'])} | speedup {row['speedup']}", flush=True)
+    n = len(summary)
+    agg = {"n_tasks": n, "hybrid_correct": sum(r["hybrid_correct"] for r in summary) / n if n else None,
+           "correct": sum(r["correct"] for r in summary) / n if n else None, "out": args.out}
+    print(json.dumps(agg))
+    return 0
+
+
+def _cover_str(cover):
+    if not cover:
+        return "-"
+    return " ".join(f"K[{a}-{b}]" if k == "kernel" else f"T{a}" for a, b, k in cover)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
