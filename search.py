@@ -208,7 +208,8 @@ def fragment_task(program, specs, a, b, comp, task_id="task"):
     for x in inputs:
         if x not in specs:
             raise SearchError(f"fragment input {x} is not a tensor")
-    arg = {x: flat_name(x) for x in inputs}
+    # fx names ("mul", "sigmoid") would shadow the teacher's wrappers of the same name inside forward
+    arg = {x: flat_name(x) if re.fullmatch(r"(in|v|p)\d+", x) else f"{flat_name(x)}_in" for x in inputs}
     modules, init, body, sub_nodes = {}, [], [], []
     for n in nodes:
         mod_flat = None
@@ -614,7 +615,9 @@ def search_program(record, proposer, judge, *, max_fragment=5, samples=1, beam=4
             log({"event": "cover", "round": rnd, "cover": segs, "cost": list(c), "correct": v.correct,
                  "error_type": v.error_type, "error_msg": v.error_msg[:300], "runtime_ms": v.runtime_ms,
                  "speedup": v.speedup})
-            if v.correct and (winner is None or (speed_measured and v.runtime_ms < winner["verdict"].runtime_ms)):
+            faster = speed_measured and winner is not None and \
+                (v.runtime_ms or math.inf) < (winner["verdict"].runtime_ms or math.inf)
+            if v.correct and (winner is None or faster):
                 winner = {"kind": "hybrid", "solution": src, "verdict": v, "cover": segs}
         if winner is not None or not round_covers:
             break
@@ -626,7 +629,7 @@ def search_program(record, proposer, judge, *, max_fragment=5, samples=1, beam=4
             log({"event": "autotune", "skipped": "speed not measured (CPU): autotuning is a no-op"})
     stats["wall_s"] = round(time.time() - t0, 2)
     if allow_reference and (winner is None or (speed_measured and winner["verdict"].ref_ms is not None
-                                               and winner["verdict"].ref_ms < winner["verdict"].runtime_ms)):
+                                               and winner["verdict"].ref_ms < (winner["verdict"].runtime_ms or math.inf))):
         why = "No correct hybrid was found." if winner is None else \
             (f"The all-PyTorch program ({winner['verdict'].ref_ms:.4g} ms) beat the best hybrid "
              f"({winner['verdict'].runtime_ms:.4g} ms); DP rank of the all-PyTorch cover: {reference_rank}.")
