@@ -15,7 +15,8 @@ One place owns each of these so that SFT, RL, search and eval agree on them (iss
   optional 4-bit base (bitsandbytes, CUDA only), bf16 base on CUDA, fp32 on CPU.
 - `generate(policy, prompts, ...)` samples completions of rendered prompts and returns `Sample`s with
   token ids and per-token log-probs. The LoRA adapter is merged for sampling and unmerged afterwards.
-  `engine="hf"` is plain `transformers` generate; issue 9 adds a faster engine behind the same call.
+  `engine="hf"` is plain `transformers` generate; "static" / "cudagraph" / "compile" are the fast engine
+  of issue 9 (a static KV cache, decode steps replayed as CUDA graphs); "auto" picks it on CUDA.
 - `token_logprobs(model, ...)` is the one log-prob routine: the decoder runs once, then the output layer
   runs over the *selected* positions only, in chunks, in fp32, each chunk under activation checkpointing,
   so full fp32 vocab logits for a batch never exist (7B: 152k vocab x 16 x 2048 tokens would be 20 GB).
@@ -441,7 +442,32 @@ def eval_mode(model):
         model.train(was_training)
 
 
-def _generate_hf(policy, prompt_ids, max_new_tokens, temperature, top_p, batch_size):
+def _left_pad(rows, pad_id):
+    """(ids, attention_mask) tensors (B, W) from lists of ids, padded on the left (prompts end together)."""
+    width = max(len(r) for r in rows)
+    ids = torch.full((len(rows), width), pad_id, dtype=torch.long)
+    mask = torch.zeros_like(ids)
+    for i, r in enumerate(rows):
+        ids[i, width - len(r):] = torch.tensor(r, dtype=torch.long)
+        mask[i, width - len(r):] = 1
+    return ids, mask
+
+
+def _cut_at_stop(rows, stop):
+    """Generated rows cut after their first stop token: (completions, finish reasons)."""
+    completions, reasons = [], []
+    for row in rows:
+        cut = next((i for i, t in enumerate(row) if t in stop), None)
+        if cut is None:
+            completions.append(row)
+            reasons.append("length")
+        else:
+            completions.append(row[:cut + 1])
+            reasons.append("eos")
+    return completions, reasons
+
+
+def _generate_hf(policy, prompt_ids, max_new_tokens, temperature, top_p, batch_size, suppress_eos=False):
     """Plain transformers generate over left-padded batches: (completion ids, finish reasons)."""
     from transformers import GenerationConfig
 
@@ -449,48 +475,317 @@ def _generate_hf(policy, prompt_ids, max_new_tokens, temperature, top_p, batch_s
     pad_id = policy.tokenizer.pad_token_id
     sampling = temperature > 0
     # Every knob is set explicitly so a model's own generation_config (Qwen: top_k=20, repetition
-    # penalty 1.05) cannot change the sampling semantics.
+    # penalty 1.05) cannot change the sampling semantics. suppress_eos (benchmarks only) sets the eos
+    # logits to -inf at every step, so every sequence runs to max_new_tokens.
     config = GenerationConfig(max_new_tokens=max_new_tokens, do_sample=sampling,
                               temperature=temperature if sampling else None, top_p=top_p if sampling else None,
                               top_k=0 if sampling else None, repetition_penalty=1.0, pad_token_id=pad_id,
-                              eos_token_id=stop, use_cache=True)
+                              eos_token_id=stop, use_cache=True,
+                              min_new_tokens=max_new_tokens if suppress_eos else None)
     completions, reasons = [], []
     for start in range(0, len(prompt_ids), batch_size):
-        rows = prompt_ids[start:start + batch_size]
-        width = max(len(r) for r in rows)
-        ids = torch.full((len(rows), width), pad_id, dtype=torch.long)
-        mask = torch.zeros_like(ids)
-        for i, r in enumerate(rows):
-            ids[i, width - len(r):] = torch.tensor(r, dtype=torch.long)
-            mask[i, width - len(r):] = 1
+        ids, mask = _left_pad(prompt_ids[start:start + batch_size], pad_id)
         out = policy.model.generate(input_ids=ids.to(policy.device), attention_mask=mask.to(policy.device),
                                     generation_config=config)
-        for row in out[:, width:].tolist():
-            cut = next((i for i, t in enumerate(row) if t in stop), None)
-            if cut is None:
-                completions.append(row)
-                reasons.append("length")
-            else:
-                completions.append(row[:cut + 1])
-                reasons.append("eos")
+        c, r = _cut_at_stop(out[:, ids.shape[1]:].tolist(), stop)
+        completions += c
+        reasons += r
     return completions, reasons
 
 
-# Generation engines by name; issue 9 registers a fast one here with the same signature.
-ENGINES = {"hf": _generate_hf}
+# ----------------------------------------------------------------------------------------------------
+# The fast engine (issue 9): a static KV cache and a decode step replayed as a CUDA graph
+#
+# Plain `generate` spends most of a 7B decode step launching kernels from Python (about 4% of the
+# memory-bandwidth floor on an H200). Here the decoder runs through our own short forward over the model's
+# own modules (embedding, rotary embedding, projections, norms, MLPs: the transformers code and weights,
+# so a LoRA adapter merged into them is included) with a preallocated KV cache; one decode step has fixed
+# shapes and no host synchronisation, so it is captured once as a CUDA graph and replayed per token
+# (engine "cudagraph"), optionally after torch.compile fused its elementwise ops ("compile"). Engine
+# "static" runs the same step eagerly (CPU tests compare it with plain generate). Differences from
+# `generate`, none of which changes the sampled distribution:
+# - attention reads the cache up to the current length rounded up to `kv_bucket` slots (one graph per
+#   bucket), masked to the real tokens; decode GQA folds the query heads of a KV head into query rows
+#   instead of copying K/V (what repeat_kv does);
+# - the all-finished check runs every `sync_every` steps (a host sync); the extra steps write pad tokens;
+# - temperature and top-p use transformers' own logits warpers in the same order, then softmax and
+#   torch.multinomial as `generate` does; so on CPU the same seed gives the same tokens as engine "hf".
+# Supported: decoder-only Llama-style models (Qwen2/2.5, Qwen3, Llama, Mistral without sliding window);
+# others fall back to "hf" under engine "auto".
+
+FAST_MODEL_TYPES = ("qwen2", "qwen3", "llama", "mistral")
+
+
+def _hf_model(model):
+    return model.get_base_model() if hasattr(model, "get_base_model") else model
+
+
+def fast_engine_unsupported(policy):
+    """Why the fast engine cannot run this policy (a string), or None when it can."""
+    hf = _hf_model(policy.model)
+    cfg = hf.config
+    if cfg.model_type not in FAST_MODEL_TYPES:
+        return f"model type {cfg.model_type!r} (supported: {', '.join(FAST_MODEL_TYPES)})"
+    if any(t != "full_attention" for t in (getattr(cfg, "layer_types", None) or [])):
+        return "sliding-window layers"
+    if getattr(cfg, "final_logit_softcapping", None):
+        return "logit softcapping"
+    dec = hf.get_decoder()
+    if not hasattr(dec, "rotary_emb") or not hasattr(dec, "layers"):
+        return "a decoder without model-level rotary embedding"
+    if cfg._attn_implementation not in ("sdpa", "eager"):
+        return f"attention implementation {cfg._attn_implementation!r} (sdpa or eager)"
+    return None
+
+
+def _rotate_half(x):
+    x1, x2 = x[..., : x.shape[-1] // 2], x[..., x.shape[-1] // 2:]
+    return torch.cat((-x2, x1), dim=-1)
+
+
+def _attend(q, k, v, mask, scale):
+    """Causal attention of q (B, H, q_len, D) over the cache k, v (B, kv_heads, kv_len, D); mask is
+    (B, 1, q_len, kv_len) bool, True = attend. Output (B, q_len, H * D)."""
+    B, H, q_len, D = q.shape
+    groups = H // k.shape[1]
+    if q_len == 1:
+        # Decode: the `groups` query heads that share a KV head become `groups` query rows of that head,
+        # so K/V are read once and never copied (head h uses KV head h // groups, as repeat_kv orders them).
+        out = torch.nn.functional.scaled_dot_product_attention(
+            q.reshape(B, H // groups, groups, D), k, v, attn_mask=mask, scale=scale)
+        return out.reshape(B, 1, H * D)
+    if groups > 1:
+        k = k[:, :, None].expand(B, k.shape[1], groups, *k.shape[2:]).reshape(B, H, *k.shape[2:])
+        v = v[:, :, None].expand(B, v.shape[1], groups, *v.shape[2:]).reshape(B, H, *v.shape[2:])
+    out = torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=scale)
+    return out.transpose(1, 2).reshape(B, q_len, H * D)
+
+
+def _static_forward(model, k_cache, v_cache, valid, tokens, positions, slots, kv_len: int):
+    """One forward of `tokens` (B, q_len) at cache slots `slots` (q_len,) with rotary positions
+    `positions` (B, q_len): writes their K/V into the caches (lists of (B, kv_heads, L, D)) and returns
+    the logits of the last position (B, vocab) in the model dtype. `valid` (B, L) is False at left-pad
+    slots. Only tensor ops, no host sync: one call can be captured as a CUDA graph."""
+    hf = _hf_model(model)
+    dec = hf.get_decoder()
+    B, q_len = tokens.shape
+    kv_slots = torch.arange(kv_len, device=tokens.device)
+    causal = kv_slots[None, :] <= slots[:, None]                              # (q_len, kv_len)
+    mask = valid[:, None, None, :kv_len] & causal[None, None]                # (B, 1, q_len, kv_len)
+    # A left-pad query sees no real token; letting it see itself keeps its row finite (it is never read).
+    mask = mask | (kv_slots[None, :] == slots[:, None])[None, None]
+    x = dec.embed_tokens(tokens)                                             # (B, q_len, hidden)
+    cos, sin = dec.rotary_emb(x, positions)                                  # (B, q_len, D)
+    cos, sin = cos[:, None], sin[:, None]
+    for i, layer in enumerate(dec.layers):
+        attn = layer.self_attn
+        h = layer.input_layernorm(x)
+        q = attn.q_proj(h).view(B, q_len, -1, attn.head_dim)
+        k = attn.k_proj(h).view(B, q_len, -1, attn.head_dim)
+        v = attn.v_proj(h).view(B, q_len, -1, attn.head_dim).transpose(1, 2)
+        if hasattr(attn, "q_norm"):  # Qwen3
+            q, k = attn.q_norm(q), attn.k_norm(k)
+        q, k = q.transpose(1, 2), k.transpose(1, 2)                          # (B, heads, q_len, D)
+        q, k = q * cos + _rotate_half(q) * sin, k * cos + _rotate_half(k) * sin
+        k_cache[i].index_copy_(2, slots, k)
+        v_cache[i].index_copy_(2, slots, v)
+        out = _attend(q, k_cache[i][:, :, :kv_len], v_cache[i][:, :, :kv_len], mask, attn.scaling)
+        x = x + attn.o_proj(out)
+        x = x + layer.mlp(layer.post_attention_layernorm(x))
+    return hf.get_output_embeddings()(dec.norm(x[:, -1]))
+
+
+_COMPILED_FORWARD = []  # torch.compile(_static_forward), made once per process: compiled code is reused
+
+
+def _compiled_forward():
+    if not _COMPILED_FORWARD:
+        _COMPILED_FORWARD.append(torch.compile(_static_forward, dynamic=False))
+    return _COMPILED_FORWARD[0]
+
+
+class _StaticDecoder:
+    """A static KV cache for one batch and the decode step over it, eager or replayed as CUDA graphs."""
+
+    def __init__(self, model, batch, cache_len, device, dtype, mode, kv_bucket):
+        hf = _hf_model(model)
+        cfg = hf.config
+        layer0 = hf.get_decoder().layers[0].self_attn
+        shape = (batch, cfg.num_key_value_heads, cache_len, layer0.head_dim)
+        n = cfg.num_hidden_layers
+        self.model, self.mode, self.cache_len = model, mode, cache_len
+        self.kv_bucket = cache_len if mode == "compile" else kv_bucket  # compile: one shape, one graph
+        self.k = [torch.zeros(shape, device=device, dtype=dtype) for _ in range(n)]
+        self.v = [torch.zeros(shape, device=device, dtype=dtype) for _ in range(n)]
+        self.valid = torch.ones(batch, cache_len, dtype=torch.bool, device=device)
+        self.forward = _compiled_forward() if mode == "compile" else _static_forward
+        # static inputs and captured graphs of the decode step, one per kv_len bucket
+        self.tokens = torch.zeros(batch, 1, dtype=torch.long, device=device)
+        self.positions = torch.zeros(batch, 1, dtype=torch.long, device=device)
+        self.slot = torch.zeros(1, dtype=torch.long, device=device)
+        self.graphs, self.graph_out, self.pool = {}, {}, None
+
+    def prefill(self, ids, attention_mask, max_rows):
+        """Run the left-padded prompts (B, W) into the cache, `max_rows` rows at a time; logits (B, vocab)."""
+        B, W = ids.shape
+        self.valid[:, :W] = attention_mask.bool()
+        # rotary positions as generate builds them: cumsum of the mask - 1 (pads get 1, never read)
+        positions = (attention_mask.long().cumsum(-1) - 1).masked_fill(attention_mask == 0, 1)
+        slots = torch.arange(W, device=ids.device)
+        out = []
+        for r in range(0, B, max_rows):
+            rows = slice(r, r + max_rows)
+            out.append(_static_forward(self.model, [k[rows] for k in self.k], [v[rows] for v in self.v],
+                                       self.valid[rows], ids[rows], positions[rows], slots, W))
+        return torch.cat(out)
+
+    def step(self, tokens, positions, slot: int):
+        """Logits (B, vocab) after feeding `tokens` (B,) at cache slot `slot` with rotary `positions` (B,)."""
+        kv_len = min(self.cache_len, -(-(slot + 1) // self.kv_bucket) * self.kv_bucket)
+        self.tokens.copy_(tokens[:, None])
+        self.positions.copy_(positions[:, None])
+        self.slot.fill_(slot)
+        args = (self.model, self.k, self.v, self.valid, self.tokens, self.positions, self.slot, kv_len)
+        if self.mode == "static":
+            return self.forward(*args)
+        if kv_len not in self.graphs:
+            self._capture(kv_len, args)
+        self.graphs[kv_len].replay()
+        return self.graph_out[kv_len]
+
+    def _capture(self, kv_len, args):
+        # Warm-up on a side stream (cuBLAS workspaces, torch.compile's compilation), as the CUDA-graph docs
+        # ask. It computes this very step, so writing its K/V into the cache is harmless (same values).
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            for _ in range(2):
+                self.forward(*args)
+        torch.cuda.current_stream().wait_stream(side)
+        if self.pool is None:
+            self.pool = torch.cuda.graph_pool_handle()  # buckets replay one at a time, so they share memory
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph, pool=self.pool):
+            self.graph_out[kv_len] = self.forward(*args)
+        self.graphs[kv_len] = graph
+
+
+def _generate_static(policy, prompt_ids, max_new_tokens, temperature, top_p, batch_size, suppress_eos=False,
+                     mode="static", kv_bucket=256, sync_every=None, prefill_tokens=32768):
+    """The fast engine over left-padded batches: (completion ids, finish reasons). mode: "static"
+    (eager), "cudagraph" or "compile" (CUDA only). kv_bucket: cache slots per attention-length bucket.
+    sync_every: decode steps between all-finished checks (default 1 on CPU, 16 on CUDA).
+    prefill_tokens: prompt tokens per prefill forward (bounds its activation memory)."""
+    from transformers.generation.logits_process import TemperatureLogitsWarper, TopPLogitsWarper
+
+    why = fast_engine_unsupported(policy)
+    if why:
+        raise ValueError(f"the fast generation engine does not support {why}; use engine='hf'")
+    device = policy.device
+    if mode != "static" and device.type != "cuda":
+        raise ValueError(f"engine {mode!r} needs CUDA; use 'static' on {device.type}")
+    if mode != "static" and policy.quantized:
+        mode = "static"  # bitsandbytes 4-bit matmuls are not known to be graph-safe; stay eager
+    sync_every = sync_every or (16 if device.type == "cuda" else 1)
+    stop = eos_ids(policy)
+    stop_t = torch.tensor(stop, dtype=torch.long, device=device)
+    pad_id = policy.tokenizer.pad_token_id
+    warpers = []
+    if temperature > 0 and temperature != 1.0:
+        warpers.append(TemperatureLogitsWarper(temperature))
+    if temperature > 0 and top_p < 1.0:
+        warpers.append(TopPLogitsWarper(top_p))
+    dtype = next(_hf_model(policy.model).get_decoder().parameters()).dtype
+    if policy.quantized:
+        dtype = policy.dtype
+    completions, reasons = [], []
+    for start in range(0, len(prompt_ids), batch_size):
+        ids, mask = _left_pad(prompt_ids[start:start + batch_size], pad_id)
+        ids, mask = ids.to(device), mask.to(device)
+        B, W = ids.shape
+        cache_len = W + max_new_tokens
+        if mode == "compile":  # fewer distinct shapes, fewer recompilations
+            cache_len = -(-cache_len // 256) * 256
+        decoder = _StaticDecoder(policy.model, B, cache_len, device, dtype, mode, kv_bucket)
+        logits = decoder.prefill(ids, mask, max(1, prefill_tokens // W))
+        n_prompt = mask.sum(-1)                                                      # (B,)
+        out = torch.full((B, max_new_tokens), pad_id, dtype=torch.long, device=device)
+        done = torch.zeros(B, dtype=torch.bool, device=device)
+        for t in range(max_new_tokens):
+            scores = logits.float()                                                  # (B, vocab) fp32, as generate
+            if suppress_eos:
+                scores[:, stop_t] = -float("inf")
+            if temperature > 0:
+                for warp in warpers:
+                    scores = warp(None, scores)
+                token = torch.multinomial(torch.softmax(scores, dim=-1), num_samples=1).squeeze(1)
+            else:
+                token = torch.argmax(scores, dim=-1)
+            token = torch.where(done, pad_id, token)                                 # finished rows emit pad
+            out[:, t] = token
+            done |= torch.isin(token, stop_t)
+            if t + 1 == max_new_tokens or ((t + 1) % sync_every == 0 and bool(done.all())):
+                break
+            logits = decoder.step(token, n_prompt + t, W + t)
+        c, r = _cut_at_stop(out.tolist(), stop)
+        completions += c
+        reasons += r
+        del decoder
+    return completions, reasons
+
+
+# Generation engines by name, each (policy, prompt_ids, max_new_tokens, temperature, top_p, batch_size,
+# suppress_eos=False) -> (completion ids, finish reasons). "auto" picks one in `resolve_engine`.
+ENGINES = {
+    "hf": _generate_hf,
+    "static": _generate_static,
+    "cudagraph": lambda *a, **k: _generate_static(*a, mode="cudagraph", **k),
+    "compile": lambda *a, **k: _generate_static(*a, mode="compile", **k),
+}
+AUTO_CUDA_ENGINE = "cudagraph"  # what "auto" runs on CUDA; chosen by `python bench.py rollout` (LOG.md)
+
+
+def resolve_engine(engine: str, policy: Policy) -> str:
+    """The engine name "auto" stands for: the fast engine on CUDA when it supports the model, else "hf"."""
+    if engine != "auto":
+        if engine not in ENGINES:
+            raise ValueError(f"unknown generation engine {engine!r}; choose from auto, {', '.join(ENGINES)}")
+        return engine
+    if policy.device.type == "cuda" and fast_engine_unsupported(policy) is None:
+        return AUTO_CUDA_ENGINE
+    return "hf"
+
+
+@contextlib.contextmanager
+def sampling_mode(policy: Policy, seed: int):
+    """No grad, eval mode, the adapter merged, and a private RNG seeded with `seed` (the global one is
+    restored afterwards, so a training run stays reproducible whether or not it samples)."""
+    devices = [policy.device] if policy.device.type == "cuda" else []
+    with torch.no_grad(), eval_mode(policy.model), merged_lora(policy), torch.random.fork_rng(devices=devices):
+        torch.manual_seed(seed)
+        yield
+
+
+def sample_token_ids(policy: Policy, prompt_ids, max_new_tokens: int, temperature: float, top_p: float, seed: int,
+                     batch_size: int = 16, engine: str = "hf", suppress_eos: bool = False):
+    """(completion ids, finish reasons) for token-id prompts: the sampling part of `generate`, without
+    log-probs. suppress_eos: benchmarks only (eos logits -inf, so every sequence runs max_new_tokens)."""
+    engine = resolve_engine(engine, policy)
+    with sampling_mode(policy, seed):
+        return ENGINES[engine](policy, prompt_ids, max_new_tokens, temperature, top_p, batch_size,
+                               suppress_eos=suppress_eos)
 
 
 def generate(policy: Policy, prompts, max_new_tokens: int, temperature: float, top_p: float, seed: int,
              batch_size: int = 16, engine: str = "hf", logprob_chunk_tokens: int = 512) -> list:
     """Sample one completion per rendered prompt (from `render_prompt`). temperature 0 means greedy.
+    engine: "hf" (plain transformers generate), "static", "cudagraph", "compile" or "auto" (above).
 
-    Seeded: the same (prompts, seed, batch_size) gives the same samples; the global RNG is untouched,
-    so a training run stays reproducible whether or not it samples.
+    Seeded: the same (prompts, seed, batch_size, engine) gives the same samples; the global RNG is untouched.
     """
     prompt_ids = [encode(policy.tokenizer, p) for p in prompts]
-    devices = [policy.device] if policy.device.type == "cuda" else []
-    with torch.no_grad(), eval_mode(policy.model), merged_lora(policy), torch.random.fork_rng(devices=devices):
-        torch.manual_seed(seed)
+    engine = resolve_engine(engine, policy)
+    with sampling_mode(policy, seed):
         completions, reasons = ENGINES[engine](policy, prompt_ids, max_new_tokens, temperature, top_p, batch_size)
         logprobs = completion_logprobs(policy, prompt_ids, completions, chunk_tokens=logprob_chunk_tokens)
     return [Sample(text=policy.tokenizer.decode(c, skip_special_tokens=True), prompt_ids=p, completion_ids=c,
