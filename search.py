@@ -149,8 +149,6 @@ def run_program(program, source, seed=1):
 
 def tensor_spec(x):
     """Shape, dtype and value domain of a tensor of the full program (what a fragment input must look like)."""
-    import torch
-
     spec = {"shape": list(x.shape), "dtype": str(x.dtype).replace("torch.", "")}
     if not x.is_floating_point():
         spec.update(dom="int", high=int(x.max()) + 1 if x.numel() else 1)
@@ -160,7 +158,6 @@ def tensor_spec(x):
         spec["dom"] = "nonneg"
     else:
         spec["dom"] = "any"
-    del torch
     return spec
 
 
@@ -292,10 +289,6 @@ def beam_covers(n_ops, torch_ms, kernel_ms, beam, speed_measured):
         scored.sort(key=lambda cs: (cs[0], [(s[0], s[1], s[2]) for s in cs[1]]))
         best[i] = scored[:beam]
     return best[n_ops]
-
-
-def ranked_covers(n_ops, torch_ms, kernel_ms, speed_measured, limit):
-    return beam_covers(n_ops, torch_ms, kernel_ms, limit, speed_measured)
 
 
 # ----------------------------------------------------------------------------------------------------
