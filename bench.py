@@ -3,12 +3,26 @@
     python bench.py verify --device cpu --n 16          # laptop: judge pool vs one process per candidate
     python bench.py verify --device cuda --n 64         # H200: the issue-3 target (<= 30 s, >= 8x)
     python bench.py synth --n 10000 --levels 1,2,5      # synthesis rate with validation, op uniformity
+    python bench.py timing-noise --device cuda --n 20   # the same kernels timed twice: speedup spread
+    python bench.py rollout                             # laptop: tiny model, plain generate vs the static engine
+    python bench.py rollout --model-config qwen2.5-7b   # H200: issue 9 (64 x 512 + 1024 tokens, >= 10x generate)
+    python bench.py sft-step --model-config qwen2.5-7b  # H200: issue 5 (LoRA r64, 16 x 2048, <= 80 GB, >= 7k tok/s)
 
 verify: builds `--n` candidate solutions of mixed quality (known-good Triton kernels, cheats and faults
 from tests/) for small KernelBench-like tasks (tests/judge_tasks/), then verifies them twice with the same
 number of concurrent workers: with the pool (each worker imports torch/Triton once and serves many
 candidates) and with one fresh worker process per candidate (recycle_every=1). Both times include starting
 the workers. The verdicts of the two runs must agree on (compiled, correct, error_type, triton_launches).
+
+rollout: a model with random weights (built from its config: nothing is downloaded) generates for one batch
+with every engine in one process: plain transformers generate ("hf", the baseline) and the fast engine of
+policy.py (issue 9), then again with a LoRA adapter attached (merged for sampling). A random model says
+garbage and may say eos at any step, so the timed runs suppress eos (its logit is -inf) and every sequence
+runs exactly --new-tokens; tokens/s counts new tokens over the wall time of the call (prefill included).
+Before that, greedy tokens of each fast engine are compared with plain generate on prompts of different
+lengths; where a row differs, the two tokens' logits at that position are compared in units of the model
+dtype's spacing (bf16 ties between near-equal logits of a random model are expected).
+sft-step: LoRA SFT steps through train.py's `sft_step` (loss via policy.token_logprobs) on random tokens.
 """
 import argparse
 import glob
@@ -89,6 +103,320 @@ def cmd_synth(args):
                                       for lv, s in rep["levels"].items()}, "argv": sys.argv}))
 
 
+# ----------------------------------------------------------------------------------------------------
+# Models with random weights from a config (nothing is downloaded): rollout and sft-step
+
+# Qwen2.5-7B / Qwen2.5-Coder-7B-Instruct (the paper's base) as in its config.json.
+QWEN25_7B = dict(vocab_size=152064, hidden_size=3584, num_hidden_layers=28, num_attention_heads=28,
+                 num_key_value_heads=4, intermediate_size=18944, max_position_embeddings=32768, rms_norm_eps=1e-6,
+                 rope_parameters={"rope_type": "default", "rope_theta": 1e6}, tie_word_embeddings=False,
+                 use_sliding_window=False, bos_token_id=151643, eos_token_id=151645, pad_token_id=151643)
+
+
+class IdTokenizer:
+    """Stand-in tokenizer for random-weight models: benchmarks feed token ids, never text."""
+
+    def __init__(self, vocab_size, eos_token_id, pad_token_id):
+        self.vocab_size, self.eos_token_id, self.pad_token_id = vocab_size, eos_token_id, pad_token_id
+
+    def __len__(self):
+        return self.vocab_size
+
+    def decode(self, ids, skip_special_tokens=True):
+        return " ".join(map(str, ids))
+
+
+def random_policy(model_config, device, seed, gradient_checkpointing=False):
+    """A policy.Policy around a Qwen2 model with random weights: bf16 on CUDA, fp32 on CPU."""
+    import torch
+    from transformers import Qwen2Config, Qwen2ForCausalLM
+
+    import policy as P
+    device = P.resolve_device(device)
+    dtype = P.resolve_dtype(None, device)
+    if model_config == "qwen2.5-7b":
+        config = Qwen2Config(**QWEN25_7B)
+        tokenizer = IdTokenizer(config.vocab_size, config.eos_token_id, config.pad_token_id)
+    else:
+        tokenizer = IdTokenizer(P.TINY_SIZES["vocab_size"], 2, 0)
+        config = P.tiny_model_config(tokenizer, *(P.TINY_SIZES[k] for k in (
+            "hidden_size", "num_layers", "num_heads", "num_kv_heads", "intermediate_size", "max_positions")))
+    default_dtype = torch.get_default_dtype()
+    torch.manual_seed(seed)
+    try:  # built directly on the device in the target dtype: a 7B model never exists in fp32
+        torch.set_default_dtype(dtype)
+        with torch.device(device):
+            model = Qwen2ForCausalLM(config)
+    finally:
+        torch.set_default_dtype(default_dtype)
+    model.config.use_cache = False
+    if gradient_checkpointing:
+        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+    return P.Policy(model=model, tokenizer=tokenizer, device=device, dtype=dtype, lora=False, quantized=False,
+                    base=f"random:{model_config}")
+
+
+def attach_random_lora(pol, r, alpha, seed):
+    """A LoRA adapter whose B is random (peft starts it at zero), so merging it changes the weights."""
+    import torch
+
+    import policy as P
+    P.attach_lora(pol, r, alpha, 0.0)
+    g = torch.Generator(device=pol.device).manual_seed(seed)
+    with torch.no_grad():
+        for name, p in pol.model.named_parameters():
+            if "lora_B" in name:
+                p.copy_(torch.randn(p.shape, generator=g, device=p.device, dtype=p.dtype) * 0.01)
+    return pol
+
+
+def _sync(pol):
+    import torch
+    if pol.device.type == "cuda":
+        torch.cuda.synchronize()
+
+
+def _peak_gb(pol, reset=False):
+    import torch
+    if pol.device.type != "cuda":
+        return float("nan")
+    if reset:
+        torch.cuda.reset_peak_memory_stats()
+    return torch.cuda.max_memory_allocated() / 2**30
+
+
+def _env():
+    import torch
+    import transformers
+    gpu = torch.cuda.get_device_name() if torch.cuda.is_available() else None
+    return {"torch": torch.__version__, "transformers": transformers.__version__, "gpu": gpu}
+
+
+def _log(msg):
+    print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+
+def rollout_throughput(pol, engine, prompt_ids, args, lora):
+    """One timed run (every sequence forced to args.new_tokens); fast engines get a full untimed run first
+    (CUDA-graph capture, torch.compile), plain generate a short one. Failures are recorded, not raised."""
+    import policy as P
+    row = {"engine": engine, "lora": lora}
+    run = lambda n: P.sample_token_ids(pol, prompt_ids, n, args.temperature, args.top_p, args.seed,  # noqa: E731
+                                       len(prompt_ids), engine, suppress_eos=True)
+    try:
+        _log(f"rollout {engine} (lora {lora}): warm-up")
+        t = time.perf_counter()
+        run(args.new_tokens if engine != "hf" else 4)
+        _sync(pol)
+        row["first_s"] = round(time.perf_counter() - t, 2)
+        _peak_gb(pol, reset=True)
+        _log(f"rollout {engine} (lora {lora}): timed run")
+        t = time.perf_counter()
+        completions, _ = run(args.new_tokens)
+        _sync(pol)
+        wall = time.perf_counter() - t
+    except (RuntimeError, ValueError) as e:
+        row["error"] = f"{type(e).__name__}: {str(e)[:300]}"
+        _log(f"rollout {engine} failed: {row['error']}")
+        return row
+    tokens = sum(len(c) for c in completions)
+    row.update(wall_s=round(wall, 2), tokens=tokens, tokens_per_s=round(tokens / wall, 1),
+               peak_gb=round(_peak_gb(pol), 2), all_full_length=all(len(c) == args.new_tokens for c in completions))
+    _log(f"rollout {engine} (lora {lora}): {row['tokens_per_s']} tokens/s")
+    return row
+
+
+def greedy_check(pol, engines, args):
+    """Greedy tokens of each fast engine vs plain generate on `--greedy-prompts` prompts of different lengths.
+    Where a row first differs, one plain full forward (no cache) over the common prefix scores both tokens:
+    their logit gap in units of the model dtype's spacing at that magnitude (bf16: 8 significant bits)."""
+    import math
+    import random
+
+    import torch
+
+    import policy as P
+    rng = random.Random(args.seed + 1)
+    vocab = pol.model.config.vocab_size if not pol.lora else P._hf_model(pol.model).config.vocab_size
+    lengths = [rng.randint(max(1, args.prompt_len // 4), args.prompt_len) for _ in range(args.greedy_prompts)]
+    prompts = [[rng.randrange(vocab - 1000) for _ in range(n)] for n in lengths]
+    run = lambda e: P.sample_token_ids(pol, prompts, args.greedy_tokens, 0.0, 1.0, args.seed, len(prompts), e,  # noqa: E731
+                                       suppress_eos=True)[0]
+    _log("greedy check: hf")
+    ref = run("hf")
+    mantissa_bits = {torch.bfloat16: 8, torch.float16: 11}.get(pol.dtype, 24)
+    out = {}
+    for engine in engines:
+        _log(f"greedy check: {engine}")
+        try:
+            got = run(engine)
+        except (RuntimeError, ValueError) as e:
+            out[engine] = {"error": f"{type(e).__name__}: {str(e)[:300]}"}
+            continue
+        rows = []
+        for p, a, b in zip(prompts, ref, got):
+            d = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), None)
+            if d is None:
+                rows.append({"first_diff": None})
+                continue
+            with P.sampling_mode(pol, 0):
+                ids = torch.tensor([p + a[:d]], device=pol.device)
+                logits = P._hf_model(pol.model)(input_ids=ids, use_cache=False).logits[0, -1].float()
+            la, lb = logits[a[d]].item(), logits[b[d]].item()
+            spacing = 2.0 ** (math.floor(math.log2(max(abs(la), abs(lb), 1e-30))) - (mantissa_bits - 1))
+            gap = abs(la - lb) / spacing
+            rows.append({"first_diff": d, "hf_token": a[d], "fast_token": b[d], "gap_ulps": round(gap, 2),
+                         "tie": gap <= 2.0, "no_cache_argmax": int(logits.argmax())})
+        out[engine] = {"rows_equal": sum(r["first_diff"] is None for r in rows), "rows": rows}
+    return out
+
+
+def cmd_rollout(args):
+    """Tokens/s of plain generate vs the fast engines in one process, with and without a LoRA adapter."""
+    import torch
+
+    import policy as P
+    big = args.model_config == "qwen2.5-7b"
+    cuda = torch.cuda.is_available() and args.device != "cpu"
+    args.batch = args.batch or (64 if big else 8)
+    args.prompt_len = args.prompt_len or (512 if big else 64)
+    args.new_tokens = args.new_tokens or (1024 if big else 64)
+    engines = [e for e in (args.engines or ("hf,cudagraph,compile" if cuda else "hf,static")).split(",") if e]
+    fast = [e for e in engines if e != "hf"]
+    lora_engines = [e for e in (args.lora_engines if args.lora_engines is not None
+                                else (fast[0] if fast else "")).split(",") if e]
+    _log(f"building {args.model_config} with random weights")
+    pol = random_policy(args.model_config, "cuda" if cuda else "cpu", args.seed)
+    n_params = sum(p.numel() for p in pol.model.parameters())
+    print(f"rollout | {args.model_config} ({n_params / 1e9:.2f}B params, {str(pol.dtype)[6:]}, {pol.device}) | "
+          f"batch {args.batch} x prompt {args.prompt_len} x new {args.new_tokens} tokens | temperature "
+          f"{args.temperature:g} top_p {args.top_p:g} | eos suppressed: every sequence runs --new-tokens | "
+          f"engines {engines} | with LoRA r{args.lora_r}: {lora_engines}", flush=True)
+    greedy = greedy_check(pol, fast, args) if args.greedy_prompts and fast else {}
+    rng = torch.Generator().manual_seed(args.seed)
+    prompt_ids = torch.randint(0, pol.tokenizer.vocab_size - 1000, (args.batch, args.prompt_len), generator=rng).tolist()
+    results = [rollout_throughput(pol, e, prompt_ids, args, "-") for e in engines]
+    if lora_engines:
+        attach_random_lora(pol, args.lora_r, args.lora_alpha, args.seed)
+        results += [rollout_throughput(pol, e, prompt_ids, args, f"r{args.lora_r} merged") for e in lora_engines]
+    hf = next((r["tokens_per_s"] for r in results if r["engine"] == "hf" and "tokens_per_s" in r), None)
+    print(f"{'engine':<10} {'lora':<12} {'first_s':>8} {'wall_s':>8} {'tokens/s':>10} {'x hf':>7} {'peak_GB':>8}")
+    for r in results:
+        if "error" in r:
+            print(f"{r['engine']:<10} {r['lora']:<12} failed: {r['error']}")
+            continue
+        r["x_hf"] = round(r["tokens_per_s"] / hf, 2) if hf else None
+        print(f"{r['engine']:<10} {r['lora']:<12} {r['first_s']:8.1f} {r['wall_s']:8.1f} {r['tokens_per_s']:10.1f} "
+              f"{r['x_hf'] or float('nan'):7.2f} {r['peak_gb']:8.1f}")
+    for engine, g in greedy.items():
+        if "error" in g:
+            print(f"greedy {engine} vs hf: failed: {g['error']}")
+            continue
+        diffs = [(r["first_diff"], r["gap_ulps"], r["tie"]) for r in g["rows"] if r["first_diff"] is not None]
+        print(f"greedy {engine} vs hf, {args.greedy_prompts} prompts x {args.greedy_tokens} tokens: "
+              f"{g['rows_equal']} rows equal; differing rows (first position, logit gap in ulps, tie): {diffs}")
+    best = max((r for r in results if r["engine"] != "hf" and "tokens_per_s" in r and r["lora"] == "-"),
+               key=lambda r: r["tokens_per_s"], default=None)
+    print(json.dumps({"bench": "rollout", "model_config": args.model_config, "device": str(pol.device),
+                      "batch": args.batch, "prompt_len": args.prompt_len, "new_tokens": args.new_tokens,
+                      "temperature": args.temperature, "top_p": args.top_p, "eos_suppressed": True,
+                      "results": results, "greedy": greedy, "hf_tokens_per_s": hf,
+                      "best_engine": best and best["engine"], "best_tokens_per_s": best and best["tokens_per_s"],
+                      "best_x_hf": best and best.get("x_hf"), "env": _env(), "argv": sys.argv}))
+
+
+def cmd_sft_step(args):
+    """LoRA SFT steps through train.py's own step (loss: policy.token_logprobs over completion tokens)."""
+    import types
+
+    import torch
+
+    import policy as P
+    import train
+    big = args.model_config == "qwen2.5-7b"
+    cuda = torch.cuda.is_available() and args.device != "cpu"
+    args.seqs = args.seqs or (16 if big else 4)
+    args.seq_len = args.seq_len or (2048 if big else 256)
+    args.prompt_len = args.seq_len // 4 if args.prompt_len is None else args.prompt_len
+    micro = min(args.micro_batch, args.seqs)
+    _log(f"building {args.model_config} with random weights")
+    pol = random_policy(args.model_config, "cuda" if cuda else "cpu", args.seed, args.gradient_checkpointing)
+    attach_random_lora(pol, args.lora_r, args.lora_alpha, args.seed)
+    n_train = sum(p.numel() for p in P.trainable_parameters(pol))
+    step_args = types.SimpleNamespace(lr=args.lr, adam_betas="0.9,0.999", weight_decay=0.0, grad_clip=1.0,
+                                      logprob_chunk_tokens=args.chunk_tokens)
+    optimizer = train.make_optimizer(pol, step_args)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: 1.0)
+    g = torch.Generator().manual_seed(args.seed)
+    vocab = pol.tokenizer.vocab_size
+    examples = [{"input_ids": torch.randint(0, vocab - 1000, (args.seq_len,), generator=g).tolist(),
+                 "n_prompt": args.prompt_len} for _ in range(args.seqs)]
+    micro_batches = [list(range(i, min(i + micro, args.seqs))) for i in range(0, args.seqs, micro)]
+    print(f"sft-step | {args.model_config} ({pol.dtype}, {pol.device}) | LoRA r{args.lora_r} "
+          f"({n_train / 1e6:.1f}M trainable) | {args.seqs} x {args.seq_len} tokens (loss on the last "
+          f"{args.seq_len - args.prompt_len}) | micro-batch {micro} x {len(micro_batches)} | gradient "
+          f"checkpointing {args.gradient_checkpointing} | logprob chunk {args.chunk_tokens}", flush=True)
+    _peak_gb(pol, reset=True)
+    rows = []
+    for step in range(args.warmup_steps + args.steps):
+        _sync(pol)
+        t = time.perf_counter()
+        out = train.sft_step(pol, examples, micro_batches, optimizer, scheduler, step_args)
+        _sync(pol)
+        wall = time.perf_counter() - t
+        rows.append({"step": step, "warmup": step < args.warmup_steps, "wall_s": round(wall, 3),
+                     "tokens_per_s": round(args.seqs * args.seq_len / wall, 1), "loss": round(out["loss"], 4)})
+        _log(f"step {step}: {rows[-1]}")
+    timed = [r for r in rows if not r["warmup"]] or rows
+    tokens_per_s = args.seqs * args.seq_len * len(timed) / sum(r["wall_s"] for r in timed)
+    peak = _peak_gb(pol)
+    print(f"{'step':>4} {'warmup':>6} {'wall_s':>8} {'tokens/s':>10} {'loss':>8}")
+    for r in rows:
+        print(f"{r['step']:>4} {str(r['warmup']):>6} {r['wall_s']:8.2f} {r['tokens_per_s']:10.1f} {r['loss']:8.4f}")
+    print(f"{tokens_per_s:.0f} tokens/s over {len(timed)} timed steps; peak memory {peak:.1f} GB (allocated)")
+    print(json.dumps({"bench": "sft-step", "model_config": args.model_config, "device": str(pol.device),
+                      "seqs": args.seqs, "seq_len": args.seq_len, "prompt_len": args.prompt_len,
+                      "micro_batch": micro, "gradient_checkpointing": args.gradient_checkpointing,
+                      "lora_r": args.lora_r, "trainable_params": n_train, "tokens_per_s": round(tokens_per_s, 1),
+                      "peak_gb": round(peak, 2), "steps": rows, "env": _env(), "argv": sys.argv}))
+
+
+def cmd_timing_noise(args):
+    """Judge timing noise: the same teacher kernels timed in two separate verify passes; the median over
+    tasks of |speedup_2 / speedup_1 - 1| is the noise (issue 3 target: within 3%)."""
+    import statistics
+    import synth
+    import teacher
+    from reward import Judge
+    records = synth.read_tasks(args.tasks)[: args.n] if args.tasks else synth.generate(
+        args.n, [1, 2], args.seed, synth.make_budget(args.size), workers=args.workers, progress=False)[0]
+    pairs, ids = [], []
+    for rec in records:
+        try:
+            pairs.append((rec["source"], teacher.compile_program(rec, seed=args.seed, target=args.device)))
+            ids.append(rec["id"])
+        except teacher.TeacherError as e:
+            print(f"skip {rec['id']}: {e}", file=sys.stderr)
+    passes = []
+    with Judge(workers=args.workers, device=args.device, timeout_s=args.timeout_s,
+               time_trials=args.time_trials) as judge:
+        for _ in range(2):
+            passes.append(judge.verify_many(pairs, progress=True))
+    rows = []
+    for tid, a, b in zip(ids, *passes):
+        if a.correct and b.correct and a.speedup and b.speedup:
+            rows.append((tid, a.speedup, b.speedup, abs(b.speedup / a.speedup - 1)))
+    print(f"{'task':<24} {'speedup_1':>10} {'speedup_2':>10} {'rel_diff':>9}")
+    for tid, s1, s2, d in rows:
+        print(f"{tid:<24} {s1:>10.3f} {s2:>10.3f} {d:>9.2%}")
+    med = statistics.median(d for *_, d in rows) if rows else None
+    print(f"median |speedup_2/speedup_1 - 1| over {len(rows)} timed tasks: "
+          + (f"{med:.2%}" if med is not None else "n/a (no timed tasks: speed is not measured on CPU)"))
+    print(json.dumps({"bench": "timing-noise", "device": args.device, "n_timed": len(rows),
+                      "median_rel_diff": None if med is None else round(med, 4),
+                      "max_rel_diff": round(max((d for *_, d in rows), default=0.0), 4), "argv": sys.argv}))
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -111,6 +439,58 @@ def main():
     s.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="worker processes")
     s.add_argument("--seed", type=int, default=0, help="master seed")
     s.set_defaults(fn=cmd_synth)
+    t = sub.add_parser("timing-noise", help="same kernels timed twice: speedup agreement (GPU)",
+                       formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    t.add_argument("--tasks", default=None, help="task JSONL (default: synthesize --n level-1/2 tasks)")
+    t.add_argument("--n", type=int, default=20, help="tasks")
+    t.add_argument("--size", default="paper", help="synth size preset when synthesizing")
+    t.add_argument("--device", choices=["cpu", "cuda"], default="cuda", help="where candidates run")
+    t.add_argument("--workers", type=int, default=2, help="judge workers")
+    t.add_argument("--timeout-s", type=float, default=120.0, help="seconds per candidate")
+    t.add_argument("--time-trials", type=int, default=100, help="timed runs per model")
+    t.add_argument("--seed", type=int, default=0, help="synthesis and teacher seed")
+    t.set_defaults(fn=cmd_timing_noise)
+    r = sub.add_parser("rollout", help="generation tokens/s: plain generate vs the fast engines, greedy equality",
+                       formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    r.add_argument("--model-config", choices=["tiny", "qwen2.5-7b"], default="tiny",
+                   help="random-weight model built from this config (bf16 on CUDA, fp32 on CPU)")
+    r.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto", help="where the model runs")
+    r.add_argument("--batch", type=int, default=None, help="sequences per generate call (default 64 for 7B, 8 tiny)")
+    r.add_argument("--prompt-len", type=int, default=None, help="prompt tokens (default 512 for 7B, 64 tiny)")
+    r.add_argument("--new-tokens", type=int, default=None,
+                   help="new tokens per sequence, forced (eos suppressed) (default 1024 for 7B, 64 tiny)")
+    r.add_argument("--engines", default=None,
+                   help="comma-separated engines timed in this run (default hf,cudagraph,compile on CUDA, hf,static on CPU)")
+    r.add_argument("--lora-engines", default=None,
+                   help="engines timed again with a LoRA adapter attached (merged for sampling); '' skips "
+                        "(default: the first fast engine)")
+    r.add_argument("--lora-r", type=int, default=64, help="LoRA rank of the attached adapter")
+    r.add_argument("--lora-alpha", type=float, default=128, help="LoRA alpha")
+    r.add_argument("--temperature", type=float, default=1.0, help="sampling temperature of the timed runs")
+    r.add_argument("--top-p", type=float, default=1.0, help="nucleus mass of the timed runs")
+    r.add_argument("--greedy-prompts", type=int, default=8, help="prompts of the greedy equality check (0 skips)")
+    r.add_argument("--greedy-tokens", type=int, default=64, help="greedy tokens per prompt in the check")
+    r.add_argument("--seed", type=int, default=0, help="seed of weights, prompts and sampling")
+    r.set_defaults(fn=cmd_rollout)
+    f = sub.add_parser("sft-step", help="LoRA SFT step tokens/s and peak memory (train.py's step and loss)",
+                       formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    f.add_argument("--model-config", choices=["tiny", "qwen2.5-7b"], default="tiny",
+                   help="random-weight model built from this config (bf16 on CUDA, fp32 on CPU)")
+    f.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto", help="where the model runs")
+    f.add_argument("--seqs", type=int, default=None, help="sequences per optimizer step (default 16 for 7B, 4 tiny)")
+    f.add_argument("--seq-len", type=int, default=None, help="tokens per sequence (default 2048 for 7B, 256 tiny)")
+    f.add_argument("--prompt-len", type=int, default=None, help="masked prompt tokens per sequence (default seq-len/4)")
+    f.add_argument("--micro-batch", type=int, default=4, help="sequences per forward/backward")
+    f.add_argument("--gradient-checkpointing", action=argparse.BooleanOptionalAction, default=True,
+                   help="recompute decoder-layer activations in backward")
+    f.add_argument("--lora-r", type=int, default=64, help="LoRA rank (all linear layers)")
+    f.add_argument("--lora-alpha", type=float, default=128, help="LoRA alpha")
+    f.add_argument("--lr", type=float, default=1e-4, help="AdamW learning rate")
+    f.add_argument("--chunk-tokens", type=int, default=1024, help="tokens per log-prob chunk (policy.token_logprobs)")
+    f.add_argument("--warmup-steps", type=int, default=1, help="untimed steps first")
+    f.add_argument("--steps", type=int, default=2, help="timed steps")
+    f.add_argument("--seed", type=int, default=0, help="seed of weights and data")
+    f.set_defaults(fn=cmd_sft_step)
     args = p.parse_args()
     args.fn(args)
 
