@@ -179,7 +179,7 @@ def _sync(pol):
 def _peak_gb(pol, reset=False):
     import torch
     if pol.device.type != "cuda":
-        return float("nan")
+        return None
     if reset:
         torch.cuda.reset_peak_memory_stats()
     return torch.cuda.max_memory_allocated() / 2**30
@@ -221,7 +221,7 @@ def rollout_throughput(pol, engine, prompt_ids, args, lora):
         return row
     tokens = sum(len(c) for c in completions)
     row.update(wall_s=round(wall, 2), tokens=tokens, tokens_per_s=round(tokens / wall, 1),
-               peak_gb=round(_peak_gb(pol), 2), all_full_length=all(len(c) == args.new_tokens for c in completions))
+               peak_gb=_peak_gb(pol) and round(_peak_gb(pol), 2), all_full_length=all(len(c) == args.new_tokens for c in completions))
     _log(f"rollout {engine} (lora {lora}): {row['tokens_per_s']} tokens/s")
     return row
 
@@ -307,7 +307,7 @@ def cmd_rollout(args):
             continue
         r["x_hf"] = round(r["tokens_per_s"] / hf, 2) if hf else None
         print(f"{r['engine']:<10} {r['lora']:<12} {r['first_s']:8.1f} {r['wall_s']:8.1f} {r['tokens_per_s']:10.1f} "
-              f"{r['x_hf'] or float('nan'):7.2f} {r['peak_gb']:8.1f}")
+              f"{r['x_hf'] or float('nan'):7.2f} {r['peak_gb'] or float('nan'):8.1f}")
     for engine, g in greedy.items():
         if "error" in g:
             print(f"greedy {engine} vs hf: failed: {g['error']}")
@@ -373,12 +373,13 @@ def cmd_sft_step(args):
     print(f"{'step':>4} {'warmup':>6} {'wall_s':>8} {'tokens/s':>10} {'loss':>8}")
     for r in rows:
         print(f"{r['step']:>4} {str(r['warmup']):>6} {r['wall_s']:8.2f} {r['tokens_per_s']:10.1f} {r['loss']:8.4f}")
-    print(f"{tokens_per_s:.0f} tokens/s over {len(timed)} timed steps; peak memory {peak:.1f} GB (allocated)")
+    print(f"{tokens_per_s:.0f} tokens/s over {len(timed)} timed steps; peak memory {peak or float('nan'):.1f} GB "
+          f"(allocated)")
     print(json.dumps({"bench": "sft-step", "model_config": args.model_config, "device": str(pol.device),
                       "seqs": args.seqs, "seq_len": args.seq_len, "prompt_len": args.prompt_len,
                       "micro_batch": micro, "gradient_checkpointing": args.gradient_checkpointing,
                       "lora_r": args.lora_r, "trainable_params": n_train, "tokens_per_s": round(tokens_per_s, 1),
-                      "peak_gb": round(peak, 2), "steps": rows, "env": _env(), "argv": sys.argv}))
+                      "peak_gb": peak and round(peak, 2), "steps": rows, "env": _env(), "argv": sys.argv}))
 
 
 def cmd_timing_noise(args):
