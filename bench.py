@@ -150,6 +150,8 @@ def random_policy(model_config, device, seed, gradient_checkpointing=False):
     finally:
         torch.set_default_dtype(default_dtype)
     model.config.use_cache = False
+    inv_freq = model.get_decoder().rotary_emb.inv_freq.float()
+    model.rope_theta_effective = float(inv_freq[1] ** (-len(inv_freq)))  # inv_freq[i] = theta^(-2i/D); a check
     if gradient_checkpointing:
         model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
     return P.Policy(model=model, tokenizer=tokenizer, device=device, dtype=dtype, lora=False, quantized=False,
@@ -288,7 +290,8 @@ def cmd_rollout(args):
     _log(f"building {args.model_config} with random weights")
     pol = random_policy(args.model_config, "cuda" if cuda else "cpu", args.seed)
     n_params = sum(p.numel() for p in pol.model.parameters())
-    print(f"rollout | {args.model_config} ({n_params / 1e9:.2f}B params, {str(pol.dtype)[6:]}, {pol.device}) | "
+    print(f"rollout | {args.model_config} ({n_params / 1e9:.2f}B params, rope theta "
+          f"{pol.model.rope_theta_effective:.4g}, {str(pol.dtype)[6:]}, {pol.device}) | "
           f"batch {args.batch} x prompt {args.prompt_len} x new {args.new_tokens} tokens | temperature "
           f"{args.temperature:g} top_p {args.top_p:g} | eos suppressed: every sequence runs --new-tokens | "
           f"engines {engines} | with LoRA r{args.lora_r}: {lora_engines}", flush=True)

@@ -561,14 +561,43 @@ def _attend(q, k, v, mask, scale):
     return out.transpose(1, 2).reshape(B, q_len, H * D)
 
 
-def _static_forward(model, k_cache, v_cache, valid, tokens, positions, slots, kv_len: int):
+def _layer_forward(layer, x, cos, sin, mask, k_cache, v_cache, slots, kv_len: int):
+    """One decoder layer (Llama-style: pre-norm attention and MLP with residuals) over the static cache."""
+    attn = layer.self_attn
+    B, q_len, _ = x.shape
+    h = layer.input_layernorm(x)
+    q = attn.q_proj(h).view(B, q_len, -1, attn.head_dim)
+    k = attn.k_proj(h).view(B, q_len, -1, attn.head_dim)
+    v = attn.v_proj(h).view(B, q_len, -1, attn.head_dim).transpose(1, 2)
+    if hasattr(attn, "q_norm"):  # Qwen3
+        q, k = attn.q_norm(q), attn.k_norm(k)
+    q, k = q.transpose(1, 2), k.transpose(1, 2)                              # (B, heads, q_len, D)
+    q, k = q * cos + _rotate_half(q) * sin, k * cos + _rotate_half(k) * sin
+    k_cache.index_copy_(2, slots, k)
+    v_cache.index_copy_(2, slots, v)
+    out = _attend(q, k_cache[:, :, :kv_len], v_cache[:, :, :kv_len], mask, attn.scaling)
+    x = x + attn.o_proj(out)
+    return x + layer.mlp(layer.post_attention_layernorm(x))
+
+
+_COMPILED_LAYER = []  # torch.compile(_layer_forward), made once per process
+
+
+def _compiled_layer_forward():
+    """Regional compilation: one compiled layer serves every layer of the model (same code, same shapes;
+    the layer's weights are graph inputs), so compiling costs one layer, not the whole stack."""
+    if not _COMPILED_LAYER:
+        _COMPILED_LAYER.append(torch.compile(_layer_forward, dynamic=False))
+    return _COMPILED_LAYER[0]
+
+
+def _static_forward(model, k_cache, v_cache, valid, tokens, positions, slots, kv_len: int, layer_fn=_layer_forward):
     """One forward of `tokens` (B, q_len) at cache slots `slots` (q_len,) with rotary positions
     `positions` (B, q_len): writes their K/V into the caches (lists of (B, kv_heads, L, D)) and returns
     the logits of the last position (B, vocab) in the model dtype. `valid` (B, L) is False at left-pad
     slots. Only tensor ops, no host sync: one call can be captured as a CUDA graph."""
     hf = _hf_model(model)
     dec = hf.get_decoder()
-    B, q_len = tokens.shape
     kv_slots = torch.arange(kv_len, device=tokens.device)
     causal = kv_slots[None, :] <= slots[:, None]                              # (q_len, kv_len)
     mask = valid[:, None, None, :kv_len] & causal[None, None]                # (B, 1, q_len, kv_len)
@@ -578,30 +607,8 @@ def _static_forward(model, k_cache, v_cache, valid, tokens, positions, slots, kv
     cos, sin = dec.rotary_emb(x, positions)                                  # (B, q_len, D)
     cos, sin = cos[:, None], sin[:, None]
     for i, layer in enumerate(dec.layers):
-        attn = layer.self_attn
-        h = layer.input_layernorm(x)
-        q = attn.q_proj(h).view(B, q_len, -1, attn.head_dim)
-        k = attn.k_proj(h).view(B, q_len, -1, attn.head_dim)
-        v = attn.v_proj(h).view(B, q_len, -1, attn.head_dim).transpose(1, 2)
-        if hasattr(attn, "q_norm"):  # Qwen3
-            q, k = attn.q_norm(q), attn.k_norm(k)
-        q, k = q.transpose(1, 2), k.transpose(1, 2)                          # (B, heads, q_len, D)
-        q, k = q * cos + _rotate_half(q) * sin, k * cos + _rotate_half(k) * sin
-        k_cache[i].index_copy_(2, slots, k)
-        v_cache[i].index_copy_(2, slots, v)
-        out = _attend(q, k_cache[i][:, :, :kv_len], v_cache[i][:, :, :kv_len], mask, attn.scaling)
-        x = x + attn.o_proj(out)
-        x = x + layer.mlp(layer.post_attention_layernorm(x))
+        x = layer_fn(layer, x, cos, sin, mask, k_cache[i], v_cache[i], slots, kv_len)
     return hf.get_output_embeddings()(dec.norm(x[:, -1]))
-
-
-_COMPILED_FORWARD = []  # torch.compile(_static_forward), made once per process: compiled code is reused
-
-
-def _compiled_forward():
-    if not _COMPILED_FORWARD:
-        _COMPILED_FORWARD.append(torch.compile(_static_forward, dynamic=False))
-    return _COMPILED_FORWARD[0]
 
 
 class _StaticDecoder:
@@ -618,7 +625,7 @@ class _StaticDecoder:
         self.k = [torch.zeros(shape, device=device, dtype=dtype) for _ in range(n)]
         self.v = [torch.zeros(shape, device=device, dtype=dtype) for _ in range(n)]
         self.valid = torch.ones(batch, cache_len, dtype=torch.bool, device=device)
-        self.forward = _compiled_forward() if mode == "compile" else _static_forward
+        self.layer_fn = _compiled_layer_forward() if mode == "compile" else _layer_forward
         # static inputs and captured graphs of the decode step, one per kv_len bucket
         self.tokens = torch.zeros(batch, 1, dtype=torch.long, device=device)
         self.positions = torch.zeros(batch, 1, dtype=torch.long, device=device)
@@ -645,9 +652,9 @@ class _StaticDecoder:
         self.tokens.copy_(tokens[:, None])
         self.positions.copy_(positions[:, None])
         self.slot.fill_(slot)
-        args = (self.model, self.k, self.v, self.valid, self.tokens, self.positions, self.slot, kv_len)
+        args = (self.model, self.k, self.v, self.valid, self.tokens, self.positions, self.slot, kv_len, self.layer_fn)
         if self.mode == "static":
-            return self.forward(*args)
+            return _static_forward(*args)
         if kv_len not in self.graphs:
             self._capture(kv_len, args)
         self.graphs[kv_len].replay()
@@ -660,13 +667,13 @@ class _StaticDecoder:
         side.wait_stream(torch.cuda.current_stream())
         with torch.cuda.stream(side):
             for _ in range(2):
-                self.forward(*args)
+                _static_forward(*args)
         torch.cuda.current_stream().wait_stream(side)
         if self.pool is None:
             self.pool = torch.cuda.graph_pool_handle()  # buckets replay one at a time, so they share memory
         graph = torch.cuda.CUDAGraph()
         with torch.cuda.graph(graph, pool=self.pool):
-            self.graph_out[kv_len] = self.forward(*args)
+            self.graph_out[kv_len] = _static_forward(*args)
         self.graphs[kv_len] = graph
 
 
