@@ -750,13 +750,14 @@ ENGINES = {
     "compile": lambda *a, **k: _generate_static(*a, mode="compile", **k),
 }
 AUTO_CUDA_ENGINE = "cudagraph"  # what "auto" runs on CUDA; chosen by `python bench.py rollout` (LOG.md)
+ENGINES["auto"] = lambda policy, *a, **k: ENGINES[resolve_engine("auto", policy)](policy, *a, **k)
 
 
 def resolve_engine(engine: str, policy: Policy) -> str:
     """The engine name "auto" stands for: the fast engine on CUDA when it supports the model, else "hf"."""
     if engine != "auto":
         if engine not in ENGINES:
-            raise ValueError(f"unknown generation engine {engine!r}; choose from auto, {', '.join(ENGINES)}")
+            raise ValueError(f"unknown generation engine {engine!r}; choose from {', '.join(ENGINES)}")
         return engine
     if policy.device.type == "cuda" and fast_engine_unsupported(policy) is None:
         return AUTO_CUDA_ENGINE

@@ -22,6 +22,15 @@ def corpus():
     return [p["prompt"] for p in pairs] + [p["completion"] for p in pairs]
 
 
+@pytest.fixture(scope="module", autouse=True)
+def one_thread():
+    """Tiny matmuls: one thread is many times faster than two on a shared 2-core machine."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
 @pytest.fixture(scope="module")
 def tiny():
     return P.load_policy(None, corpus_texts=corpus(), tiny_sizes=SIZES, lora_r=0, seed=0, device="cpu")
@@ -125,6 +134,7 @@ def test_generate_samples_and_logprobs_agree(tiny):
 def test_engine_names(tiny):
     assert P.resolve_engine("auto", tiny) == "hf"  # CPU
     assert P.resolve_engine("static", tiny) == "static"
+    assert "auto" in P.ENGINES and run(tiny, "auto") == run(tiny, "hf")
     with pytest.raises(ValueError, match="unknown generation engine"):
         P.resolve_engine("vllm", tiny)
     with pytest.raises(ValueError, match="needs CUDA"):
