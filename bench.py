@@ -3,6 +3,7 @@
     python bench.py verify --device cpu --n 16          # laptop: judge pool vs one process per candidate
     python bench.py verify --device cuda --n 64         # H200: the issue-3 target (<= 30 s, >= 8x)
     python bench.py synth --n 10000 --levels 1,2,5      # synthesis rate with validation, op uniformity
+    python bench.py rl-step --model-config qwen2.5-7b --prompts 8 --group-size 8 --new-tokens 1024   # H200
     python bench.py timing-noise --device cuda --n 20   # the same kernels timed twice: speedup spread
     python bench.py rollout                             # laptop: tiny model, plain generate vs the static engine
     python bench.py rollout --model-config qwen2.5-7b   # H200: issue 9 (64 x 512 + 1024 tokens, >= 10x generate)
@@ -222,6 +223,9 @@ def rollout_throughput(pol, engine, prompt_ids, args, lora):
         _log(f"rollout {engine} failed: {row['error']}")
         return row
     tokens = sum(len(c) for c in completions)
+    if engine == "compile":  # one compiled layer should serve every layer: few graphs, no eager fallback
+        import torch
+        row["dynamo_unique_graphs"] = torch._dynamo.utils.counters["stats"]["unique_graphs"]
     row.update(wall_s=round(wall, 2), tokens=tokens, tokens_per_s=round(tokens / wall, 1),
                peak_gb=_peak_gb(pol) and round(_peak_gb(pol), 2), all_full_length=all(len(c) == args.new_tokens for c in completions))
     _log(f"rollout {engine} (lora {lora}): {row['tokens_per_s']} tokens/s")
@@ -385,6 +389,85 @@ def cmd_sft_step(args):
                       "peak_gb": peak and round(peak, 2), "steps": rows, "env": _env(), "argv": sys.argv}))
 
 
+def cmd_rl_step(args):
+    """One RL step through train.py's own rl_step (rollout -> judge -> DRPO/GRPO update) on a random-weight
+    model with a fresh LoRA adapter: time split generate / verify / update and peak memory. The prompts are
+    real synthetic tasks rendered by policy.render_prompt (a tokenizer trained here on them; the 7B model's
+    vocab is larger, its extra ids decode to nothing). A random model writes no code, so --teacher-frac of
+    the rollouts are judged with the teacher's solution instead (tokens unchanged), so that the judge does
+    real work and DRPO has correct rollouts to weigh."""
+    import tempfile
+
+    import torch
+
+    import policy as P
+    import synth
+    import teacher
+    import train
+    from reward import Judge
+    big = args.model_config == "qwen2.5-7b"
+    cuda = torch.cuda.is_available() and args.device != "cpu"
+    device = "cuda" if cuda else "cpu"
+    records, _ = synth.generate(args.prompts * 4, [1, 2], args.seed, synth.make_budget("cpu"), workers=1, progress=False)
+    records = [dict(r, level=1) for r in records]  # one curriculum bucket for the bench
+    tasks_path = os.path.join(tempfile.mkdtemp(prefix="bench-rl-"), "tasks.jsonl")
+    with open(tasks_path, "w") as f:
+        f.writelines(json.dumps(r) + "\n" for r in records)
+    flags = ["--stage", "rl", "--tasks", tasks_path, "--device", device, "--prompts-per-step", str(args.prompts),
+             "--group-size", str(args.group_size), "--rollout-max-new-tokens", str(args.new_tokens),
+             "--micro-batch", str(args.micro_batch), "--gen-batch-size", str(args.prompts * args.group_size),
+             "--engine", args.engine, "--loss", args.loss, "--rl-lora-r", str(args.lora_r),
+             "--lora-alpha", str(2 * args.lora_r), "--logprob-chunk-tokens", str(args.chunk_tokens)]
+    step_args = train.parse_args(flags + (["--gradient-checkpointing"] if args.gradient_checkpointing else []))
+    _log(f"building {args.model_config} with random weights")
+    pol = random_policy(args.model_config, device, args.seed, args.gradient_checkpointing)
+    pol.tokenizer = P.train_tokenizer([r["source"] for r in records], 4096)
+    P.attach_lora(pol, args.lora_r, 2 * args.lora_r, 0.0)
+    n_train = sum(p.numel() for p in P.trainable_parameters(pol))
+    solutions = {r["source"]: teacher.completion_text(teacher.compile_program(r, seed=0, target=device))
+                 for r in records[:args.prompts * args.steps]}
+
+    class TeacherSwapJudge:
+        """verify_many with --teacher-frac of each group's completions replaced by the teacher's solution."""
+
+        def __init__(self, judge):
+            self.judge = judge
+
+        def verify_many(self, pairs, **kw):
+            k = round(args.teacher_frac * args.group_size)
+            pairs = [(src, solutions[src] if i % args.group_size < k else text) for i, (src, text) in enumerate(pairs)]
+            return self.judge.verify_many(pairs, **kw)
+
+    optimizer = torch.optim.AdamW(P.trainable_parameters(pol), lr=step_args.rl_lr)
+    print(f"rl-step | {args.model_config} ({pol.dtype}, {pol.device}) | LoRA r{args.lora_r} ({n_train / 1e6:.1f}M "
+          f"trainable) | {args.prompts} prompts x G={args.group_size} x {args.new_tokens} new tokens | loss "
+          f"{args.loss} | engine {args.engine} | micro-batch {args.micro_batch} | gradient checkpointing "
+          f"{args.gradient_checkpointing} | teacher answers {args.teacher_frac:g} of each group", flush=True)
+    rows = []
+    with Judge(workers=args.workers, device=device, timeout_s=args.timeout_s) as judge:
+        for step in range(args.steps):
+            _peak_gb(pol, reset=True)
+            batch = records[step * args.prompts:(step + 1) * args.prompts]
+            t = time.perf_counter()
+            row, samples, verdicts = train.rl_step(pol, optimizer, TeacherSwapJudge(judge), batch, step_args, step)
+            _sync(pol)
+            row.update(step=step, wall_s=time.perf_counter() - t, peak_gb=_peak_gb(pol),
+                       new_tokens=sum(len(s.completion_ids) for s in samples))
+            row.pop("hack_flags")
+            rows.append(row)
+            _log(f"step {step}: " + json.dumps({k: (round(v, 3) if isinstance(v, float) else v) for k, v in row.items()}))
+    print(f"{'step':>4} {'generate_s':>10} {'verify_s':>9} {'update_s':>9} {'total_s':>8} {'new_tok':>8} {'tok/s':>8} "
+          f"{'correct':>8} {'peak_GB':>8}")
+    for r in rows:
+        print(f"{r['step']:>4} {r['t_generate_s']:10.1f} {r['t_verify_s']:9.1f} {r['t_update_s']:9.1f} {r['wall_s']:8.1f} "
+              f"{r['new_tokens']:>8} {r['tokens_per_s']:8.0f} {r['correct_frac']:8.2f} {r['peak_gb'] or float('nan'):8.1f}")
+    print(json.dumps({"bench": "rl-step", "model_config": args.model_config, "device": str(pol.device),
+                      "prompts": args.prompts, "group_size": args.group_size, "new_tokens": args.new_tokens,
+                      "loss": args.loss, "engine": args.engine, "lora_r": args.lora_r, "micro_batch": args.micro_batch,
+                      "gradient_checkpointing": args.gradient_checkpointing, "trainable_params": n_train,
+                      "steps": rows, "env": _env(), "argv": sys.argv}, default=str))
+
+
 def cmd_timing_noise(args):
     """Judge timing noise: the same teacher kernels timed in two separate verify passes; the median over
     tasks of |speedup_2 / speedup_1 - 1| is the noise (issue 3 target: within 3%)."""
@@ -495,6 +578,27 @@ def main():
     f.add_argument("--steps", type=int, default=2, help="timed steps")
     f.add_argument("--seed", type=int, default=0, help="seed of weights and data")
     f.set_defaults(fn=cmd_sft_step)
+    q = sub.add_parser("rl-step", help="one RL step (train.rl_step): generate/verify/update seconds, peak memory",
+                       formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    q.add_argument("--model-config", choices=["tiny", "qwen2.5-7b"], default="tiny",
+                   help="random-weight model built from this config (bf16 on CUDA, fp32 on CPU)")
+    q.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto", help="where model and judge run")
+    q.add_argument("--prompts", type=int, default=2, help="tasks per step (issue 6 target: 8)")
+    q.add_argument("--group-size", type=int, default=2, help="rollouts per task, G (target: 8)")
+    q.add_argument("--new-tokens", type=int, default=32, help="max new tokens per rollout (target: 1024)")
+    q.add_argument("--micro-batch", type=int, default=2, help="sequences per forward/backward in the update")
+    q.add_argument("--gradient-checkpointing", action=argparse.BooleanOptionalAction, default=True,
+                   help="recompute decoder-layer activations in backward")
+    q.add_argument("--lora-r", type=int, default=64, help="rank of the fresh RL adapter (alpha = 2r)")
+    q.add_argument("--loss", choices=["drpo", "grpo"], default="drpo", help="train.py --loss")
+    q.add_argument("--engine", default="hf", help="policy.generate engine")
+    q.add_argument("--chunk-tokens", type=int, default=1024, help="tokens per log-prob chunk")
+    q.add_argument("--teacher-frac", type=float, default=0.5, help="share of each group judged as the teacher's answer")
+    q.add_argument("--workers", type=int, default=4, help="judge worker processes")
+    q.add_argument("--timeout-s", type=float, default=120.0, help="judge limit per candidate, seconds")
+    q.add_argument("--steps", type=int, default=2, help="RL steps (the first includes warm-up: CUDA init, Triton compiles)")
+    q.add_argument("--seed", type=int, default=0, help="seed of weights and tasks")
+    q.set_defaults(fn=cmd_rl_step)
     args = p.parse_args()
     args.fn(args)
 

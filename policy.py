@@ -545,7 +545,7 @@ def _rotate_half(x):
 
 def _attend(q, k, v, mask, scale):
     """Causal attention of q (B, H, q_len, D) over the cache k, v (B, kv_heads, kv_len, D); mask is
-    (B, 1, q_len, kv_len) bool, True = attend. Output (B, q_len, H * D)."""
+    (B, 1, q_len, kv_len), added to the scores (0 or -inf). Output (B, q_len, H * D)."""
     B, H, q_len, D = q.shape
     groups = H // k.shape[1]
     if q_len == 1:
@@ -604,6 +604,8 @@ def _static_forward(model, k_cache, v_cache, valid, tokens, positions, slots, kv
     # A left-pad query sees no real token; letting it see itself keeps its row finite (it is never read).
     mask = mask | (kv_slots[None, :] == slots[:, None])[None, None]
     x = dec.embed_tokens(tokens)                                             # (B, q_len, hidden)
+    # additive form, made once here instead of inside every layer's attention call
+    mask = torch.zeros(mask.shape, dtype=x.dtype, device=x.device).masked_fill_(~mask, float("-inf"))
     cos, sin = dec.rotary_emb(x, positions)                                  # (B, q_len, D)
     cos, sin = cos[:, None], sin[:, None]
     for i, layer in enumerate(dec.layers):
