@@ -294,7 +294,7 @@ def cmd_rollout(args):
     _log(f"building {args.model_config} with random weights")
     pol = random_policy(args.model_config, "cuda" if cuda else "cpu", args.seed)
     n_params = sum(p.numel() for p in pol.model.parameters())
-    print(f"rollout | {args.model_config} ({n_params / 1e9:.2f}B params, rope theta "
+    print(f"rollout | {args.model_config} ({n_params / 1e6:,.1f}M params, rope theta "
           f"{pol.model.rope_theta_effective:.4g}, {str(pol.dtype)[6:]}, {pol.device}) | "
           f"batch {args.batch} x prompt {args.prompt_len} x new {args.new_tokens} tokens | temperature "
           f"{args.temperature:g} top_p {args.top_p:g} | eos suppressed: every sequence runs --new-tokens | "
