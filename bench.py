@@ -232,49 +232,51 @@ def rollout_throughput(pol, engine, prompt_ids, args, lora):
     return row
 
 
-def greedy_check(pol, engines, args):
-    """Greedy tokens of each fast engine vs plain generate on `--greedy-prompts` prompts of different lengths.
-    Where a row first differs, one plain full forward (no cache) over the common prefix scores both tokens:
-    their logit gap in units of the model dtype's spacing at that magnitude (bf16: 8 significant bits)."""
-    import math
+def greedy_prompts(pol, args):
+    """`--greedy-prompts` random prompts of different lengths (so left padding differs per row)."""
     import random
+    rng = random.Random(args.seed + 1)
+    vocab = pol.tokenizer.vocab_size
+    lengths = [rng.randint(max(1, args.prompt_len // 4), args.prompt_len) for _ in range(args.greedy_prompts)]
+    return [[rng.randrange(vocab - 1000) for _ in range(n)] for n in lengths]
+
+
+def greedy_tokens(pol, engine, prompts, args):
+    import policy as P
+    return P.sample_token_ids(pol, prompts, args.greedy_tokens, 0.0, 1.0, args.seed, len(prompts), engine,
+                              suppress_eos=True)[0]
+
+
+def greedy_check(pol, engine, prompts, ref, args):
+    """Greedy tokens of `engine` vs plain generate's (`ref`). Where a row first differs, one plain full
+    forward (no cache) over the common prefix scores both tokens: their logit gap in units of the model
+    dtype's spacing at that magnitude (bf16: 8 significant bits); <= 2 units counts as a rounding tie."""
+    import math
 
     import torch
 
     import policy as P
-    rng = random.Random(args.seed + 1)
-    vocab = pol.model.config.vocab_size if not pol.lora else P._hf_model(pol.model).config.vocab_size
-    lengths = [rng.randint(max(1, args.prompt_len // 4), args.prompt_len) for _ in range(args.greedy_prompts)]
-    prompts = [[rng.randrange(vocab - 1000) for _ in range(n)] for n in lengths]
-    run = lambda e: P.sample_token_ids(pol, prompts, args.greedy_tokens, 0.0, 1.0, args.seed, len(prompts), e,  # noqa: E731
-                                       suppress_eos=True)[0]
-    _log("greedy check: hf")
-    ref = run("hf")
+    _log(f"greedy check: {engine}")
+    try:
+        got = greedy_tokens(pol, engine, prompts, args)
+    except (RuntimeError, ValueError) as e:
+        return {"error": f"{type(e).__name__}: {str(e)[:300]}"}
     mantissa_bits = {torch.bfloat16: 8, torch.float16: 11}.get(pol.dtype, 24)
-    out = {}
-    for engine in engines:
-        _log(f"greedy check: {engine}")
-        try:
-            got = run(engine)
-        except (RuntimeError, ValueError) as e:
-            out[engine] = {"error": f"{type(e).__name__}: {str(e)[:300]}"}
+    rows = []
+    for p, a, b in zip(prompts, ref, got):
+        d = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), None)
+        if d is None:
+            rows.append({"first_diff": None})
             continue
-        rows = []
-        for p, a, b in zip(prompts, ref, got):
-            d = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), None)
-            if d is None:
-                rows.append({"first_diff": None})
-                continue
-            with P.sampling_mode(pol, 0):
-                ids = torch.tensor([p + a[:d]], device=pol.device)
-                logits = P._hf_model(pol.model)(input_ids=ids, use_cache=False).logits[0, -1].float()
-            la, lb = logits[a[d]].item(), logits[b[d]].item()
-            spacing = 2.0 ** (math.floor(math.log2(max(abs(la), abs(lb), 1e-30))) - (mantissa_bits - 1))
-            gap = abs(la - lb) / spacing
-            rows.append({"first_diff": d, "hf_token": a[d], "fast_token": b[d], "gap_ulps": round(gap, 2),
-                         "tie": gap <= 2.0, "no_cache_argmax": int(logits.argmax())})
-        out[engine] = {"rows_equal": sum(r["first_diff"] is None for r in rows), "rows": rows}
-    return out
+        with P.sampling_mode(pol, 0):
+            ids = torch.tensor([p + a[:d]], device=pol.device)
+            logits = P._hf_model(pol.model)(input_ids=ids, use_cache=False).logits[0, -1].float()
+        la, lb = logits[a[d]].item(), logits[b[d]].item()
+        spacing = 2.0 ** (math.floor(math.log2(max(abs(la), abs(lb), 1e-30))) - (mantissa_bits - 1))
+        gap = abs(la - lb) / spacing
+        rows.append({"first_diff": d, "hf_token": a[d], "fast_token": b[d], "gap_ulps": round(gap, 2),
+                     "tie": gap <= 2.0, "no_cache_argmax": int(logits.argmax())})
+    return {"rows_equal": sum(r["first_diff"] is None for r in rows), "rows": rows}
 
 
 def cmd_rollout(args):
@@ -299,10 +301,20 @@ def cmd_rollout(args):
           f"batch {args.batch} x prompt {args.prompt_len} x new {args.new_tokens} tokens | temperature "
           f"{args.temperature:g} top_p {args.top_p:g} | eos suppressed: every sequence runs --new-tokens | "
           f"engines {engines} | with LoRA r{args.lora_r}: {lora_engines}", flush=True)
-    greedy = greedy_check(pol, fast, args) if args.greedy_prompts and fast else {}
     rng = torch.Generator().manual_seed(args.seed)
     prompt_ids = torch.randint(0, pol.tokenizer.vocab_size - 1000, (args.batch, args.prompt_len), generator=rng).tolist()
-    results = [rollout_throughput(pol, e, prompt_ids, args, "-") for e in engines]
+    # Order: the baseline first, then each fast engine (torch.compile last: the likeliest to fail) timed and
+    # checked for greedy equality, then the LoRA runs, so a late failure still leaves the main numbers.
+    results = [rollout_throughput(pol, "hf", prompt_ids, args, "-")] if "hf" in engines else []
+    greedy = {}
+    if args.greedy_prompts and fast:
+        g_prompts = greedy_prompts(pol, args)
+        _log("greedy check: hf")
+        g_ref = greedy_tokens(pol, "hf", g_prompts, args)
+    for e in sorted(fast, key=lambda e: e == "compile"):
+        results.append(rollout_throughput(pol, e, prompt_ids, args, "-"))
+        if args.greedy_prompts:
+            greedy[e] = greedy_check(pol, e, g_prompts, g_ref, args)
     if lora_engines:
         attach_random_lora(pol, args.lora_r, args.lora_alpha, args.seed)
         results += [rollout_throughput(pol, e, prompt_ids, args, f"r{args.lora_r} merged") for e in lora_engines]
