@@ -234,7 +234,6 @@ def rollout_throughput(pol, engine, prompt_ids, args, lora):
 
 def greedy_prompts(pol, args):
     """`--greedy-prompts` random prompts of different lengths (so left padding differs per row)."""
-    import random
     rng = random.Random(args.seed + 1)
     vocab = pol.tokenizer.vocab_size
     lengths = [rng.randint(max(1, args.prompt_len // 4), args.prompt_len) for _ in range(args.greedy_prompts)]
