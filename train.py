@@ -50,23 +50,29 @@ class UsageError(Exception):
 
 PRESETS = {
     # Laptop: the tiny model from scratch (full fine-tuning), CPU, minutes.
-    "tiny": dict(),
+    # RL on CPU is a smoke run: 4 tasks x G=4 rollouts of <= 512 tokens per step, a few steps.
+    # SFT: a from-scratch model needs a high lr; pairs over 768 tokens (the longest ~30% of level-1 teacher
+    # solutions: convs, pools, attention) are dropped, which roughly halves the tokens per step on CPU.
+    "tiny": dict(lr=2e-3, max_seq_len=768, pipeline_sft_steps=100, rl_steps=3, prompts_per_step=4, group_size=4,
+                 rollout_max_new_tokens=512, rl_heldout_per_level=8, dump_every=1, rl_lr=1e-4),
     # One GPU, minutes: a larger from-scratch model (issue 5 target: >= 60% verified on level 1).
     "gpu-small": dict(tiny_hidden=512, tiny_layers=8, tiny_heads=8, tiny_kv_heads=4, tiny_intermediate=1376,
                       tiny_vocab=8192, micro_batch=32, lr=1e-3, epochs=20, warmup_steps=50,
-                      eval_every=100, save_every=200, gen_every=200, gen_tasks=16),
+                      eval_every=100, save_every=200, gen_every=200, gen_tasks=16,
+                      rl_steps=60, gen_batch_size=64, rl_lr=1e-4),
     # The paper's model: Qwen2.5-Coder-7B-Instruct, LoRA r=64 in bf16 on one 80 GB GPU. Measured on an H200
     # (7B shape, random weights, 16 x 2048 tokens per step): micro-batch 2 without gradient checkpointing
     # 8.5k tok/s at 53 GB peak; micro-batch 4 with it 6.3k tok/s at 22 GB (use that for longer sequences).
     "paper-7b": dict(model="Qwen/Qwen2.5-Coder-7B-Instruct", lora_r=64, lora_alpha=128, lr=1e-4,
                      micro_batch=2, grad_accum=8, max_seq_len=2048, epochs=2,
                      warmup_steps=20, eval_every=50, save_every=100, gen_every=100, gen_tasks=16,
-                     gen_max_new_tokens=2048, logprob_chunk_tokens=1024),
+                     gen_max_new_tokens=2048, logprob_chunk_tokens=1024,
+                     rl_lora_r=64, rl_lr=2e-5, rl_steps=200, gen_batch_size=64),
 }
 
 # Flags that describe this invocation rather than the run: on --resume they come from the command line,
 # every other value comes from the checkpoint so the run continues exactly.
-RUNTIME_FLAGS = {"resume", "out", "stop_after", "device"}
+RUNTIME_FLAGS = {"resume", "out", "stop_after", "device", "judge_workers"}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -138,6 +144,48 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--keep-last", type=int, default=2, help="checkpoints kept (older ones are deleted)")
     g.add_argument("--stop-after", type=int, default=0,
                    help="testing: exit after this step without a final checkpoint, as a kill would")
+    g = p.add_argument_group("RL (issue 6; --eval-every is the held-out pass@1 interval there)")
+    g.add_argument("--init", default=None,
+                   help="policy to start RL from: a train.py run dir or checkpoint (its adapter is merged and a "
+                        "fresh RL adapter starts, so 'adapter off' is this policy); default: --model / the tiny model")
+    g.add_argument("--levels", default="1,2,5", help="curriculum buckets, easiest first (task 'level' field)")
+    g.add_argument("--rl-steps", type=int, default=100, help="RL optimizer steps (one rollout batch each)")
+    g.add_argument("--prompts-per-step", type=int, default=8, help="tasks sampled per RL step")
+    g.add_argument("--group-size", type=int, default=8, help="G: rollouts per task")
+    g.add_argument("--rollout-max-new-tokens", type=int, default=1024, help="tokens per rollout")
+    g.add_argument("--rollout-temperature", type=float, default=1.0, help="sampling temperature of rollouts")
+    g.add_argument("--rollout-top-p", type=float, default=1.0, help="nucleus mass of rollouts")
+    g.add_argument("--engine", default="hf", help="policy.generate engine (policy.ENGINES)")
+    g.add_argument("--rl-lr", type=float, default=5e-5,
+                   help="AdamW lr of the RL adapter, constant (paper: 1e-6 full FT; LoRA wants 10-100x)")
+    g.add_argument("--rl-lora-r", type=int, default=16, help="rank of the fresh RL LoRA adapter")
+    g.add_argument("--loss", choices=["drpo", "grpo"], default="drpo", help="policy objective")
+    g.add_argument("--drpo-lambda", type=float, default=0.1, help="DRPO: softmax temperature over log speedups in S+")
+    g.add_argument("--drpo-tau", type=float, default=5.0, help="DRPO: log-mean-exp temperature over scores in S-")
+    g.add_argument("--drpo-beta", type=float, default=100.0, help="DRPO: KL penalty slope")
+    g.add_argument("--drpo-delta", type=float, default=1e-3, help="DRPO: KL (nats/token) allowed before the penalty")
+    g.add_argument("--zero-spread", choices=["keep", "drop-all-wrong", "drop"], default="drop-all-wrong",
+                   help="DRPO groups that are all correct or all wrong: keep both, drop all-wrong ones (default; "
+                        "see the module docstring), or drop both")
+    g.add_argument("--reward", choices=["coupled", "decoupled"], default="coupled",
+                   help="GRPO reward: 1[correct](1 + log speedup), or correctness and speed z-scored separately")
+    g.add_argument("--adv-norm", choices=["zscore", "mean"], default="zscore", help="GRPO group advantage")
+    g.add_argument("--kl-coef", type=float, default=0.0,
+                   help="GRPO: per-token KL penalty vs the reference (the adapter switched off)")
+    g.add_argument("--ppo-epochs", type=int, default=1, help="optimizer steps on each rollout batch")
+    g.add_argument("--clip-eps", type=float, default=0.2, help="GRPO: PPO ratio clip when a batch is reused")
+    g.add_argument("--speedup-cap", type=float, default=10.0, help="speedups clipped to [1/cap, cap] in rewards")
+    g.add_argument("--promote-at", type=float, default=0.5, help="promote when held-out pass@1 exceeds this")
+    g.add_argument("--rl-heldout-per-level", type=int, default=16,
+                   help="tasks per level held out of RL for pass@1 (never trained on)")
+    g.add_argument("--replay-frac", type=float, default=0.25, help="share of prompts drawn from easier levels")
+    g.add_argument("--dump-every", type=int, default=10, help="RL steps between sample dumps (0 = off)")
+    g.add_argument("--dump-samples", type=int, default=4, help="complete samples (with verdicts) per dump")
+    g = p.add_argument_group("pipeline (--stage all: python train.py with no arguments)")
+    g.add_argument("--pipeline-tasks", type=int, default=260, help="level-1 programs for SFT pairs and eval")
+    g.add_argument("--pipeline-eval-tasks", type=int, default=30, help="of those, held out for the final eval")
+    g.add_argument("--pipeline-rl-tasks", type=int, default=40, help="extra RL programs per level above 1")
+    g.add_argument("--pipeline-sft-steps", type=int, default=0, help="SFT optimizer steps (0 = from --epochs)")
     return p
 
 
@@ -185,6 +233,31 @@ def check_args(parser, args):
         parser.error("--load-in-4bit needs LoRA (--lora-r > 0): a 4-bit base cannot be trained directly")
     if args.stage == "sft" and not args.resume and not args.pairs:
         parser.error("--stage sft needs --pairs PAIRS.jsonl")
+    for name in ["rl_steps", "prompts_per_step", "group_size", "rollout_max_new_tokens", "rl_lora_r", "ppo_epochs",
+                 "rl_heldout_per_level", "dump_samples", "pipeline_tasks", "pipeline_eval_tasks"]:
+        if getattr(args, name) <= 0:
+            parser.error(f"--{name.replace('_', '-')} must be > 0 (got {getattr(args, name)})")
+    for name in ["rollout_temperature", "kl_coef", "clip_eps", "dump_every", "pipeline_rl_tasks",
+                 "pipeline_sft_steps"]:
+        if getattr(args, name) < 0:
+            parser.error(f"--{name.replace('_', '-')} must be >= 0 (got {getattr(args, name)})")
+    for name in ["rl_lr", "drpo_lambda", "drpo_tau", "drpo_beta", "speedup_cap"]:
+        if not getattr(args, name) > 0:
+            parser.error(f"--{name.replace('_', '-')} must be > 0 (got {getattr(args, name)})")
+    if args.speedup_cap < 1 or args.drpo_delta < 0:
+        parser.error("--speedup-cap must be >= 1 and --drpo-delta >= 0")
+    if not 0 <= args.replay_frac < 1 or not 0 <= args.promote_at <= 1 or not 0 < args.rollout_top_p <= 1:
+        parser.error("--replay-frac must be in [0, 1), --promote-at in [0, 1], --rollout-top-p in (0, 1]")
+    try:
+        levels = [int(v) for v in args.levels.split(",")]
+    except ValueError:
+        levels = []
+    if not levels or len(set(levels)) != len(levels) or min(levels) < 1:
+        parser.error(f"--levels must be distinct positive integers, easiest first, e.g. 1,2,5 (got {args.levels!r})")
+    if args.engine not in policy_lib.ENGINES:
+        parser.error(f"--engine must be one of {sorted(policy_lib.ENGINES)} (got {args.engine!r})")
+    if args.pipeline_eval_tasks >= args.pipeline_tasks:
+        parser.error("--pipeline-eval-tasks must be < --pipeline-tasks")
     if args.resume and not args.out:
         parser.error("--resume needs --out RUN_DIR")
 
@@ -252,9 +325,11 @@ class MetricsLog:
     EVAL_KEYS = [("heldout_loss", "{:.4f}"), ("gen_correct_frac", "{:.3f}"), ("gen_compiled_frac", "{:.3f}"),
                  ("gen_mean_tokens", "{:.0f}")]
 
-    def __init__(self, run_dir, total_steps, keep_until_step=None):
+    def __init__(self, run_dir, total_steps, keep_until_step=None, line_keys=None, eval_keys=None):
         self.path = os.path.join(run_dir, "metrics.jsonl")
         self.total_steps = total_steps
+        self.line_keys = line_keys or self.LINE_KEYS
+        self.eval_keys = eval_keys or self.EVAL_KEYS
         if keep_until_step is not None and os.path.isfile(self.path):
             # On resume, drop steps after the checkpoint: they are about to be replayed.
             with open(self.path) as f:
@@ -269,15 +344,16 @@ class MetricsLog:
         parts = [f"{prefix} {row['step']:0{max(4, width)}d}/{self.total_steps:0{max(4, width)}d}"]
         for key, fmt in keys:
             value = row.get(key)
-            parts.append(f"{key} " + ("-" if value is None else fmt.format(value)))
+            text = "-" if value is None else (fmt(value) if callable(fmt) else fmt.format(value))
+            parts.append(f"{key} {text}")
         return " | ".join(parts)
 
     def log(self, row):
         with open(self.path, "a") as f:
             f.write(json.dumps(row) + "\n")
-        print(self.format_line(row, self.LINE_KEYS), flush=True)
-        if any(k in row for k, _ in self.EVAL_KEYS):
-            print(self.format_line(row, self.EVAL_KEYS, prefix="eval"), flush=True)
+        print(self.format_line(row, self.line_keys), flush=True)
+        if any(k in row for k, _ in self.eval_keys):
+            print(self.format_line(row, self.eval_keys, prefix="eval"), flush=True)
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -312,7 +388,7 @@ def checkpoint_dirs(run_dir) -> list:
     return [os.path.join(root, n) for n in names]
 
 
-def save_checkpoint(run_dir, step, pol, trainer_state: dict, args, keep_last: int) -> str:
+def save_checkpoint(run_dir, step, pol, trainer_state: dict, args, keep_last: int, base_dir="auto") -> str:
     """Write checkpoints/step_NNNNNN atomically: build it under a temporary name, then rename.
 
     trainer_state: anything torch.save can hold (optimizer, scheduler, data position, curriculum...);
@@ -323,7 +399,8 @@ def save_checkpoint(run_dir, step, pol, trainer_state: dict, args, keep_last: in
     final = os.path.join(root, f"step_{step:06d}")
     tmp = os.path.join(root, f".tmp-step_{step:06d}-{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
-    base_dir = os.path.join(run_dir, "base_model") if pol.base == "tiny" else None
+    if base_dir == "auto":  # the tiny base lives in the run dir; the RL stage passes its merged SFT base
+        base_dir = os.path.join(run_dir, "base_model") if pol.base == "tiny" else None
     policy_lib.save_policy(pol, os.path.join(tmp, "policy"), base_dir=base_dir)
     torch.save({**trainer_state, "step": step, "rng": capture_rng()}, os.path.join(tmp, "trainer_state.pt"))
     shutil.copy(os.path.join(run_dir, "run.json"), os.path.join(tmp, "run.json"))
@@ -600,6 +677,389 @@ def judged_generation(pol, tasks, judge: LazyJudge, step, run_dir, args) -> dict
 
 
 # ----------------------------------------------------------------------------------------------------
+# RL (issue 6): rollouts, judge, DRPO / GRPO losses, curriculum buckets
+
+# Verdict error types and flags that indicate an attempt to cheat the judge (counted per step, per pattern).
+HACK_ERROR_TYPES = {"static_check", "torch_fallback", "strict_policy", "unfaithful", "inputs_modified",
+                    "patched_critical", "exit_called", "no_triton_launch"}
+HACK_VERDICT_FLAGS = {"faithfulness_raised", "speedup_above_cap", "patched_critical", "printed_over_1MB"}
+FAILURE_ERROR_TYPES = {"timeout", "worker_crashed", "worker_died", "protocol_error"}  # the judge's own faults
+
+
+def hack_counts(verdicts) -> dict:
+    """{pattern: count}: error types and flags that mean cheating; static rules appear as 'static:<rule>'."""
+    counts = dict.fromkeys(sorted(HACK_ERROR_TYPES | HACK_VERDICT_FLAGS), 0)
+    for v in verdicts:
+        names = {v.error_type} & HACK_ERROR_TYPES
+        names |= {f for f in v.flags if f in HACK_VERDICT_FLAGS or f.startswith("static:")}
+        for name in names:
+            counts[name] = counts.get(name, 0) + 1
+    return counts
+
+
+def k3(log_ratio):
+    """Per-token KL estimate exp(x) - 1 - x >= 0 (Schulman's k3). x = log p_new - log p_old estimates
+    KL(old || new) on samples from old; x = log p_ref - log p_new estimates KL(new || ref) on samples from new."""
+    return torch.expm1(log_ratio) - log_ratio  # expm1: exact for the tiny ratios of a near-on-policy step
+
+
+def drpo_objective(scores, correct, weights, tau):
+    """DRPO's objective J for one group (to be maximised), a 0-dim tensor.
+
+    scores (G,): s(o) = mean token log-prob; correct (G,) bool; weights (G,): softmax(r_s / lambda) over S+
+    (reward.drpo_weights, 0 on S-). J = sum_{S+} w s - tau log mean_{S-} exp(s / tau); a side that is empty
+    contributes 0.
+    """
+    pos = (weights[correct] * scores[correct]).sum()                                   # ()
+    neg = scores[~correct]                                                             # (|S-|,)
+    if neg.numel() == 0:
+        return pos
+    return pos - tau * (torch.logsumexp(neg / tau, dim=0) - math.log(neg.numel()))
+
+
+def drpo_coefficients(scores, verdicts, group_size, args):
+    """dJ_g/ds_i for every rollout, by autograd through `drpo_objective` at the given scores, and the value
+    sum_g J_g over kept groups. The policy gradient is then sum_i coeff_i * grad s_i, so micro-batches can be
+    back-propagated one at a time although J couples the rollouts of a group. Returns
+    (coeffs (P*G,) list, objective sum, kept groups, zero-spread groups)."""
+    import reward
+
+    coeffs, total, kept, zero_spread = [], 0.0, 0, 0
+    for start in range(0, len(scores), group_size):
+        group = verdicts[start:start + group_size]
+        correct = torch.tensor(reward.correct_mask(group))                               # (G,)
+        all_same = bool(correct.all() or not correct.any())
+        zero_spread += all_same
+        if all_same and (args.zero_spread == "drop" or (args.zero_spread == "drop-all-wrong" and not correct.any())):
+            coeffs += [0.0] * len(group)
+            continue
+        s = torch.tensor(scores[start:start + group_size], dtype=torch.float64, requires_grad=True)  # (G,)
+        w = torch.tensor(reward.drpo_weights(group, args.drpo_lambda, args.speedup_cap), dtype=torch.float64)
+        objective = drpo_objective(s, correct, w, args.drpo_tau)
+        objective.backward()
+        coeffs += s.grad.tolist()
+        total += objective.item()
+        kept += 1
+    return coeffs, total, kept, zero_spread
+
+
+def grpo_advantages(verdicts, group_size, args):
+    """GRPO ablation: rewards (coupled or decoupled) per group, then group-relative advantages.
+    Returns (advantages (P*G,) list, zero-spread groups)."""
+    import reward
+
+    advantages, zero_spread = [], 0
+    for start in range(0, len(verdicts), group_size):
+        rewards = reward.grpo_rewards(verdicts[start:start + group_size], args.reward, args.speedup_cap)
+        zero_spread += max(rewards) - min(rewards) < 1e-12
+        advantages += reward.group_advantages(rewards, args.adv_norm)
+    return advantages, zero_spread
+
+
+def grpo_sequence_loss(new_lp, old_lp, advantage, clip_eps, ref_lp=None, kl_coef=0.0):
+    """PPO-clipped surrogate of one rollout, averaged over its tokens (to be minimised).
+
+    new_lp, old_lp, ref_lp: (L,) token log-probs under the current, rollout and reference policies.
+    -mean_t min(r_t A, clip(r_t, 1 - eps, 1 + eps) A) + kl_coef * mean_t k3(ref - new); r_t = exp(new - old).
+    """
+    ratio = torch.exp(new_lp - old_lp)                                                  # (L,)
+    surrogate = torch.minimum(ratio * advantage, torch.clamp(ratio, 1 - clip_eps, 1 + clip_eps) * advantage)
+    loss = -surrogate.mean()
+    if ref_lp is not None and kl_coef > 0:
+        loss = loss + kl_coef * k3(ref_lp - new_lp).mean()
+    return loss
+
+
+def rollout_logprobs(pol, prompt_ids, completion_ids, chunk_tokens):
+    """Token log-probs of each completion given its prompt, with grad if enabled: a list of (L_i,) tensors."""
+    ids, attention = policy_lib.pad_right([p + c for p, c in zip(prompt_ids, completion_ids)],
+                                          pol.tokenizer.pad_token_id)                  # (B, T)
+    target = torch.zeros_like(attention)
+    for i, (p, c) in enumerate(zip(prompt_ids, completion_ids)):
+        target[i, len(p):len(p) + len(c)] = 1
+    with autocast(pol):
+        lp = policy_lib.token_logprobs(pol.model, ids.to(pol.device), attention.to(pol.device),
+                                       target.to(pol.device), chunk_tokens)           # (N,)
+    return list(lp.split([len(c) for c in completion_ids]))
+
+
+@torch.no_grad()
+def batch_logprobs(pol, samples, micro_batch, chunk_tokens, reference=False):
+    """Token log-probs (lists of (L_i,) CPU tensors) of every rollout under the current policy, or under the
+    reference (the RL adapter switched off) when `reference`."""
+    ctx = pol.model.disable_adapter() if reference else contextlib.nullcontext()
+    out = []
+    with ctx, policy_lib.eval_mode(pol.model):
+        for start in range(0, len(samples), micro_batch):
+            mb = samples[start:start + micro_batch]
+            out += [lp.float().cpu() for lp in rollout_logprobs(pol, [s.prompt_ids for s in mb],
+                                                                 [s.completion_ids for s in mb], chunk_tokens)]
+    return out
+
+
+def update_policy(pol, optimizer, samples, verdicts, group_size, args) -> dict:
+    """--ppo-epochs optimizer steps on one rollout batch (P*G samples, group-major). Returns loss and KL.
+
+    DRPO: coefficients dJ/ds from the scores at the current parameters (the rollout log-probs in epoch 0,
+    a no-grad pass later), loss = -(1/kept groups) sum_i coeff_i s_i + max(beta (KL - delta), 0) KL, with KL the
+    mean over rollouts of the per-token k3 estimate of KL(rollout || current). GRPO: per-rollout clipped
+    surrogate (grpo_sequence_loss) averaged over rollouts, + kl_coef k3 vs the reference.
+    """
+    n = len(samples)
+    old_lp = [torch.tensor(s.logprobs, dtype=torch.float32) for s in samples]           # (L_i,) each
+    ref_lp = None
+    if args.loss == "grpo":
+        advantages, zero_spread = grpo_advantages(verdicts, group_size, args)
+        if args.kl_coef > 0:
+            ref_lp = batch_logprobs(pol, samples, args.micro_batch, args.logprob_chunk_tokens, reference=True)
+    first = {}
+    for epoch in range(args.ppo_epochs):
+        cur_lp = old_lp if epoch == 0 else batch_logprobs(pol, samples, args.micro_batch, args.logprob_chunk_tokens)
+        kl = sum(k3(c - o).mean().item() for c, o in zip(cur_lp, old_lp)) / n
+        if args.loss == "drpo":
+            scores = [lp.mean().item() for lp in cur_lp]
+            coeffs, objective, kept, zero_spread = drpo_coefficients(scores, verdicts, group_size, args)
+            kl_weight = max(args.drpo_beta * (kl - args.drpo_delta), 0.0)             # the .detach()ed factor
+            loss_value = -objective / max(1, kept) + kl_weight * kl
+            if kept == 0 and kl_weight == 0:
+                if epoch == 0:
+                    first = {"loss": 0.0, "kl": kl, "zero_spread": zero_spread, "grad_norm": 0.0, "updated": False}
+                break  # nothing to learn from this batch (e.g. every group all wrong)
+        pol.model.train()
+        loss_sum = 0.0
+        for start in range(0, n, args.micro_batch):
+            idx = list(range(start, min(n, start + args.micro_batch)))
+            new_lp = rollout_logprobs(pol, [samples[i].prompt_ids for i in idx], [samples[i].completion_ids for i in idx],
+                                      args.logprob_chunk_tokens)
+            terms = []
+            for i, lp in zip(idx, new_lp):
+                old = old_lp[i].to(lp.device)
+                if args.loss == "drpo":
+                    term = -coeffs[i] / max(1, kept) * lp.mean()
+                    if kl_weight > 0:
+                        term = term + kl_weight * k3(lp - old).mean() / n
+                else:
+                    ref = ref_lp[i].to(lp.device) if ref_lp is not None else None
+                    term = grpo_sequence_loss(lp, old, advantages[i], args.clip_eps, ref, args.kl_coef) / n
+                terms.append(term)
+            micro_loss = torch.stack(terms).sum()
+            micro_loss.backward()
+            loss_sum += micro_loss.item()
+        params = policy_lib.trainable_parameters(pol)
+        if args.grad_clip > 0:
+            grad_norm = torch.nn.utils.clip_grad_norm_(params, args.grad_clip).item()
+        else:
+            grad_norm = torch.norm(torch.stack([p.grad.norm() for p in params if p.grad is not None])).item()
+        optimizer.step()
+        optimizer.zero_grad(set_to_none=True)
+        if epoch == 0:
+            loss = loss_value if args.loss == "drpo" else loss_sum
+            first = {"loss": loss, "kl": kl, "zero_spread": zero_spread, "grad_norm": grad_norm, "updated": True}
+        first["kl"] = kl  # the KL of the last pass: 0 in epoch 0 (the policy is the rollout policy)
+    return first
+
+
+def split_rl_tasks(records, levels, heldout_per_level, seed):
+    """{level: train records}, {level: held-out records}: a seeded split per level; held-out tasks are never
+    sampled for training."""
+    train_by_level, heldout_by_level = {}, {}
+    for level in levels:
+        recs = sorted((r for r in records if r.get("level") == level), key=lambda r: str(r["id"]))
+        random.Random(f"{seed}:heldout:{level}").shuffle(recs)
+        n_heldout = min(heldout_per_level, len(recs) // 2)
+        heldout_by_level[level], train_by_level[level] = recs[:n_heldout], recs[n_heldout:]
+    return train_by_level, heldout_by_level
+
+
+class Curriculum:
+    """Buckets by level, easiest first; prompts come from the current bucket, a `replay_frac` share from easier
+    ones. The prompt order is a function of (seed, level, epoch) and each level's cursor, and the replay draws
+    of (seed, step), so the state (level index, cursors, pass@1 history) is all a resume needs."""
+
+    def __init__(self, train_by_level, levels, replay_frac, seed, state=None):
+        self.train_by_level, self.levels, self.replay_frac, self.seed = train_by_level, levels, replay_frac, seed
+        state = state or {"level_index": 0, "cursors": {str(lv): [0, 0] for lv in levels}, "history": []}
+        self.level_index, self.cursors, self.history = state["level_index"], state["cursors"], state["history"]
+
+    @property
+    def level(self):
+        return self.levels[self.level_index]
+
+    def order(self, level, epoch):
+        idx = list(range(len(self.train_by_level[level])))
+        random.Random(f"{self.seed}:{level}:{epoch}").shuffle(idx)
+        return idx
+
+    def take(self, level):
+        epoch, index = self.cursors[str(level)]
+        order = self.order(level, epoch)
+        if index >= len(order):
+            epoch, index = epoch + 1, 0
+            order = self.order(level, epoch)
+        self.cursors[str(level)] = [epoch, index + 1]
+        return self.train_by_level[level][order[index]]
+
+    def next_batch(self, step, n):
+        """n task records for `step`: current level, replay slots drawn from easier non-empty levels."""
+        rng = random.Random(f"{self.seed}:replay:{step}")
+        easier = [lv for lv in self.levels[:self.level_index] if self.train_by_level[lv]]
+        out = []
+        for _ in range(n):
+            replay = easier and rng.random() < self.replay_frac
+            out.append(self.take(easier[rng.randrange(len(easier))] if replay else self.level))
+        return out
+
+    def maybe_promote(self, step, pass1, promote_at) -> bool:
+        """Record held-out pass@1 of the current level; move to the next non-empty level if it exceeds promote_at."""
+        self.history.append({"step": step, "level": self.level, "pass1": pass1})
+        nxt = next((i for i in range(self.level_index + 1, len(self.levels)) if self.train_by_level[self.levels[i]]),
+                   None)
+        if pass1 is not None and pass1 > promote_at and nxt is not None:
+            self.level_index = nxt
+            return True
+        return False
+
+    def state(self):
+        return {"level_index": self.level_index, "cursors": {k: list(v) for k, v in self.cursors.items()},
+                "history": list(self.history)}
+
+
+def rollout(pol, records, args, step):
+    """G samples per task in one generate call, group-major: sample p*G + g is rollout g of task p. Seeded by
+    (seed, step), so a resumed run samples the same rollouts."""
+    prompts = [policy_lib.render_prompt(pol.tokenizer, rec["source"]) for rec in records for _ in range(args.group_size)]
+    return policy_lib.generate(pol, prompts, args.rollout_max_new_tokens, args.rollout_temperature, args.rollout_top_p,
+                               seed=args.seed * 1_000_003 + step, batch_size=args.gen_batch_size, engine=args.engine,
+                               logprob_chunk_tokens=args.logprob_chunk_tokens)
+
+
+def judge_rollouts(judge, records, samples, group_size):
+    """One verify_many over every rollout; timeouts and crashes come back as failed verdicts (reward 0, S-)."""
+    pairs = [(records[i // group_size]["source"], s.text) for i, s in enumerate(samples)]
+    return judge.verify_many(pairs, completions=True, progress=False)
+
+
+def rollout_metrics(verdicts, samples, group_size, args) -> dict:
+    """Reward and judge summary of a batch. reward_mean is the coupled reward 1[correct](1 + log speedup) for
+    either loss (DRPO has no scalar reward; this is its loss-independent summary)."""
+    import reward
+
+    n = len(verdicts)
+    rewards = reward.grpo_rewards(verdicts, "coupled", args.speedup_cap)
+    speedups = [v.speedup for v in verdicts if v.correct and v.speedup]
+    return {"reward_mean": sum(rewards) / n, "correct_frac": sum(v.correct for v in verdicts) / n,
+            "compiled_frac": sum(bool(v.compiled) for v in verdicts) / n,
+            "speedup_geomean": math.exp(sum(math.log(x) for x in speedups) / len(speedups)) if speedups else None,
+            "hack_flags": hack_counts(verdicts),
+            "judge_failures": sum(v.error_type in FAILURE_ERROR_TYPES for v in verdicts),
+            "mean_completion_tokens": sum(len(s.completion_ids) for s in samples) / n}
+
+
+def peak_mem_gb(pol):
+    """Peak accelerator memory (CUDA), else this process's peak resident set, in GiB."""
+    if pol.device.type == "cuda":
+        return torch.cuda.max_memory_allocated(pol.device) / 2**30
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # KiB on Linux
+
+
+def rl_step(pol, optimizer, judge, records, args, step) -> tuple:
+    """One RL step: rollouts -> verdicts -> loss/update. Returns (metrics row without step/level, samples,
+    verdicts)."""
+    t0 = time.perf_counter()
+    samples = rollout(pol, records, args, step)                                        # (P*G,)
+    t_generate = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    verdicts = judge_rollouts(judge, records, samples, args.group_size)                # (P*G,)
+    t_verify = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    upd = update_policy(pol, optimizer, samples, verdicts, args.group_size, args)
+    t_update = time.perf_counter() - t0
+    stats = rollout_metrics(verdicts, samples, args.group_size, args)
+    n_tokens = sum(len(s.completion_ids) for s in samples)
+    row = {"reward_mean": stats["reward_mean"], "correct_frac": stats["correct_frac"],
+           "compiled_frac": stats["compiled_frac"], "speedup_geomean": stats["speedup_geomean"],
+           "frac_zero_std": upd["zero_spread"] / len(records), "kl": upd["kl"], "loss": upd["loss"],
+           "hack_flags": stats["hack_flags"], "tokens_per_s": n_tokens / max(t_generate, 1e-9),
+           "t_generate_s": t_generate, "t_verify_s": t_verify, "t_update_s": t_update, "peak_mem_gb": peak_mem_gb(pol),
+           "grad_norm": upd["grad_norm"], "updated": upd["updated"], "judge_failures": stats["judge_failures"],
+           "mean_completion_tokens": stats["mean_completion_tokens"]}
+    return row, samples, verdicts
+
+
+def heldout_pass1(pol, judge, records, args, step) -> float | None:
+    """pass@1 (greedy at --gen-temperature 0) of the held-out tasks of one level."""
+    if not records:
+        return None
+    prompts = [policy_lib.render_prompt(pol.tokenizer, r["source"]) for r in records]
+    samples = policy_lib.generate(pol, prompts, args.rollout_max_new_tokens, args.gen_temperature, args.gen_top_p,
+                                  seed=args.seed + step, batch_size=args.gen_batch_size, engine=args.engine,
+                                  logprob_chunk_tokens=args.logprob_chunk_tokens)
+    verdicts = judge.verify_many([(r["source"], s.text) for r, s in zip(records, samples)], completions=True,
+                                 progress=False)
+    return sum(v.correct for v in verdicts) / len(verdicts)
+
+
+def dump_samples(run_dir, step, records, samples, verdicts, group_size, n):
+    """samples/rl_step_NNNNNN.jsonl: the first n complete rollouts with their verdicts."""
+    os.makedirs(os.path.join(run_dir, "samples"), exist_ok=True)
+    with open(os.path.join(run_dir, "samples", f"rl_step_{step:06d}.jsonl"), "w") as f:
+        for i, (s, v) in enumerate(list(zip(samples, verdicts))[:n]):
+            rec = records[i // group_size]
+            f.write(json.dumps({"step": step, "task_id": rec["id"], "level": rec.get("level"), "rollout": i % group_size,
+                                "completion": s.text, "tokens": len(s.completion_ids),
+                                "finish_reason": s.finish_reason, "verdict": v.to_dict()}) + "\n")
+
+
+def _fmt_hacks(counts):
+    return str(sum(counts.values()))
+
+
+RL_LINE_KEYS = [("level", "{}"), ("reward_mean", "{:.3f}"), ("correct_frac", "{:.3f}"), ("compiled_frac", "{:.3f}"),
+                ("speedup_geomean", "{:.3f}"), ("frac_zero_std", "{:.2f}"), ("kl", "{:.2e}"), ("loss", "{:.4f}"),
+                ("hack_flags", _fmt_hacks), ("tokens_per_s", "{:.0f}"), ("t_generate_s", "{:.1f}"),
+                ("t_verify_s", "{:.1f}"), ("t_update_s", "{:.1f}"), ("peak_mem_gb", "{:.2f}")]
+RL_EVAL_KEYS = [("heldout_level", "{}"), ("heldout_pass1", "{:.3f}"), ("promoted", "{}")]
+
+
+def load_rl_policy(args, run_dir, ckpt, tasks):
+    """The RL policy: from the checkpoint on resume; else --init (a saved policy, its adapter merged, the
+    merged weights written once to run_dir/base_model) or --model / the tiny model, then a fresh LoRA adapter.
+    Returns (policy, base_dir for checkpoints or None)."""
+    dtype = args.dtype
+    base_dir = os.path.join(run_dir, "base_model")
+    if ckpt is not None:
+        pol = policy_lib.load_policy(os.path.join(ckpt, "policy"), dtype=dtype, device=args.device,
+                                     gradient_checkpointing=args.gradient_checkpointing, load_in_4bit=args.load_in_4bit)
+        return pol, (base_dir if os.path.isdir(base_dir) else None)
+    if args.init:
+        import eval as eval_lib  # its checkpoint resolution understands run dirs and step dirs
+
+        path = eval_lib.resolve_checkpoint(args.init)
+        pol = policy_lib.load_policy(path, dtype=dtype, device=args.device, load_in_4bit=args.load_in_4bit,
+                                     gradient_checkpointing=args.gradient_checkpointing)
+        if not pol.quantized:  # merge the SFT adapter (if any) and keep the result as this run's base
+            if pol.lora:
+                pol.model = pol.model.merge_and_unload()
+                pol.lora = False
+            pol.model.save_pretrained(base_dir)
+        else:
+            base_dir = None
+    else:
+        tiny_sizes = dict(vocab_size=args.tiny_vocab, hidden_size=args.tiny_hidden, num_layers=args.tiny_layers,
+                          num_heads=args.tiny_heads, num_kv_heads=args.tiny_kv_heads,
+                          intermediate_size=args.tiny_intermediate, max_positions=args.tiny_max_positions)
+        pol = policy_lib.load_policy(args.model, corpus_texts=[t["source"] for t in tasks], run_dir=run_dir,
+                                     tiny_sizes=tiny_sizes, lora_r=0, load_in_4bit=args.load_in_4bit,
+                                     gradient_checkpointing=args.gradient_checkpointing, dtype=dtype,
+                                     device=args.device, seed=args.seed)
+        base_dir = base_dir if pol.base == "tiny" else None
+    policy_lib.attach_lora(pol, args.rl_lora_r, args.lora_alpha, args.lora_dropout)
+    return pol, base_dir
+
+
+# ----------------------------------------------------------------------------------------------------
 # Stages
 
 
@@ -747,17 +1207,281 @@ def run_sft(args) -> dict:
     return {"run_dir": run_dir, "step": step, "checkpoint": last_ckpt, "last": row, "policy": pol}
 
 
-def run_rl(args):
-    # ---- issue 6: RL (DRPO / GRPO) goes here, reusing prepare_run_dir, write_run_json, MetricsLog,
-    # capture_rng/restore_rng, save_checkpoint and policy.generate / policy.token_logprobs. ----
-    raise UsageError("--stage rl is not implemented yet (issue 6)")
+def run_rl(args) -> dict:
+    """Curriculum RL with DRPO (or GRPO) on task JSONL --tasks, from --init. Returns a summary dict."""
+    from tqdm import tqdm
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()
+    if not args.resume:
+        if not args.tasks:
+            raise UsageError("--stage rl needs --tasks TASKS.jsonl (synth.py output with a 'level' per task; issue 6)")
+        if args.init and not os.path.isdir(args.init):
+            raise UsageError(f"--init: not a directory: {args.init}")
+        if args.init:
+            import eval as eval_lib
+
+            if eval_lib.resolve_checkpoint(args.init) is None:
+                raise UsageError(f"--init {args.init}: no policy checkpoint there (policy.json)")
+            args.init = os.path.abspath(args.init)
+        read_jsonl(args.tasks, "tasks")
+        args.tasks = os.path.abspath(args.tasks)
+    run_dir, ckpt = prepare_run_dir(args)
+    if ckpt is not None:
+        args = args_from_checkpoint(args, ckpt)
+        print(f"resuming {run_dir} from {ckpt}")
+    elif args.resume and not args.tasks:
+        raise UsageError("--resume found no checkpoint and no --tasks was given")
+    levels = [int(v) for v in args.levels.split(",")]
+    tasks = read_jsonl(args.tasks, "tasks")
+    train_by_level, heldout_by_level = split_rl_tasks(tasks, levels, args.rl_heldout_per_level, args.seed)
+    if not train_by_level[levels[0]]:
+        raise UsageError(f"--tasks has no training task at level {levels[0]} (levels there: "
+                         f"{sorted({str(t.get('level')) for t in tasks})})")
+
+    torch.manual_seed(args.seed)
+    random.seed(args.seed)
+    pol, base_dir = load_rl_policy(args, run_dir, ckpt, tasks)
+    derived = {"tasks_per_level": {lv: len(train_by_level[lv]) for lv in levels},
+               "heldout_per_level": {lv: len(heldout_by_level[lv]) for lv in levels},
+               "rollouts_per_step": args.prompts_per_step * args.group_size,
+               "trainable_params": sum(p.numel() for p in policy_lib.trainable_parameters(pol)),
+               "params": sum(p.numel() for p in pol.model.parameters()), "device": str(pol.device),
+               "dtype": str(pol.dtype), "base_dir": base_dir}
+    print("derived: " + " | ".join(f"{k} {v}" for k, v in derived.items()), flush=True)
+    write_run_json(run_dir, args, {"stage": "rl", "derived": derived})
+
+    betas = tuple(float(b) for b in args.adam_betas.split(","))
+    optimizer = torch.optim.AdamW(policy_lib.trainable_parameters(pol), lr=args.rl_lr, betas=betas,
+                                  weight_decay=args.weight_decay)
+    curriculum = Curriculum(train_by_level, levels, args.replay_frac, args.seed)
+    step = 0
+    if ckpt is not None:
+        state = load_trainer_state(ckpt)
+        optimizer.load_state_dict(state["optimizer"])
+        curriculum = Curriculum(train_by_level, levels, args.replay_frac, args.seed, state=state["curriculum"])
+        step = state["step"]
+        restore_rng(state["rng"])
+    metrics = MetricsLog(run_dir, args.rl_steps, keep_until_step=step, line_keys=RL_LINE_KEYS, eval_keys=RL_EVAL_KEYS)
+    judge = LazyJudge(args, "cuda" if pol.device.type == "cuda" else "cpu")
+    last_ckpt, row = ckpt, {}
+    try:
+        j = judge.get()
+        if j is None:
+            raise UsageError("--stage rl needs reward.py (the judge)")
+        progress = tqdm(total=args.rl_steps, initial=step, desc="rl", disable=None)
+        while step < args.rl_steps:
+            records = curriculum.next_batch(step, args.prompts_per_step)              # (P,)
+            level = curriculum.level
+            out, samples, verdicts = rl_step(pol, optimizer, j, records, args, step)
+            step += 1
+            row = {"step": step, "level": level, **out}
+            if args.dump_every and step % args.dump_every == 0:
+                dump_samples(run_dir, step, records, samples, verdicts, args.group_size, args.dump_samples)
+            if out["judge_failures"]:
+                print(f"note: step {step}: {out['judge_failures']} rollouts timed out or crashed the judge "
+                      "(failure reward)", flush=True)
+            if args.eval_every and (step % args.eval_every == 0 or step == args.rl_steps):
+                pass1 = heldout_pass1(pol, j, heldout_by_level[level], args, step)
+                row.update(heldout_level=level, heldout_pass1=pass1,
+                           promoted=curriculum.maybe_promote(step, pass1, args.promote_at))
+            progress.update(1)
+            metrics.log(row)
+            if args.stop_after and step >= args.stop_after:
+                print(f"--stop-after {args.stop_after}: stopping without a final checkpoint")
+                break
+            if step % args.save_every == 0 or step == args.rl_steps:
+                state = {"optimizer": optimizer.state_dict(), "curriculum": curriculum.state(), "stage": "rl"}
+                last_ckpt = save_checkpoint(run_dir, step, pol, state, args, args.keep_last, base_dir=base_dir)
+        progress.close()
+    finally:
+        judge.close()
+    return {"run_dir": run_dir, "step": step, "checkpoint": last_ckpt, "last": row, "policy": pol,
+            "curriculum": curriculum.state()}
+
+
+def synth_pipeline_tasks(args, data_dir):
+    """Level-1 programs split into SFT/RL tasks and held-out eval tasks, plus RL programs of the higher levels.
+    Returns paths (sft tasks, rl tasks, eval tasks); reuses files already there (--resume)."""
+    import synth
+
+    paths = [os.path.join(data_dir, n) for n in ("tasks_sft.jsonl", "tasks_rl.jsonl", "tasks_eval.jsonl")]
+    if all(os.path.isfile(p) for p in paths):
+        return paths
+    budget = synth.make_budget("cpu")
+    level1, _ = synth.generate(args.pipeline_tasks, [1], args.seed, budget, workers=args.judge_workers, progress=False)
+    random.Random(f"{args.seed}:pipeline-eval").shuffle(level1)
+    eval_tasks, sft_tasks = level1[:args.pipeline_eval_tasks], level1[args.pipeline_eval_tasks:]
+    higher = [lv for lv in (int(v) for v in args.levels.split(",")) if lv != 1]
+    extra = []
+    if higher and args.pipeline_rl_tasks:
+        extra, _ = synth.generate(args.pipeline_rl_tasks * len(higher), higher, args.seed + 1, budget,
+                                  workers=args.judge_workers, progress=False)
+    for path, rows in zip(paths, [sft_tasks, sft_tasks + extra, eval_tasks]):
+        with open(path, "w") as f:
+            f.writelines(json.dumps(r) + "\n" for r in rows)
+    return paths
+
+
+def teacher_pairs(args, tasks_path, pairs_path, log_path):
+    """Verified SFT pairs from teacher.py's CLI (it compiles, judges, keeps the correct ones); its log to a file."""
+    if os.path.isfile(pairs_path):
+        return
+    cmd = [sys.executable, os.path.join(HERE, "teacher.py"), "--tasks", tasks_path, "--out", pairs_path,
+           "--workers", str(args.judge_workers), "--seed", str(args.seed),
+           "--device", "cuda" if policy_lib.resolve_device(args.device).type == "cuda" else "cpu"]
+    with open(log_path, "w") as log:
+        rc = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=HERE).returncode
+    if rc != 0 or not os.path.isfile(pairs_path):
+        raise UsageError(f"teacher.py failed (exit {rc}); see {log_path}")
+
+
+def evaluate(args, tasks_path, policy_dir, out_dir):
+    """eval.py on the held-out tasks (greedy), as a function call; returns its aggregates."""
+    import eval as eval_lib
+
+    device = "cuda" if policy_lib.resolve_device(args.device).type == "cuda" else "cpu"
+    argv = ["--tasks", tasks_path, "--policy", policy_dir, "--out", out_dir, "--device", device,
+            "--workers", str(args.judge_workers), "--timeout-s", str(args.judge_timeout_s), "--temperature", "0",
+            "--max-new-tokens", str(args.rollout_max_new_tokens), "--seed", str(args.seed),
+            "--gen-batch-size", str(args.gen_batch_size)]
+    eval_args = eval_lib.build_parser().parse_args(argv)
+    eval_args.argv = argv
+    eval_lib.check_args(eval_args)
+    _, agg = eval_lib.run_eval(eval_args)
+    return agg
+
+
+def plot_curves(run_dir, sft_rows, rl_rows) -> list:
+    """PNG training curves (matplotlib imported here: only plotting needs it). Returns file names."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = []
+    fig, ax = plt.subplots(figsize=(6, 4))
+    ax.plot([r["step"] for r in sft_rows], [r["loss"] for r in sft_rows], label="train loss")
+    held = [r for r in sft_rows if r.get("heldout_loss") is not None]
+    ax.plot([r["step"] for r in held], [r["heldout_loss"] for r in held], "o-", label="held-out loss")
+    ax.set(xlabel="SFT step", ylabel="nats / completion token", title="SFT", yscale="log")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(os.path.join(run_dir, "sft_loss.png"), dpi=100)
+    names.append("sft_loss.png")
+    plt.close(fig)
+    if rl_rows:
+        fig, ax = plt.subplots(figsize=(6, 4))
+        steps = [r["step"] for r in rl_rows]
+        for key in ["correct_frac", "compiled_frac", "frac_zero_std"]:
+            ax.plot(steps, [r[key] for r in rl_rows], "o-", label=key)
+        ax.set(xlabel="RL step", ylim=(-0.05, 1.05), title="RL rollouts")
+        ax.legend()
+        fig.tight_layout()
+        fig.savefig(os.path.join(run_dir, "rl_curves.png"), dpi=100)
+        names.append("rl_curves.png")
+        plt.close(fig)
+    return names
+
+
+def write_pipeline_report(run_dir, summary, plots):
+    s = summary
+    lines = [f"# DRTriton pipeline run `{os.path.basename(os.path.abspath(run_dir))}`", "",
+             f"Command: `python train.py {' '.join(s['argv'])}`".replace("train.py ` ", "train.py`"), "",
+             "## What ran", ""]
+    for name, info in s["stages"].items():
+        lines.append(f"- **{name}** ({info['wall_s']:.0f} s): {info['what']}")
+    lines += ["", f"Total wall time: {s['wall_s']:.0f} s on {s['device']}.", "", "## Results (held-out level-1 tasks, "
+              "greedy, judged by reward.py)", "", "| policy | tasks | compiled | correct (Acc) |", "|---|---|---|---|"]
+    for name, agg in s["eval"].items():
+        overall = agg.get("overall", agg)
+        lines.append(f"| {name} | {overall.get('n_tasks')} | {_pct(overall.get('compiled'))} | {_pct(overall.get('acc'))} |")
+    lines += ["", s["verdict_note"], "", "## Curves", ""] + [f"![{p}]({p})" for p in plots]
+    with open(os.path.join(run_dir, "report.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def _pct(x):
+    return "-" if x is None else f"{100 * x:.1f}%"
 
 
 def run_all(args):
-    # ---- the default offline pipeline (issue 5, wired by the lead): synth -> teacher -> tokenizer + tiny
-    # model -> run_sft -> run_rl -> eval, all under runs/<name>/ with report.md and PNG curves. ----
-    raise UsageError("the default pipeline (python train.py with no arguments) is not wired yet; "
-                     "run: python train.py --stage sft --pairs PAIRS.jsonl --out runs/NAME")
+    """The offline pipeline at toy scale: synthesize tasks -> teacher pairs (verified) -> tokenizer + tiny model
+    -> SFT -> RL -> eval of the SFT and RL checkpoints on held-out level-1 tasks -> report.md and PNG curves."""
+    import copy
+
+    t_all = time.time()
+    run_dir = args.out or os.path.join("runs", f"pipeline-{time.strftime('%Y%m%d-%H%M%S')}")
+    if os.path.isdir(run_dir) and os.listdir(run_dir) and not args.resume:
+        raise UsageError(f"{run_dir} is not empty; pass --resume to continue it or choose another --out")
+    data_dir = os.path.join(run_dir, "data")
+    os.makedirs(data_dir, exist_ok=True)
+    args.out = run_dir
+    write_run_json(run_dir, args, {"stage": "all"})
+    stages = {}
+
+    def stage(name, what, fn):
+        print(f"\n=== {name}: {what}", flush=True)
+        t = time.time()
+        result = fn()
+        stages[name] = {"what": what, "wall_s": time.time() - t}
+        print(f"=== {name} done in {stages[name]['wall_s']:.0f} s", flush=True)
+        return result
+
+    sft_path, rl_path, eval_path = stage(
+        "synth", f"{args.pipeline_tasks} level-1 programs ({args.pipeline_eval_tasks} held out for eval) + "
+                 f"{args.pipeline_rl_tasks} RL programs per level in --levels {args.levels} above 1",
+        lambda: synth_pipeline_tasks(args, data_dir))
+    pairs_path = os.path.join(data_dir, "pairs.jsonl")
+    stage("teacher", "teacher.py compiles every SFT task and keeps the judge-verified solutions",
+          lambda: teacher_pairs(args, sft_path, pairs_path, os.path.join(run_dir, "teacher.log")))
+    n_pairs = len(read_jsonl(pairs_path, "pairs"))
+    stages["teacher"]["what"] += f": {n_pairs} pairs"
+
+    sft_args = copy.deepcopy(args)
+    sft_args.stage, sft_args.out, sft_args.pairs, sft_args.tasks = "sft", os.path.join(run_dir, "sft"), pairs_path, sft_path
+    sft_args.max_steps = args.pipeline_sft_steps or args.max_steps
+    sft_args.resume = bool(checkpoint_dirs(sft_args.out))
+    sft = stage("sft", f"tokenizer + tiny model ({args.tiny_layers} layers x {args.tiny_hidden}), full fine-tuning "
+                       f"on the pairs (max {args.max_seq_len} tokens), lr {args.lr:g}",
+                lambda: run_sft(sft_args))
+    del sft["policy"]
+    rl_args = copy.deepcopy(args)
+    rl_args.stage, rl_args.out, rl_args.tasks, rl_args.init = "rl", os.path.join(run_dir, "rl"), rl_path, sft_args.out
+    rl_args.resume = bool(checkpoint_dirs(rl_args.out))
+    rl = stage("rl", f"{args.rl_steps} {args.loss.upper()} steps, {args.prompts_per_step} tasks x G={args.group_size} "
+                     f"rollouts of <= {args.rollout_max_new_tokens} tokens, fresh LoRA r={args.rl_lora_r} on the SFT "
+                     f"policy, curriculum --levels {args.levels}",
+               lambda: run_rl(rl_args))
+    del rl["policy"]
+    evals = {}
+    for name, policy_dir in [("sft", sft_args.out), ("rl", rl_args.out)]:
+        evals[name] = stage(f"eval-{name}", f"eval.py: greedy answers of the {name.upper()} checkpoint to the "
+                                            f"{args.pipeline_eval_tasks} held-out level-1 tasks",
+                            lambda d=policy_dir, n=name: evaluate(args, eval_path, d, os.path.join(run_dir, f"eval_{n}")))
+
+    sft_rows = [json.loads(line) for line in open(os.path.join(sft_args.out, "metrics.jsonl"))]
+    rl_rows = [json.loads(line) for line in open(os.path.join(rl_args.out, "metrics.jsonl"))]
+    plots = plot_curves(run_dir, sft_rows, rl_rows)
+    acc = (evals["rl"].get("overall") or evals["rl"]).get("acc") or 0.0
+    if acc > 0:
+        note = (f"The RL policy wrote judge-verified solutions for {100 * acc:.1f}% of the held-out level-1 tasks "
+                "(speed is not measured on CPU).")
+    else:
+        note = ("No held-out task was solved: at this scale (a few-million-parameter model trained from scratch for "
+                "minutes) the model learns the solution template but not yet the op-specific details (literal sizes, "
+                "index arithmetic); see eval_*/samples.jsonl for the error types. More SFT steps "
+                "(--pipeline-sft-steps) or --preset gpu-small on a GPU are the fix.")
+    held = [r["heldout_loss"] for r in sft_rows if r.get("heldout_loss") is not None]
+    summary = {"argv": args.argv, "stages": stages, "eval": evals, "wall_s": time.time() - t_all,
+               "device": str(policy_lib.resolve_device(args.device)), "verdict_note": note, "n_pairs": n_pairs,
+               "heldout_loss": held, "rl_curriculum": rl["curriculum"]}
+    write_pipeline_report(run_dir, summary, plots)
+    write_run_json(run_dir, args, {"stage": "all", "summary": summary})
+    print(f"\npipeline done in {summary['wall_s']:.0f} s: held-out loss {' -> '.join(f'{x:.3f}' for x in held)}; "
+          + "; ".join(f"{n} acc {_pct((a.get('overall') or a).get('acc'))}" for n, a in evals.items())
+          + f"\n{note}\nreport: {os.path.join(run_dir, 'report.md')}", flush=True)
+    return summary
 
 
 def main(argv=None) -> int:

@@ -1,0 +1,336 @@
+"""train.py --stage rl (issue 6): DRPO and GRPO losses against hand computations, the direction of the
+gradient, curriculum promotion, timeouts as failures, resume exactness on a very small stand-in model, and
+bad flags. CPU, pinned to fp32 so exact comparisons hold on a CUDA machine too."""
+import json
+import math
+import os
+import types
+
+import pytest
+import torch
+
+import policy as P
+import train
+from reward import Verdict
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TASKS = os.path.join(HERE, "data_rl", "tasks.jsonl")
+JUDGE_TASKS = os.path.join(HERE, "judge_tasks")
+TINY_FLAGS = ["--tiny-vocab", "400", "--tiny-hidden", "32", "--tiny-layers", "1", "--tiny-heads", "2",
+              "--tiny-kv-heads", "1", "--tiny-intermediate", "64", "--tiny-max-positions", "2048"]
+
+
+def rl_args(*extra):
+    return train.parse_args(["--stage", "rl", "--tasks", TASKS, "--device", "cpu", *extra])
+
+
+def ok(speedup=None):
+    return Verdict(compiled=True, correct=True, speedup=speedup)
+
+
+def bad(error_type="mismatch"):
+    return Verdict(compiled=True, correct=False, error_type=error_type)
+
+
+def lme(xs, tau):
+    """tau * log mean exp(x / tau), by hand."""
+    return tau * math.log(sum(math.exp(x / tau) for x in xs) / len(xs))
+
+
+# ---------------------------------------------------------------------------------------------------- DRPO
+
+
+@pytest.mark.parametrize("zero_spread", ["keep", "drop-all-wrong", "drop"])
+def test_drpo_objective_and_coefficients_hand_computed(zero_spread):
+    args = rl_args("--zero-spread", zero_spread, "--drpo-lambda", "0.5", "--drpo-tau", "2")
+    scores = [-1.0, -2.0, -3.0,   -0.5, -1.5, -2.5,   -1.0, -4.0, -2.0]
+    verdicts = [ok(2.0), ok(1.0), bad(),          # mixed: two correct (speedups 2 and 1), one wrong
+                ok(), ok(), ok(),                 # all correct, speed unmeasured: equal weights
+                bad(), bad("timeout"), bad()]     # all wrong
+    coeffs, objective, kept, zero = train.drpo_coefficients(scores, verdicts, 3, args)
+    # Mixed group: w = softmax(log(2)/0.5, 0) = (4/5, 1/5); J = 0.8*-1 + 0.2*-2 - (-3) (one wrong rollout).
+    j_mixed = 0.8 * -1.0 + 0.2 * -2.0 - lme([-3.0], 2)
+    j_all_correct = (-0.5 - 1.5 - 2.5) / 3
+    j_all_wrong = -lme([-1.0, -4.0, -2.0], 2)
+    e = [math.exp(x / 2) for x in [-1.0, -4.0, -2.0]]
+    want_wrong = [-x / sum(e) for x in e]  # d/ds of -tau log mean exp(s / tau) = -softmax(s / tau)
+    assert zero == 2
+    assert coeffs[:3] == pytest.approx([0.8, 0.2, -1.0])
+    if zero_spread == "keep":
+        assert kept == 3 and objective == pytest.approx(j_mixed + j_all_correct + j_all_wrong)
+        assert coeffs[3:6] == pytest.approx([1 / 3] * 3) and coeffs[6:] == pytest.approx(want_wrong)
+    elif zero_spread == "drop-all-wrong":
+        assert kept == 2 and objective == pytest.approx(j_mixed + j_all_correct)
+        assert coeffs[3:6] == pytest.approx([1 / 3] * 3) and coeffs[6:] == [0.0] * 3
+    else:
+        assert kept == 1 and objective == pytest.approx(j_mixed) and coeffs[3:] == [0.0] * 6
+
+
+def test_drpo_single_correct_group_and_objective_tensor():
+    s = torch.tensor([-1.0, -2.0, -3.0, -4.0])
+    correct = torch.tensor([False, True, False, False])
+    w = torch.tensor([0.0, 1.0, 0.0, 0.0])
+    j = train.drpo_objective(s, correct, w, tau=5.0)
+    assert j.item() == pytest.approx(-2.0 - lme([-1.0, -3.0, -4.0], 5.0))
+    # A large tau makes the S- term the plain mean; a small one the max (the best-scored wrong rollout).
+    assert train.drpo_objective(s, correct, w, 1e4).item() == pytest.approx(-2.0 + 8 / 3, abs=1e-3)
+    assert train.drpo_objective(s, correct, w, 1e-3).item() == pytest.approx(-2.0 + 1.0, abs=1e-2)
+
+
+def test_k3_kl_estimate():
+    x = torch.tensor([0.0, math.log(2.0), -0.5])
+    assert train.k3(x).tolist() == pytest.approx([0.0, 2 - 1 - math.log(2.0), math.exp(-0.5) - 1 + 0.5])
+
+
+# ---------------------------------------------------------------------------------------------------- GRPO
+
+
+def test_grpo_advantages_coupled_decoupled_and_norms():
+    verdicts = [ok(2.0), bad(), bad(), ok(1.0)]
+    adv, zero = train.grpo_advantages(verdicts + [bad()] * 4, 4, rl_args("--reward", "coupled"))
+    r = [1 + math.log(2.0), 0.0, 0.0, 1.0]
+    mu = sum(r) / 4
+    sd = math.sqrt(sum((x - mu) ** 2 for x in r) / 4)
+    assert adv[:4] == pytest.approx([(x - mu) / (sd + 1e-6) for x in r]) and adv[4:] == [0.0] * 4 and zero == 1
+    adv, _ = train.grpo_advantages(verdicts, 4, rl_args("--adv-norm", "mean"))
+    assert adv == pytest.approx([x - mu for x in r])
+    adv, _ = train.grpo_advantages(verdicts, 4, rl_args("--reward", "decoupled", "--adv-norm", "mean"))
+    # correctness z-scored (+-1), speed z-scored within S+ (+-1): r = (2, -1, -1, 0), already mean 0.
+    assert adv == pytest.approx([2.0, -1.0, -1.0, 0.0], abs=1e-5)
+
+
+def test_grpo_sequence_loss_clipping_and_kl_hand_computed():
+    old = torch.zeros(2)
+    new = torch.full((2,), math.log(1.5))  # ratio 1.5, outside 1 +- 0.2
+    assert train.grpo_sequence_loss(new, old, 1.0, 0.2).item() == pytest.approx(-1.2)   # clipped
+    assert train.grpo_sequence_loss(new, old, -1.0, 0.2).item() == pytest.approx(1.5)   # not clipped (pessimistic)
+    assert train.grpo_sequence_loss(old, old, 0.7, 0.2).item() == pytest.approx(-0.7)   # on-policy: -A
+    ref = torch.full((2,), -1.0)
+    want = -0.7 + 0.1 * (math.exp(-1.0) - 1 + 1.0)
+    assert train.grpo_sequence_loss(old, old, 0.7, 0.2, ref, 0.1).item() == pytest.approx(want)
+
+
+# ---------------------------------------------------------------------------------------------------- the update on a model
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    tasks = [json.loads(line) for line in open(TASKS)]
+    sizes = dict(vocab_size=400, hidden_size=32, num_layers=1, num_heads=2, num_kv_heads=1, intermediate_size=64,
+                 max_positions=2048)
+    pol = P.load_policy(None, corpus_texts=[t["source"] for t in tasks], tiny_sizes=sizes, lora_r=0, seed=0,
+                        device="cpu")
+    return P.attach_lora(pol, 4, 8, 0.0)
+
+
+def fake_samples(pol, n, seed):
+    """n sampled rollouts of one prompt (16 tokens each) with their log-probs, as policy.generate returns them."""
+    task = json.loads(open(TASKS).readline())
+    prompt = P.render_prompt(pol.tokenizer, task["source"])
+    return P.generate(pol, [prompt] * n, 16, 1.0, 1.0, seed=seed, batch_size=n)
+
+
+@pytest.mark.parametrize("loss", ["drpo", "grpo"])
+def test_update_raises_fastest_correct_and_lowers_incorrect(tiny, loss):
+    import copy
+
+    pol = copy.deepcopy(tiny)
+    samples = fake_samples(pol, 4, seed=1)
+    verdicts = [bad(), ok(3.0), bad(), ok(1.0)]
+    args = rl_args("--loss", loss, "--micro-batch", "3", "--rl-lr", "3e-3", "--grad-clip", "0")
+    opt = torch.optim.AdamW(P.trainable_parameters(pol), lr=args.rl_lr)
+    before = [lp.mean().item() for lp in train.batch_logprobs(pol, samples, 4, 512)]
+    assert before == pytest.approx([sum(s.logprobs) / len(s.logprobs) for s in samples], abs=1e-4)
+    for _ in range(3):
+        out = train.update_policy(pol, opt, samples, verdicts, 4, args)
+        assert out["updated"] and math.isfinite(out["loss"])
+    after = [lp.mean().item() for lp in train.batch_logprobs(pol, samples, 4, 512)]
+    assert after[1] > before[1]                       # the fastest correct rollout goes up
+    assert after[0] < before[0] and after[2] < before[2]  # the incorrect ones go down
+
+
+def test_update_is_micro_batch_invariant_and_kl_penalty_engages(tiny):
+    import copy
+
+    samples = fake_samples(tiny, 4, seed=2)
+    verdicts = [bad(), ok(), bad(), ok()]
+    params = []
+    for mb in ["4", "1"]:
+        pol = copy.deepcopy(tiny)
+        args = rl_args("--micro-batch", mb, "--rl-lr", "1.0", "--ppo-epochs", "2", "--grad-clip", "0",
+                       "--drpo-delta", "0")
+        opt = torch.optim.SGD(P.trainable_parameters(pol), lr=args.rl_lr)
+        out = train.update_policy(pol, opt, samples, verdicts, 4, args)
+        params.append([p.detach().clone() for p in P.trainable_parameters(pol)])
+        assert out["kl"] > 0  # the second epoch sees a moved policy: KL vs the rollout policy > 0
+    for a, b in zip(*params):
+        torch.testing.assert_close(a, b, atol=1e-6, rtol=1e-4)
+
+
+def test_all_wrong_batch_with_default_flags_does_not_update(tiny):
+    import copy
+
+    pol = copy.deepcopy(tiny)
+    samples = fake_samples(pol, 2, seed=3)
+    args = rl_args()
+    opt = torch.optim.AdamW(P.trainable_parameters(pol), lr=1e-2)
+    before = [p.detach().clone() for p in P.trainable_parameters(pol)]
+    out = train.update_policy(pol, opt, samples, [bad(), bad("timeout")], 2, args)
+    assert not out["updated"] and out["zero_spread"] == 1 and out["loss"] == 0.0
+    assert all(torch.equal(a, b) for a, b in zip(before, P.trainable_parameters(pol)))
+
+
+# ---------------------------------------------------------------------------------------------------- curriculum
+
+
+def test_curriculum_promotion_replay_and_order():
+    by_level = {1: [{"id": f"a{i}", "level": 1} for i in range(5)], 2: [{"id": f"b{i}", "level": 2} for i in range(3)],
+                5: []}
+    cur = train.Curriculum(by_level, [1, 2, 5], replay_frac=0.5, seed=0)
+    first = cur.next_batch(0, 5)
+    assert sorted(r["id"] for r in first) == [f"a{i}" for i in range(5)]  # one pass over level 1, shuffled
+    assert not cur.maybe_promote(1, 0.5, promote_at=0.5)                   # must exceed, not equal
+    assert not cur.maybe_promote(2, None, promote_at=0.5) and cur.level == 1
+    assert cur.maybe_promote(3, 0.75, promote_at=0.5) and cur.level == 2
+    batch = cur.next_batch(4, 40)
+    replayed = sum(r["level"] == 1 for r in batch)
+    assert 10 <= replayed <= 30 and all(r["level"] in (1, 2) for r in batch)
+    assert not cur.maybe_promote(5, 1.0, promote_at=0.5) and cur.level == 2  # level 5 has no tasks: stay
+    # The state is all a resume needs: a copy continues identically.
+    clone = train.Curriculum(by_level, [1, 2, 5], 0.5, 0, state=json.loads(json.dumps(cur.state())))
+    assert [r["id"] for r in clone.next_batch(9, 7)] == [r["id"] for r in cur.next_batch(9, 7)]
+    assert clone.state() == cur.state() and len(cur.history) == 4
+
+
+def test_split_rl_tasks_holds_out_per_level():
+    tasks = [json.loads(line) for line in open(TASKS)]
+    train_by, held_by = train.split_rl_tasks(tasks, [1, 2, 5], 2, seed=0)
+    for lv in (1, 2):
+        assert len(held_by[lv]) == 2 and len(train_by[lv]) == 4
+        assert not {r["id"] for r in held_by[lv]} & {r["id"] for r in train_by[lv]}
+    assert train_by[5] == [] and held_by[5] == []
+    assert held_by == train.split_rl_tasks(list(reversed(tasks)), [1, 2, 5], 2, seed=0)[1]
+
+
+# ---------------------------------------------------------------------------------------------------- judge
+
+
+def test_hack_counts():
+    vs = [bad("unfaithful"), Verdict(correct=True, flags=["speedup_above_cap"]),
+          Verdict(error_type="static_check", flags=["static:thread", "static:process"]), bad("timeout")]
+    counts = train.hack_counts(vs)
+    assert counts["unfaithful"] == 1 and counts["speedup_above_cap"] == 1 and counts["static_check"] == 1
+    assert counts["static:thread"] == 1 and counts["static:process"] == 1 and sum(counts.values()) == 5
+
+
+@pytest.mark.slow
+def test_timed_out_candidate_gets_the_failure_reward():
+    from reward import Judge
+
+    task = open(os.path.join(JUDGE_TASKS, "relu_add.py")).read()
+    hang = open(os.path.join(JUDGE_TASKS, "faults", "infinite_loop.py")).read()
+    good = open(os.path.join(JUDGE_TASKS, "good", "relu_add.py")).read()
+    samples = [types.SimpleNamespace(text=f"ok\n```python\n{src}\n```\n", completion_ids=[1]) for src in (hang, good)]
+    with Judge(workers=2, device="cpu", timeout_s=4.0) as judge:
+        verdicts = train.judge_rollouts(judge, [{"source": task}], samples, group_size=2)
+    assert verdicts[0].error_type == "timeout" and not verdicts[0].correct and verdicts[1].correct
+    assert train.grpo_advantages(verdicts, 2, rl_args("--reward", "coupled", "--adv-norm", "mean"))[0] == [-0.5, 0.5]
+    coeffs, _, _, _ = train.drpo_coefficients([-1.0, -1.0], verdicts, 2, rl_args())
+    assert coeffs == pytest.approx([-1.0, 1.0])  # the timed-out rollout is in S- and is pushed down
+    assert train.rollout_metrics(verdicts, samples, 2, rl_args())["judge_failures"] == 1
+
+
+# ---------------------------------------------------------------------------------------------------- runs
+
+
+def rl_argv(out, *extra):
+    return ["--stage", "rl", "--tasks", TASKS, "--out", str(out), "--device", "cpu", *TINY_FLAGS,
+            "--levels", "1,2", "--rl-heldout-per-level", "2", "--prompts-per-step", "2", "--group-size", "2",
+            "--rollout-max-new-tokens", "12", "--zero-spread", "keep", "--rl-lr", "1e-2", "--save-every", "2",
+            "--eval-every", "2", "--judge-workers", "1", "--rl-steps", "4", "--replay-frac", "0.5",
+            "--seed", "5", *extra]
+
+
+def read_metrics(run_dir):
+    with open(os.path.join(run_dir, "metrics.jsonl")) as f:
+        return [json.loads(line) for line in f]
+
+
+def test_resume_equals_uninterrupted_run(tmp_path, capsys, monkeypatch):
+    """A random tiny model writes no code: every rollout fails and --zero-spread keep still pushes them down.
+    Held-out pass@1 is stubbed to 0.75 so the first check (step 2) promotes: the curriculum state must survive
+    the resume."""
+    monkeypatch.setattr(train, "heldout_pass1", lambda pol, judge, records, args, step: 0.75)
+    full, part = tmp_path / "full", tmp_path / "part"
+    assert train.main(rl_argv(full)) == 0
+    out = capsys.readouterr().out
+    assert "step 0001/0004 | level 1 | reward_mean 0.000 | correct_frac 0.000" in out
+    assert train.main(rl_argv(part, "--stop-after", "3")) == 0
+    assert [os.path.basename(d) for d in train.checkpoint_dirs(str(part))] == ["step_000002"]
+    assert train.main(["--stage", "rl", "--out", str(part), "--resume", "--device", "cpu"]) == 0
+    a, b = read_metrics(full), read_metrics(part)
+    assert [r["step"] for r in b] == [1, 2, 3, 4]
+    keys = ["step", "level", "reward_mean", "correct_frac", "compiled_frac", "speedup_geomean", "frac_zero_std",
+            "kl", "loss", "hack_flags", "tokens_per_s", "t_generate_s", "t_verify_s", "t_update_s", "peak_mem_gb"]
+    assert all(k in r for r in a for k in keys)
+    assert [r["level"] for r in a] == [1, 1, 2, 2] and a[1]["promoted"] is True  # promoted after step 2
+    for k in ["level", "correct_frac", "frac_zero_std", "mean_completion_tokens", "heldout_pass1", "promoted"]:
+        assert [r.get(k) for r in a] == [r.get(k) for r in b], k
+    # Not bitwise: policy.generate merges the adapter into the base and unmerges it, which rounds the base
+    # weights a little each step; a resumed run reloads the unrounded base. Equal to fp32 rounding.
+    assert [r["loss"] for r in a] == pytest.approx([r["loss"] for r in b], rel=1e-5)
+    assert a[0]["loss"] != 0.0 and all(r["updated"] for r in a)
+    pa, pb = (P.load_policy(os.path.join(train.checkpoint_dirs(str(d))[-1], "policy"), device="cpu") for d in (full, part))
+    na = {n: p for n, p in pa.model.named_parameters() if p.requires_grad}
+    nb = {n: p for n, p in pb.model.named_parameters() if p.requires_grad}
+    assert na.keys() == nb.keys()
+    for k in na:
+        torch.testing.assert_close(na[k], nb[k], atol=1e-6, rtol=1e-4)
+    assert any(not torch.equal(p, torch.zeros_like(p)) for k, p in na.items() if "lora_B" in k)  # it trained
+    state = train.load_trainer_state(train.checkpoint_dirs(str(part))[-1])
+    assert state["curriculum"]["level_index"] == 1 and state["stage"] == "rl"
+    dumps = sorted(os.listdir(part / "samples"))
+    assert dumps[0] == "rl_step_000001.jsonl"
+    sample = json.loads(open(part / "samples" / dumps[0]).readline())
+    assert sample["verdict"]["error_type"] and "completion" in sample
+
+
+def test_rl_from_an_sft_run_starts_a_fresh_adapter(tmp_path):
+    """--init merges the SFT policy into the RL base: with the fresh adapter off, RL's policy is the SFT one."""
+    pairs = os.path.join(HERE, "data_sft", "pairs.jsonl")
+    sft = tmp_path / "sft"
+    assert train.main(["--stage", "sft", "--pairs", pairs, "--out", str(sft), "--device", "cpu", *TINY_FLAGS,
+                       "--max-steps", "1", "--micro-batch", "2", "--eval-every", "0"]) == 0
+    rl = tmp_path / "rl"
+    assert train.main(rl_argv(rl, "--init", str(sft), "--rl-steps", "1")) == 0
+    pol_sft = P.load_policy(os.path.join(train.checkpoint_dirs(str(sft))[-1], "policy"), device="cpu")
+    pol_rl = P.load_policy(os.path.join(train.checkpoint_dirs(str(rl))[-1], "policy"), device="cpu")
+    assert pol_rl.lora and os.path.isdir(rl / "base_model")
+    ids = torch.tensor([[5, 6, 7, 8]])
+    with torch.no_grad(), pol_rl.model.disable_adapter():
+        off = pol_rl.model(input_ids=ids).logits
+    torch.testing.assert_close(off, pol_sft.model(input_ids=ids).logits.detach())
+
+
+@pytest.mark.parametrize("argv, code, message", [
+    (["--stage", "rl"], 2, "needs --tasks"),
+    (["--stage", "rl", "--tasks", "/nonexistent.jsonl"], 2, "tasks file not found"),
+    (["--stage", "rl", "--tasks", TASKS, "--init", "/nonexistent"], 2, "--init"),
+    (["--stage", "rl", "--tasks", TASKS, "--levels", "9"], 2, "no training task at level 9"),
+])
+def test_missing_inputs_exit_2(tmp_path, argv, code, message, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert train.main(argv) == code
+    assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("flags", [
+    ["--loss", "ppo"], ["--reward", "speed"], ["--adv-norm", "max"], ["--group-size", "0"],
+    ["--drpo-lambda", "0"], ["--drpo-tau", "-1"], ["--levels", "1,x"], ["--levels", "2,2"], ["--replay-frac", "1"],
+    ["--promote-at", "1.5"], ["--zero-spread", "sometimes"], ["--ppo-epochs", "0"], ["--engine", "warp"],
+    ["--kl-coef", "-0.1"], ["--rl-lr", "0"],
+])
+def test_bad_flags_exit_2(flags):
+    with pytest.raises(SystemExit) as e:
+        train.main(["--stage", "rl", "--tasks", TASKS, *flags])
+    assert e.value.code == 2
