@@ -39,7 +39,7 @@ import random
 import sys
 import time
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import synth
 
@@ -201,9 +201,7 @@ class Prog:
             for other in (pos, neg):  # pairwise_distance(a, b) = ||a - b + eps||_2 with eps = 1e-6
                 d = self._new(name, "sub", [anc, other], {}, [N, D])
                 d = self._new(name, "add_scalar", [d], {"value": 1e-6}, [N, D])
-                d = self._new(name, "pow", [d], {"exponent": 2.0}, [N, D])
-                d = self._new(name, "sum", [d], {"dim": 1, "keepdim": False}, [N])
-                dist.append(self._new(name, "sqrt", [d], {}, [N]))
+                dist.append(self._new(name, "norm", [d], {"p": 2.0, "dim": 1, "keepdim": False}, [N]))
             d = self._new(name, "sub", dist, {}, [N])
             d = self._new(name, "add_scalar", [d], {"value": float(a.get("margin", 1.0))}, [N])
             if red == "none":
@@ -827,7 +825,7 @@ def k_rows(P: Prog, st: Style, A: str, E: str) -> Kernel:
         v = kb.emit(f"tl.where(row_mask & col_mask, {v.code}, {neutral})", "rj", "x")
         return v, idx, cols, extra
 
-    def loop_over(body, first_only=False):
+    def loop_over(body):
         """Run body(tile...) over all column blocks: one straight block or a for loop."""
         if not loop:
             return body(*tile_cached())
@@ -847,25 +845,32 @@ def k_rows(P: Prog, st: Style, A: str, E: str) -> Kernel:
 
     zeros = "tl.zeros([BLOCK_ROWS, 1], dtype=tl.float32)"
 
-    def stat(init, update_fn, name):
-        """An accumulator over column blocks; update_fn(v) gives the new value expression."""
-        if not loop:
-            return None
-        kb.line(f"{name} = {init}")
-        return name
-
     res = None  # [BLOCK_ROWS, 1] result of a reduction
     eps = float((n.get("module_args") or {}).get("eps") or 1e-5)
     if op in ("sum", "mean", "norm", "rsum", "var", "amax", "amin", "argmax", "argmin", "logsumexp", "ce_row"):
-        if op in ("sum", "mean", "rsum", "norm", "var"):
-            acc = "acc"
-            sq = op == "norm"
+        if op == "norm":
+            if a.get("p", 2.0) not in (2.0, 2, "fro", None):
+                raise TeacherError(f"norm with p={a.get('p')!r}")
+            # scaled by the row's max |x| as torch does, so squares of large values do not overflow
             if loop:
+                kb.line(f"amax = {zeros}")
+                loop_over(lambda v, *_: kb.line(f"amax = tl.maximum(amax, tl.max(tl.abs({v.code}), axis=1, keep_dims=True))"))
+                kb.line("scale = tl.where(amax > 0.0, amax, 1.0)")
                 kb.line(f"acc = {zeros}")
-                loop_over(lambda v, *_: kb.line(f"acc += tl.sum({v.code}{' * ' + v.code if sq else ''}, axis=1, keep_dims=True)"))
+                loop_over(lambda v, *_: kb.line(f"acc += tl.sum(({v.code} / scale) * ({v.code} / scale), axis=1, keep_dims=True)"))
             else:
                 v = tile_cached()[0]
-                kb.line(f"acc = tl.sum({v.code}{' * ' + v.code if sq else ''}, axis=1, keep_dims=True)")
+                kb.line(f"amax = tl.max(tl.abs({v.code}), axis=1, keep_dims=True)")
+                kb.line("scale = tl.where(amax > 0.0, amax, 1.0)")
+                kb.line(f"acc = tl.sum(({v.code} / scale) * ({v.code} / scale), axis=1, keep_dims=True)")
+            res = "scale * tl.sqrt(acc)"
+        elif op in ("sum", "mean", "rsum", "var"):
+            if loop:
+                kb.line(f"acc = {zeros}")
+                loop_over(lambda v, *_: kb.line(f"acc += tl.sum({v.code}, axis=1, keep_dims=True)"))
+            else:
+                v = tile_cached()[0]
+                kb.line(f"acc = tl.sum({v.code}, axis=1, keep_dims=True)")
             if op == "var":
                 corr = a.get("correction", 1 if a.get("unbiased", True) else 0)
                 kb.line(f"mean = acc / {n_cols}")
@@ -880,8 +885,6 @@ def k_rows(P: Prog, st: Style, A: str, E: str) -> Kernel:
                 res = f"m2 / {max(1, n_cols - corr)}" if n_cols - corr > 0 else "m2 / 0.0"
             elif op == "mean":
                 res = f"acc / {n_cols}"
-            elif op == "norm":
-                res = "tl.sqrt(acc)"
             elif op == "rsum":
                 res = "acc" if a["scale"] == 1.0 else f"acc * {flt(a['scale'])}"
             else:
@@ -1002,36 +1005,33 @@ def k_rows(P: Prog, st: Style, A: str, E: str) -> Kernel:
                 kb.line("m2 = tl.sum(diff * diff, axis=1, keep_dims=True)")
             kb.line(f"rstd = tl.rsqrt(m2 / {n_cols} + {flt(eps)})")
             write = lambda v, idx, ex: f"({v.code} - mean) * rstd"
-        else:  # scans: write as we go
-            write = None
-        # the write pass
-        if write is not None or True:
-            def wbody(v, idx, cols, extra):
-                if op == "cumsum":
-                    y = kb.emit(f"tl.cumsum({v.code}, axis=1)" + (" + carry" if loop else ""), "rj", "y")
-                    if loop:
-                        kb.line(f"carry += tl.sum({v.code}, axis=1, keep_dims=True)")
-                elif op == "cumprod":
-                    y = kb.emit(f"tl.cumprod({v.code}, axis=1)" + (" * carry" if loop else ""), "rj", "y")
-                    if loop:
-                        kb.line(f"carry = tl.sum(tl.where(tl.arange(0, BLOCK_COLS)[None, :] == BLOCK_COLS - 1, {y.code}, 0.0), axis=1, keep_dims=True)")
-                else:
-                    y = kb.emit(write(v, idx, extra), "rj", "y")
-                if affine:
-                    aidx = extra["cols"] if op in ("layer_norm", "rms_norm") else [extra["channel"]]
-                    code = y.code
-                    if "weight" in affine:
-                        code = f"{code} * {kb.value(affine['weight'], aidx).code}"
-                    if "bias" in affine:
-                        code = f"{code} + {kb.value(affine['bias'], aidx).code}"
-                    y = kb.emit(code, "rj", "y")
-                saved = dict(kb.cache)
-                val = kb.epilogue(A, E, y, idx)
-                kb.cache = saved
-                kb.store(E, idx, val, "rj")
-            if op in ("cumsum", "cumprod") and loop:
-                kb.line(f"carry = {zeros}" if op == "cumsum" else "carry = tl.full([BLOCK_ROWS, 1], 1.0, tl.float32)")
-            loop_over(wbody)
+        # the write pass (scans write as they go, carrying the running sum/product across blocks)
+        def wbody(v, idx, cols, extra):
+            if op == "cumsum":
+                y = kb.emit(f"tl.cumsum({v.code}, axis=1)" + (" + carry" if loop else ""), "rj", "y")
+                if loop:
+                    kb.line(f"carry += tl.sum({v.code}, axis=1, keep_dims=True)")
+            elif op == "cumprod":
+                y = kb.emit(f"tl.cumprod({v.code}, axis=1)" + (" * carry" if loop else ""), "rj", "y")
+                if loop:
+                    kb.line(f"carry = tl.sum(tl.where(tl.arange(0, BLOCK_COLS)[None, :] == BLOCK_COLS - 1, {y.code}, 0.0), axis=1, keep_dims=True)")
+            else:
+                y = kb.emit(write(v, idx, extra), "rj", "y")
+            if affine:
+                aidx = extra["cols"] if op in ("layer_norm", "rms_norm") else [extra["channel"]]
+                code = y.code
+                if "weight" in affine:
+                    code = f"{code} * {kb.value(affine['weight'], aidx).code}"
+                if "bias" in affine:
+                    code = f"{code} + {kb.value(affine['bias'], aidx).code}"
+                y = kb.emit(code, "rj", "y")
+            saved = dict(kb.cache)
+            val = kb.epilogue(A, E, y, idx)
+            kb.cache = saved
+            kb.store(E, idx, val, "rj")
+        if op in ("cumsum", "cumprod") and loop:
+            kb.line(f"carry = {zeros}" if op == "cumsum" else "carry = tl.full([BLOCK_ROWS, 1], 1.0, tl.float32)")
+        loop_over(wbody)
     blocks = {"BLOCK_ROWS": BR, "BLOCK_COLS": BJ}
     nw = None if st.target == "cpu" else (4 if BR * BJ <= 2048 else 8)
     return finish(kb, E, f"(triton.cdiv({n_rows}, meta['BLOCK_ROWS']),)", blocks,
@@ -1103,7 +1103,6 @@ def k_matmul(P: Prog, st: Style, A: str, E: str) -> Kernel:
     kb.line("mask_n = offs_n < N")
     kb.masks.update(m="mask_m", n="mask_n", a="mask_ka", b="mask_kb")
     m_ix, n_ix = Ix("offs_m", frozenset("m")), Ix("offs_n", frozenset("n"))
-    m_rows = [kb.unravel(m_ix, xs[:-1], "m")] if False else None
     kb.line("acc = tl.zeros([BLOCK_M, BLOCK_N], dtype=tl.float32)")
     kb.line("for k0 in range(0, K, BLOCK_K):")
     kb.ind += 1
@@ -1112,10 +1111,11 @@ def k_matmul(P: Prog, st: Style, A: str, E: str) -> Kernel:
     kb.line("mask_ka = offs_ka < K")
     kb.line("mask_kb = offs_kb < K")
     av = kb.value(x, a_idx(kb, m_ix, Ix("offs_ka", frozenset("a")), bvar))
-    if av.axes != frozenset("ma"):
+    # a prologue (log, rsqrt, ...) of the zeros in masked lanes can be inf: zero the lanes before tl.dot
+    if av.axes != frozenset("ma") or P.t[x].ref is None:
         av = kb.emit(f"tl.where(mask_m & mask_ka, {av.code}, 0.0)", "ma", "a")
     bv = kb.value(y, b_idx(kb, Ix("offs_kb", frozenset("b")), n_ix, bvar))
-    if bv.axes != frozenset("bn"):
+    if bv.axes != frozenset("bn") or P.t[y].ref is None:
         bv = kb.emit(f"tl.where(mask_kb & mask_n, {bv.code}, 0.0)", "bn", "b")
     kb.line(f"acc += {dot_code(av.code, bv.code)}")
     kb.ind -= 1
@@ -1212,7 +1212,7 @@ def k_conv(P: Prog, st: Style, A: str, E: str) -> Kernel:
     for j in range(d):
         o_, k_ = osp[j], kpos[j]
         if not (o_.axes | k_.axes):  # output size 1 and kernel size 1: a constant position
-            t_ = o_.code and (0 * s[j] - p[j] if not transposed else p[j])
+            t_ = -p[j] if not transposed else p[j]
             ok = (0 <= t_ < IS[j]) if not transposed else (t_ >= 0 and t_ % s[j] == 0 and t_ // s[j] < IS[j])
             if not ok:
                 raise TeacherError("conv with a window entirely in the padding")
@@ -1252,7 +1252,7 @@ def k_conv(P: Prog, st: Style, A: str, E: str) -> Kernel:
         cl = kb.emit(f"offs_kb // {KK}", "b", "wc") if KK > 1 else kbx
         kr = f" + offs_kb % {KK}" if KK > 1 else ""
         cg = f"{gv.code} * {Cg} + {cl.code}" if G > 1 else cl.code
-        woff = f"({cg}) * {OCg * KK} + offs_n * {KK}{kr}"
+        woff = f"{par(cg)} * {OCg * KK} + offs_n * {KK}{kr}"
     bv = kb.emit(f"tl.load({wp} + {woff}, mask=mask_kb & mask_n, other=0.0)", "bn", "w")
     kb.line(f"acc += {dot_code(av.code, bv.code)}")
     kb.ind -= 1
@@ -1571,14 +1571,8 @@ def compile_program(record_or_program, seed: int = 0, target: str = "cpu", sourc
     return "\n".join(lines)
 
 
-def kernel_summaries(solution: str) -> list[str]:
-    return [ln.split("def ")[1].split("(")[0] for ln in solution.splitlines() if ln.startswith("def ") and
-            ln.split("def ")[1].split("(")[0].endswith("kernel")]
-
-
 def completion_text(solution: str, seed: int = 0) -> str:
     """One short sentence plus the solution in one python block (the SFT target)."""
-    names = [ln.split("(")[0][4:] for ln in solution.splitlines() if ln.startswith("def ")]
     kernels = [ln for ln in solution.splitlines() if ln.startswith("@triton.jit")]
     rng = random.Random(f"sentence:{seed}")
     n = len(kernels)
@@ -1587,7 +1581,6 @@ def completion_text(solution: str, seed: int = 0) -> str:
         f"The model below runs every operation in Triton, fused into {n} kernel{'s' if n != 1 else ''}.",
         f"This version replaces the PyTorch ops with {n} Triton kernel{'s' if n != 1 else ''}, fusing elementwise work.",
     ])
-    del names
     return f"{sentence}\n\n```python\n{solution.strip()}\n```\n"
 
 
