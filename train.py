@@ -1,8 +1,10 @@
-"""train.py: SFT warm-up (and, with issue 6, RL) of a policy that turns PyTorch programs into Triton kernels.
+"""train.py: SFT warm-up and RL (DRPO, GRPO ablations) of a policy that turns PyTorch programs into Triton kernels.
 
+    python train.py                                                                   # the whole pipeline, CPU, ~15 min
     python train.py --stage sft --pairs data/pairs.jsonl --out runs/sft-tiny           # tiny model, CPU
-    python train.py --stage sft --pairs data/pairs.jsonl --out runs/sft-7b --preset paper-7b
-    python train.py --stage sft --out runs/sft-tiny --resume                          # continue exactly
+    python train.py --stage rl --init runs/sft-tiny --tasks data/tasks.jsonl --out runs/rl-tiny
+    python train.py --stage rl --init runs/sft-7b --tasks data/tasks.jsonl --out runs/rl-7b --preset paper-7b
+    python train.py --stage rl --out runs/rl-tiny --resume                            # continue exactly
 
 SFT (issue 5): LoRA on all linear layers (peft; `--lora-r 0` fine-tunes every weight, which a tiny model
 trained from scratch needs), loss on completion tokens only, mean over all completion tokens of an
@@ -14,13 +16,47 @@ position; each is written to a temporary directory and renamed, so a kill never 
 one, and `--resume` replays the run bit for bit on the same machine (CPU; CUDA kernels may differ in
 the last bits).
 
+RL (issue 6; DRTriton Sec. 3.3, shared/DESIGN.md "Rewards"). One step: take P tasks from the curriculum
+bucket, sample G rollouts each in one `policy.generate` call, judge all P*G in one `Judge.verify_many`,
+turn verdicts into a loss, take an optimizer step (micro-batched, chunked log-probs), log, checkpoint.
+The RL adapter is a fresh LoRA on top of the SFT policy (`--init`; its adapter merged and written once to
+<run>/base_model), so "adapter off" is the SFT policy (GRPO's `--kl-coef` reference). How this differs from
+the textbook algorithms, on purpose:
+  * DRPO (`--loss drpo`, default): s(o) = mean token log-prob; S+ = correct rollouts, weighted by
+    softmax(log speedup / lambda) (equal weights where speed is unmeasured, i.e. on CPU); S- the rest;
+    J = sum_{S+} w s - tau log mean_{S-} exp(s / tau). J couples the rollouts of a group, so we get
+    coeff_i = dJ/ds_i by autograd on the (detached) scores and back-propagate sum_i coeff_i s_i one
+    micro-batch at a time: the exact gradient of J, with the memory of a per-sequence loss. Groups are
+    averaged (loss = -mean over kept groups of J).
+  * `--zero-spread drop-all-wrong` (default): an all-correct group is kept -- its speed weights are exactly
+    the credit assignment DRPO adds, and on CPU it is rejection-sampling fine-tuning on verified answers,
+    a safe positive signal. An all-wrong group is dropped: its only term pushes every rollout down with no
+    correct answer to move mass to; early in a level nearly every group is all wrong, and unanchored
+    likelihood pushdown is known to degrade a policy (GRPO gives such groups zero advantage too).
+    `keep` uses the objective as written; `drop` keeps only mixed groups.
+  * DRPO's KL penalty max(beta (KL - delta), 0).detach() * KL is against the rollout policy, with KL the mean
+    over rollouts of the per-token k3 estimate. With `--ppo-epochs 1` (default) the update is on-policy and
+    KL = 0, so the penalty is inert; it acts from the second pass over a batch (`--ppo-epochs 2+`).
+  * GRPO (`--loss grpo`): rewards `--reward coupled` (1[correct](1 + log speedup)) or `decoupled`, group
+    advantages `--adv-norm zscore|mean`, per-token PPO-clipped surrogate (`--clip-eps`, active when a batch is
+    reused), mean over tokens then over rollouts, optional k3 KL to the reference (`--kl-coef`).
+  * `reward_mean` in the log is the coupled reward for either loss (DRPO has no scalar reward).
+  * Timeouts and crashed candidates come back from the judge as failed verdicts: S- (reward 0), counted in
+    `judge_failures`; the judge's per-candidate limit bounds every step.
+  * Curriculum (`--levels 1,2,5`): tasks per level are split once (seeded) into train and held-out; every
+    `--eval-every` steps greedy pass@1 on the current level's held-out tasks is measured and the bucket moves
+    up when it exceeds `--promote-at`; `--replay-frac` of prompts come from easier levels. Prompt order is a
+    function of (seed, level, epoch) and the per-level cursors, which live in the checkpoint with the level.
+  * Resume: rollouts are seeded by (seed, step), so a resumed run samples the same prompts and rollouts. It
+    is equal to fp32 rounding, not bit for bit: `policy.generate` merges the adapter into the base and unmerges
+    it each step, which rounds the base weights; a resumed run starts from the unrounded base.
+
 Every run writes into `--out`: run.json (args, argv, git commit, versions, GPU), metrics.jsonl (one dict
 per optimizer step, the same keys as the one-line log), samples/ (judged generations), checkpoints/.
-
-What is not here yet, by design: `--stage rl` (issue 6) and the default no-argument pipeline
-(synth -> teacher -> tokenizer + tiny model -> SFT -> RL -> eval), which the lead wires up; both have
-marked places below. The building blocks (run dir, run.json, metrics log, checkpoints, RNG capture) are
-small functions that the RL stage reuses.
+`python train.py` with no arguments runs the offline pipeline (tiny preset): synthesize level-1 tasks (and
+RL tasks of the higher levels), teacher pairs verified by the judge, tokenizer + tiny model, SFT, a few RL
+steps, eval.py on held-out level-1 tasks for the SFT and the RL checkpoint; runs/<name>/ gets report.md
+and PNG curves too.
 """
 import argparse
 import contextlib
@@ -79,7 +115,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0],
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--stage", choices=["all", "sft", "rl"], default="all",
-                   help="all = the whole offline pipeline (not wired yet); sft; rl (issue 6)")
+                   help="all = the whole offline pipeline (synth, teacher, SFT, RL, eval); sft; rl")
     p.add_argument("--preset", choices=sorted(PRESETS), default="tiny", help="a named recipe of defaults")
     p.add_argument("--out", default=None, help="run directory (default: runs/<stage>-<time>)")
     p.add_argument("--resume", action="store_true", help="continue the run in --out from its last checkpoint")
@@ -179,6 +215,8 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--rl-heldout-per-level", type=int, default=16,
                    help="tasks per level held out of RL for pass@1 (never trained on)")
     g.add_argument("--replay-frac", type=float, default=0.25, help="share of prompts drawn from easier levels")
+    g.add_argument("--rl-time-limit-s", type=float, default=0,
+                   help="stop RL (with a checkpoint) after the step that passes this many seconds (0 = off)")
     g.add_argument("--dump-every", type=int, default=10, help="RL steps between sample dumps (0 = off)")
     g.add_argument("--dump-samples", type=int, default=4, help="complete samples (with verdicts) per dump")
     g = p.add_argument_group("pipeline (--stage all: python train.py with no arguments)")
@@ -237,7 +275,7 @@ def check_args(parser, args):
                  "rl_heldout_per_level", "dump_samples", "pipeline_tasks", "pipeline_eval_tasks"]:
         if getattr(args, name) <= 0:
             parser.error(f"--{name.replace('_', '-')} must be > 0 (got {getattr(args, name)})")
-    for name in ["rollout_temperature", "kl_coef", "clip_eps", "dump_every", "pipeline_rl_tasks",
+    for name in ["rollout_temperature", "kl_coef", "clip_eps", "dump_every", "pipeline_rl_tasks", "rl_time_limit_s",
                  "pipeline_sft_steps"]:
         if getattr(args, name) < 0:
             parser.error(f"--{name.replace('_', '-')} must be >= 0 (got {getattr(args, name)})")
@@ -1250,6 +1288,8 @@ def run_rl(args) -> dict:
                "dtype": str(pol.dtype), "base_dir": base_dir}
     print("derived: " + " | ".join(f"{k} {v}" for k, v in derived.items()), flush=True)
     write_run_json(run_dir, args, {"stage": "rl", "derived": derived})
+    with open(os.path.join(run_dir, "heldout_tasks.jsonl"), "w") as f:  # for eval.py: never trained on
+        f.writelines(json.dumps(r) + "\n" for lv in levels for r in heldout_by_level[lv])
 
     betas = tuple(float(b) for b in args.adam_betas.split(","))
     optimizer = torch.optim.AdamW(policy_lib.trainable_parameters(pol), lr=args.rl_lr, betas=betas,
@@ -1264,7 +1304,7 @@ def run_rl(args) -> dict:
         restore_rng(state["rng"])
     metrics = MetricsLog(run_dir, args.rl_steps, keep_until_step=step, line_keys=RL_LINE_KEYS, eval_keys=RL_EVAL_KEYS)
     judge = LazyJudge(args, "cuda" if pol.device.type == "cuda" else "cpu")
-    last_ckpt, row = ckpt, {}
+    last_ckpt, row, t_start = ckpt, {}, time.time()
     try:
         j = judge.get()
         if j is None:
@@ -1290,9 +1330,13 @@ def run_rl(args) -> dict:
             if args.stop_after and step >= args.stop_after:
                 print(f"--stop-after {args.stop_after}: stopping without a final checkpoint")
                 break
-            if step % args.save_every == 0 or step == args.rl_steps:
+            out_of_time = bool(args.rl_time_limit_s) and time.time() - t_start > args.rl_time_limit_s
+            if step % args.save_every == 0 or step == args.rl_steps or out_of_time:
                 state = {"optimizer": optimizer.state_dict(), "curriculum": curriculum.state(), "stage": "rl"}
                 last_ckpt = save_checkpoint(run_dir, step, pol, state, args, args.keep_last, base_dir=base_dir)
+            if out_of_time:
+                print(f"--rl-time-limit-s {args.rl_time_limit_s:g}: stopping after step {step}", flush=True)
+                break
         progress.close()
     finally:
         judge.close()
