@@ -527,6 +527,10 @@ class _Worker:
                 return out
 
         self.OpRecorder = OpRecorder
+        # Importing torch._dynamo rebinds torch.manual_seed (a dynamo-disabled wrapper). Whether and when
+        # it is imported differs by torch version and device (on CUDA it came after the snapshot and every
+        # candidate was flagged patched_critical), so import it before the identity snapshot.
+        import torch._dynamo  # noqa: F401
         self._warm_up()
         self.critical = self._snapshot()
         # The comparison functions are bound now, so later patching cannot change what the judge uses.
