@@ -578,13 +578,21 @@ class _Worker:
     def run_job(self, job):
         t0 = time.perf_counter()
         self.printed_chars = 0
+        lock = self.gpu_lock(job) if self.device == "cuda" else None
         try:
+            if lock:
+                _send(self.fd_out, {"type": "pause", "nonce": job["nonce"]})
+                lock.shared()
+                _send(self.fd_out, {"type": "resume", "nonce": job["nonce"]})
             v = self.verify(job)
         except _WorkerError as e:
             v = _failed(e.error_type, str(e), **e.kw)
         except BaseException as e:  # SystemExit/KeyboardInterrupt from candidate code included
             v = _failed("exit_called" if isinstance(e, (SystemExit, KeyboardInterrupt)) else "judge_error",
                         _describe(e))
+        finally:
+            if lock:
+                lock.release()
         if self.printed_chars > (1 << 20):
             v.flags.append("printed_over_1MB")  # discarded; noted because it slows the judge
         v.timings["worker_s"] = round(time.perf_counter() - t0, 4)
@@ -830,10 +838,15 @@ class _Worker:
 
     # --- timing (CUDA only) ---------------------------------------------------------------------------
 
+    def gpu_lock(self, job):
+        if getattr(self, "_gpu_lock", None) is None:
+            uuid = str(self.torch.cuda.get_device_properties(self.torch.cuda.current_device()).uuid)
+            self._gpu_lock = _GpuLock(job["lock_dir"], uuid)
+        return self._gpu_lock
+
     def time_candidate(self, model, task, job, v):
         """Median of `time_trials` interleaved reference/candidate runs, each after an L2 flush, timed with
         CUDA events and a device-wide sync; warm-ups outside; one timing per GPU at a time (file lock)."""
-        import fcntl
         torch = self.torch
         # Inputs are refilled from a rotation of seeded sets before every run (outside the timed region), so
         # a cache keyed on the input pointer cannot make the timed calls free.
@@ -864,16 +877,14 @@ class _Worker:
                 v.timings["compile_ms"] = round(task["compile_ms"], 1)
             else:
                 v.flags.append("compile_baseline_failed")
-        uuid = str(torch.cuda.get_device_properties(torch.cuda.current_device()).uuid)
-        lock_path = os.path.join(job["lock_dir"], f"gpu-{uuid}.lock")
-        with open(lock_path, "a") as lock:
-            _send(self.fd_out, {"type": "pause", "nonce": job["nonce"]})  # waiting is not the candidate's time
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            _send(self.fd_out, {"type": "resume", "nonce": job["nonce"]})
-            try:
-                times = _cuda_times(torch, fns, refill, sets, job["time_trials"], self.run_candidate)
-            finally:
-                fcntl.flock(lock, fcntl.LOCK_UN)
+        lock = self.gpu_lock(job)
+        _send(self.fd_out, {"type": "pause", "nonce": job["nonce"]})  # waiting is not the candidate's time
+        lock.exclusive()
+        _send(self.fd_out, {"type": "resume", "nonce": job["nonce"]})
+        try:
+            times = _cuda_times(torch, fns, refill, sets, job["time_trials"], self.run_candidate)
+        finally:
+            lock.release()
         self.check_identities()
         v.ref_ms, v.runtime_ms = _median(times["ref"]), _median(times["new"])
         v.speedup = v.ref_ms / v.runtime_ms if v.runtime_ms > 0 else None
@@ -882,6 +893,39 @@ class _Worker:
         if "compile" in times:
             v.timings["compile_ref_ms"] = _median(times["compile"])
             v.timings["speedup_vs_compile"] = v.timings["compile_ref_ms"] / v.runtime_ms
+
+
+class _GpuLock:
+    """A readers-writer lock over one GPU shared by all worker processes (flock on two files).
+
+    Correctness work (reference, trials, faithfulness) holds it shared; timing holds it exclusive, so no
+    kernel of another worker runs while a candidate is timed. (With only the timing serialised, the H200
+    run of `bench.py timing-noise` gave a median 67% disagreement between two timings of the same kernels:
+    other workers' correctness runs and Triton compiles were sharing the GPU.) A waiting timer holds the
+    gate, which stops new shared holders, so timing is not starved. A worker gives up its shared hold
+    before it queues for the gate, so no two workers can wait on each other."""
+
+    def __init__(self, lock_dir, uuid):
+        import fcntl
+        self.fcntl = fcntl
+        self.gate = open(os.path.join(lock_dir, f"gpu-{uuid}.gate"), "a")
+        self.lock = open(os.path.join(lock_dir, f"gpu-{uuid}.lock"), "a")
+
+    def shared(self):
+        f = self.fcntl
+        f.flock(self.gate, f.LOCK_EX)
+        f.flock(self.lock, f.LOCK_SH)
+        f.flock(self.gate, f.LOCK_UN)
+
+    def exclusive(self):
+        f = self.fcntl
+        f.flock(self.lock, f.LOCK_UN)
+        f.flock(self.gate, f.LOCK_EX)
+        f.flock(self.lock, f.LOCK_EX)
+        f.flock(self.gate, f.LOCK_UN)
+
+    def release(self):
+        self.fcntl.flock(self.lock, self.fcntl.LOCK_UN)
 
 
 def _cuda_times(torch, fns, refill, sets, trials, run_candidate, warmup=5):

@@ -1,5 +1,6 @@
 # task: matmul
-# expect: error_type=mismatch
+# expect: error_type=mismatch|kernel_error
+# (kernel_error: the Triton 3.6 interpreter cannot run these bit ops on fp32; either way the cheat fails.)
 # Cheat: drop the inputs to bfloat16 precision inside the kernel (the fast tensor-core path); with K = 256
 # the error leaves the fp32 tolerance. The mantissa is truncated with bit ops (bf16 = top 16 bits of fp32)
 # because the CPU interpreter's bf16 tl.dot is not faithful.
