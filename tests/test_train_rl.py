@@ -217,7 +217,8 @@ def test_split_rl_tasks_holds_out_per_level():
 
 def test_hack_counts():
     vs = [bad("unfaithful"), Verdict(correct=True, flags=["speedup_above_cap"]),
-          Verdict(error_type="static_check", flags=["static:thread", "static:process"]), bad("timeout")]
+          Verdict(error_type="static_check", flags=["static:thread", "static:process"]), bad("timeout"),
+          Verdict(error_type="syntax_error", flags=["static:syntax_error"])]  # broken code is not cheating
     counts = train.hack_counts(vs)
     assert counts["unfaithful"] == 1 and counts["speedup_above_cap"] == 1 and counts["static_check"] == 1
     assert counts["static:thread"] == 1 and counts["static:process"] == 1 and sum(counts.values()) == 5
