@@ -1517,10 +1517,18 @@ def run_all(args):
         note = (f"The RL policy wrote judge-verified solutions for {100 * acc:.1f}% of the held-out level-1 tasks "
                 "(speed is not measured on CPU).")
     else:
-        note = ("No held-out task was solved: at this scale (a few-million-parameter model trained from scratch for "
-                "minutes) the model learns the solution template but not yet the op-specific details (literal sizes, "
-                "index arithmetic); see eval_*/samples.jsonl for the error types. More SFT steps "
-                "(--pipeline-sft-steps) or --preset gpu-small on a GPU are the fix.")
+        from collections import Counter
+
+        with open(os.path.join(run_dir, "eval_rl", "samples.jsonl")) as f:
+            verdicts = [json.loads(line)["verdict"] for line in f if line.strip()]
+        errors = Counter(v["error_type"] for v in verdicts).most_common(3)
+        example = next((v["error_msg"][:160] for v in verdicts if v["error_type"] == errors[0][0]), "") if errors else ""
+        note = ("No held-out task was solved (0%). The judge's reasons: "
+                + ", ".join(f"{e} {n}" for e, n in errors) + (f" (e.g. `{example}`)" if example else "")
+                + ". A few-million-parameter model trained from scratch for minutes writes the template but drops or "
+                  "misnames pieces of it; RL cannot help while no rollout is correct (every group all-wrong, "
+                  "dropped by --zero-spread drop-all-wrong). More SFT (--pipeline-sft-steps) or --preset gpu-small "
+                  "on a GPU is the fix; see eval_*/samples.jsonl.")
     held = [r["heldout_loss"] for r in sft_rows if r.get("heldout_loss") is not None]
     summary = {"argv": args.argv, "stages": stages, "eval": evals, "wall_s": time.time() - t_all,
                "device": str(policy_lib.resolve_device(args.device)), "verdict_note": note, "n_pairs": n_pairs,
