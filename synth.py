@@ -374,6 +374,22 @@ _op(name="zeros_like", kind="shape", family="zeros_like", call="torch.zeros_like
     samplable=False)  # constant output: import-only (KernelBench uses it inside larger expressions)
 
 POOL = [op.name for op in OPS.values() if op.samplable]
+
+
+def op_pool(spec: str | None) -> list[str]:
+    """The samplable ops named by `spec`: None/"all", a kind ("unary", "conv", ...), "elementwise"
+    (unary + scalar + binary), or a comma-separated list of kinds and op names."""
+    if not spec or spec == "all":
+        return list(POOL)
+    wanted = set()
+    for part in spec.split(","):
+        part = part.strip()
+        kinds = ("unary", "scalar", "binary") if part == "elementwise" else (part,)
+        hits = [o for o in POOL if OPS[o].kind in kinds or o == part]
+        if not hits:
+            raise ValueError(f"unknown op or kind {part!r} (kinds: {sorted({o.kind for o in OPS.values()})})")
+        wanted.update(hits)
+    return [o for o in POOL if o in wanted]
 MODULE_ATTR = {"conv": "conv", "conv_transpose": "conv_transpose", "pool": "pool", "adaptive_pool": "pool",
                "norm": "norm", "matmul": "linear"}
 
@@ -660,12 +676,13 @@ def _sample_loss(ctx, op, x, last):
 # --------------------------------------------------------------------------------------------------
 # Program growth
 # --------------------------------------------------------------------------------------------------
-def level_deck(seed: int, level: int, n_cards: int) -> list[str]:
+def level_deck(seed: int, level: int, n_cards: int, pool: list[str] | None = None) -> list[str]:
     """Balanced uniform op draws: independent shuffles of the pool, concatenated."""
-    rng = random.Random(f"deck:{seed}:{level}")
+    pool = pool or POOL
+    rng = random.Random(f"deck:{seed}:{level}" + ("" if pool is POOL else ":" + ",".join(pool)))
     deck: list[str] = []
     while len(deck) < n_cards:
-        perm = list(POOL)
+        perm = list(pool)
         rng.shuffle(perm)
         deck.extend(perm)
     return deck[:n_cards]
@@ -1021,18 +1038,19 @@ def _validate(source: str) -> str | None:
 # Sampling programs
 # --------------------------------------------------------------------------------------------------
 def sample_program(level: int, index: int, seed: int, budget: Budget, bag: list[str] | None = None,
-                   retries: int = 8, salt: int = 0) -> tuple[dict | None, str | None, list[str]]:
+                   retries: int = 8, salt: int = 0, pool: list[str] | None = None
+                   ) -> tuple[dict | None, str | None, list[str]]:
     """Program `index` of `level`: (task record or None, last rejection reason, rejection reasons).
     `salt` > 0 redraws shapes and order for the same op bag (used when the first draw was a duplicate)."""
     rng = random.Random(f"prog:{seed}:{level}:{index}" + (f":{salt}" if salt else ""))
     if bag is None:
-        bag = level_deck(seed, level, (index + 1) * level)[index * level:]
+        bag = level_deck(seed, level, (index + 1) * level, pool)[index * level:]
     bag = list(bag)
     terminal_seen = False
     for i, o in enumerate(bag):  # at most one terminal op per program
         if OPS[o].terminal:
             if terminal_seen:
-                bag[i] = rng.choice([p for p in POOL if not OPS[p].terminal])
+                bag[i] = rng.choice([p for p in (pool or POOL) if not OPS[p].terminal])
             terminal_seen = True
     reasons = []
     for attempt in range(retries):
@@ -1061,16 +1079,18 @@ MAX_SALT = 8  # redraws of one deck slot after duplicates, so deduplication does
 
 
 def _work(args):
-    level, index, seed, budget, salt = args
+    level, index, seed, budget, salt, pool = args
     import torch
     torch.set_num_threads(1)
-    rec, why, _ = sample_program(level, index, seed, budget, salt=salt)
+    rec, why, _ = sample_program(level, index, seed, budget, salt=salt, pool=pool)
     return level, index, salt, rec, why
 
 
 def generate(num_programs: int, levels: list[int], seed: int, budget: Budget, workers: int = 1,
-             progress: bool = True) -> tuple[list[dict], dict]:
-    """num_programs validated, deduplicated programs split evenly over levels; deterministic for a seed."""
+             progress: bool = True, ops: str | None = None) -> tuple[list[dict], dict]:
+    """num_programs validated, deduplicated programs split evenly over levels; deterministic for a seed.
+    `ops` restricts the pool (see op_pool); the default is every samplable op."""
+    op_list = None if not ops or ops == "all" else op_pool(ops)
     from tqdm import tqdm
     per_level = {lv: num_programs // len(levels) + (1 if i < num_programs % len(levels) else 0)
                  for i, lv in enumerate(levels)}
@@ -1092,7 +1112,7 @@ def generate(num_programs: int, levels: list[int], seed: int, budget: Budget, wo
                 missing = per_level[lv] - len(accepted[lv]) - sum(1 for j in jobs if j[0] == lv)
                 if missing > 0:
                     n = missing + max(2, missing // 20)
-                    jobs += [(lv, next_index[lv] + j, seed, budget, 0) for j in range(n)]
+                    jobs += [(lv, next_index[lv] + j, seed, budget, 0, op_list) for j in range(n)]
                     next_index[lv] += n
             results = pool.map(_work, jobs, chunksize=8) if pool else [_work(j) for j in jobs]
             for lv, idx, salt, rec, why in results:  # in job order: deterministic whatever the worker count
@@ -1104,7 +1124,7 @@ def generate(num_programs: int, levels: list[int], seed: int, budget: Budget, wo
                 if rec["hash"] in seen:
                     stats["duplicate"] += 1
                     if salt < MAX_SALT:
-                        redo.append((lv, idx, seed, budget, salt + 1))
+                        redo.append((lv, idx, seed, budget, salt + 1, op_list))
                     continue
                 seen.add(rec["hash"])
                 accepted[lv].append(rec)
@@ -1121,9 +1141,10 @@ def generate(num_programs: int, levels: list[int], seed: int, budget: Budget, wo
 # --------------------------------------------------------------------------------------------------
 # Coverage
 # --------------------------------------------------------------------------------------------------
-def coverage_report(records: list[dict]) -> dict:
+def coverage_report(records: list[dict], pool: list[str] | None = None) -> dict:
     """Per-op counts, per-level share deviation from uniform, total-variation distance, op pairs seen."""
-    rep: dict[str, Any] = {"programs": len(records), "levels": {}}
+    POOL = pool or globals()["POOL"]  # noqa: N806 (shadows the module pool on purpose)
+    rep: dict[str, Any] = {"programs": len(records), "levels": {}, "pool_size": len(POOL)}
     all_counts = Counter()
     pairs = set()
     for lv in sorted({r["level"] for r in records}):
@@ -1145,7 +1166,7 @@ def coverage_report(records: list[dict]) -> dict:
 
 
 def print_coverage(rep: dict) -> None:
-    print(f"programs: {rep['programs']}  ops in pool: {len(POOL)}  op pairs seen: "
+    print(f"programs: {rep['programs']}  ops in pool: {rep['pool_size']}  op pairs seen: "
           f"{rep['op_pairs_seen']}/{rep['op_pairs_possible']}")
     print("level | programs | op draws | share of uniform (min..max) | TV distance | missing ops")
     for lv, s in rep["levels"].items():
@@ -1451,6 +1472,8 @@ def main(argv=None) -> int:
     p.add_argument("--max-elements", type=int, default=None, help="budget: total tensor elements per program")
     p.add_argument("--max-flops", type=int, default=None, help="budget: total FLOPs per program")
     p.add_argument("--workers", type=int, default=max(1, min(4, os.cpu_count() or 1)), help="worker processes")
+    p.add_argument("--ops", default="all",
+                   help="op pool: all, a kind (unary, conv, ...), elementwise, or a comma list of kinds/op names")
     p.add_argument("--import", dest="import_dir", default=None, help="directory of KernelBench-format .py files")
     p.add_argument("--report", action="store_true", help="with --import: print ops per file and coverage")
     p.add_argument("--list-ops", action="store_true", help="print the operator table and exit")
@@ -1483,9 +1506,14 @@ def main(argv=None) -> int:
     if args.num_programs < 1:
         print("error: --num-programs must be >= 1", file=sys.stderr)
         return 2
+    try:
+        pool = op_pool(args.ops)
+    except ValueError as e:
+        print(f"error: --ops: {e}", file=sys.stderr)
+        return 2
     budget = make_budget(args.size, args.max_elements, args.max_flops)
     t0 = time.time()
-    records, stats = generate(args.num_programs, levels, args.seed, budget, workers=args.workers)
+    records, stats = generate(args.num_programs, levels, args.seed, budget, workers=args.workers, ops=args.ops)
     dt = time.time() - t0
     if args.out:
         os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
@@ -1494,7 +1522,7 @@ def main(argv=None) -> int:
             for r in records:
                 f.write(json.dumps(r, sort_keys=True) + "\n")
         os.replace(tmp, args.out)
-    print_coverage(coverage_report(records))
+    print_coverage(coverage_report(records, pool))
     print("rejections: " + (", ".join(f"{k}={v}" for k, v in sorted(stats.items())) or "none"))
     print(f"{len(records)} programs in {dt:.1f}s ({len(records) / dt:.1f} programs/s, {args.workers} workers)"
           + (f" -> {args.out}" if args.out else ""))

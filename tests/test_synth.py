@@ -244,3 +244,13 @@ def test_paper_size_preset_gives_larger_programs():
     rec, why, _ = synth.sample_program(2, 0, 0, paper, bag=["linear", "relu"])
     assert rec is not None, why
     assert rec["flops"] > BUDGET.max_flops or rec["bytes"] > 4 * 4096
+
+
+def test_op_pool_restricts_generation():
+    pool = synth.op_pool("elementwise")
+    assert set(pool) == {o for o in synth.POOL if synth.OPS[o].kind in ("unary", "scalar", "binary")}
+    assert synth.op_pool("conv,relu") == [o for o in synth.POOL if synth.OPS[o].kind == "conv" or o == "relu"]
+    with pytest.raises(ValueError, match="unknown op or kind"):
+        synth.op_pool("nonsense")
+    recs, _ = synth.generate(12, [1, 2], seed=0, budget=BUDGET, workers=1, progress=False, ops="unary")
+    assert len(recs) == 12 and all(synth.OPS[o].kind == "unary" for r in recs for o in r["ops"])
