@@ -88,7 +88,7 @@ PRESETS = {
     # Laptop: the tiny model from scratch (full fine-tuning), CPU, minutes.
     # RL on CPU is a smoke run: 4 tasks x G=4 rollouts of <= 512 tokens per step, a few steps.
     # SFT: a from-scratch model needs a high lr; the pipeline's SFT steps fit ~15 min on a 2-core CPU.
-    "tiny": dict(lr=2e-3, pipeline_sft_steps=300, rl_steps=3, prompts_per_step=4, group_size=4,
+    "tiny": dict(lr=2e-3, pipeline_sft_steps=300, pipeline_ops="unary", rl_steps=3, prompts_per_step=4, group_size=4,
                  rollout_max_new_tokens=512, rl_heldout_per_level=8, dump_every=1, rl_lr=1e-4),
     # One GPU, minutes: a larger from-scratch model (issue 5 target: >= 60% verified on level 1).
     "gpu-small": dict(tiny_hidden=512, tiny_layers=8, tiny_heads=8, tiny_kv_heads=4, tiny_intermediate=1376,
@@ -220,6 +220,9 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--dump-samples", type=int, default=4, help="complete samples (with verdicts) per dump")
     g = p.add_argument_group("pipeline (--stage all: python train.py with no arguments)")
     g.add_argument("--pipeline-tasks", type=int, default=260, help="level-1 programs for SFT pairs and eval")
+    g.add_argument("--pipeline-ops", default="all",
+                   help="op pool of the pipeline's programs (synth.op_pool: all, a kind such as unary, elementwise, "
+                        "or a comma list); the tiny preset uses unary so a from-scratch model sees each op often")
     g.add_argument("--pipeline-eval-tasks", type=int, default=30, help="of those, held out for the final eval")
     g.add_argument("--pipeline-rl-tasks", type=int, default=40, help="extra RL programs per level above 1")
     g.add_argument("--pipeline-sft-steps", type=int, default=0, help="SFT optimizer steps (0 = from --epochs)")
@@ -271,6 +274,11 @@ def check_args(parser, args):
         parser.error("--lora-r must be >= 0")
     if args.load_in_4bit and args.lora_r == 0:
         parser.error("--load-in-4bit needs LoRA (--lora-r > 0): a 4-bit base cannot be trained directly")
+    try:
+        import synth
+        synth.op_pool(args.pipeline_ops)
+    except ValueError as e:
+        parser.error(f"--pipeline-ops: {e}")
     if args.stage == "sft" and not args.resume and not args.pairs:
         parser.error("--stage sft needs --pairs PAIRS.jsonl")
     for name in ["rl_steps", "prompts_per_step", "group_size", "rollout_max_new_tokens", "rl_lora_r", "ppo_epochs",
@@ -1357,14 +1365,15 @@ def synth_pipeline_tasks(args, data_dir):
     if all(os.path.isfile(p) for p in paths):
         return paths
     budget = synth.make_budget("cpu")
-    level1, _ = synth.generate(args.pipeline_tasks, [1], args.seed, budget, workers=args.judge_workers, progress=False)
+    level1, _ = synth.generate(args.pipeline_tasks, [1], args.seed, budget, workers=args.judge_workers, progress=False,
+                               ops=args.pipeline_ops)
     random.Random(f"{args.seed}:pipeline-eval").shuffle(level1)
     eval_tasks, sft_tasks = level1[:args.pipeline_eval_tasks], level1[args.pipeline_eval_tasks:]
     higher = [lv for lv in (int(v) for v in args.levels.split(",")) if lv != 1]
     extra = []
     if higher and args.pipeline_rl_tasks:
         extra, _ = synth.generate(args.pipeline_rl_tasks * len(higher), higher, args.seed + 1, budget,
-                                  workers=args.judge_workers, progress=False)
+                                  workers=args.judge_workers, progress=False, ops=args.pipeline_ops)
     for path, rows in zip(paths, [sft_tasks, sft_tasks + extra, eval_tasks]):
         with open(path, "w") as f:
             f.writelines(json.dumps(r) + "\n" for r in rows)
@@ -1477,7 +1486,8 @@ def run_all(args):
         return result
 
     sft_path, rl_path, eval_path = stage(
-        "synth", f"{args.pipeline_tasks} level-1 programs ({args.pipeline_eval_tasks} held out for eval) + "
+        "synth", f"{args.pipeline_tasks} level-1 programs of op pool '{args.pipeline_ops}' "
+                 f"({args.pipeline_eval_tasks} held out for eval) + "
                  f"{args.pipeline_rl_tasks} RL programs per level in --levels {args.levels} above 1",
         lambda: synth_pipeline_tasks(args, data_dir))
     pairs_path = os.path.join(data_dir, "pairs.jsonl")
