@@ -569,11 +569,18 @@ class KB:
 # Style: seeded surface variation (names, block sizes within valid sets)
 # --------------------------------------------------------------------------------------------------
 class Style:
-    def __init__(self, seed: int, target: str):
+    """Harmless surface choices (names, block sizes) drawn from `seed`. `generic_names` names kernels
+    `triton_kernel`, `triton_kernel_2`, ... instead of after their ops (teacher.py --style fixed): a tiny
+    model trained from scratch then only has to get each op's arithmetic right, not copy names."""
+
+    def __init__(self, seed: int, target: str, generic_names: bool = False):
         self.rng = random.Random(f"teacher:{seed}")
         self.target = target
         self.suffix = self.rng.choice(["_kernel", "_kernel", "_fwd_kernel"])
         self.launch_prefix = self.rng.choice(["launch_", "run_", ""])
+        self.generic_names = generic_names
+        if generic_names:
+            self.suffix, self.launch_prefix = "_kernel", "launch_"
         self.names = Counter()
 
     def var(self, t: TInfo) -> str:
@@ -581,7 +588,7 @@ class Style:
         return base if base not in ("i", "t", "y", "d", "c") else "v"
 
     def kernel_name(self, parts: list[str]) -> str:
-        base = "_".join(dict.fromkeys(parts))[:48]
+        base = "triton" if self.generic_names else "_".join(dict.fromkeys(parts))[:48]
         self.names[base] += 1
         if self.names[base] > 1:
             base = f"{base}_{self.names[base]}"
@@ -1039,6 +1046,26 @@ def k_rows(P: Prog, st: Style, A: str, E: str) -> Kernel:
 
 
 # ---- tiled tl.dot: matmul, linear, bmm, einsum ---------------------------------------------------
+def gemm_tile(kb: KB, M: int, N: int, K: int, axis2: str | None):
+    """The tile prologue shared by the tl.dot kernels (matmul and implicit-GEMM conv): sizes, program ids
+    (a third grid axis named `axis2` for batch or group), row/column offsets and masks."""
+    kb.arg("M", str(M))
+    kb.arg("N", str(N))
+    kb.arg("K", str(K))
+    kb.line("pid_m = tl.program_id(0)")
+    kb.line("pid_n = tl.program_id(1)")
+    third = ZERO
+    if axis2:
+        kb.line(f"{axis2} = tl.program_id(2)")
+        third = Ix(axis2)
+    kb.line("offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)[:, None]")
+    kb.line("offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)[None, :]")
+    kb.line("mask_m = offs_m < M")
+    kb.line("mask_n = offs_n < N")
+    kb.masks.update(m="mask_m", n="mask_n", a="mask_ka", b="mask_kb")
+    return Ix("offs_m", frozenset("m")), Ix("offs_n", frozenset("n")), third
+
+
 def dot_code(a: str, b: str) -> str:
     return f"tl.dot({a}, {b})" if TF32 else f"tl.dot({a}, {b}, input_precision=\"ieee\")"
 
@@ -1088,21 +1115,7 @@ def k_matmul(P: Prog, st: Style, A: str, E: str) -> Kernel:
             o_idx = lambda kb, m, nn_, b: [b, m, nn_]
         b_idx = (lambda kb, k, nn_, b: [k, nn_]) if len(ys) == 2 else (lambda kb, k, nn_, b: [b, k, nn_])
     BM, BN, BK, nw = st.mm_blocks(M, N, K)
-    kb.arg("M", str(M))
-    kb.arg("N", str(N))
-    kb.arg("K", str(K))
-    kb.line("pid_m = tl.program_id(0)")
-    kb.line("pid_n = tl.program_id(1)")
-    bvar = ZERO
-    if B > 1:
-        kb.line("pid_b = tl.program_id(2)")
-        bvar = Ix("pid_b")
-    kb.line("offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)[:, None]")
-    kb.line("offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)[None, :]")
-    kb.line("mask_m = offs_m < M")
-    kb.line("mask_n = offs_n < N")
-    kb.masks.update(m="mask_m", n="mask_n", a="mask_ka", b="mask_kb")
-    m_ix, n_ix = Ix("offs_m", frozenset("m")), Ix("offs_n", frozenset("n"))
+    m_ix, n_ix, bvar = gemm_tile(kb, M, N, K, "pid_b" if B > 1 else None)
     kb.line("acc = tl.zeros([BLOCK_M, BLOCK_N], dtype=tl.float32)")
     kb.line("for k0 in range(0, K, BLOCK_K):")
     kb.ind += 1
@@ -1178,21 +1191,7 @@ def k_conv(P: Prog, st: Style, A: str, E: str) -> Kernel:
     BM, BN, BK, nw = st.mm_blocks(M, OCg, K)
     if st.target == "cpu":
         BM = min(max(16, npow2(M)), 128)
-    kb.arg("M", str(M))
-    kb.arg("N", str(OCg))
-    kb.arg("K", str(K))
-    kb.line("pid_m = tl.program_id(0)")
-    kb.line("pid_n = tl.program_id(1)")
-    gv = ZERO
-    if G > 1:
-        kb.line("group = tl.program_id(2)")
-        gv = Ix("group")
-    kb.line("offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)[:, None]")
-    kb.line("offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)[None, :]")
-    kb.line("mask_m = offs_m < M")
-    kb.line("mask_n = offs_n < N")
-    kb.masks.update(m="mask_m", n="mask_n", a="mask_ka", b="mask_kb")
-    m_ix, n_ix = Ix("offs_m", frozenset("m")), Ix("offs_n", frozenset("n"))
+    m_ix, n_ix, gv = gemm_tile(kb, M, OCg, K, "group" if G > 1 else None)
     # output pixel of each GEMM row: (batch, spatial...)
     mi = kb.unravel(m_ix, [Nb] + OS, "o")
     bidx, osp = mi[0], mi[1:]
@@ -1510,7 +1509,8 @@ def view_call(P: Prog, n: dict) -> str:
     return f"{r(src)}.{short}({', '.join(parts)}).contiguous()"
 
 
-def compile_program(record_or_program, seed: int = 0, target: str = "cpu", source: str | None = None) -> str:
+def compile_program(record_or_program, seed: int = 0, target: str = "cpu", source: str | None = None,
+                    generic_names: bool = False) -> str:
     """Solution source (a KernelBench ModelNew with Triton kernels) for a task record, a program dict from
     synth (with `source`) or a KernelBench task source string. Raises TeacherError if unsupported."""
     if isinstance(record_or_program, str):
@@ -1525,7 +1525,7 @@ def compile_program(record_or_program, seed: int = 0, target: str = "cpu", sourc
     if not source:
         raise TeacherError("the program has no task source (needed for Model.__init__)")
     P = Prog(program)
-    st = Style(seed, target)
+    st = Style(seed, target, generic_names)
     if P.output not in P.t:
         raise TeacherError(f"output {P.output!r} is not a tensor of the program")
     if P.kind(P.output) == "leaf":
@@ -1595,6 +1595,11 @@ def main(argv=None) -> int:
     p.add_argument("--device", default="cpu", choices=["cpu", "cuda"], help="judge device (cpu = Triton interpreter)")
     p.add_argument("--workers", type=int, default=2, help="judge worker processes")
     p.add_argument("--seed", type=int, default=0, help="seed for surface variation (names, block sizes)")
+    p.add_argument("--style", choices=["varied", "fixed"], default="varied",
+                   help="varied: each task gets its own surface style (seed + task index), so a model does not "
+                        "learn one string per op; fixed: every task uses --seed's style (a tiny model trained "
+                        "from scratch for minutes learns consistent names far more easily), and kernels are named "
+                        "generically (triton_kernel, launch_triton) rather than after their ops")
     p.add_argument("--timeout-s", type=float, default=120.0, help="judge wall-clock limit per solution (s)")
     p.add_argument("--limit", type=int, default=0, help="only the first N tasks (0 = all)")
     args = p.parse_args(argv)
@@ -1609,7 +1614,8 @@ def main(argv=None) -> int:
     pairs, sols, failures = [], [], []
     for i, rec in enumerate(tasks):
         try:
-            sol = compile_program(rec, seed=args.seed + i, target=args.device)
+            sol = compile_program(rec, seed=args.seed + (i if args.style == "varied" else 0), target=args.device,
+                                  generic_names=args.style == "fixed")
             sols.append((rec, sol))
         except TeacherError as e:
             failures.append((rec, "teacher_error", str(e)))
@@ -1631,7 +1637,8 @@ def main(argv=None) -> int:
         per_level[rec.get("level")][1] += 1
         if ok:
             pairs.append({"task_id": rec["id"], "prompt": policy.task_prompt(rec["source"]),
-                          "completion": completion_text(sol, seed=args.seed + len(pairs)), "verdict": v.to_dict()})
+                          "completion": completion_text(sol, seed=args.seed + (len(pairs) if args.style == "varied" else 0)),
+                          "verdict": v.to_dict()})
         else:
             failures.append((rec, v.error_type, (v.error_msg or "")[:300]))
     if args.out:

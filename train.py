@@ -88,8 +88,9 @@ PRESETS = {
     # Laptop: the tiny model from scratch (full fine-tuning), CPU, minutes.
     # RL on CPU is a smoke run: 4 tasks x G=4 rollouts of <= 512 tokens per step, a few steps.
     # SFT: a from-scratch model needs a high lr; the pipeline's SFT steps fit ~15 min on a 2-core CPU.
-    "tiny": dict(lr=2e-3, pipeline_sft_steps=300, pipeline_ops="unary", rl_steps=3, prompts_per_step=4, group_size=4,
-                 rollout_max_new_tokens=512, rl_heldout_per_level=8, dump_every=1, rl_lr=1e-4),
+    "tiny": dict(lr=2e-3, pipeline_sft_steps=450, pipeline_ops="unary", pipeline_teacher_style="fixed",
+                 rl_steps=3, prompts_per_step=4, group_size=4, rollout_max_new_tokens=512,
+                 rl_heldout_per_level=8, dump_every=1, rl_lr=1e-4),
     # One GPU, minutes: a larger from-scratch model (issue 5 target: >= 60% verified on level 1).
     "gpu-small": dict(tiny_hidden=512, tiny_layers=8, tiny_heads=8, tiny_kv_heads=4, tiny_intermediate=1376,
                       tiny_vocab=8192, micro_batch=32, lr=1e-3, epochs=20, warmup_steps=50,
@@ -220,6 +221,8 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--dump-samples", type=int, default=4, help="complete samples (with verdicts) per dump")
     g = p.add_argument_group("pipeline (--stage all: python train.py with no arguments)")
     g.add_argument("--pipeline-tasks", type=int, default=260, help="level-1 programs for SFT pairs and eval")
+    g.add_argument("--pipeline-teacher-style", choices=["varied", "fixed"], default="varied",
+                   help="teacher.py --style for the pipeline's SFT pairs (the tiny preset uses fixed)")
     g.add_argument("--pipeline-ops", default="all",
                    help="op pool of the pipeline's programs (synth.op_pool: all, a kind such as unary, elementwise, "
                         "or a comma list); the tiny preset uses unary so a from-scratch model sees each op often")
@@ -1385,7 +1388,7 @@ def teacher_pairs(args, tasks_path, pairs_path, log_path):
     if os.path.isfile(pairs_path):
         return
     cmd = [sys.executable, os.path.join(HERE, "teacher.py"), "--tasks", tasks_path, "--out", pairs_path,
-           "--workers", str(args.judge_workers), "--seed", str(args.seed),
+           "--workers", str(args.judge_workers), "--seed", str(args.seed), "--style", args.pipeline_teacher_style,
            "--device", "cuda" if policy_lib.resolve_device(args.device).type == "cuda" else "cpu"]
     with open(log_path, "w") as log:
         rc = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=HERE).returncode

@@ -192,3 +192,12 @@ def test_cli_writes_verified_pairs(tmp_path):
         assert set(p) == {"task_id", "prompt", "completion", "verdict"}
         assert p["verdict"]["correct"] is True
         assert p["completion"].count("```python") == 1 and "class ModelNew" in p["completion"]
+
+
+def test_generic_names_style_names_kernels_after_nothing():
+    import synth
+    rec, _, _ = synth.sample_program(2, 0, 0, synth.make_budget("cpu"), bag=["relu", "softmax"])
+    src = teacher.compile_program(rec, seed=0, generic_names=True)
+    assert "def triton_kernel(" in src and "def launch_triton(" in src
+    assert "relu" not in src.split("class ModelNew")[0]
+    assert teacher.compile_program(rec, seed=0, generic_names=True) == src
