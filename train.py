@@ -88,7 +88,7 @@ PRESETS = {
     # Laptop: the tiny model from scratch (full fine-tuning), CPU, minutes.
     # RL on CPU is a smoke run: 4 tasks x G=4 rollouts of <= 512 tokens per step, a few steps.
     # SFT: a from-scratch model needs a high lr; the pipeline's SFT steps fit ~15 min on a 2-core CPU.
-    "tiny": dict(lr=2e-3, pipeline_sft_steps=450, pipeline_ops="unary", pipeline_teacher_style="fixed",
+    "tiny": dict(lr=2e-3, pipeline_sft_steps=800, pipeline_ops="unary", pipeline_teacher_style="fixed",
                  rl_steps=3, prompts_per_step=4, group_size=4, rollout_max_new_tokens=512,
                  rl_heldout_per_level=8, dump_every=1, rl_lr=1e-4),
     # One GPU, minutes: a larger from-scratch model (issue 5 target: >= 60% verified on level 1).
