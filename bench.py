@@ -515,6 +515,13 @@ def cmd_timing_noise(args):
                       "max_rel_diff": round(max((d for *_, d in rows), default=0.0), 4), "argv": sys.argv}))
 
 
+def add_model_args(parser, device_help):
+    """--model-config and --device, shared by the subcommands that build a random-weight model."""
+    parser.add_argument("--model-config", choices=["tiny", "qwen2.5-7b"], default="tiny",
+                        help="random-weight model built from this config (bf16 on CUDA, fp32 on CPU)")
+    parser.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto", help=device_help)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -550,9 +557,7 @@ def main():
     t.set_defaults(fn=cmd_timing_noise)
     r = sub.add_parser("rollout", help="generation tokens/s: plain generate vs the fast engines, greedy equality",
                        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    r.add_argument("--model-config", choices=["tiny", "qwen2.5-7b"], default="tiny",
-                   help="random-weight model built from this config (bf16 on CUDA, fp32 on CPU)")
-    r.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto", help="where the model runs")
+    add_model_args(r, "where the model runs")
     r.add_argument("--batch", type=int, default=None, help="sequences per generate call (default 64 for 7B, 8 tiny)")
     r.add_argument("--prompt-len", type=int, default=None, help="prompt tokens (default 512 for 7B, 64 tiny)")
     r.add_argument("--new-tokens", type=int, default=None,
@@ -572,9 +577,7 @@ def main():
     r.set_defaults(fn=cmd_rollout)
     f = sub.add_parser("sft-step", help="LoRA SFT step tokens/s and peak memory (train.py's step and loss)",
                        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    f.add_argument("--model-config", choices=["tiny", "qwen2.5-7b"], default="tiny",
-                   help="random-weight model built from this config (bf16 on CUDA, fp32 on CPU)")
-    f.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto", help="where the model runs")
+    add_model_args(f, "where the model runs")
     f.add_argument("--seqs", type=int, default=None, help="sequences per optimizer step (default 16 for 7B, 4 tiny)")
     f.add_argument("--seq-len", type=int, default=None, help="tokens per sequence (default 2048 for 7B, 256 tiny)")
     f.add_argument("--prompt-len", type=int, default=None, help="masked prompt tokens per sequence (default seq-len/4)")
@@ -591,9 +594,7 @@ def main():
     f.set_defaults(fn=cmd_sft_step)
     q = sub.add_parser("rl-step", help="one RL step (train.rl_step): generate/verify/update seconds, peak memory",
                        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    q.add_argument("--model-config", choices=["tiny", "qwen2.5-7b"], default="tiny",
-                   help="random-weight model built from this config (bf16 on CUDA, fp32 on CPU)")
-    q.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto", help="where model and judge run")
+    add_model_args(q, "where model and judge run")
     q.add_argument("--prompts", type=int, default=2, help="tasks per step (issue 6 target: 8)")
     q.add_argument("--group-size", type=int, default=2, help="rollouts per task, G (target: 8)")
     q.add_argument("--new-tokens", type=int, default=32, help="max new tokens per rollout (target: 1024)")
