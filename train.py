@@ -191,7 +191,9 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--rollout-max-new-tokens", type=int, default=1024, help="tokens per rollout")
     g.add_argument("--rollout-temperature", type=float, default=1.0, help="sampling temperature of rollouts")
     g.add_argument("--rollout-top-p", type=float, default=1.0, help="nucleus mass of rollouts")
-    g.add_argument("--engine", default="hf", help="policy.generate engine (policy.ENGINES)")
+    g.add_argument("--engine", default="auto",
+                   help="policy.generate engine (policy.ENGINES); auto = cudagraph on CUDA (8.9x plain generate on the "
+                        "H200, LOG.md), plain generate on CPU")
     g.add_argument("--rl-lr", type=float, default=5e-5,
                    help="AdamW lr of the RL adapter, constant (paper: 1e-6 full FT; LoRA wants 10-100x)")
     g.add_argument("--rl-lora-r", type=int, default=16, help="rank of the fresh RL LoRA adapter")
