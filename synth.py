@@ -45,7 +45,7 @@ import random
 import sys
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable
 
 MAX_DIM = 2 ** 15
@@ -106,7 +106,6 @@ class T:
     dom: str = "any"          # value domain: any | nonneg | pos (what sqrt/log/div-by need)
     dtype: str = "float32"
     dist: str = "randn"       # inputs/params: randn | pos (rand+0.5) | int:<high> (randint)
-    dim_names: list = field(default_factory=list)  # module-level constant names for created dims
 
 
 def numel(shape) -> int:
@@ -155,16 +154,13 @@ class Ctx:
             as_param = dtype == "float32" and self.rng.random() < 0.35
         if dist is None:
             dist = "pos" if dom == "pos" else ("rand" if dom == "nonneg" else "randn")
+        dom = {"rand": "nonneg", "pos": "pos"}.get(dist, "any")  # what the distribution guarantees
         if as_param:
-            t = T(f"p{self.n_params}", list(shape), "param", dom if dist != "randn" else "any", dtype, dist)
+            t = T(f"p{self.n_params}", list(shape), "param", dom, dtype, dist)
             self.n_params += 1
         else:
-            t = T(f"in{self.n_inputs}", list(shape), "input", dom if dist != "randn" else "any", dtype, dist)
+            t = T(f"in{self.n_inputs}", list(shape), "input", dom, dtype, dist)
             self.n_inputs += 1
-        if dist == "rand":
-            t.dom = "nonneg"
-        elif dist == "pos":
-            t.dom = "pos"
         self.tensors.append(t)
         return t
 
@@ -447,7 +443,6 @@ def sample_op(ctx: Ctx, op: Op, x: T, need_rank: int, last: bool):
     n = numel(x.shape)
     attrs: dict[str, Any] = {}
     inputs = [x]
-    margs: dict[str, Any] | None = None
     k = op.kind
     if k == "unary":
         for a, vals in op.choices:
@@ -688,20 +683,7 @@ def level_deck(seed: int, level: int, n_cards: int, pool: list[str] | None = Non
     return deck[:n_cards]
 
 
-RANK_KEEPING_SHAPE_OPS = ("flip", "triu", "tril", "cat", "narrow")
-
-
-def out_rank(op: Op, r: int, last: bool) -> int:
-    """Rank after `op` on a rank-r input (reductions may keep the dim, so they count as rank-keeping)."""
-    if op.name == "select":
-        return r - 1
-    if op.kind == "loss":
-        if last:
-            return 0
-        return 1 if op.name in ("cross_entropy", "triplet_margin_loss") else r
-    if op.terminal:
-        return r - 1
-    return op.fixed_rank or r
+VALUE_KEEPING_SHAPE_OPS = ("flip", "triu", "tril", "cat", "narrow")  # output values are input values
 
 
 def out_domain(op: Op, in_doms: list[str], attrs: dict | None = None) -> str:
@@ -712,8 +694,8 @@ def out_domain(op: Op, in_doms: list[str], attrs: dict | None = None) -> str:
             return "nonneg"
         return op.out_dom
     nonneg = all(d in ("nonneg", "pos") for d in in_doms)
-    if op.kind in ("pool", "adaptive_pool") or op.name in RANK_KEEPING_SHAPE_OPS + ("select",):
-        return "nonneg" if nonneg and op.name not in ("triu", "tril") or (op.name in ("triu", "tril") and nonneg) else "any"
+    if op.kind in ("pool", "adaptive_pool") or op.name in VALUE_KEEPING_SHAPE_OPS + ("select",):
+        return "nonneg" if nonneg else "any"
     if op.name in ("add", "mul", "maximum", "minimum") and nonneg:
         return "nonneg"
     if op.name in ("add_scalar", "mul_scalar", "div_scalar") and nonneg and attrs and attrs.get("value", -1) > 0:
@@ -745,7 +727,7 @@ def plan(order: list[str]) -> tuple[list[int], bool]:
         need[i] = req
     ok &= need[0] <= min(5, OPS[order[0]].ranks[1])
     # value domains: a fresh first input satisfies the first op; after that they must flow
-    dom = OPS[order[0]].domain[0] if OPS[order[0]].domain[0] != "any" else "any"
+    dom = OPS[order[0]].domain[0]
     for i, name in enumerate(order):
         op = OPS[name]
         if i and not _dom_ok(dom, op.domain[0]):
@@ -839,12 +821,10 @@ def grow(ops: list[str], rng: random.Random, budget: Budget) -> dict:
     elements = sum(numel(t.shape) for t in ctx.tensors)
     if elements > budget.max_elements or total_flops > budget.max_flops:
         raise Reject(f"over budget: {elements} elements, {total_flops} flops")
-    tensors = {t.name: t for t in ctx.tensors}
     inputs = [dataclasses.asdict(t) for t in ctx.tensors if t.kind == "input"]
     params = [dataclasses.asdict(t) for t in ctx.tensors if t.kind == "param"]
     io_bytes = sum(numel(t.shape) * (8 if t.dtype == "int64" else 4) for t in ctx.tensors if t.kind != "node")
     io_bytes += numel(x.shape) * (8 if x.dtype == "int64" else 4)
-    del tensors
     return {"inputs": inputs, "params": params, "nodes": nodes, "output": x.name,
             "flops": total_flops, "bytes": io_bytes}
 
@@ -880,7 +860,7 @@ def render(prog: dict, doc: str | None = None) -> str:
     input_exprs = []
     for t in prog["inputs"]:
         names = DIM_NAMES.get(len(t["shape"]), [f"d{j}" for j in range(len(t["shape"]))])
-        dims = [const(nm if nm != "batch_size" or j == 0 else nm, s) for j, (nm, s) in enumerate(zip(names, t["shape"]))]
+        dims = [const(nm, s) for nm, s in zip(names, t["shape"])]
         shape = "(" + ", ".join(dims) + ("," if len(dims) == 1 else "") + ")" if dims else "()"
         dist = t["dist"]
         if dist.startswith("int:"):
@@ -1372,8 +1352,7 @@ def _module_args(mod) -> dict:
 def _read_attrs(node, op: Op, rec: dict) -> None:
     """Map positional/keyword args of a call onto the op's attr names."""
     import torch.fx as fx
-    n_tensors = op.arity
-    pos = [a for a in node.args[n_tensors:]] if op.name != "cat" else list(node.args[1:])
+    pos = list(node.args[1:] if op.name == "cat" else node.args[op.arity:])  # cat's tensors come as one list
     for name, val in zip(op.params, pos):
         if not isinstance(val, fx.Node):
             rec["attrs"][name] = list(val) if isinstance(val, tuple) else val
@@ -1409,8 +1388,6 @@ def _import_special(node, key, short, rec, tensor_args):
         rec["attrs"]["keepdim"] = node.kwargs.get("keepdim", args[2] if len(args) > 2 else False)
         rec["attrs"]["returns_indices"] = dim is not None  # torch.max(x, dim) returns (values, indices)
         return "amax" if short == "max" else "amin"
-    if short == "pow" and len(tensor_args) == 1 and not isinstance(args[0], fx.Node):
-        return None
     return None
 
 
