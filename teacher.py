@@ -797,6 +797,24 @@ REDUCE_NEUTRAL = {"amax": "float('-inf')", "amin": "float('inf')", "argmax": "fl
                   "log_softmax": "float('-inf')", "ce_row": "float('-inf')", "cumprod": "1.0"}
 
 
+def max_sumexp_init(kb: KB, zeros: str) -> None:
+    """Running row max m = -inf and sum s = 0 before a looped online max/sum-of-exp pass."""
+    kb.line("m = tl.full([BLOCK_ROWS, 1], float('-inf'), tl.float32)")
+    kb.line(f"s = {zeros}")
+
+
+def max_sumexp_update(kb: KB, v: str, loop: bool) -> None:
+    """Row max m and sum s of exp(v - m) (softmax, log_softmax, logsumexp, cross-entropy): rescaled online
+    per tile when the row is looped over, in one pass otherwise."""
+    if loop:
+        kb.line(f"m_new = tl.maximum(m, tl.max({v}, axis=1, keep_dims=True))")
+        kb.line(f"s = s * tl.exp(m - m_new) + tl.sum(tl.exp({v} - m_new), axis=1, keep_dims=True)")
+        kb.line("m = m_new")
+    else:
+        kb.line(f"m = tl.max({v}, axis=1, keep_dims=True)")
+        kb.line(f"s = tl.sum(tl.exp({v} - m), axis=1, keep_dims=True)")
+
+
 def k_rows(P: Prog, st: Style, A: str, E: str) -> Kernel:
     n = P.node_of[A]
     op, a = n["op"], n["attrs"]
@@ -928,19 +946,12 @@ def k_rows(P: Prog, st: Style, A: str, E: str) -> Kernel:
                 kb.line(f"target = tl.load({kb.ptr(n['inputs'][1])} + rows, mask=row_mask, other=0)")
 
             def body(v, idx, cols, extra):
-                if loop:
-                    kb.line(f"m_new = tl.maximum(m, tl.max({v.code}, axis=1, keep_dims=True))")
-                    kb.line(f"s = s * tl.exp(m - m_new) + tl.sum(tl.exp({v.code} - m_new), axis=1, keep_dims=True)")
-                    kb.line("m = m_new")
-                else:
-                    kb.line(f"m = tl.max({v.code}, axis=1, keep_dims=True)")
-                    kb.line(f"s = tl.sum(tl.exp({v.code} - m), axis=1, keep_dims=True)")
+                max_sumexp_update(kb, v.code, loop)
                 if ce:
                     upd = f"tl.sum(tl.where(cols == target, {v.code}, 0.0), axis=1, keep_dims=True)"
                     kb.line(f"picked += {upd}" if loop else f"picked = {upd}")
             if loop:
-                kb.line(f"m = tl.full([BLOCK_ROWS, 1], float('-inf'), tl.float32)")
-                kb.line(f"s = {zeros}")
+                max_sumexp_init(kb, zeros)
                 if ce:
                     kb.line(f"picked = {zeros}")
                 loop_over(body)
@@ -972,16 +983,9 @@ def k_rows(P: Prog, st: Style, A: str, E: str) -> Kernel:
                     affine[nm] = tname
         if op in ("softmax", "log_softmax"):
             def body(v, *_):
-                if loop:
-                    kb.line(f"m_new = tl.maximum(m, tl.max({v.code}, axis=1, keep_dims=True))")
-                    kb.line(f"s = s * tl.exp(m - m_new) + tl.sum(tl.exp({v.code} - m_new), axis=1, keep_dims=True)")
-                    kb.line("m = m_new")
-                else:
-                    kb.line(f"m = tl.max({v.code}, axis=1, keep_dims=True)")
-                    kb.line(f"s = tl.sum(tl.exp({v.code} - m), axis=1, keep_dims=True)")
+                max_sumexp_update(kb, v.code, loop)
             if loop:
-                kb.line(f"m = tl.full([BLOCK_ROWS, 1], float('-inf'), tl.float32)")
-                kb.line(f"s = {zeros}")
+                max_sumexp_init(kb, zeros)
             loop_over(body)
             write = (lambda v, idx, ex: f"tl.exp({v.code} - m) / s") if op == "softmax" else \
                 (lambda v, idx, ex: f"{v.code} - m - tl.log(s)")
