@@ -503,6 +503,7 @@ class _Worker:
         self.tasks = {}    # sha256 of task source -> cached reference (LRU by insertion)
         self.n_candidates = 0
         self.printed_chars = 0
+        self._gpu_lock = None  # _GpuLock, made on first CUDA job (needs the device's uuid)
         from triton.runtime.jit import JITFunction
         from triton.runtime.interpreter import InterpretedFunction
         for cls in (JITFunction, InterpretedFunction):
@@ -839,7 +840,7 @@ class _Worker:
     # --- timing (CUDA only) ---------------------------------------------------------------------------
 
     def gpu_lock(self, job):
-        if getattr(self, "_gpu_lock", None) is None:
+        if self._gpu_lock is None:
             uuid = str(self.torch.cuda.get_device_properties(self.torch.cuda.current_device()).uuid)
             self._gpu_lock = _GpuLock(job["lock_dir"], uuid)
         return self._gpu_lock
