@@ -25,8 +25,10 @@ A candidate is correct only if (shared/DESIGN.md, "The judge"; issue 3):
      is decoration ("torch_fallback"). `strict`: only allocation, view/shape and copy ops are allowed;
   7. identities of critical functions (timers, allclose, synchronize, the Triton launchers, this module)
      are unchanged after import and after every forward.
-Timing (CUDA only): per-GPU file lock, L2 flush, CUDA events and a device-wide sync, warm-ups outside,
-`time_trials` interleaved reference/candidate runs in the same worker, medians. On CPU (Triton interpreter)
+Timing (CUDA only): per-GPU readers-writer file lock (timing exclusive), L2 flush, a spin kernel that lets
+the host enqueue the whole call before the start event (device time, not launch latency: `_cuda_times`),
+CUDA events and a device-wide sync, warm-ups outside, `time_trials` interleaved reference/candidate runs in
+the same worker, medians. On CPU (Triton interpreter)
 speed is not measured: speedup/runtime_ms/ref_ms are None and the verdict carries "speed_unmeasured".
 
 Rewards (pure functions of verdicts; DESIGN.md "Rewards"): `log_speedup`, `correct_mask`, `drpo_weights`,
@@ -929,23 +931,38 @@ class _GpuLock:
         self.fcntl.flock(self.lock, self.fcntl.LOCK_UN)
 
 
-def _cuda_times(torch, fns, refill, sets, trials, run_candidate, warmup=5):
-    """Per function name: `trials` times in ms. Before each run its inputs are refilled from the next
-    input set and L2 is flushed; only the run itself lies between the two events."""
+def _cuda_times(torch, fns, refill, sets, trials, run_candidate, warmup=10):
+    """Per function name: `trials` device times in ms. Before each run its inputs are refilled from the next
+    input set and L2 is flushed; only the run itself lies between the two events.
+
+    What is timed is the device's work, not the host's launch latency: before the start event a spin kernel
+    (`torch.cuda._sleep`) keeps the GPU busy for about twice the host time one call takes to enqueue
+    (measured during warm-up, capped at 20 ms), so by the time the GPU reaches the start event the whole call
+    is already queued and runs back to back. Without it, programs of a few microseconds (most KernelBench
+    level-1/2 shapes) were timed as Python launch overhead plus host jitter: two timings of the same kernels
+    disagreed by a median 5.9% and up to 4x on the H200 (LOG.md). A call that synchronises with the host
+    inside forward still pays for it, since the GPU then waits on the host after the start event."""
     flush = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")  # > L2 of any current GPU
     times = {k: [] for k in fns}
     order = list(fns)
+    cycles_per_ms = _sleep_rate(torch)
+    host_ms = {k: 0.0 for k in fns}
     with torch.no_grad():
-        for _ in range(warmup):
+        for i in range(warmup):
             for k in order:
-                run_candidate(fns[k], "runtime_error")
-        torch.cuda.synchronize()
+                t = time.perf_counter()
+                run_candidate(fns[k], "runtime_error")  # enqueues; the host returns before the GPU is done
+                if i > 0:  # the first call compiles and autotunes
+                    host_ms[k] = max(host_ms[k], (time.perf_counter() - t) * 1e3)
+                torch.cuda.synchronize()
+        cushion = {k: int(cycles_per_ms * min(2 * host_ms[k] + 0.05, 20.0)) for k in fns}
         for i in range(trials):
             for k in (order if i % 2 == 0 else order[::-1]):  # alternate who goes first
                 for dst, src in zip(refill[k], sets[i % len(sets)]):
                     if isinstance(dst, torch.Tensor):
                         dst.copy_(src)
                 flush.zero_()
+                torch.cuda._sleep(cushion[k])
                 start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
                 start.record()
                 run_candidate(fns[k], "runtime_error")
@@ -953,6 +970,18 @@ def _cuda_times(torch, fns, refill, sets, trials, run_candidate, warmup=5):
                 torch.cuda.synchronize()
                 times[k].append(start.elapsed_time(end))
     return times
+
+
+def _sleep_rate(torch):
+    """Cycles of `torch.cuda._sleep` per millisecond on this GPU (its clock as the spin loop sees it)."""
+    n = 2_000_000
+    torch.cuda._sleep(n // 10)  # wake the clocks
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    torch.cuda._sleep(n)
+    end.record()
+    torch.cuda.synchronize()
+    return n / max(start.elapsed_time(end), 1e-3)
 
 
 def _counting_run(orig):

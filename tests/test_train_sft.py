@@ -209,6 +209,7 @@ def test_bad_pairs_file_exit_2(tmp_path, capsys):
     ["--stage", "sft", "--pairs", PAIRS, "--preset", "huge"],
     ["--stage", "sft", "--pairs", PAIRS, "--adam-betas", "0.9"],
     ["--stage", "sft", "--pairs", PAIRS, "--load-in-4bit", "--lora-r", "0"],
+    ["--stage", "sft", "--pairs", PAIRS, "--load-in-4bit", "--lora-r", "8", "--device", "cpu"],  # 4-bit needs CUDA
     ["--resume"],
 ])
 def test_bad_flags_exit_2(argv):
