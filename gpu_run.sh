@@ -99,9 +99,9 @@ run_q4() {  # issue 5: the 4-bit (QLoRA) path loads a model and trains steps; ne
   tail -6 "$O/q4.txt"
 }
 
-run_train() {  # issues 5 + 6: --preset gpu-small from scratch: SFT, DRPO and GRPO (150 s each), evals
+run_train() {  # issues 5 + 6: --preset gpu-small from scratch: SFT, DRPO and GRPO (~90 s each), evals
   section train
-  timeout 555 $PY train.py --preset gpu-small --out runs/gs --resume --device cuda > "$O/train_gs.txt" 2>&1
+  timeout 575 $PY train.py --preset gpu-small --out runs/gs --resume --device cuda > "$O/train_gs.txt" 2>&1
   echo "train rc $?"
   grep -v "verify:\|it/s\|s/it" "$O/train_gs.txt" | tail -30
   tar czf "$O/gs.tgz" --exclude=checkpoints --exclude=base_model --exclude=data --exclude='*.safetensors' runs/gs

@@ -937,7 +937,7 @@ def _cuda_times(torch, fns, refill, sets, trials, run_candidate, warmup=10):
 
     What is timed is the device's work, not the host's launch latency: before the start event a spin kernel
     (`torch.cuda._sleep`) keeps the GPU busy for about twice the host time one call takes to enqueue
-    (measured during warm-up, capped at 20 ms), so by the time the GPU reaches the start event the whole call
+    (the median over the warm-ups, capped at 10 ms), so by the time the GPU reaches the start event the whole call
     is already queued and runs back to back. Without it, programs of a few microseconds (most KernelBench
     level-1/2 shapes) were timed as Python launch overhead plus host jitter: two timings of the same kernels
     disagreed by a median 5.9% and up to 4x on the H200 (LOG.md). A call that synchronises with the host
@@ -946,16 +946,17 @@ def _cuda_times(torch, fns, refill, sets, trials, run_candidate, warmup=10):
     times = {k: [] for k in fns}
     order = list(fns)
     cycles_per_ms = _sleep_rate(torch)
-    host_ms = {k: 0.0 for k in fns}
+    host_ms = {k: [] for k in fns}
     with torch.no_grad():
         for i in range(warmup):
             for k in order:
                 t = time.perf_counter()
                 run_candidate(fns[k], "runtime_error")  # enqueues; the host returns before the GPU is done
                 if i > 0:  # the first call compiles and autotunes
-                    host_ms[k] = max(host_ms[k], (time.perf_counter() - t) * 1e3)
+                    host_ms[k].append((time.perf_counter() - t) * 1e3)
                 torch.cuda.synchronize()
-        cushion = {k: int(cycles_per_ms * min(2 * host_ms[k] + 0.05, 20.0)) for k in fns}
+        # Median, not max: one preempted warm-up on a busy host must not make every trial sleep for long.
+        cushion = {k: int(cycles_per_ms * min(2 * _median(host_ms[k] or [0.0]) + 0.05, 10.0)) for k in fns}
         for i in range(trials):
             for k in (order if i % 2 == 0 else order[::-1]):  # alternate who goes first
                 for dst, src in zip(refill[k], sets[i % len(sets)]):

@@ -94,14 +94,14 @@ PRESETS = {
                  rl_heldout_per_level=8, dump_every=1, rl_lr=1e-4),
     # One GPU, minutes: a larger from-scratch model (issue 5 target: >= 60% verified on 100 held-out level-1
     # tasks in <= 10 min). All 93 ops, the fixed-style teacher (generic names: what made the tiny model learn,
-    # LOG.md), SFT on level-1 and level-2 pairs, then DRPO on level-2 programs for 150 s and the same budget of
+    # LOG.md), SFT on level-1 and level-2 pairs, then DRPO on level-2 programs for ~90 s and the same budget of
     # GRPO (the issue 6 comparison), evaluated on 100 level-1 and 50 level-2 held-out programs.
     "gpu-small": dict(tiny_hidden=512, tiny_layers=8, tiny_heads=8, tiny_kv_heads=4, tiny_intermediate=1376,
-                      tiny_vocab=8192, micro_batch=32, lr=1e-3, warmup_steps=30, pipeline_sft_steps=500,
+                      tiny_vocab=8192, micro_batch=32, lr=1e-3, warmup_steps=30, pipeline_sft_steps=400,
                       eval_every=50, save_every=250, gen_every=0, judge_workers=12,
                       pipeline_tasks=1100, pipeline_eval_tasks=100, pipeline_teacher_style="fixed",
                       pipeline_rl_tasks=300, pipeline_sft_levels="1,2", pipeline_eval_higher=50,
-                      pipeline_max_seq_len=2048, levels="2", rl_steps=60, rl_time_limit_s=150,
+                      pipeline_max_seq_len=2048, levels="2", rl_steps=60, rl_time_limit_s=90,
                       rollout_max_new_tokens=1536, pipeline_ablation_loss="grpo", rl_heldout_per_level=16,
                       gen_batch_size=64, rl_lr=1e-4),
     # The paper's model: Qwen2.5-Coder-7B-Instruct, LoRA r=64 in bf16 on one 80 GB GPU. Measured on an H200
@@ -1556,6 +1556,14 @@ def run_all(args):
                        f"on the pairs (max {args.pipeline_max_seq_len} tokens), lr {args.lr:g}",
                 lambda: run_sft(sft_args))
     del sft["policy"]
+    evals = {}
+
+    def evaluate_stage(name, policy_dir):  # each checkpoint is evaluated as soon as it exists
+        evals[name] = stage(f"eval-{name}", f"eval.py: greedy answers of the {name.upper()} checkpoint to the "
+                                            f"held-out tasks",
+                            lambda: evaluate(args, eval_path, policy_dir, os.path.join(run_dir, f"eval_{name}")))
+
+    evaluate_stage("sft", sft_args.out)
     rl_runs = [("rl", args.loss)] + ([] if args.pipeline_ablation_loss == "none" else
                                      [(f"rl_{args.pipeline_ablation_loss}", args.pipeline_ablation_loss)])
     rl_dirs, rl = {}, None
@@ -1572,11 +1580,7 @@ def run_all(args):
         del result["policy"]
         rl = rl if rl is not None else result
         rl_dirs[name] = rl_args.out
-    evals = {}
-    for name, policy_dir in [("sft", sft_args.out)] + list(rl_dirs.items()):
-        evals[name] = stage(f"eval-{name}", f"eval.py: greedy answers of the {name.upper()} checkpoint to the "
-                                            f"held-out tasks",
-                            lambda d=policy_dir, n=name: evaluate(args, eval_path, d, os.path.join(run_dir, f"eval_{n}")))
+        evaluate_stage(name, rl_args.out)
 
     sft_rows = [json.loads(line) for line in open(os.path.join(sft_args.out, "metrics.jsonl"))]
     rl_rows = {name: [json.loads(line) for line in open(os.path.join(d, "metrics.jsonl"))] for name, d in rl_dirs.items()}
