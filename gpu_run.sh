@@ -22,7 +22,7 @@ run_env() {
 
 run_judgetests() {  # issue 3: the hack and fault suite with real kernels and timing
   section judgetests
-  timeout 150 $PY -m pytest tests/test_reward.py -m gpu -p no:cacheprovider -q > "$O/judge_tests.txt" 2>&1
+  timeout 120 $PY -m pytest tests/test_reward.py -m gpu -p no:cacheprovider -q > "$O/judge_tests.txt" 2>&1
   tail -4 "$O/judge_tests.txt"
 }
 
@@ -53,24 +53,24 @@ run_noise() {  # issue 3: the same kernels timed twice
 
 run_teacher2() {  # issues 4 + 8: teacher solutions of 100 paper-size level-2 programs vs eager and torch.compile
   section teacher2
-  timeout 150 $PY eval.py --tasks devdata/paper_l2.jsonl --policy teacher --out "$O/eval_l2" --baseline eager,compile \
-    --device cuda --workers 6 > "$O/eval_l2.txt" 2>&1
+  timeout 120 $PY eval.py --tasks devdata/paper_l2.jsonl --policy teacher --out "$O/eval_l2" --baseline eager,compile \
+    --device cuda --workers 8 > "$O/eval_l2.txt" 2>&1
   tail -2 "$O/eval_l2.txt"
 }
 
 run_teacher5() {  # issue 4: the same on 100 paper-size level-5 programs (eager baseline)
   section teacher5
-  timeout 150 $PY eval.py --tasks devdata/paper_l5.jsonl --policy teacher --out "$O/eval_l5" --device cuda --workers 6 \
+  timeout 110 $PY eval.py --tasks devdata/paper_l5.jsonl --policy teacher --out "$O/eval_l5" --device cuda --workers 8 \
     > "$O/eval_l5.txt" 2>&1
   tail -2 "$O/eval_l5.txt"
 }
 
 run_search() {  # issue 7: search with the teacher on level-5 paper programs, and a conv + epilogue task
   section search
-  timeout 200 $PY search.py --task devdata/paper_l5.jsonl --limit 6 --policy teacher --max-fragment 5 --beam 2 \
-    --autotune --time-budget-s 25 --workers 6 --device cuda --out "$O/search" > "$O/search.txt" 2>&1
+  timeout 120 $PY search.py --task devdata/paper_l5.jsonl --limit 3 --policy teacher --max-fragment 5 --beam 2 \
+    --autotune --time-budget-s 20 --workers 8 --device cuda --out "$O/search" > "$O/search.txt" 2>&1
   grep -v "it/s\|s/it" "$O/search.txt" | tail -14
-  timeout 60 $PY search.py --task tests/kernelbench/2_conv2d_relu_biasadd.py --policy teacher --beam 2 \
+  timeout 45 $PY search.py --task tests/kernelbench/2_conv2d_relu_biasadd.py --policy teacher --beam 2 \
     --workers 4 --device cuda --out "$O/search_conv" > "$O/search_conv.txt" 2>&1
   grep -v "it/s\|s/it" "$O/search_conv.txt" | tail -8
 }
@@ -113,10 +113,12 @@ run_rl() {  # issue 6: one RL step, 7B shape, 8 prompts x G=8 x 1024 new tokens
   tail -8 "$O/rl_step.txt"
 }
 
+pack() {  # after every section, so a call cut short still brings back what finished
+  [ -n "${OUT:-}" ] && tar czf "$OUT/results.tgz" --exclude='*.safetensors' --exclude='*.pt' -C "$O" .
+}
+
 for s in "$@"; do
   "run_$s"
+  pack
 done
 section done
-if [ -n "${OUT:-}" ]; then
-  tar czf "$OUT/results.tgz" --exclude='*.safetensors' --exclude='*.pt' -C "$O" . && ls -la "$OUT"
-fi
