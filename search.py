@@ -40,7 +40,8 @@ end and keep the fastest. Steps and the choices made here:
 Outputs in --out (per task; a JSONL --task gets one subdirectory per task and summary.jsonl): solution.py,
 verdict.json, fragments.jsonl (every fragment tried: ops, samples, verdicts, times), covers.jsonl, run.json.
 Budgets: --sample-budget (policy samples over all fragments of a task) and --time-budget-s (wall clock of the
-fragment phase); fragments are tried shortest first, so the single-op cover is complete before longer ones.
+fragment phase, checked before each batch of one fragment per judge worker, so it can be overrun by one
+batch); fragments are tried shortest first, so the single-op cover is complete before longer ones.
 Not bit-reproducible: model samples are seeded per fragment batch; CUDA times vary run to run.
 """
 import argparse
@@ -533,7 +534,9 @@ def search_program(record, proposer, judge, *, max_fragment=5, samples=1, beam=4
     # Fragments: sample, judge, keep the fastest correct.
     kernels, torch_ms, torch_src = {}, {}, {}
     bar = _bar(len(frags), progress, f"fragments {record.get('id', '')}")
-    chunk = max(1, 2 * getattr(judge, "workers", 2))
+    # One round of the worker pool per batch, so --time-budget-s is checked often: on the H200 one batch of 16
+    # paper-size level-5 fragments (two rounds of 8 workers) outlasted a 120 s call with a 20 s budget.
+    chunk = max(1, getattr(judge, "workers", 2))
     stopped = None
     for i in range(0, len(frags), chunk):
         if time_budget_s is not None and time.time() - t0 > time_budget_s:
