@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The H200 measurements behind LOG.md, in named sections so one device call can run several:
-#   bash gpu_run.sh judge noise search      # logs in /tmp/gpu_work, packed into $OUT/results.tgz at the end
-# Sections: env train q4 noise judged (= judgetests teacher2 teacher5 search at once) verify sft rollout rl. Every section is time-boxed with `timeout`
-# so one slow step cannot eat the whole call; the last lines of each log are printed at the end.
+#   bash gpu_run.sh noise judgetests search   # logs in /tmp/gpu_work, packed into $OUT/results.tgz after each
+# Sections: env train q4 noise judgetests verify teacher2 teacher5 search sft rollout rl, run in the order given
+# (one after another: run at once, 20+ judge workers on 16 cores starved each other, LOG.md). Every section is
+# time-boxed with `timeout` so one slow step cannot eat the whole call; each prints the end of its log.
 set -u
 export PYTHONUNBUFFERED=1
 # Logs and outputs go to a work folder; at the end it is packed into one archive under $OUT (the device tool
@@ -30,18 +31,6 @@ run_verify() {  # issue 3: pool throughput vs one process per candidate (run it 
   section verify
   timeout 160 $PY bench.py verify --device cuda --n 64 --workers 8 > "$O/verify.txt" 2>&1
   tail -6 "$O/verify.txt"
-}
-
-run_judged() {  # the judged sections at once: the judges share one readers-writer GPU lock across processes, so
-  # every timing still runs alone on the GPU; only correctness checks and compiles overlap
-  section judged
-  run_judgetests > "$O/par_judgetests.out" 2>&1 &
-  run_teacher2 > "$O/par_teacher2.out" 2>&1 &
-  run_teacher5 > "$O/par_teacher5.out" 2>&1 &
-  run_search > "$O/par_search.out" 2>&1 &
-  wait
-  pkill -f "reward.py --worker"  # workers of a judge whose parent a timeout killed
-  cat "$O"/par_*.out
 }
 
 run_noise() {  # issue 3: the same kernels timed twice
