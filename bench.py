@@ -62,25 +62,35 @@ def cmd_verify(args):
     kw = dict(workers=args.workers, device=args.device, timeout_s=args.timeout_s, time_trials=args.time_trials)
     print(f"verify | {len(pairs)} candidates | device {args.device} | workers {args.workers} | "
           f"timeout_s {args.timeout_s:g} | time_trials {args.time_trials}", file=sys.stderr)
+    # wall_s counts from Judge() to the last verdict; startup_s is the part spent before every worker was ready
+    # (Judge.wait_ready), which a trainer pays once per run, not once per batch.
     runs = {}
     for mode, recycle_every in (("pool", args.recycle_every), ("fresh_process", 1)):
         t = time.perf_counter()
         with Judge(recycle_every=recycle_every, **kw) as judge:
+            judge.wait_ready()
+            startup = time.perf_counter() - t
             verdicts = judge.verify_many(pairs, progress=True)
-        runs[mode] = (time.perf_counter() - t, verdicts)
+        runs[mode] = (time.perf_counter() - t, startup, verdicts)
     key = lambda v: (v.compiled, v.correct, v.error_type, v.triton_launches)  # noqa: E731
-    disagree = [name for (name, _, _), a, b in zip(cands, runs["pool"][1], runs["fresh_process"][1])
+    disagree = [name for (name, _, _), a, b in zip(cands, runs["pool"][2], runs["fresh_process"][2])
                 if key(a) != key(b)]
-    print(f"{'mode':<14} {'wall_s':>8} {'cand/s':>8} {'correct':>8}")
-    for mode, (wall, vs) in runs.items():
-        print(f"{mode:<14} {wall:8.2f} {len(vs) / wall:8.2f} {sum(v.correct for v in vs):8d}")
-    speedups = [v.speedup for v in runs["pool"][1] if v.speedup is not None]
+    print(f"{'mode':<14} {'wall_s':>8} {'startup_s':>10} {'verify_s':>9} {'cand/s':>8} {'correct':>8}")
+    for mode, (wall, startup, vs) in runs.items():
+        print(f"{mode:<14} {wall:8.2f} {startup:10.2f} {wall - startup:9.2f} {len(vs) / wall:8.2f} "
+              f"{sum(v.correct for v in vs):8d}")
+    speedups = [v.speedup for v in runs["pool"][2] if v.speedup is not None]
     ratio = runs["fresh_process"][0] / runs["pool"][0]
-    print(f"pool is {ratio:.2f}x faster; verdicts disagree on {len(disagree)}: {disagree[:5]}")
+    ratio_ready = (runs["fresh_process"][0] - runs["fresh_process"][1]) / (runs["pool"][0] - runs["pool"][1])
+    print(f"pool is {ratio:.2f}x faster from a cold start, {ratio_ready:.2f}x once both have their first workers "
+          f"up; verdicts disagree on {len(disagree)}: {disagree[:5]}")
     print(json.dumps({"bench": "verify", "n": len(pairs), "device": args.device, "workers": args.workers,
                       "pool_s": round(runs["pool"][0], 2), "fresh_process_s": round(runs["fresh_process"][0], 2),
-                      "ratio": round(ratio, 2), "agree": not disagree, "n_correct": sum(v.correct for v in runs["pool"][1]),
-                      "n_timed": len(speedups), "argv": sys.argv}))
+                      "pool_startup_s": round(runs["pool"][1], 2),
+                      "fresh_process_startup_s": round(runs["fresh_process"][1], 2),
+                      "ratio": round(ratio, 2), "ratio_after_startup": round(ratio_ready, 2), "agree": not disagree,
+                      "n_correct": sum(v.correct for v in runs["pool"][2]), "n_timed": len(speedups),
+                      "argv": sys.argv}))
 
 
 def cmd_synth(args):

@@ -1213,6 +1213,27 @@ class Judge:
             bar.close()
         return results
 
+    def wait_ready(self):
+        """Block until every worker has started (imported torch and triton, initialised its device), so a
+        caller can start the judge early and overlap its startup with other work, and a benchmark can time
+        verification apart from startup. A worker that dies or hangs in startup is restarted as in
+        verify_many; three failed starts in a row close the judge (RuntimeError on the next call)."""
+        while not self.closed and not all(s.ready for s in self.slots):
+            for s in self.slots:
+                if s.proc is None:
+                    self._start(s)
+            fds = {s.res_r: s for s in self.slots if s.proc is not None and not s.ready}
+            readable, _, _ = select.select(list(fds), [], [], 0.5)
+            for fd in readable:
+                self._on_readable(fds[fd], [], None)
+            now = time.monotonic()
+            for s in self.slots:
+                if s.proc is not None and not s.ready and now - s.started > self.startup_timeout_s:
+                    self._kill(s)
+                    self._startup_failed(f"worker not ready after {self.startup_timeout_s:g} s")
+        if self.closed:
+            raise RuntimeError("Judge is closed: its workers failed to start")
+
     def close(self):
         if getattr(self, "closed", True):
             return

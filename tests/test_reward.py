@@ -134,6 +134,15 @@ def test_strict_policy_forbids_torch_compute():
     assert v_pure.correct, v_pure.error_msg
 
 
+def test_wait_ready_then_verify():
+    """wait_ready returns once every worker (spares included) is up; the judge then verifies as usual."""
+    with Judge(workers=1, device="cpu", timeout_s=30.0, spare_workers=1) as j:
+        j.wait_ready()
+        assert all(s.ready for s in j.slots) and len(j.slots) == 2
+        v = j.verify(read(os.path.join(TASKS, "relu_add.py")), read(os.path.join(TASKS, "good", "relu_add.py")))
+    assert v.correct, v.error_msg
+
+
 def test_cli(tmp_path):
     task = os.path.join(TASKS, "relu_add.py")
     sol = os.path.join(TASKS, "good", "relu_add.py")
