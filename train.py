@@ -56,7 +56,9 @@ per optimizer step, the same keys as the one-line log), samples/ (judged generat
 `python train.py` with no arguments runs the offline pipeline (tiny preset): synthesize level-1 tasks (and
 RL tasks of the higher levels), teacher pairs verified by the judge, tokenizer + tiny model, SFT, a few RL
 steps, eval.py on held-out level-1 tasks for the SFT and the RL checkpoint; runs/<name>/ gets report.md
-and PNG curves too.
+and PNG curves too. `--pipeline-sft-levels` adds higher-level pairs to SFT, `--pipeline-eval-higher` held-out
+higher-level programs to the eval, and `--pipeline-ablation-loss grpo` a second RL stage from the same SFT
+checkpoint (what `--preset gpu-small` uses for the DRPO vs GRPO comparison).
 """
 import argparse
 import contextlib
