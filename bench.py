@@ -5,6 +5,7 @@
     python bench.py synth --n 10000 --levels 1,2,5      # synthesis rate with validation, op uniformity
     python bench.py rl-step --model-config qwen2.5-7b --prompts 8 --group-size 8 --new-tokens 1024   # H200
     python bench.py timing-noise --device cuda --n 20   # the same kernels timed twice: speedup spread
+    python bench.py worker-restarts --device cpu        # judge wall time, default vs cautious worker recycling
     python bench.py rollout                             # laptop: tiny model, plain generate vs the static engine
     python bench.py rollout --model-config qwen2.5-7b   # H200: issue 9 (64 x 512 + 1024 tokens, >= 10x generate)
     python bench.py sft-step --model-config qwen2.5-7b  # H200: issue 5 (LoRA r64, 16 x 2048, <= 80 GB, >= 7k tok/s)
@@ -13,7 +14,12 @@ verify: builds `--n` candidate solutions of mixed quality (known-good Triton ker
 from tests/) for small KernelBench-like tasks (tests/judge_tasks/), then verifies them twice with the same
 number of concurrent workers: with the pool (each worker imports torch/Triton once and serves many
 candidates) and with one fresh worker process per candidate (recycle_every=1). Both times include starting
-the workers. The verdicts of the two runs must agree on (compiled, correct, error_type, triton_launches).
+the workers; startup_s (until every first worker is ready) is reported apart. The verdicts of the two runs
+must agree on (compiled, correct, error_type, triton_launches).
+
+worker-restarts: a batch shaped like early RL rollouts (a quarter correct, the rest failing before any
+launch: missing ModelNew, constructor signature that does not bind), verified with reward.RECYCLE_ERRORS
+(default) and RECYCLE_ERRORS_CAUTIOUS (a worker restart after each such failure), pools started first.
 
 rollout: a model with random weights (built from its config: nothing is downloaded) generates for one batch
 with every engine in one process: plain transformers generate ("hf", the baseline) and the fast engine of
@@ -91,6 +97,30 @@ def cmd_verify(args):
                       "ratio": round(ratio, 2), "ratio_after_startup": round(ratio_ready, 2), "agree": not disagree,
                       "n_correct": sum(v.correct for v in runs["pool"][2]), "n_timed": len(speedups),
                       "argv": sys.argv}))
+
+
+def cmd_worker_restarts(args):
+    import reward
+    read = lambda *p: open(os.path.join(HERE, "tests", "judge_tasks", *p)).read()  # noqa: E731
+    task, good = read("relu_add.py"), read("good", "relu_add.py")
+    missing = good.replace("class ModelNew", "class ModelNeu")
+    signature = good.replace("def __init__(self", "def __init__(self, width")
+    pairs = [(task, [good, missing, signature, missing][i % 4]) for i in range(args.n)]
+    rows = []
+    for rnd in range(args.rounds):
+        for name, errors in (("cautious", reward.RECYCLE_ERRORS_CAUTIOUS), ("default", reward.RECYCLE_ERRORS)):
+            with reward.Judge(workers=args.workers, device=args.device, timeout_s=60.0, recycle_errors=errors) as j:
+                j.wait_ready()
+                t = time.perf_counter()
+                verdicts = j.verify_many(pairs, progress=False)
+                rows.append({"round": rnd, "recycle": name, "wall_s": round(time.perf_counter() - t, 2),
+                             "n_correct": sum(v.correct for v in verdicts),
+                             "errors": sorted({str(v.error_type) for v in verdicts if not v.correct})})
+    print(f"{'round':>5} {'recycle':<9} {'wall_s':>8} {'correct':>8}  errors")
+    for r in rows:
+        print(f"{r['round']:>5} {r['recycle']:<9} {r['wall_s']:8.2f} {r['n_correct']:8d}  {', '.join(r['errors'])}")
+    print(json.dumps({"bench": "worker-restarts", "n": args.n, "device": args.device, "workers": args.workers,
+                      "rows": rows, "argv": sys.argv}))
 
 
 def cmd_synth(args):
@@ -546,6 +576,13 @@ def main():
     v.add_argument("--include-hangs", action="store_true", help="also include the infinite-loop and 12 GB faults")
     v.add_argument("--seed", type=int, default=0, help="seed of the candidate mix")
     v.set_defaults(fn=cmd_verify)
+    w = sub.add_parser("worker-restarts", help="judge wall time: default vs cautious worker recycling",
+                       formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    w.add_argument("--n", type=int, default=32, help="candidates (a quarter correct, the rest failing early)")
+    w.add_argument("--device", choices=["cpu", "cuda"], default="cpu", help="where candidates run")
+    w.add_argument("--workers", type=int, default=2, help="judge worker processes")
+    w.add_argument("--rounds", type=int, default=2, help="repetitions of the pair of runs")
+    w.set_defaults(fn=cmd_worker_restarts)
     s = sub.add_parser("synth", help="programs/s of synth.py including validation, and op uniformity",
                        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     s.add_argument("--n", type=int, default=10000, help="validated programs")

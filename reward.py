@@ -62,9 +62,14 @@ MODEL_SEED = 42                    # both Model and ModelNew are built right aft
 # Tolerance table: dtype -> (atol, rtol). fp32 default 1e-2 as KernelBench v0 and its peers.
 TOLERANCES = {"float32": (1e-2, 1e-2), "float16": (1e-2, 1e-2), "bfloat16": (2e-2, 2e-2), "float64": (1e-2, 1e-2)}
 STRICT_TOLERANCES = {"float32": (1e-4, 1e-4), "float16": (1e-3, 1e-3), "bfloat16": (1e-2, 1e-2), "float64": (1e-6, 1e-6)}
-# Error types after which a worker is not reused (its interpreter or CUDA context may be damaged).
-RECYCLE_ERRORS = {"runtime_error", "compile_error", "kernel_error", "import_error", "init_error", "oom", "exit_called",
-                  "patched_critical", "task_error", "judge_error", "missing_model_new", "signature_mismatch"}
+# Error types after which a worker is not reused (its interpreter or CUDA context may be damaged). Not in it:
+# failures that leave nothing behind -- a Triton compile error (raised before any launch), a missing
+# ModelNew, a constructor signature that does not bind, wrong outputs -- because a worker restart costs seconds
+# (CUDA init) and most early RL rollouts fail this way. Any candidate after which a critical function is no
+# longer the original is recycled whatever its verdict (Worker.run_job).
+RECYCLE_ERRORS = {"runtime_error", "kernel_error", "import_error", "init_error", "oom", "exit_called",
+                  "patched_critical", "task_error", "judge_error"}
+RECYCLE_ERRORS_CAUTIOUS = RECYCLE_ERRORS | {"compile_error", "missing_model_new", "signature_mismatch"}
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -596,11 +601,17 @@ class _Worker:
         finally:
             if lock:
                 lock.release()
+        # Whatever the verdict: a run that ended in an exception (the faithfulness run included) skipped the
+        # identity check that follows each forward, and a patched worker must judge nothing else.
+        patched = self._patched()
+        if patched and v.error_type != "patched_critical":
+            v = _failed("patched_critical", "candidate replaced " + ", ".join(patched[:10]),
+                        flags=v.flags + ["patched_critical"])
         if self.printed_chars > (1 << 20):
             v.flags.append("printed_over_1MB")  # discarded; noted because it slows the judge
         v.timings["worker_s"] = round(time.perf_counter() - t0, 4)
         self.n_candidates += 1
-        recycle = v.error_type in RECYCLE_ERRORS or self.n_candidates >= job["recycle_every"]
+        recycle = bool(patched) or v.error_type in job["recycle_errors"] or self.n_candidates >= job["recycle_every"]
         return {"type": "result", "nonce": job["nonce"], "verdict": v.to_dict(), "recycle": recycle}
 
     def verify(self, job):
@@ -1117,10 +1128,13 @@ class Judge:
 
     Judge(workers, device, timeout_s, policy, trials, atol, rtol, time_trials, compile_baseline) starts the
     workers at once (each imports torch and triton once, then serves many candidates); use it as a context
-    manager or call close()."""
+    manager or call close(). A worker is replaced after `recycle_every` candidates, after a verdict whose
+    error type is in `recycle_errors` (default RECYCLE_ERRORS; RECYCLE_ERRORS_CAUTIOUS also replaces it after
+    compile errors and unusable ModelNew classes), and after any candidate that left a critical function
+    patched."""
 
     def __init__(self, workers=2, device="cpu", timeout_s=60.0, policy="hybrid", trials=5, atol=None, rtol=None,
-                 time_trials=100, compile_baseline=False, *, strict_tol=False, recycle_every=50,
+                 time_trials=100, compile_baseline=False, *, strict_tol=False, recycle_every=50, recycle_errors=None,
                  mem_limit_gb=8.0, seed=0, threads_per_worker=1, startup_timeout_s=300.0, spare_workers=None):
         if device not in ("cpu", "cuda"):
             raise ValueError(f"device must be 'cpu' or 'cuda', got {device!r}")
@@ -1131,6 +1145,7 @@ class Judge:
         self.device, self.timeout_s, self.policy, self.trials = device, float(timeout_s), policy, int(trials)
         self.time_trials, self.compile_baseline, self.seed = int(time_trials), bool(compile_baseline), int(seed)
         self.recycle_every, self.mem_limit_gb, self.threads = int(recycle_every), float(mem_limit_gb), int(threads_per_worker)
+        self.recycle_errors = sorted(RECYCLE_ERRORS if recycle_errors is None else recycle_errors)
         self.startup_timeout_s = float(startup_timeout_s)
         table = STRICT_TOLERANCES if strict_tol else TOLERANCES
         self.atol_rtol = {k: (a if atol is None else atol, r if rtol is None else rtol) for k, (a, r) in table.items()}
@@ -1278,7 +1293,7 @@ class Judge:
         job = {"type": "job", "nonce": s.nonce, "task": task, "solution": sol, "policy": self.policy,
                "trials": self.trials, "atol_rtol": self.atol_rtol, "time_trials": self.time_trials,
                "compile_baseline": self.compile_baseline, "seed": self.seed, "lock_dir": self.lock_dir,
-               "recycle_every": self.recycle_every}
+               "recycle_every": self.recycle_every, "recycle_errors": self.recycle_errors}
         try:
             _send(s.job_w, job)
         except OSError:  # the worker died while idle; its EOF is handled by _on_readable
