@@ -257,16 +257,17 @@ class TeacherPolicy:
     ("teacher_error"). target = --device: the teacher picks block sizes and num_warps per target. The seed is
     --seed for every task (not the per-batch sampling seed), so a resumed run compiles the same solutions."""
 
-    def __init__(self, target, seed):
+    def __init__(self, target, seed, dot_precision="ieee"):
         import teacher  # imported here: only this policy needs it
 
-        self.teacher, self.target, self.seed = teacher, target, seed
+        self.teacher, self.target, self.seed, self.dot_precision = teacher, target, seed, dot_precision
 
     def propose(self, records, n_samples, seed):
         out = []
         for rec in records:
             try:
-                out.append([_answer(self.teacher.compile_program(rec, seed=self.seed, target=self.target))])
+                out.append([_answer(self.teacher.compile_program(rec, seed=self.seed, target=self.target,
+                                                                 dot_precision=self.dot_precision))])
             except self.teacher.TeacherError as e:
                 out.append([_no_answer("teacher_error", str(e))])
             except Exception as e:  # a teacher bug: stop, naming the task (finished rows are already saved)
@@ -342,7 +343,7 @@ def make_policy(spec, args):
     if kind == "reference":
         return ReferencePolicy()
     if kind == "teacher":
-        return TeacherPolicy(args.device, args.seed)
+        return TeacherPolicy(args.device, args.seed, args.teacher_dot_precision)
     return ModelPolicy(spec[len("model:"):] if kind == "model" else resolve_checkpoint(spec), args)
 
 
@@ -551,6 +552,8 @@ def build_parser():
     p.add_argument("--trials", type=int, default=5, help="correctness trials with fresh seeded inputs")
     p.add_argument("--time-trials", type=int, default=100, help="timed runs per model (cuda only)")
     p.add_argument("--seed", type=int, default=0, help="seed of trial inputs, sampling and the teacher")
+    p.add_argument("--teacher-dot-precision", choices=["ieee", "tf32x3"], default="ieee",
+                   help="--policy teacher: fp32 tl.dot precision of its GEMM/conv/attention kernels")
     p.add_argument("--max-new-tokens", type=int, default=2048, help="generation length limit, tokens")
     p.add_argument("--temperature", type=float, default=None,
                    help="sampling temperature; default 0 (greedy) for --samples 1, else 0.8")

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The H200 measurements behind LOG.md, in named sections so one device call can run several:
 #   bash gpu_run.sh noise judgetests search   # logs in /tmp/gpu_work, packed into $OUT/results.tgz after each
-# Sections: env train q4 noise judgetests verify teacher2 teacher5 search sft rollout rl, run in the order given
+# Sections: env train q4 noise judgetests verify teacher2 teacher2x3 teacher5 search sft rollout rl, in the order given
 # (one after another: run at once, 20+ judge workers on 16 cores starved each other, LOG.md). Every section is
 # time-boxed with `timeout` so one slow step cannot eat the whole call; each prints the end of its log.
 set -u
@@ -45,6 +45,13 @@ run_teacher2() {  # issues 4 + 8: teacher solutions of 100 paper-size level-2 pr
   timeout 120 $PY eval.py --tasks devdata/paper_l2.jsonl --policy teacher --out "$O/eval_l2" --baseline eager,compile \
     --device cuda --workers 8 > "$O/eval_l2.txt" 2>&1
   tail -2 "$O/eval_l2.txt"
+}
+
+run_teacher2x3() {  # issue 4: the same 100 level-2 programs with 3xTF32 dots (compare per task with teacher2)
+  section teacher2x3
+  timeout 120 $PY eval.py --tasks devdata/paper_l2.jsonl --policy teacher --teacher-dot-precision tf32x3 \
+    --out "$O/eval_l2_x3" --device cuda --workers 8 > "$O/eval_l2_x3.txt" 2>&1
+  tail -2 "$O/eval_l2_x3.txt"
 }
 
 run_teacher5() {  # issue 4: the same on 100 paper-size level-5 programs (eager baseline)

@@ -688,6 +688,8 @@ def build_parser():
     p.add_argument("--trials", type=int, default=3, help="correctness trials per candidate")
     p.add_argument("--time-trials", type=int, default=100, help="timed runs per candidate (cuda only)")
     p.add_argument("--seed", type=int, default=0, help="seed of trial inputs, sampling and the teacher")
+    p.add_argument("--teacher-dot-precision", choices=["ieee", "tf32x3"], default="ieee",
+                   help="--policy teacher: fp32 tl.dot precision of its GEMM/conv/attention kernels")
     p.add_argument("--max-new-tokens", type=int, default=2048, help="generation length limit, tokens (model policies)")
     p.add_argument("--temperature", type=float, default=None, help="sampling temperature; default 0 for K=1, else 0.8")
     p.add_argument("--top-p", type=float, default=0.95, help="nucleus sampling mass")

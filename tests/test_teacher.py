@@ -87,6 +87,11 @@ def judged():
     for path in sorted(glob.glob(os.path.join(HERE, "kernelbench", "*.py"))):
         src = open(path).read()
         items[f"import:{os.path.basename(path)}"] = (src, compile_program(src))
+    for name in ("linear_add_relu", "bmm_odd", "conv_relu_pool"):  # every tl.dot site, 3xTF32 variant
+        src = irregular_source(name)
+        items[f"tf32x3:{name}"] = (src, compile_program(src, target="cuda", dot_precision="tf32x3"))
+    items["tf32x3:op:sdpa"] = (single_op_record("sdpa")["source"],
+                               compile_program(single_op_record("sdpa"), seed=1, dot_precision="tf32x3"))
     labels = list(items)
     with Judge(workers=2, device="cpu", timeout_s=120, policy="strict") as j:
         verdicts = j.verify_many([items[k] for k in labels], progress=False)
@@ -111,6 +116,14 @@ def test_fused_programs_pass_strict(judged):
 
 def test_irregular_shapes_pass_on_both_targets(judged):
     assert failures(judged, "irregular:") == {}
+
+
+def test_tf32x3_dot_precision_is_emitted_and_passes(judged):
+    sols = {k: sol for k, (_, sol, _) in judged.items() if k.startswith("tf32x3:")}
+    assert len(sols) == 4 and all('input_precision="tf32x3"' in s and '"ieee"' not in s for s in sols.values())
+    assert failures(judged, "tf32x3:") == {}
+    with pytest.raises(ValueError):
+        compile_program(irregular_source("bmm_odd"), dot_precision="tf32")
 
 
 def test_imported_kernelbench_files_pass(judged):
