@@ -248,8 +248,8 @@ def test_teacher_and_search_wiring_with_stand_ins(tmp_path, capsys, monkeypatch)
     class TeacherError(Exception):
         pass
 
-    def compile_program(record, seed=0, target="cpu"):
-        assert target == "cpu"
+    def compile_program(record, seed=0, target="cpu", dot_precision="ieee"):
+        assert target == "cpu" and dot_precision == "ieee"
         if record["id"] == "1_softmax":
             raise TeacherError("softmax is not supported")
         return solution(record["id"])
