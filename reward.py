@@ -7,7 +7,8 @@ Model-written code never runs in this (the trainer's) process. A pool of worker 
 worker is a fresh interpreter (spawn semantics; started with subprocess so that its environment is scrubbed
 at exec time and it leads its own session, i.e. process group), has its own temp cwd and TRITON_CACHE_DIR,
 rlimits that CUDA tolerates, and a hard wall-clock limit per candidate that the parent enforces by killing
-the worker's whole process group. Messages from a worker are length-prefixed JSON (never pickle: the
+the worker's whole process group; the parent also kills a worker whose resident host memory passes
+`rss_limit_gb` (a CUDA process cannot take an address-space rlimit). Messages from a worker are length-prefixed JSON (never pickle: the
 parent must not unpickle bytes that candidate code could forge) and carry a per-job nonce.
 
 A candidate is correct only if (shared/DESIGN.md, "The judge"; issue 3):
@@ -482,6 +483,15 @@ def _set_limits(device, mem_limit_gb, fsize_mb):
         _, hard = resource.getrlimit(which)
         soft = soft if hard == resource.RLIM_INFINITY else min(soft, hard)
         resource.setrlimit(which, (soft, hard))
+
+
+def _rss_gb(pid):
+    """Resident host memory of a process in GB (Linux /proc; 0 where unavailable)."""
+    try:
+        with open(f"/proc/{pid}/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / (1 << 30)
+    except (OSError, ValueError, IndexError):
+        return 0.0
 
 
 def _worker_main(fd_in, fd_out, device, mem_limit_gb, threads):
@@ -1128,14 +1138,18 @@ class Judge:
 
     Judge(workers, device, timeout_s, policy, trials, atol, rtol, time_trials, compile_baseline) starts the
     workers at once (each imports torch and triton once, then serves many candidates); use it as a context
-    manager or call close(). A worker is replaced after `recycle_every` candidates, after a verdict whose
+    manager or call close(). Host memory: on CPU an address-space rlimit of `mem_limit_gb`; on any device the
+    parent kills a worker whose resident memory passes `rss_limit_gb` (checked every <= 0.5 s; CUDA workers
+    cannot take an address-space limit, and a candidate filling host RAM must not take the trainer down with
+    it). A worker is replaced after `recycle_every` candidates, after a verdict whose
     error type is in `recycle_errors` (default RECYCLE_ERRORS; RECYCLE_ERRORS_CAUTIOUS also replaces it after
     compile errors and unusable ModelNew classes), and after any candidate that left a critical function
     patched."""
 
     def __init__(self, workers=2, device="cpu", timeout_s=60.0, policy="hybrid", trials=5, atol=None, rtol=None,
                  time_trials=100, compile_baseline=False, *, strict_tol=False, recycle_every=50, recycle_errors=None,
-                 mem_limit_gb=8.0, seed=0, threads_per_worker=1, startup_timeout_s=300.0, spare_workers=None):
+                 mem_limit_gb=8.0, rss_limit_gb=16.0, seed=0, threads_per_worker=1, startup_timeout_s=300.0,
+                 spare_workers=None):
         if device not in ("cpu", "cuda"):
             raise ValueError(f"device must be 'cpu' or 'cuda', got {device!r}")
         if policy not in ("hybrid", "strict"):
@@ -1146,6 +1160,7 @@ class Judge:
         self.time_trials, self.compile_baseline, self.seed = int(time_trials), bool(compile_baseline), int(seed)
         self.recycle_every, self.mem_limit_gb, self.threads = int(recycle_every), float(mem_limit_gb), int(threads_per_worker)
         self.recycle_errors = sorted(RECYCLE_ERRORS if recycle_errors is None else recycle_errors)
+        self.rss_limit_gb = float(rss_limit_gb)
         self.startup_timeout_s = float(startup_timeout_s)
         table = STRICT_TOLERANCES if strict_tol else TOLERANCES
         self.atol_rtol = {k: (a if atol is None else atol, r if rtol is None else rtol) for k, (a, r) in table.items()}
@@ -1220,6 +1235,11 @@ class Judge:
                 elif s.job is not None and s.paused_at is not None and now - s.paused_at > 600.0:
                     self._finish(s, results, bar, _failed("timeout", "judge-side pause (GPU lock or compile "
                                                           "baseline) lasted over 600 s; worker killed"))
+                    self._kill(s)
+                elif s.job is not None and self.rss_limit_gb > 0 and _rss_gb(s.proc.pid) > self.rss_limit_gb:
+                    self._finish(s, results, bar, _failed(
+                        "oom", f"worker host memory (RSS) passed {self.rss_limit_gb:g} GB; worker process group "
+                               "killed"))
                     self._kill(s)
                 elif not s.ready and now - s.started > self.startup_timeout_s:
                     self._kill(s)

@@ -12,6 +12,7 @@ import math
 import os
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -141,6 +142,26 @@ def test_wait_ready_then_verify():
         assert all(s.ready for s in j.slots) and len(j.slots) == 2
         v = j.verify(read(os.path.join(TASKS, "relu_add.py")), read(os.path.join(TASKS, "good", "relu_add.py")))
     assert v.correct, v.error_msg
+
+
+def test_host_memory_watchdog_kills_a_worker_over_its_rss_limit():
+    """CUDA workers run without an address-space limit, so the parent watches resident memory. Here on CPU
+    with the rlimit off: a forward that fills 1.6 GB and holds it is stopped as oom, long before the
+    timeout, and the pool judges the next candidate normally."""
+    good = read(os.path.join(TASKS, "good", "relu_add.py"))
+    hog = good.replace("        out = torch.empty_like(x)\n",
+                       "        big = torch.ones(400_000_000)\n"
+                       "        for _ in range(200):\n"
+                       "            big.mul_(1.0)\n"
+                       "        out = torch.empty_like(x)\n")
+    assert hog != good
+    task = read(os.path.join(TASKS, "relu_add.py"))
+    with Judge(workers=1, device="cpu", timeout_s=60.0, mem_limit_gb=0, rss_limit_gb=1.2) as j:
+        t = time.monotonic()
+        v_hog, v_good = j.verify_many([(task, hog), (task, good)], progress=False)
+    assert v_hog.error_type == "oom" and "RSS" in v_hog.error_msg and not v_hog.correct
+    assert time.monotonic() - t < 45
+    assert v_good.correct, v_good.error_msg
 
 
 def test_cli(tmp_path):
