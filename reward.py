@@ -190,6 +190,9 @@ FORBIDDEN_ATTRS = {
                      "_pop_mode", "_push_mode"], "dispatch_hook"),
     **dict.fromkeys(["__torch_function__", "__torch_dispatch__", "_make_subclass", "_make_wrapper_subclass"],
                     "tensor_subclass"),
+    **dict.fromkeys(["set_per_process_memory_fraction", "empty_cache", "caching_allocator_alloc",
+                     "caching_allocator_delete", "CUDAPluggableAllocator", "change_current_allocator",
+                     "MemPool", "use_mem_pool"], "allocator"),
     "compile": "torch_compile",
 }
 FORBIDDEN_CALLS = {"eval": "dynamic_code", "exec": "dynamic_code", "compile": "dynamic_code",
@@ -521,6 +524,7 @@ class _Worker:
         self.n_candidates = 0
         self.printed_chars = 0
         self._gpu_lock = None  # _GpuLock, made on first CUDA job (needs the device's uuid)
+        self._gpu_capped = False
         from triton.runtime.jit import JITFunction
         from triton.runtime.interpreter import InterpretedFunction
         for cls in (JITFunction, InterpretedFunction):
@@ -597,6 +601,8 @@ class _Worker:
         t0 = time.perf_counter()
         self.printed_chars = 0
         lock = self.gpu_lock(job) if self.device == "cuda" else None
+        if self.device == "cuda":
+            self.cap_gpu_memory(job["gpu_mem_limit_gb"])
         try:
             if lock:
                 _send(self.fd_out, {"type": "pause", "nonce": job["nonce"]})
@@ -611,6 +617,8 @@ class _Worker:
         finally:
             if lock:
                 lock.release()
+        if self.device == "cuda" and self.torch.cuda.memory_reserved() > (2 << 30):
+            self.torch.cuda.empty_cache()  # a candidate's huge buffers go back to the GPU, not to this cache
         # Whatever the verdict: a run that ended in an exception (the faithfulness run included) skipped the
         # identity check that follows each forward, and a patched worker must judge nothing else.
         patched = self._patched()
@@ -846,6 +854,16 @@ class _Worker:
         torch.manual_seed(seed)
         inputs = list(task["mod"].get_inputs())
         return [x.to(self.device) if isinstance(x, torch.Tensor) else x for x in inputs]
+
+    def cap_gpu_memory(self, limit_gb):
+        """Once per worker: the caching allocator may hold at most `limit_gb` of the GPU, so a candidate that
+        allocates wildly fails with an OOM of its own instead of starving the trainer on the same GPU."""
+        if self._gpu_capped or not limit_gb or limit_gb <= 0:
+            return
+        torch = self.torch
+        total = torch.cuda.get_device_properties(torch.cuda.current_device()).total_memory
+        torch.cuda.set_per_process_memory_fraction(min(1.0, limit_gb * (1 << 30) / total))
+        self._gpu_capped = True
 
     def poison_allocator(self):
         """Fill every free block of the CUDA caching allocator with 0xFF bytes (NaN in fp16/bf16/fp32/fp64),
@@ -1141,14 +1159,15 @@ class Judge:
     manager or call close(). Host memory: on CPU an address-space rlimit of `mem_limit_gb`; on any device the
     parent kills a worker whose resident memory passes `rss_limit_gb` (checked every <= 0.5 s; CUDA workers
     cannot take an address-space limit, and a candidate filling host RAM must not take the trainer down with
-    it). A worker is replaced after `recycle_every` candidates, after a verdict whose
+    it). GPU memory: each CUDA worker's caching allocator is capped at `gpu_mem_limit_gb` and gives cached
+    blocks back after a job that left more than 2 GB reserved. A worker is replaced after `recycle_every` candidates, after a verdict whose
     error type is in `recycle_errors` (default RECYCLE_ERRORS; RECYCLE_ERRORS_CAUTIOUS also replaces it after
     compile errors and unusable ModelNew classes), and after any candidate that left a critical function
     patched."""
 
     def __init__(self, workers=2, device="cpu", timeout_s=60.0, policy="hybrid", trials=5, atol=None, rtol=None,
                  time_trials=100, compile_baseline=False, *, strict_tol=False, recycle_every=50, recycle_errors=None,
-                 mem_limit_gb=8.0, rss_limit_gb=16.0, seed=0, threads_per_worker=1, startup_timeout_s=300.0,
+                 mem_limit_gb=8.0, rss_limit_gb=16.0, gpu_mem_limit_gb=16.0, seed=0, threads_per_worker=1, startup_timeout_s=300.0,
                  spare_workers=None):
         if device not in ("cpu", "cuda"):
             raise ValueError(f"device must be 'cpu' or 'cuda', got {device!r}")
@@ -1160,7 +1179,7 @@ class Judge:
         self.time_trials, self.compile_baseline, self.seed = int(time_trials), bool(compile_baseline), int(seed)
         self.recycle_every, self.mem_limit_gb, self.threads = int(recycle_every), float(mem_limit_gb), int(threads_per_worker)
         self.recycle_errors = sorted(RECYCLE_ERRORS if recycle_errors is None else recycle_errors)
-        self.rss_limit_gb = float(rss_limit_gb)
+        self.rss_limit_gb, self.gpu_mem_limit_gb = float(rss_limit_gb), float(gpu_mem_limit_gb)
         self.startup_timeout_s = float(startup_timeout_s)
         table = STRICT_TOLERANCES if strict_tol else TOLERANCES
         self.atol_rtol = {k: (a if atol is None else atol, r if rtol is None else rtol) for k, (a, r) in table.items()}
@@ -1313,7 +1332,8 @@ class Judge:
         job = {"type": "job", "nonce": s.nonce, "task": task, "solution": sol, "policy": self.policy,
                "trials": self.trials, "atol_rtol": self.atol_rtol, "time_trials": self.time_trials,
                "compile_baseline": self.compile_baseline, "seed": self.seed, "lock_dir": self.lock_dir,
-               "recycle_every": self.recycle_every, "recycle_errors": self.recycle_errors}
+               "recycle_every": self.recycle_every, "recycle_errors": self.recycle_errors,
+               "gpu_mem_limit_gb": self.gpu_mem_limit_gb}
         try:
             _send(s.job_w, job)
         except OSError:  # the worker died while idle; its EOF is handled by _on_readable

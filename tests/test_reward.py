@@ -209,6 +209,7 @@ def test_static_check_rules():
         "y = eval('1')\n": "dynamic_code",
         "import torch\nt = torch.compile(lambda x: x)\n": "torch_compile",
         "def f(t):\n    t.__class__ = int\n": "patches_dunder",
+        "import torch\ntorch.cuda.set_per_process_memory_fraction(1.0)\n": "allocator",
     }
     for src, rule in cases.items():
         err, bad = static_check(kernel + src)
