@@ -497,8 +497,25 @@ def _rss_gb(pid):
         return 0.0
 
 
+def _die_with_parent():
+    """Linux: SIGKILL this worker when the process that started it dies (prctl PR_SET_PDEATHSIG), so a trainer
+    killed with -9 leaves no orphan spinning on a candidate's infinite loop (the wall-clock limit is enforced
+    by the parent, which is gone). An idle orphan exits anyway: its job pipe reaches EOF. The Judge must be
+    created and used from one thread (the signal follows the thread that started the worker)."""
+    parent = os.getppid()
+    if sys.platform.startswith("linux"):
+        import ctypes
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent:  # the parent died before the signal was armed
+        os._exit(1)
+
+
 def _worker_main(fd_in, fd_out, device, mem_limit_gb, threads):
     """Worker loop: set limits, import torch/triton once, then answer jobs until EOF or recycle."""
+    _die_with_parent()
     _set_limits(device, mem_limit_gb, fsize_mb=256)
     script_dir = os.path.dirname(REWARD_PATH)
     sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") not in (script_dir, os.getcwd())]

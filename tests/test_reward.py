@@ -164,6 +164,41 @@ def test_host_memory_watchdog_kills_a_worker_over_its_rss_limit():
     assert v_good.correct, v_good.error_msg
 
 
+def _alive(pid):
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            return "\nState:\tZ" not in f.read()  # a zombie has exited; only its parent's wait is missing
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux-only")
+def test_worker_dies_with_a_killed_parent(tmp_path):
+    """kill -9 of the trainer while a worker runs an infinite loop: the worker must not live on (the
+    wall-clock limit is the parent's job, and the parent is gone)."""
+    script = tmp_path / "parent.py"
+    script.write_text(
+        "import sys\n"
+        f"sys.path.insert(0, {os.path.dirname(HERE)!r})\n"
+        "from reward import Judge\n"
+        f"task = open({os.path.join(TASKS, 'relu_add.py')!r}).read()\n"
+        f"loop = open({os.path.join(TASKS, 'faults', 'infinite_loop.py')!r}).read()\n"
+        "j = Judge(workers=1, device='cpu', timeout_s=600.0, spare_workers=0)\n"
+        "j.wait_ready()\n"
+        "print(j.slots[0].proc.pid, flush=True)\n"
+        "j.verify_many([(task, loop)], progress=False)\n")
+    parent = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    worker = int(parent.stdout.readline())
+    time.sleep(3.0)  # the worker is inside the candidate's loop by now
+    assert _alive(worker)
+    parent.kill()
+    parent.wait(timeout=30)
+    deadline = time.monotonic() + 15
+    while _alive(worker) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not _alive(worker), "the worker outlived its killed parent"
+
+
 def test_cli(tmp_path):
     task = os.path.join(TASKS, "relu_add.py")
     sol = os.path.join(TASKS, "good", "relu_add.py")
