@@ -997,7 +997,9 @@ def _cuda_times(torch, fns, refill, sets, trials, run_candidate, warmup=10):
     is already queued and runs back to back. Without it, programs of a few microseconds (most KernelBench
     level-1/2 shapes) were timed as Python launch overhead plus host jitter: two timings of the same kernels
     disagreed by a median 5.9% and up to 4x on the H200 (LOG.md). A call that synchronises with the host
-    inside forward still pays for it, since the GPU then waits on the host after the start event."""
+    inside forward still pays for it, since the GPU then waits on the host after the start event. So does
+    any host computation on the inputs (numpy, Python loops): the inputs live on the GPU, and reading them
+    on the host is a copy ordered after the start event. Only input-independent host work is hidden."""
     flush = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")  # > L2 of any current GPU
     times = {k: [] for k in fns}
     order = list(fns)
