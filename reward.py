@@ -43,6 +43,7 @@ import hashlib
 import json
 import math
 import os
+import random
 import re
 import select
 import shutil
@@ -940,8 +941,19 @@ class _Worker:
         _send(self.fd_out, {"type": "pause", "nonce": job["nonce"]})  # waiting is not the candidate's time
         lock.exclusive()
         _send(self.fd_out, {"type": "resume", "nonce": job["nonce"]})
+        # Spot checks of the timed outputs against the reference's on the same inputs, at trials the candidate
+        # cannot predict (and the last): a solution that is right while checked and cheap garbage once the
+        # timing starts (counting its calls, say) is a mismatch, not a speedup.
+        n = job["time_trials"]
+        spot = set(random.Random(job["nonce"]).sample(range(n), min(5, n))) | {n - 1}
+
+        def check(i, outs):
+            if i in spot:
+                ref = outs["ref"]
+                ref = ref.detach().cpu() if isinstance(ref, torch.Tensor) else type(ref)(r.detach().cpu() for r in ref)
+                self.compare(outs["new"], ref, job["atol_rtol"], f"timed run {i}", v)
         try:
-            times = _cuda_times(torch, fns, refill, sets, job["time_trials"], self.run_candidate)
+            times = _cuda_times(torch, fns, refill, sets, n, self.run_candidate, check=check)
         finally:
             lock.release()
         self.check_identities()
@@ -987,7 +999,7 @@ class _GpuLock:
         self.fcntl.flock(self.lock, self.fcntl.LOCK_UN)
 
 
-def _cuda_times(torch, fns, refill, sets, trials, run_candidate, warmup=10):
+def _cuda_times(torch, fns, refill, sets, trials, run_candidate, warmup=10, check=None):
     """Per function name: `trials` device times in ms. Before each run its inputs are refilled from the next
     input set and L2 is flushed; only the run itself lies between the two events.
 
@@ -999,7 +1011,8 @@ def _cuda_times(torch, fns, refill, sets, trials, run_candidate, warmup=10):
     disagreed by a median 5.9% and up to 4x on the H200 (LOG.md). A call that synchronises with the host
     inside forward still pays for it, since the GPU then waits on the host after the start event. So does
     any host computation on the inputs (numpy, Python loops): the inputs live on the GPU, and reading them
-    on the host is a copy ordered after the start event. Only input-independent host work is hidden."""
+    on the host is a copy ordered after the start event. Only input-independent host work is hidden.
+    `check(i, outs)`, if given, sees every fn's output of timed trial i (all fns ran on the same input set)."""
     flush = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")  # > L2 of any current GPU
     times = {k: [] for k in fns}
     order = list(fns)
@@ -1015,6 +1028,7 @@ def _cuda_times(torch, fns, refill, sets, trials, run_candidate, warmup=10):
                 torch.cuda.synchronize()
         # Median, not max: one preempted warm-up on a busy host must not make every trial sleep for long.
         cushion = {k: int(cycles_per_ms * min(2 * _median(host_ms[k] or [0.0]) + 0.05, 10.0)) for k in fns}
+        outs = {}
         for i in range(trials):
             for k in (order if i % 2 == 0 else order[::-1]):  # alternate who goes first
                 for dst, src in zip(refill[k], sets[i % len(sets)]):
@@ -1024,10 +1038,12 @@ def _cuda_times(torch, fns, refill, sets, trials, run_candidate, warmup=10):
                 torch.cuda._sleep(cushion[k])
                 start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
                 start.record()
-                run_candidate(fns[k], "runtime_error")
+                outs[k] = run_candidate(fns[k], "runtime_error")
                 end.record()
                 torch.cuda.synchronize()
                 times[k].append(start.elapsed_time(end))
+            if check is not None:
+                check(i, outs)
     return times
 
 
