@@ -686,7 +686,9 @@ def build_parser():
     p.add_argument("--workers", type=int, default=2, help="judge worker processes")
     p.add_argument("--timeout-s", type=float, default=120.0, help="wall-clock limit per candidate, seconds")
     p.add_argument("--trials", type=int, default=3, help="correctness trials per candidate")
-    p.add_argument("--time-trials", type=int, default=100, help="timed runs per candidate (cuda only)")
+    p.add_argument("--time-trials", type=int, default=30,
+                   help="timed runs per candidate (cuda only); fewer than eval.py's 100 because search times every "
+                        "fragment and cover; time the result with eval.py for a reported speedup")
     p.add_argument("--seed", type=int, default=0, help="seed of trial inputs, sampling and the teacher")
     p.add_argument("--teacher-dot-precision", choices=["ieee", "tf32x3"], default="ieee",
                    help="--policy teacher: fp32 tl.dot precision of its GEMM/conv/attention kernels")
