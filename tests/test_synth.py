@@ -140,6 +140,23 @@ def get_init_inputs():
     assert synth.validate(src) == reason
 
 
+def test_ill_conditioned_programs_are_rejected():
+    """The H200 case: rms_norm -> norm over its own row gives sqrt(9) up to rounding; instance_norm blows
+    that rounding up and argmax then picks noise. Also float outputs that are rounding noise."""
+    head = "import torch\nimport torch.nn as nn\nclass Model(nn.Module):\n    def __init__(self):\n" \
+           "        super().__init__()\n        self.rms = nn.RMSNorm((9,), eps=1e-5)\n" \
+           "        self.inorm = nn.InstanceNorm2d(31)\n    def forward(self, x):\n"
+    tail = "def get_inputs():\n    return [torch.randn(6, 31, 29, 9)]\ndef get_init_inputs():\n    return []\n"
+    noise = "        v = self.inorm(torch.norm(self.rms(x), p=2.0, dim=3, keepdim=True))\n"
+    argmax = head + noise + "        return torch.argmax(v, dim=1, keepdim=True)\n" + tail
+    assert synth.validate(argmax) == "ill-conditioned: fp32 and fp64 answers differ (integer output)"
+    floats = head + noise + "        return v * 100.0\n" + tail
+    assert synth.validate(floats).startswith("ill-conditioned: fp32 and fp64 answers differ by")
+    # the same chain without the cancellation (instance_norm of the input itself) is a fine task
+    fine = head + "        return torch.argmax(self.inorm(self.rms(x)), dim=1, keepdim=True)\n" + tail
+    assert synth.validate(fine) is None
+
+
 def test_valid_program_passes_validation():
     src = """
 import torch
