@@ -95,7 +95,8 @@ run_q4() {  # issue 5: the 4-bit (QLoRA) path loads a model and trains steps; ne
   tail -6 "$O/q4.txt"
 }
 
-run_train() {  # issues 5 + 6: --preset gpu-small from scratch: SFT, DRPO and GRPO (~90 s each), evals
+run_train() {  # issues 5 + 6: --preset gpu-small from scratch: SFT, DRPO and GRPO (~90 s each), evals. Make the
+  # data first where CPU time is free: python train.py --preset gpu-small --out runs/gs --pipeline-data-only
   section train
   timeout 575 $PY train.py --preset gpu-small --out runs/gs --resume --device cuda > "$O/train_gs.txt" 2>&1
   echo "train rc $?"

@@ -248,6 +248,9 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--pipeline-teacher-device", choices=["cpu", "cuda"], default="cpu",
                    help="judge device for the teacher's SFT pairs: cpu (Triton interpreter) checks correctness, "
                         "all a pair needs, and spares the GPU one Triton compile per pair")
+    g.add_argument("--pipeline-data-only", action="store_true",
+                   help="stop after the synth and teacher stages (make the data on a CPU box; a later run with "
+                        "--resume on the GPU reuses it)")
     g.add_argument("--pipeline-ablation-loss", choices=["none", "drpo", "grpo"], default="none",
                    help="after the main RL stage, a second one from the same SFT checkpoint with this --loss and the "
                         "same budget, evaluated alongside (the DRPO vs GRPO comparison)")
@@ -1548,6 +1551,11 @@ def run_all(args):
           lambda: teacher_pairs(args, sft_path, pairs_path, os.path.join(run_dir, "teacher.log")))
     n_pairs = len(read_jsonl(pairs_path, "pairs"))
     stages["teacher"]["what"] += f": {n_pairs} pairs"
+    if args.pipeline_data_only:
+        write_run_json(run_dir, args, {"stage": "all", "data_only": stages})
+        print(f"\n--pipeline-data-only: {n_pairs} verified pairs in {data_dir}; continue with the same flags "
+              f"and --out {run_dir} --resume", flush=True)
+        return {"stages": stages, "n_pairs": n_pairs}
 
     sft_args = copy.deepcopy(args)
     sft_args.stage, sft_args.out, sft_args.pairs, sft_args.tasks = "sft", os.path.join(run_dir, "sft"), pairs_path, sft_path
@@ -1610,7 +1618,10 @@ def run_all(args):
                "device": str(policy_lib.resolve_device(args.device)), "verdict_note": note, "n_pairs": n_pairs,
                "heldout_loss": held, "rl_curriculum": rl["curriculum"]}
     write_pipeline_report(run_dir, summary, plots)
-    write_run_json(run_dir, args, {"stage": "all", "summary": summary})
+    record = write_run_json(run_dir, args, {"stage": "all", "summary": summary})
+    if "summary" not in record:  # a resumed pipeline appended to `resumes`; the summary also goes on top
+        record["summary"] = summary
+        write_json_atomic(os.path.join(run_dir, "run.json"), record)
     print(f"\npipeline done in {summary['wall_s']:.0f} s: held-out loss {' -> '.join(f'{x:.3f}' for x in held)}; "
           + "; ".join(f"{n} acc {_pct((a.get('overall') or a).get('acc'))}"
                       + "".join(f" (L{lv} {_pct(r.get('acc'))})" for lv, r in sorted((a.get("levels") or {}).items())

@@ -18,14 +18,20 @@ def read_jsonl(path):
 
 def test_pipeline_with_grpo_ablation_and_level2_eval(tmp_path):
     out = tmp_path / "run"
-    rc = train.main(["--out", str(out), "--device", "cpu", "--pipeline-ops", "unary", "--pipeline-tasks", "10",
-                     "--pipeline-eval-tasks", "3", "--levels", "1,2", "--pipeline-rl-tasks", "3",
-                     "--pipeline-sft-levels", "1,2", "--pipeline-eval-higher", "2", "--pipeline-sft-steps", "2",
-                     "--micro-batch", "4", "--eval-every", "0", "--rl-steps", "1", "--prompts-per-step", "2",
-                     "--group-size", "2", "--rollout-max-new-tokens", "16", "--rl-heldout-per-level", "1",
-                     "--pipeline-ablation-loss", "grpo", "--judge-workers", "2", "--pipeline-max-seq-len", "8192",
-                     *TINY_FLAGS])
+    flags = ["--out", str(out), "--device", "cpu", "--pipeline-ops", "unary", "--pipeline-tasks", "10",
+             "--pipeline-eval-tasks", "3", "--levels", "1,2", "--pipeline-rl-tasks", "3",
+             "--pipeline-sft-levels", "1,2", "--pipeline-eval-higher", "2", "--pipeline-sft-steps", "2",
+             "--micro-batch", "4", "--eval-every", "0", "--rl-steps", "1", "--prompts-per-step", "2",
+             "--group-size", "2", "--rollout-max-new-tokens", "16", "--rl-heldout-per-level", "1",
+             "--pipeline-ablation-loss", "grpo", "--judge-workers", "2", "--pipeline-max-seq-len", "8192",
+             *TINY_FLAGS]
+    # the data on its own first (as on a CPU box), then the rest reusing it (as on the GPU)
+    assert train.main(flags + ["--pipeline-data-only"]) == 0
+    assert os.path.isfile(out / "data" / "pairs.jsonl") and not os.path.exists(out / "sft")
+    pairs_before = (out / "data" / "pairs.jsonl").read_text()
+    rc = train.main(flags + ["--resume"])
     assert rc == 0
+    assert (out / "data" / "pairs.jsonl").read_text() == pairs_before  # reused, not remade
     data = out / "data"
     sft, rl, ev = (read_jsonl(data / n) for n in ("tasks_sft.jsonl", "tasks_rl.jsonl", "tasks_eval.jsonl"))
     # 10 level-1 programs: 3 held out, 7 for training; 3 level-2 programs for RL, also in SFT (--pipeline-sft-levels)
