@@ -873,6 +873,15 @@ class _Worker:
         inputs = list(task["mod"].get_inputs())
         return [x.to(self.device) if isinstance(x, torch.Tensor) else x for x in inputs]
 
+    def timing_inputs(self, task, seed):
+        """One input set made by the task's get_inputs with the GPU as the default device (its random draws
+        happen there: fast, and new values for every seed)."""
+        torch = self.torch
+        torch.manual_seed(seed)
+        with torch.device(self.device):
+            inputs = list(task["mod"].get_inputs())
+        return [x.to(self.device) if isinstance(x, torch.Tensor) else x for x in inputs]
+
     def cap_gpu_memory(self, limit_gb):
         """Once per worker: the caching allocator may hold at most `limit_gb` of the GPU, so a candidate that
         allocates wildly fails with an OOM of its own instead of starving the trainer on the same GPU."""
@@ -908,9 +917,22 @@ class _Worker:
         """Median of `time_trials` interleaved reference/candidate runs, each after an L2 flush, timed with
         CUDA events and a device-wide sync; warm-ups outside; one timing per GPU at a time (file lock)."""
         torch = self.torch
-        # Inputs are refilled from a rotation of seeded sets before every run (outside the timed region), so
-        # a cache keyed on the input pointer cannot make the timed calls free.
+        # Before every timed run the inputs are refilled (outside the timed region) with values never seen
+        # before: the task's own get_inputs, run on the GPU under a seed drawn from the job's nonce. A cache
+        # keyed on the input pointer or on the input's content cannot serve them. If the task's get_inputs
+        # cannot run that way, the runs rotate over three seeded sets instead (flag timing_inputs_rotated).
         sets = [self.make_inputs(task, seed) for seed in task["seeds"][:3]]
+        seed_base = random.Random(job["nonce"] + ":inputs").randrange(1 << 30)
+        layout = lambda xs: [(tuple(x.shape), x.dtype) for x in xs if isinstance(x, torch.Tensor)]  # noqa: E731
+        try:
+            fresh = layout(self.timing_inputs(task, seed_base)) == layout(sets[0])
+        except (RuntimeError, TypeError, ValueError, NotImplementedError, AssertionError):
+            fresh = False
+        if not fresh:
+            v.flags.append("timing_inputs_rotated")
+
+        def inputs_for(i):
+            return self.timing_inputs(task, seed_base + 1 + i) if fresh else sets[i % len(sets)]
         inputs_ref = [x.clone() if isinstance(x, torch.Tensor) else x for x in sets[0]]
         inputs_new = [x.clone() if isinstance(x, torch.Tensor) else x for x in sets[0]]
         fns = {"ref": lambda: task["model"](*inputs_ref), "new": lambda: model(*inputs_new)}
@@ -953,7 +975,7 @@ class _Worker:
                 ref = ref.detach().cpu() if isinstance(ref, torch.Tensor) else type(ref)(r.detach().cpu() for r in ref)
                 self.compare(outs["new"], ref, job["atol_rtol"], f"timed run {i}", v)
         try:
-            times = _cuda_times(torch, fns, refill, sets, n, self.run_candidate, check=check)
+            times = _cuda_times(torch, fns, refill, inputs_for, n, self.run_candidate, check=check)
         finally:
             lock.release()
         self.check_identities()
@@ -999,9 +1021,10 @@ class _GpuLock:
         self.fcntl.flock(self.lock, self.fcntl.LOCK_UN)
 
 
-def _cuda_times(torch, fns, refill, sets, trials, run_candidate, warmup=10, check=None):
-    """Per function name: `trials` device times in ms. Before each run its inputs are refilled from the next
-    input set and L2 is flushed; only the run itself lies between the two events.
+def _cuda_times(torch, fns, refill, inputs_for, trials, run_candidate, warmup=10, check=None):
+    """Per function name: `trials` device times in ms. Before each run of trial i its inputs are refilled from
+    `inputs_for(i)` (one set per trial, the same for every fn) and L2 is flushed; only the run itself lies
+    between the two events.
 
     What is timed is the device's work, not the host's launch latency: before the start event a spin kernel
     (`torch.cuda._sleep`) keeps the GPU busy for about twice the host time one call takes to enqueue
@@ -1030,8 +1053,9 @@ def _cuda_times(torch, fns, refill, sets, trials, run_candidate, warmup=10, chec
         cushion = {k: int(cycles_per_ms * min(2 * _median(host_ms[k] or [0.0]) + 0.05, 10.0)) for k in fns}
         outs = {}
         for i in range(trials):
+            inputs = inputs_for(i)
             for k in (order if i % 2 == 0 else order[::-1]):  # alternate who goes first
-                for dst, src in zip(refill[k], sets[i % len(sets)]):
+                for dst, src in zip(refill[k], inputs):
                     if isinstance(dst, torch.Tensor):
                         dst.copy_(src)
                 flush.zero_()
