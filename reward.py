@@ -619,9 +619,9 @@ class _Worker:
         t0 = time.perf_counter()
         self.printed_chars = 0
         lock = self.gpu_lock(job) if self.device == "cuda" else None
-        if self.device == "cuda":
-            self.cap_gpu_memory(job["gpu_mem_limit_gb"])
         try:
+            if self.device == "cuda":
+                self.cap_gpu_memory(job["gpu_mem_limit_gb"])
             if lock:
                 _send(self.fd_out, {"type": "pause", "nonce": job["nonce"]})
                 lock.shared()
@@ -635,8 +635,13 @@ class _Worker:
         finally:
             if lock:
                 lock.release()
-        if self.device == "cuda" and self.torch.cuda.memory_reserved() > (2 << 30):
-            self.torch.cuda.empty_cache()  # a candidate's huge buffers go back to the GPU, not to this cache
+        if self.device == "cuda" and v.error_type not in job["recycle_errors"]:
+            try:  # a candidate's huge buffers go back to the GPU, not to this cache
+                if self.torch.cuda.memory_reserved() > (2 << 30):
+                    self.torch.cuda.empty_cache()
+            except RuntimeError:  # a sticky CUDA error: the verdict stands, the worker is replaced
+                v.flags.append("cuda_context_damaged")
+                self.n_candidates = job["recycle_every"]
         # Whatever the verdict: a run that ended in an exception (the faithfulness run included) skipped the
         # identity check that follows each forward, and a patched worker must judge nothing else.
         patched = self._patched()
@@ -888,9 +893,9 @@ class _Worker:
         if self._gpu_capped or not limit_gb or limit_gb <= 0:
             return
         torch = self.torch
+        self._gpu_capped = True  # tried once, whatever happens: an uncapped worker still judges correctly
         total = torch.cuda.get_device_properties(torch.cuda.current_device()).total_memory
         torch.cuda.set_per_process_memory_fraction(min(1.0, limit_gb * (1 << 30) / total))
-        self._gpu_capped = True
 
     def poison_allocator(self):
         """Fill every free block of the CUDA caching allocator with 0xFF bytes (NaN in fp16/bf16/fp32/fp64),
