@@ -937,7 +937,12 @@ class _Worker:
             v.flags.append("timing_inputs_rotated")
 
         def inputs_for(i):
-            return self.timing_inputs(task, seed_base + 1 + i) if fresh else sets[i % len(sets)]
+            if fresh:
+                try:
+                    return self.timing_inputs(task, seed_base + 1 + i)
+                except (RuntimeError, TypeError, ValueError, NotImplementedError, AssertionError):
+                    pass  # the judge's own input draw failed (out of memory, say): not the candidate's fault
+            return sets[i % len(sets)]
         inputs_ref = [x.clone() if isinstance(x, torch.Tensor) else x for x in sets[0]]
         inputs_new = [x.clone() if isinstance(x, torch.Tensor) else x for x in sets[0]]
         fns = {"ref": lambda: task["model"](*inputs_ref), "new": lambda: model(*inputs_new)}
