@@ -655,6 +655,14 @@ def autocast(pol):
     return contextlib.nullcontext()
 
 
+def clip_gradients(pol, max_norm: float) -> float:
+    """Global grad norm of the trainable parameters before clipping; clipped to `max_norm` when > 0."""
+    params = policy_lib.trainable_parameters(pol)
+    if max_norm > 0:
+        return torch.nn.utils.clip_grad_norm_(params, max_norm).item()
+    return torch.norm(torch.stack([p.grad.norm() for p in params if p.grad is not None])).item()
+
+
 def sft_step(pol, examples, micro_batches, optimizer, scheduler, args) -> dict:
     """One optimizer step over `grad_accum` micro-batches. The loss is the mean over every completion
     token of the step, so it does not depend on how the step is split into micro-batches."""
@@ -670,11 +678,7 @@ def sft_step(pol, examples, micro_batches, optimizer, scheduler, args) -> dict:
             nll_sum, _ = completion_nll_sum(pol, batch, args.logprob_chunk_tokens)
         (nll_sum / n_target).backward()
         total += nll_sum.item()
-    params = policy_lib.trainable_parameters(pol)
-    if args.grad_clip > 0:
-        grad_norm = torch.nn.utils.clip_grad_norm_(params, args.grad_clip).item()
-    else:
-        grad_norm = torch.norm(torch.stack([p.grad.norm() for p in params if p.grad is not None])).item()
+    grad_norm = clip_gradients(pol, args.grad_clip)
     optimizer.step()
     scheduler.step()
     optimizer.zero_grad(set_to_none=True)
@@ -935,11 +939,7 @@ def update_policy(pol, optimizer, samples, verdicts, group_size, args) -> dict:
             micro_loss = torch.stack(terms).sum()
             micro_loss.backward()
             loss_sum += micro_loss.item()
-        params = policy_lib.trainable_parameters(pol)
-        if args.grad_clip > 0:
-            grad_norm = torch.nn.utils.clip_grad_norm_(params, args.grad_clip).item()
-        else:
-            grad_norm = torch.norm(torch.stack([p.grad.norm() for p in params if p.grad is not None])).item()
+        grad_norm = clip_gradients(pol, args.grad_clip)
         optimizer.step()
         optimizer.zero_grad(set_to_none=True)
         if epoch == 0:
