@@ -876,6 +876,14 @@ def k_rows(P: Prog, st: Style, A: str, E: str) -> Kernel:
 
     zeros = "tl.zeros([BLOCK_ROWS, 1], dtype=tl.float32)"
 
+    def row_sum(var: str, term):
+        """`var` = the row sums of term(tile value code): accumulated over the column blocks, or one tl.sum."""
+        if loop:
+            kb.line(f"{var} = {zeros}")
+            loop_over(lambda v, *_: kb.line(f"{var} += tl.sum({term(v.code)}, axis=1, keep_dims=True)"))
+        else:
+            kb.line(f"{var} = tl.sum({term(tile_cached()[0].code)}, axis=1, keep_dims=True)")
+
     res = None  # [BLOCK_ROWS, 1] result of a reduction
     eps = float((n.get("module_args") or {}).get("eps") or 1e-5)
     if op in ("sum", "mean", "norm", "rsum", "var", "amax", "amin", "argmax", "argmin", "logsumexp", "ce_row"):
@@ -886,22 +894,13 @@ def k_rows(P: Prog, st: Style, A: str, E: str) -> Kernel:
             if loop:
                 kb.line(f"amax = {zeros}")
                 loop_over(lambda v, *_: kb.line(f"amax = tl.maximum(amax, tl.max(tl.abs({v.code}), axis=1, keep_dims=True))"))
-                kb.line("scale = tl.where(amax > 0.0, amax, 1.0)")
-                kb.line(f"acc = {zeros}")
-                loop_over(lambda v, *_: kb.line(f"acc += tl.sum(({v.code} / scale) * ({v.code} / scale), axis=1, keep_dims=True)"))
             else:
-                v = tile_cached()[0]
-                kb.line(f"amax = tl.max(tl.abs({v.code}), axis=1, keep_dims=True)")
-                kb.line("scale = tl.where(amax > 0.0, amax, 1.0)")
-                kb.line(f"acc = tl.sum(({v.code} / scale) * ({v.code} / scale), axis=1, keep_dims=True)")
+                kb.line(f"amax = tl.max(tl.abs({tile_cached()[0].code}), axis=1, keep_dims=True)")
+            kb.line("scale = tl.where(amax > 0.0, amax, 1.0)")
+            row_sum("acc", lambda c: f"({c} / scale) * ({c} / scale)")
             res = "scale * tl.sqrt(acc)"
         elif op in ("sum", "mean", "rsum", "var"):
-            if loop:
-                kb.line(f"acc = {zeros}")
-                loop_over(lambda v, *_: kb.line(f"acc += tl.sum({v.code}, axis=1, keep_dims=True)"))
-            else:
-                v = tile_cached()[0]
-                kb.line(f"acc = tl.sum({v.code}, axis=1, keep_dims=True)")
+            row_sum("acc", lambda c: c)
             if op == "var":
                 corr = a.get("correction", 1 if a.get("unbiased", True) else 0)
                 kb.line(f"mean = acc / {n_cols}")
@@ -996,12 +995,7 @@ def k_rows(P: Prog, st: Style, A: str, E: str) -> Kernel:
             write = (lambda v, idx, ex: f"tl.exp({v.code} - m) / s") if op == "softmax" else \
                 (lambda v, idx, ex: f"{v.code} - m - tl.log(s)")
         elif op == "l2_normalize" or op == "rms_norm":
-            if loop:
-                kb.line(f"ss = {zeros}")
-                loop_over(lambda v, *_: kb.line(f"ss += tl.sum({v.code} * {v.code}, axis=1, keep_dims=True)"))
-            else:
-                v = tile_cached()[0]
-                kb.line(f"ss = tl.sum({v.code} * {v.code}, axis=1, keep_dims=True)")
+            row_sum("ss", lambda c: f"{c} * {c}")
             if op == "l2_normalize":
                 kb.line("inv = 1.0 / tl.maximum(tl.sqrt(ss), 1e-12)")
             else:
