@@ -38,6 +38,7 @@ the log (the paper caps at 10 only from above), and unmeasured speed counts as s
 """
 import argparse
 import ast
+import contextlib
 import dataclasses
 import hashlib
 import json
@@ -872,18 +873,12 @@ class _Worker:
         self.tasks[key] = task
         return task
 
-    def make_inputs(self, task, seed):
+    def make_inputs(self, task, seed, draw_on_device=False):
+        """The task's get_inputs under `seed`, moved to the device. draw_on_device: with the device as the
+        default device, so its random draws happen there (fast: the timing draws a new set per run)."""
         torch = self.torch
         torch.manual_seed(seed)
-        inputs = list(task["mod"].get_inputs())
-        return [x.to(self.device) if isinstance(x, torch.Tensor) else x for x in inputs]
-
-    def timing_inputs(self, task, seed):
-        """One input set made by the task's get_inputs with the GPU as the default device (its random draws
-        happen there: fast, and new values for every seed)."""
-        torch = self.torch
-        torch.manual_seed(seed)
-        with torch.device(self.device):
+        with torch.device(self.device) if draw_on_device else contextlib.nullcontext():
             inputs = list(task["mod"].get_inputs())
         return [x.to(self.device) if isinstance(x, torch.Tensor) else x for x in inputs]
 
@@ -926,12 +921,13 @@ class _Worker:
         # before: the task's own get_inputs, run on the GPU under a seed drawn from the job's nonce. A cache
         # keyed on the input pointer or on the input's content cannot serve them. If the task's get_inputs
         # cannot run that way, the runs rotate over three seeded sets instead (flag timing_inputs_rotated).
-        sets = [self.make_inputs(task, seed) for seed in task["seeds"][:3]]
+        sets = [self.make_inputs(task, task["seeds"][0])]  # warm-ups and buffers; the rotation made if needed
         seed_base = random.Random(job["nonce"] + ":inputs").randrange(1 << 30)
         layout = lambda xs: [(tuple(x.shape), x.dtype) for x in xs if isinstance(x, torch.Tensor)]  # noqa: E731
+        draw_errors = (RuntimeError, TypeError, ValueError, NotImplementedError, AssertionError)
         try:
-            fresh = layout(self.timing_inputs(task, seed_base)) == layout(sets[0])
-        except (RuntimeError, TypeError, ValueError, NotImplementedError, AssertionError):
+            fresh = layout(self.make_inputs(task, seed_base, draw_on_device=True)) == layout(sets[0])
+        except draw_errors:
             fresh = False
         if not fresh:
             v.flags.append("timing_inputs_rotated")
@@ -939,9 +935,11 @@ class _Worker:
         def inputs_for(i):
             if fresh:
                 try:
-                    return self.timing_inputs(task, seed_base + 1 + i)
-                except (RuntimeError, TypeError, ValueError, NotImplementedError, AssertionError):
+                    return self.make_inputs(task, seed_base + 1 + i, draw_on_device=True)
+                except draw_errors:
                     pass  # the judge's own input draw failed (out of memory, say): not the candidate's fault
+            if len(sets) == 1:
+                sets.extend(self.make_inputs(task, seed) for seed in task["seeds"][1:3])
             return sets[i % len(sets)]
         inputs_ref = [x.clone() if isinstance(x, torch.Tensor) else x for x in sets[0]]
         inputs_new = [x.clone() if isinstance(x, torch.Tensor) else x for x in sets[0]]
