@@ -1304,35 +1304,41 @@ class Judge:
                 if s.ready and s.job is None and pending and busy < self.workers:
                     self._dispatch(s, *pending.pop())
                     busy += 1
-            now = time.monotonic()
-            waits = [s.deadline - now for s in self.slots if s.job is not None and s.paused_at is None]
-            fds = {s.res_r: s for s in self.slots if s.proc is not None}
-            readable, _, _ = select.select(list(fds), [], [], min([0.5] + [max(w, 0.0) for w in waits]))
-            for fd in readable:
-                self._on_readable(fds[fd], results, bar)
-            now = time.monotonic()
-            for s in self.slots:
-                if s.proc is None:
-                    continue
-                if s.job is not None and s.paused_at is None and now > s.deadline:
-                    self._finish(s, results, bar, _failed(
-                        "timeout", f"no verdict within {self.timeout_s:g} s; worker process group killed"))
-                    self._kill(s)
-                elif s.job is not None and s.paused_at is not None and now - s.paused_at > 600.0:
-                    self._finish(s, results, bar, _failed("timeout", "judge-side pause (GPU lock or compile "
-                                                          "baseline) lasted over 600 s; worker killed"))
-                    self._kill(s)
-                elif s.job is not None and self.rss_limit_gb > 0 and _rss_gb(s.proc.pid) > self.rss_limit_gb:
-                    self._finish(s, results, bar, _failed(
-                        "oom", f"worker host memory (RSS) passed {self.rss_limit_gb:g} GB; worker process group "
-                               "killed"))
-                    self._kill(s)
-                elif not s.ready and now - s.started > self.startup_timeout_s:
-                    self._kill(s)
-                    self._startup_failed(f"worker not ready after {self.startup_timeout_s:g} s")
+            self._pump(results, bar)
         if bar is not None:
             bar.close()
         return results
+
+    def _pump(self, results, bar):
+        """One round of the event loop: wait (<= 0.5 s, or until the next candidate deadline) for worker
+        messages and handle them, then enforce the limits: wall clock, judge-side pauses, host memory, and
+        worker startup time."""
+        now = time.monotonic()
+        waits = [s.deadline - now for s in self.slots if s.job is not None and s.paused_at is None]
+        fds = {s.res_r: s for s in self.slots if s.proc is not None}
+        readable, _, _ = select.select(list(fds), [], [], min([0.5] + [max(w, 0.0) for w in waits]))
+        for fd in readable:
+            self._on_readable(fds[fd], results, bar)
+        now = time.monotonic()
+        for s in self.slots:
+            if s.proc is None:
+                continue
+            if s.job is not None and s.paused_at is None and now > s.deadline:
+                self._finish(s, results, bar, _failed(
+                    "timeout", f"no verdict within {self.timeout_s:g} s; worker process group killed"))
+                self._kill(s)
+            elif s.job is not None and s.paused_at is not None and now - s.paused_at > 600.0:
+                self._finish(s, results, bar, _failed("timeout", "judge-side pause (GPU lock or compile "
+                                                      "baseline) lasted over 600 s; worker killed"))
+                self._kill(s)
+            elif s.job is not None and self.rss_limit_gb > 0 and _rss_gb(s.proc.pid) > self.rss_limit_gb:
+                self._finish(s, results, bar, _failed(
+                    "oom", f"worker host memory (RSS) passed {self.rss_limit_gb:g} GB; worker process group "
+                           "killed"))
+                self._kill(s)
+            elif not s.ready and now - s.started > self.startup_timeout_s:
+                self._kill(s)
+                self._startup_failed(f"worker not ready after {self.startup_timeout_s:g} s")
 
     def wait_ready(self):
         """Block until every worker has started (imported torch and triton, initialised its device), so a
@@ -1343,15 +1349,7 @@ class Judge:
             for s in self.slots:
                 if s.proc is None:
                     self._start(s)
-            fds = {s.res_r: s for s in self.slots if s.proc is not None and not s.ready}
-            readable, _, _ = select.select(list(fds), [], [], 0.5)
-            for fd in readable:
-                self._on_readable(fds[fd], [], None)
-            now = time.monotonic()
-            for s in self.slots:
-                if s.proc is not None and not s.ready and now - s.started > self.startup_timeout_s:
-                    self._kill(s)
-                    self._startup_failed(f"worker not ready after {self.startup_timeout_s:g} s")
+            self._pump([], None)  # no job is out: only startup messages, exits and startup limits
         if self.closed:
             raise RuntimeError("Judge is closed: its workers failed to start")
 
