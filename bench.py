@@ -65,7 +65,8 @@ def cmd_verify(args):
     from reward import Judge
     cands = verify_candidates(args.n, args.seed, args.include_hangs)
     pairs = [(t, s) for _, t, s in cands]
-    kw = dict(workers=args.workers, device=args.device, timeout_s=args.timeout_s, time_trials=args.time_trials)
+    kw = dict(workers=args.workers, device=args.device, timeout_s=args.timeout_s, time_trials=args.time_trials,
+              spare_workers=args.spare_workers)
     print(f"verify | {len(pairs)} candidates | device {args.device} | workers {args.workers} | "
           f"timeout_s {args.timeout_s:g} | time_trials {args.time_trials}", file=sys.stderr)
     # wall_s counts from Judge() to the last verdict; startup_s is the part spent before every worker was ready
@@ -85,6 +86,13 @@ def cmd_verify(args):
     for mode, (wall, startup, vs) in runs.items():
         print(f"{mode:<14} {wall:8.2f} {startup:10.2f} {wall - startup:9.2f} {len(vs) / wall:8.2f} "
               f"{sum(v.correct for v in vs):8d}")
+    # Where the pool's time went (sums over candidates, seconds of worker time; verify_s is dispatch to verdict,
+    # so it includes waiting for the GPU lock): which phase to make faster next.
+    phases = {}
+    for mode, (_, _, vs) in runs.items():
+        phases[mode] = {k: round(sum(v.timings.get(k, 0.0) for v in vs), 2)
+                        for k in ("ref_s", "import_s", "check_s", "time_s", "worker_s", "verify_s")}
+        print(f"{mode:<14} phase sums: " + ", ".join(f"{k} {x:.2f}" for k, x in phases[mode].items()))
     speedups = [v.speedup for v in runs["pool"][2] if v.speedup is not None]
     ratio = runs["fresh_process"][0] / runs["pool"][0]
     ratio_ready = (runs["fresh_process"][0] - runs["fresh_process"][1]) / (runs["pool"][0] - runs["pool"][1])
@@ -95,7 +103,7 @@ def cmd_verify(args):
                       "pool_startup_s": round(runs["pool"][1], 2),
                       "fresh_process_startup_s": round(runs["fresh_process"][1], 2),
                       "ratio": round(ratio, 2), "ratio_after_startup": round(ratio_ready, 2), "agree": not disagree,
-                      "n_correct": sum(v.correct for v in runs["pool"][2]), "n_timed": len(speedups),
+                      "n_correct": sum(v.correct for v in runs["pool"][2]), "n_timed": len(speedups), "phase_sums": phases,
                       "argv": sys.argv}))
 
 
@@ -573,6 +581,8 @@ def main():
     v.add_argument("--timeout-s", type=float, default=60.0, help="wall-clock limit per candidate, seconds")
     v.add_argument("--time-trials", type=int, default=100, help="timed runs per model (CUDA only)")
     v.add_argument("--recycle-every", type=int, default=50, help="pool mode: candidates per worker before it is replaced")
+    v.add_argument("--spare-workers", type=int, default=None,
+                   help="workers started ahead to replace recycled ones (both modes; default: the Judge's)")
     v.add_argument("--include-hangs", action="store_true", help="also include the infinite-loop and 12 GB faults")
     v.add_argument("--seed", type=int, default=0, help="seed of the candidate mix")
     v.set_defaults(fn=cmd_verify)

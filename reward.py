@@ -29,7 +29,7 @@ A candidate is correct only if (shared/DESIGN.md, "The judge"; issue 3):
 Timing (CUDA only): per-GPU readers-writer file lock (timing exclusive), L2 flush, a spin kernel that lets
 the host enqueue the whole call before the start event (device time, not launch latency: `_cuda_times`),
 CUDA events and a device-wide sync, warm-ups outside, `time_trials` interleaved reference/candidate runs in
-the same worker, medians. On CPU (Triton interpreter)
+the same worker (fewer, but >= MIN_TIME_TRIALS, where they would pass `time_budget_s`), medians. On CPU (Triton interpreter)
 speed is not measured: speedup/runtime_ms/ref_ms are None and the verdict carries "speed_unmeasured".
 
 Rewards (pure functions of verdicts; DESIGN.md "Rewards"): `log_speedup`, `correct_mask`, `drpo_weights`,
@@ -61,6 +61,8 @@ MAX_COMPLETION_CHARS = 400_000     # longer model text is rejected before any pa
 MAX_SOLUTION_CHARS = 100_000       # an extracted solution longer than this is rejected
 MAX_MESSAGE_BYTES = 16 << 20       # a worker message longer than this is a protocol error
 SPEEDUP_CAP = 10.0                 # DESIGN.md: speedup capped at 10 in rewards, flagged above it
+TIME_BUDGET_S = 2.0                # timed trials of one candidate take about this long at most (with the reference)
+MIN_TIME_TRIALS = 20               # ... but never fewer runs than this
 MODEL_SEED = 42                    # both Model and ModelNew are built right after this seed
 # Tolerance table: dtype -> (atol, rtol). fp32 default 1e-2 as KernelBench v0 and its peers.
 TOLERANCES = {"float32": (1e-2, 1e-2), "float16": (1e-2, 1e-2), "bfloat16": (2e-2, 2e-2), "float64": (1e-2, 1e-2)}
@@ -974,19 +976,23 @@ class _Worker:
         # Spot checks of the timed outputs against the reference's on the same inputs, at trials the candidate
         # cannot predict (and the last): a solution that is right while checked and cheap garbage once the
         # timing starts (counting its calls, say) is a mismatch, not a speedup.
-        n = job["time_trials"]
-        spot = set(random.Random(job["nonce"]).sample(range(n), min(5, n))) | {n - 1}
+        spots = {}
 
-        def check(i, outs):
-            if i in spot:
+        def check(i, n, outs):  # n: the number of timed trials, known once the warm-ups have measured a run
+            if n not in spots:
+                spots[n] = set(random.Random(job["nonce"]).sample(range(n), min(5, n))) | {n - 1}
+            if i in spots[n]:
                 ref = outs["ref"]
                 ref = ref.detach().cpu() if isinstance(ref, torch.Tensor) else type(ref)(r.detach().cpu() for r in ref)
                 self.compare(outs["new"], ref, job["atol_rtol"], f"timed run {i}", v)
         try:
-            times = _cuda_times(torch, fns, refill, inputs_for, n, self.run_candidate, check=check)
+            times = _cuda_times(torch, fns, refill, inputs_for, job["time_trials"], self.run_candidate, check=check,
+                                budget_s=job["time_budget_s"])
         finally:
             lock.release()
         self.check_identities()
+        if len(times["new"]) < job["time_trials"]:
+            v.timings["time_trials"] = len(times["new"])
         v.ref_ms, v.runtime_ms = _median(times["ref"]), _median(times["new"])
         v.speedup = v.ref_ms / v.runtime_ms if v.runtime_ms > 0 else None
         if v.speedup is not None and v.speedup > SPEEDUP_CAP:
@@ -1029,7 +1035,8 @@ class _GpuLock:
         self.fcntl.flock(self.lock, self.fcntl.LOCK_UN)
 
 
-def _cuda_times(torch, fns, refill, inputs_for, trials, run_candidate, warmup=10, check=None):
+def _cuda_times(torch, fns, refill, inputs_for, trials, run_candidate, warmup=10, check=None, budget_s=None,
+                min_trials=MIN_TIME_TRIALS):
     """Per function name: `trials` device times in ms. Before each run of trial i its inputs are refilled from
     `inputs_for(i)` (one set per trial, the same for every fn) and L2 is flushed; only the run itself lies
     between the two events.
@@ -1043,20 +1050,34 @@ def _cuda_times(torch, fns, refill, inputs_for, trials, run_candidate, warmup=10
     inside forward still pays for it, since the GPU then waits on the host after the start event. So does
     any host computation on the inputs (numpy, Python loops): the inputs live on the GPU, and reading them
     on the host is a copy ordered after the start event. Only input-independent host work is hidden.
-    `check(i, outs)`, if given, sees every fn's output of timed trial i (all fns ran on the same input set)."""
+    With `budget_s`, the number of timed trials is cut (to no fewer than `min_trials`) so that they take about
+    that long, estimated from the warm-ups' wall time: ~100 runs of a microsecond program cost nothing, but of a
+    100 ms paper-size 3-d convolution (and its eager reference) they held the GPU lock for 20 s, during which
+    no other worker could time anything (search on the H200, LOG.md). The median of >= 20 runs of a kernel that
+    long is as stable as of 100 (each run is long against the clock's jitter).
+    `check(i, n, outs)`, if given, sees every fn's output of timed trial i of n (all fns ran on the same input
+    set)."""
     flush = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")  # > L2 of any current GPU
     times = {k: [] for k in fns}
     order = list(fns)
     cycles_per_ms = _sleep_rate(torch)
     host_ms = {k: [] for k in fns}
+    round_s = []  # wall time of one warm-up round of every fn, synchronised: what one timed trial will cost
     with torch.no_grad():
         for i in range(warmup):
+            t_round = time.perf_counter()
             for k in order:
                 t = time.perf_counter()
                 run_candidate(fns[k], "runtime_error")  # enqueues; the host returns before the GPU is done
                 if i > 0:  # the first call compiles and autotunes
                     host_ms[k].append((time.perf_counter() - t) * 1e3)
                 torch.cuda.synchronize()
+            if i > 0:
+                round_s.append(time.perf_counter() - t_round)
+                if budget_s is not None and i >= 2 and sum(round_s) > budget_s / 4:
+                    break  # long runs: a couple of warm-ups settle them, more would only hold the lock
+        if budget_s is not None and round_s:
+            trials = max(min(trials, min_trials), min(trials, int(budget_s / max(_median(round_s), 1e-9))))
         # Median, not max: one preempted warm-up on a busy host must not make every trial sleep for long.
         cushion = {k: int(cycles_per_ms * min(2 * _median(host_ms[k] or [0.0]) + 0.05, 10.0)) for k in fns}
         outs = {}
@@ -1075,7 +1096,7 @@ def _cuda_times(torch, fns, refill, inputs_for, trials, run_candidate, warmup=10
                 torch.cuda.synchronize()
                 times[k].append(start.elapsed_time(end))
             if check is not None:
-                check(i, outs)
+                check(i, trials, outs)
     return times
 
 
@@ -1233,7 +1254,8 @@ class Judge:
     patched."""
 
     def __init__(self, workers=2, device="cpu", timeout_s=60.0, policy="hybrid", trials=5, atol=None, rtol=None,
-                 time_trials=100, compile_baseline=False, *, strict_tol=False, recycle_every=50, recycle_errors=None,
+                 time_trials=100, compile_baseline=False, *, time_budget_s=TIME_BUDGET_S, strict_tol=False,
+                 recycle_every=50, recycle_errors=None,
                  mem_limit_gb=8.0, rss_limit_gb=16.0, gpu_mem_limit_gb=16.0, seed=0, threads_per_worker=1, startup_timeout_s=300.0,
                  spare_workers=None):
         if device not in ("cpu", "cuda"):
@@ -1244,6 +1266,7 @@ class Judge:
             raise ValueError("workers and trials must be >= 1")
         self.device, self.timeout_s, self.policy, self.trials = device, float(timeout_s), policy, int(trials)
         self.time_trials, self.compile_baseline, self.seed = int(time_trials), bool(compile_baseline), int(seed)
+        self.time_budget_s = None if time_budget_s is None else float(time_budget_s)
         self.recycle_every, self.mem_limit_gb, self.threads = int(recycle_every), float(mem_limit_gb), int(threads_per_worker)
         self.recycle_errors = sorted(RECYCLE_ERRORS if recycle_errors is None else recycle_errors)
         self.rss_limit_gb, self.gpu_mem_limit_gb = float(rss_limit_gb), float(gpu_mem_limit_gb)
@@ -1256,9 +1279,11 @@ class Judge:
         self.startup_failures = 0
         self.closed = False
         # Spare workers start while others run, so replacing a recycled worker costs no startup latency;
-        # at most `workers` candidates run at once.
+        # at most `workers` candidates run at once. A worker takes seconds to start (torch, dynamo, CUDA), and
+        # early RL batches recycle often (a runtime error recycles), so one spare left the pool waiting on
+        # restarts (bench.py verify: 3 s of worker time in 4 s of wall after startup on CPU without spares).
         if spare_workers is None:
-            spare_workers = 1 if (os.cpu_count() or 1) > workers else 0
+            spare_workers = max(0, min(max(1, workers // 2), (os.cpu_count() or 1) - workers))
         self.workers = int(workers)
         self.slots = [_Slot() for _ in range(workers + spare_workers)]
         for s in self.slots:
@@ -1396,6 +1421,7 @@ class Judge:
         s.deadline = s.dispatched + self.timeout_s
         job = {"type": "job", "nonce": s.nonce, "task": task, "solution": sol, "policy": self.policy,
                "trials": self.trials, "atol_rtol": self.atol_rtol, "time_trials": self.time_trials,
+               "time_budget_s": self.time_budget_s,
                "compile_baseline": self.compile_baseline, "seed": self.seed, "lock_dir": self.lock_dir,
                "recycle_every": self.recycle_every, "recycle_errors": self.recycle_errors,
                "gpu_mem_limit_gb": self.gpu_mem_limit_gb}
@@ -1542,6 +1568,8 @@ def main(argv=None):
     p.add_argument("--timeout-s", type=float, default=60.0, help="wall-clock limit per candidate, seconds")
     p.add_argument("--trials", type=int, default=5, help="correctness trials with fresh seeded inputs")
     p.add_argument("--time-trials", type=int, default=100, help="timed runs per model (CUDA only)")
+    p.add_argument("--time-budget-s", type=float, default=TIME_BUDGET_S,
+                   help=f"fewer timed runs (>= {MIN_TIME_TRIALS}) where --time-trials would take longer; 0: no budget")
     p.add_argument("--atol", type=float, default=None, help="override the tolerance table's atol")
     p.add_argument("--rtol", type=float, default=None, help="override the tolerance table's rtol")
     p.add_argument("--strict-tol", action="store_true", help="stricter tolerance table (fp32 1e-4)")
@@ -1568,6 +1596,7 @@ def main(argv=None):
           file=sys.stderr)
     with Judge(workers=1, device=device, timeout_s=args.timeout_s, policy=args.policy, trials=args.trials,
                atol=args.atol, rtol=args.rtol, time_trials=args.time_trials, compile_baseline=args.compile_baseline,
+               time_budget_s=args.time_budget_s or None,
                strict_tol=args.strict_tol, seed=args.seed) as judge:
         pair = (task, raw if args.completion else sol)
         v = judge.verify_many([pair], completions=bool(args.completion), progress=False)[0]

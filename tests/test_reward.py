@@ -346,3 +346,51 @@ def test_suite_on_gpu(gpu_batch, path):
     if v.correct:
         assert v.speedup is not None and v.runtime_ms > 0 and v.ref_ms > 0
         assert "speed_unmeasured" not in v.flags
+
+
+class _FakeCuda:
+    """Just enough of torch for reward._cuda_times on a machine without a GPU: a clock that advances by the
+    'device time' of each run, events that read it, _sleep and synchronize as no-ops."""
+
+    def __init__(self, run_ms):
+        self.now_ms, self.run_ms = 0.0, run_ms
+        fake = self
+
+        class Event:
+            def __init__(self, enable_timing=False):
+                self.t = None
+
+            def record(self):
+                self.t = fake.now_ms
+
+            def elapsed_time(self, other):
+                return other.t - self.t
+        self.cuda = type("cuda", (), {"Event": Event, "_sleep": staticmethod(lambda n: None),
+                                      "synchronize": staticmethod(lambda: None)})
+        self.Tensor, self.no_grad, self.uint8 = torch.Tensor, torch.no_grad, torch.uint8
+
+    def empty(self, *a, **k):
+        return torch.empty(1)
+
+    def run(self, k):
+        def fn():
+            self.now_ms += self.run_ms[k]
+            time.sleep(self.run_ms[k] / 1e3)  # wall time too: the budget is estimated from the warm-ups' wall time
+            return torch.zeros(1)
+        return fn
+
+
+@pytest.mark.parametrize("run_ms,budget_s,lo,hi", [((0.01, 0.01), 2.0, 100, 100),   # short: all requested trials
+                                                   ((40.0, 60.0), 2.0, 20, 20),     # 100 ms a round: the floor
+                                                   ((5.0, 5.0), 1.0, 60, 100)])     # 10 ms a round: ~100 in 1 s
+def test_timing_budget_cuts_trials_of_long_runs(run_ms, budget_s, lo, hi):
+    import reward
+    fake = _FakeCuda({"ref": run_ms[0], "new": run_ms[1]})
+    fns = {"ref": fake.run("ref"), "new": fake.run("new")}
+    seen = []
+    times = reward._cuda_times(fake, fns, {"ref": [], "new": []}, lambda i: [], 100, lambda fn, _: fn(),
+                               check=lambda i, n, outs: seen.append((i, n)), budget_s=budget_s)
+    n = len(times["new"])
+    assert lo <= n <= hi and len(times["ref"]) == n
+    assert [i for i, _ in seen] == list(range(n)) and {m for _, m in seen} == {n}  # check knows the real count
+    assert abs(sorted(times["new"])[n // 2] - run_ms[1]) < 1e-6  # what was timed is the runs' device time
