@@ -7,6 +7,7 @@ SFT pair. The same compiler is an oracle policy for search and evaluation.
 
     python synth.py --num-programs 300 --levels 1,2,5 --seed 0 --out /tmp/tasks.jsonl
     python teacher.py --tasks /tmp/tasks.jsonl --out /tmp/pairs.jsonl --workers 2
+    python teacher.py --tasks /tmp/tasks.jsonl --out /tmp/pairs.jsonl --workers 2 --sizes symbolic --style fixed
 
 How a program becomes kernels (what differs from a hand-written solution is noted):
   * Ops are classed as *pointwise* (unary, scalar, binary, losses with reduction='none', triu/tril),
@@ -21,9 +22,24 @@ How a program becomes kernels (what differs from a hand-written solution is note
     inside the region (bias adds, activations, residual adds, `x * sigmoid(x)`). The anchor's kernel
     computes the region's last node in registers and writes only that (so `linear -> add -> relu` is one
     `tl.dot` kernel). The kernel is launched where the region ends, so side operands are ready.
-  * Sizes are literal integers (programs have fixed shapes, as KernelBench tasks do); every input is
-    contiguous (imported views get `.contiguous()`, a copy the strict policy allows), so loads use literal
-    strides. Only the launch bounds (`n_elements`, `n_rows`, `M, N, K`) are kernel arguments.
+  * Every input is contiguous (imported views get `.contiguous()`, a copy the strict policy allows), so
+    strides are products of sizes. Sizes are written one of two ways (`--sizes`); either way the launch
+    bounds (`n_elements`, `n_rows`, `M, N, K`) are runtime kernel arguments and the kernel's structure
+    (looped or single-tile rows, which dims of size 1 drop out) is chosen from the actual sizes.
+    - literal (default): sizes are integers (programs have fixed shapes, as KernelBench tasks do):
+      `pid_b * 156 + offs_m * 12`, `torch.empty((3, 13, 37), ...)`.
+    - symbolic: sizes are names, so a model copies names instead of multiplying numbers. Each wrapper binds
+      the names it needs from its tensors' shapes (`batch_size, channels, length = in0.shape`), the kernel
+      takes them as `tl.constexpr` parameters (the same machine code as literals) and writes strides,
+      bounds and divisors as expressions: `pid_b * (channels * length)`, `offs // out_width`,
+      `ss / features`, `(length - 1 - i)`. Input dims are named as the task's get_inputs() names them
+      (module constants), nn.Linear/Conv output sizes after out_features/out_channels, anything else
+      `<tensor>_d<k>`; one value may carry several names (any is correct). Conv and pool output sizes are
+      derived names computed in the wrapper (`out_height = (height - 2) // 2 + 1`). What stays literal:
+      sizes of 1, op attributes (kernel sizes, strides, dims, eps, adaptive pools' output sizes, narrow and
+      select positions), block sizes and warps, float scales such as 1/numel of a mean loss, and the rare
+      size that is no tensor's dim nor derivable (an unflattening view's split); a name no input of the
+      wrapper carries is bound to its value (`height = 9`). Forward's view calls keep their arguments.
   * fp32 `tl.dot` uses input_precision="ieee", as eager PyTorch does (no tf32), so 1e-2 tolerances hold at
     paper sizes (`--dot-precision tf32x3`: fp32-level error through the tensor cores; see DOT_PRECISIONS). Block sizes come from a seeded choice among valid ones; the CPU target uses larger blocks
     because the interpreter pays per program instance, not per element.
@@ -33,9 +49,11 @@ from __future__ import annotations
 import argparse
 import ast
 import json
+import keyword
 import math
 import os
 import random
+import re
 import sys
 import time
 from collections import Counter, defaultdict
@@ -61,8 +79,95 @@ def npow2(n: int) -> int:
 def prod(xs) -> int:
     p = 1
     for x in xs:
-        p *= int(x)
+        p = p * (x if isinstance(x, Sym) else int(x))
     return p
+
+
+# --------------------------------------------------------------------------------------------------
+# Symbolic sizes (--sizes symbolic): ints that print as names
+# --------------------------------------------------------------------------------------------------
+class Sym(int):
+    """A size that computes as its value but prints as a name (`channels`) or an expression of names
+    (`channels * length`), so the templates' f-strings write names where they wrote numbers. Arithmetic with
+    another int stays symbolic; comparisons, int(), npow2() and float division see the value. str() and
+    format() parenthesise a compound expression (it may sit inside a product); repr() and bare() do not."""
+
+    def __new__(cls, value: int, expr: str, op: str | None = None):
+        self = super().__new__(cls, value)
+        self.expr, self.op = expr, op     # op: None for a name, else the top-level operator
+        return self
+
+    def __repr__(self):
+        return self.expr
+
+    def __str__(self):
+        return self.expr if self.op is None else f"({self.expr})"
+
+    def __format__(self, spec):
+        return str(self) if not spec else format(int(self), spec)
+
+    def __mul__(self, o):
+        return sym_op(self, "*", o)
+
+    def __rmul__(self, o):
+        return sym_op(o, "*", self)
+
+    def __add__(self, o):
+        return sym_op(self, "+", o)
+
+    def __radd__(self, o):
+        return sym_op(o, "+", self)
+
+    def __sub__(self, o):
+        return sym_op(self, "-", o)
+
+    def __rsub__(self, o):
+        return sym_op(o, "-", self)
+
+    def __floordiv__(self, o):
+        return sym_op(self, "//", o)
+
+    def __rfloordiv__(self, o):
+        return sym_op(o, "//", self)
+
+    def __mod__(self, o):
+        return sym_op(self, "%", o)
+
+    def __rmod__(self, o):
+        return sym_op(o, "%", self)
+
+
+def sym_op(a, op: str, b):
+    """a <op> b for two ints at least one of which is a Sym; identities (x * 1, x + 0, x // 1) keep x."""
+    if not isinstance(a, int) or not isinstance(b, int) or isinstance(a, bool) or isinstance(b, bool):
+        return NotImplemented
+    va, vb = int(a), int(b)
+    value = {"*": lambda: va * vb, "+": lambda: va + vb, "-": lambda: va - vb, "//": lambda: va // vb,
+             "%": lambda: va % vb}[op]()
+    plain_a, plain_b = not isinstance(a, Sym), not isinstance(b, Sym)
+    if op == "*" and ((plain_a and va in (0, 1)) or (plain_b and vb in (0, 1))):
+        return b if plain_a and va == 1 else a if plain_b and vb == 1 else 0
+    if (op in ("+", "-") and plain_b and vb == 0) or (op == "//" and plain_b and vb == 1):
+        return a
+    if op == "+" and plain_a and va == 0:
+        return b
+    if op in ("+", "-") and plain_b and vb < 0:      # x + -3 -> x - 3
+        op, b, vb = "+" if op == "-" else "-", -vb, -vb
+
+    def operand(x, right: bool) -> str:
+        if not isinstance(x, Sym):
+            return str(int(x)) if int(x) >= 0 else f"({int(x)})"
+        if x.op is None:
+            return x.expr
+        wrap = {"+": False, "-": right and x.op in ("+", "-"), "*": x.op in ("+", "-", "//", "%"),
+                "//": x.op in ("+", "-") or right, "%": x.op in ("+", "-") or right}[op]
+        return f"({x.expr})" if wrap else x.expr
+    return Sym(value, f"{operand(a, False)} {op} {operand(b, True)}", op)
+
+
+def bare(x) -> str:
+    """A size as code without enclosing parentheses (a call argument, a tuple element)."""
+    return x.expr if isinstance(x, Sym) else str(x)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -112,10 +217,64 @@ def module_ref(path: str) -> str:
     return out
 
 
-class Prog:
-    """A program ready to compile: tensors, lowered nodes, consumers."""
+# Identifiers the templates write in kernels and wrappers: a size may not be named like one of them.
+TEMPLATE_NAMES = set("""M N K n_rows n_cols n_elements seq_q seq_k pid pid_m pid_n pid_b pid_bh group offs offs_m
+    offs_n offs_ka offs_kb offs_d offs_dt offs_nv mask mask_m mask_n mask_ka mask_kb mask_d mask_dt mask_nv row_mask
+    col_mask rows cols start k0 acc m s m_new amax scale mean m2 diff best best_idx blk blk_idx take target picked inv
+    ss rstd carry zero cnt q kt vt scores p alpha l_i m_i b h out grid meta torch triton tl self nn math float range
+    min max len int dtype device shape input_precision num_warps other axis keep_dims""".split())
+TEMPLATE_LOCAL = r"([A-Za-z]|cl|sp|ch|res|first|second|wc|ci|ip|ok|tp|lo|hi|avg|acc)_?\d+"   # KB.emit's names
 
-    def __init__(self, program: dict):
+
+def source_size_names(source: str | None) -> tuple[list, dict, dict]:
+    """What the task source calls its sizes: per get_inputs() tensor, the name of each dim (None where it is
+    not a plain name); per (module attribute, argument), the name passed to nn.<Module>(argument=NAME); and
+    the module-level integer constants (name -> value)."""
+    if not source:
+        return [], {}, {}
+    tree = ast.parse(source)
+    consts = {t.id: n.value.value for n in tree.body if isinstance(n, ast.Assign)
+              for t in n.targets if isinstance(t, ast.Name) and isinstance(n.value, ast.Constant)
+              and type(n.value.value) is int}
+    dims = []
+    fn = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "get_inputs"), None)
+    if fn is not None:
+        local = {t.id: n.value for n in fn.body if isinstance(n, ast.Assign) for t in n.targets
+                 if isinstance(t, ast.Name)}
+        ret = next((n for n in fn.body if isinstance(n, ast.Return)), None)
+        elts = ret.value.elts if ret is not None and isinstance(ret.value, (ast.List, ast.Tuple)) else []
+        for e in elts:
+            e = local.get(e.id, e) if isinstance(e, ast.Name) else e
+            call = next((c for c in ast.walk(e) if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute)
+                         and c.func.attr in ("randn", "rand", "randint", "zeros", "ones", "empty")), None)
+            args = [] if call is None else call.args[2:3] if call.func.attr == "randint" else call.args
+            if len(args) == 1 and isinstance(args[0], (ast.Tuple, ast.List)):
+                args = args[0].elts
+            dims.append([a.id if isinstance(a, ast.Name) else None for a in args])
+    module_args = {}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call) and len(n.targets) == 1 \
+                and isinstance(n.targets[0], ast.Attribute) and isinstance(n.targets[0].value, ast.Name) \
+                and n.targets[0].value.id == "self":
+            f = n.value.func
+            cls = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+            keys = ["in_features", "out_features"] if cls == "Linear" else \
+                ["in_channels", "out_channels"] if cls.startswith("Conv") else []
+            named = list(zip(keys, n.value.args)) + [(kw.arg, kw.value) for kw in n.value.keywords]
+            for key, val in named:
+                if isinstance(val, ast.Name):
+                    module_args[(n.targets[0].attr, key)] = val.id
+    return dims, module_args, consts
+
+
+class Prog:
+    """A program ready to compile: tensors, lowered nodes, consumers. With sizes="symbolic" every shape is a
+    list of Sym where the size has a name (see name_sizes) and of plain ints elsewhere."""
+
+    def __init__(self, program: dict, sizes: str = "literal", source: str | None = None):
+        if sizes not in ("literal", "symbolic"):
+            raise ValueError(f"sizes must be 'literal' or 'symbolic', got {sizes!r}")
+        self.symbolic = sizes == "symbolic"
         self.t: dict[str, TInfo] = {}
         self.input_names = []
         for t in program["inputs"]:
@@ -124,6 +283,12 @@ class Prog:
         for t in program["params"]:
             self.t[t["name"]] = TInfo(t["name"], list(t["shape"] or []), t.get("dtype") or "float32",
                                       module_ref(t["name"]))
+        self.sizes: dict[str, int] = {}        # size name -> value, in naming order
+        self.size_of_value: dict[int, Sym] = {}
+        self.module_size_names: dict = {}
+        self.derived: dict[str, Sym] = {}      # size name -> its definition (an output size of a conv or pool)
+        if self.symbolic:
+            self.name_sizes(program, source)
         self.nodes: list[dict] = []
         self.n_new = 0
         self.tuple_nodes = set()
@@ -148,6 +313,8 @@ class Prog:
 
     def add(self, node):
         node["shape"] = list(node["shape"] or [])
+        if self.symbolic:
+            node["shape"] = self.infer_shape(node)
         self.t[node["name"]] = TInfo(node["name"], node["shape"], node.get("dtype") or "float32")
         self.nodes.append(node)
 
@@ -214,6 +381,140 @@ class Prog:
             return self.add(dict(node, op="rsum", inputs=[d],
                                  attrs={"dims": [0], "scale": 1.0 / N if red == "mean" else 1.0}))
         return self.add(node)
+
+    # --- symbolic sizes ----------------------------------------------------------------------------
+    def new_size(self, name: str, value: int) -> Sym:
+        """Register a size name (or reuse it if it holds this value); a name taken by another value or by
+        the templates gets a numbered variant."""
+        base, k = name, 2
+        while (name in self.sizes and self.sizes[name] != value) or name in TEMPLATE_NAMES or \
+                re.fullmatch(TEMPLATE_LOCAL, name) or name in self.t or not name.isidentifier() or \
+                keyword.iskeyword(name):
+            name, k = f"{base}_{k}", k + 1
+        self.sizes[name] = value
+        sym = Sym(value, name)
+        self.size_of_value.setdefault(value, sym)
+        return sym
+
+    def name_sizes(self, program: dict, source: str | None) -> None:
+        """Name every input and parameter dim > 1: inputs by the names get_inputs() uses in the source
+        (batch_size, channels, ...), a value already named reuses its name, anything else is `<tensor>_d<k>`."""
+        dims, self.module_size_names, consts = source_size_names(source)
+        for i, name in enumerate(self.input_names):
+            given = dims[i] if i < len(dims) and len(dims[i]) == len(self.t[name].shape) else []
+            shape = self.t[name].shape
+            for k, v in enumerate(shape):
+                if v == 1:
+                    continue
+                src_name = given[k] if given else None
+                if src_name is not None and consts.get(src_name) == v:
+                    shape[k] = self.new_size(src_name, v)
+                else:
+                    shape[k] = self.size_of_value.get(v) or self.new_size(f"{name}_d{k}", v)
+        for t in program["params"]:
+            shape = self.t[t["name"]].shape
+            base = t["name"].replace(".", "_")
+            for k, v in enumerate(shape):
+                if v != 1:
+                    shape[k] = self.size_of_value.get(v) or self.new_size(f"{base}_d{k}", v)
+
+    def module_size(self, node: dict, arg: str, value: int, fallback: str) -> Sym:
+        """A size a module's constructor argument gives (nn.Linear's out_features, a conv's out_channels):
+        the source's name for it when it has one, else `fallback`."""
+        name = self.module_size_names.get((node.get("module"), arg))
+        if value == 1:
+            return 1
+        return self.new_size(name if name and self.sizes.get(name, value) == value else fallback, value)
+
+    def infer_shape(self, node: dict) -> list:
+        """The node's shape in names: each dim is matched to a dim of its inputs with that value (scanning on
+        from the last match, as ops keep the order of the dims they keep), a flatten or view dim to the
+        product of a run of input dims, a cat dim to the sum; conv/pool spatial sizes and other sizes that
+        come from op attributes stay plain ints."""
+        shape, op, a = node["shape"], node["op"], node["attrs"]
+        ins = [self.t[i].shape for i in node["inputs"] if i in self.t]
+        if not ins or all(isinstance(s, Sym) or s == 1 for s in shape):
+            return shape
+        src = ins[0]
+        if op == "flatten" and src:
+            s_ = a.get("start_dim", 1) % len(src)
+            e_ = a.get("end_dim", -1) % len(src)
+            guess = src[:s_] + [prod(src[s_:e_ + 1])] + src[e_ + 1:]
+            if guess == shape:
+                return guess
+        if op == "cat" and len(ins) == 2 and len(ins[1]) == len(src):
+            d = a.get("dim", 0) % len(src)
+            guess = src[:d] + [src[d] + ins[1][d]] + src[d + 1:]
+            if guess == shape:
+                return guess
+        kind = synth.OPS[op].kind if op in synth.OPS else op
+        if kind in ("conv", "conv_transpose", "pool", "adaptive_pool") and len(src) == len(shape):
+            out = [src[0] if shape[0] == src[0] else shape[0]]
+            if kind.startswith("conv"):
+                wname = (node.get("module") or "conv").replace(".", "_") + "_weight"
+                out.append(self.module_size(node, "out_channels", shape[1], f"{wname}_d{0 if kind == 'conv' else 1}"))
+            else:
+                out.append(src[1] if shape[1] == src[1] else shape[1])
+            sizes = self.window_sizes(node, kind, src[2:]) if kind != "adaptive_pool" else [None] * len(src[2:])
+            return out + [i if i == o else w if w == o else o for i, o, w in zip(src[2:], shape[2:], sizes)]
+        flat = [s for s in (d for shp in ins for d in shp) if isinstance(s, Sym)]
+        out, pos = [], 0
+        for j, v in enumerate(shape):
+            if isinstance(v, Sym) or v == 1:
+                out.append(v)
+                continue
+            if op == "linear" and j == len(shape) - 1:
+                wname = (node.get("module") or "fc").replace(".", "_") + "_weight"
+                out.append(self.module_size(node, "out_features", v, f"{wname}_d0"))
+                continue
+            hit = next((q for q in list(range(pos, len(flat))) + list(range(pos)) if flat[q] == v), None)
+            if hit is None:   # a view or flatten: the product of a run of input dims
+                hit = next(((q, r) for q in range(pos, len(flat)) for r in range(q + 2, len(flat) + 1)
+                            if prod(flat[q:r]) == v), None)
+                if hit is not None:
+                    out.append(prod(flat[hit[0]:hit[1]]))
+                    pos = hit[1]
+                else:
+                    out.append(v)
+                continue
+            out.append(flat[hit])
+            pos = hit + 1
+        return out
+
+    def window_sizes(self, node: dict, kind: str, ins: list) -> list:
+        """Output spatial sizes of a conv, transposed conv or pool as derived names (`out_length`, defined in
+        self.derived as an expression of the input's names and the op's attributes); None where unknown."""
+        ma = node.get("module_args") or {}
+        d = len(ins)
+        try:
+            if kind.startswith("conv"):
+                ks, s, p, dil, _, _ = conv_geometry(node, d)
+            else:
+                ks = synth.tuple_attr(ma["kernel_size"], d)
+                s = synth.tuple_attr(ma.get("stride") or ma["kernel_size"], d)
+                p = synth.tuple_attr(ma.get("padding", 0), d)
+                dil = synth.tuple_attr(ma.get("dilation", 1), d)
+            opad = synth.tuple_attr(ma.get("output_padding", 0), d)
+        except (TeacherError, KeyError, TypeError, ValueError):
+            return [None] * d
+        out = []
+        for j, L in enumerate(ins):
+            if not isinstance(L, Sym):
+                out.append(None)
+                continue
+            if kind == "conv_transpose":   # (L - 1) * s - 2p + dil * (k - 1) + output_padding + 1
+                expr = L * s[j] + (1 - s[j] - 2 * p[j] + dil[j] * (ks[j] - 1) + opad[j])
+            else:                          # (L + 2p - dil * (k - 1) - 1) // s + 1
+                c = 2 * p[j] - dil[j] * (ks[j] - 1) - 1
+                expr = L + (c + 1) if s[j] == 1 else (L + c) // s[j] + 1
+            if not isinstance(expr, Sym) or expr.op is None:
+                out.append(expr)
+                continue
+            base = L.expr.removeprefix("out_") if L.op is None else ("length", "height", "width")[j - d + 3]
+            sym = self.new_size(f"out_{base}", int(expr))
+            self.derived.setdefault(sym.expr, expr)
+            out.append(sym)
+        return out
 
     # --- queries ---------------------------------------------------------------------------------
     def kind(self, name) -> str:
@@ -419,7 +720,7 @@ class KB:
             if (s != 1 or keep_unit) and i.code != "0":
                 terms.append(i.code if stride == 1 else f"{par(i.code)} * {stride}")
                 axes |= i.axes
-            stride *= s
+            stride = s * stride
         return Ix(" + ".join(reversed(terms)) or "0", axes)
 
     def unravel(self, flat: Ix, shape, hint="i") -> list[Ix]:
@@ -517,7 +818,7 @@ class KB:
         src = self.P.t[ins[0]].shape
         if op == "flip":
             dims = [d % len(src) for d in (a["dims"] if isinstance(a["dims"], (list, tuple)) else [a["dims"]])]
-            sub = [Ix(f"({src[d] - 1} - {i.code})", i.axes) if d in dims and src[d] != 1 else i
+            sub = [Ix(f"({bare(src[d] - 1)} - {i.code})", i.axes) if d in dims and src[d] != 1 else i
                    for d, i in enumerate(idx)]
             return self.value(ins[0], sub, valid)
         if op == "narrow":
@@ -528,7 +829,7 @@ class KB:
             return self.value(ins[0], sub, valid)
         if op == "select":
             d = a["dim"] % len(src)
-            i = a["index"] % src[d]
+            i = a["index"] if a["index"] >= 0 else src[d] + a["index"]   # src[d] - 1 for -1: no literal size
             return self.value(ins[0], list(idx[:d]) + [Ix(str(i))] + list(idx[d:]), valid)
         if op == "flatten":
             s = a.get("start_dim", 1) % max(1, len(src))
@@ -651,9 +952,15 @@ def finish(kb: KB, E: str, grid: str, blocks: dict, summary: str, num_warps: int
     body = dce(kb.lines)
     ptrs = [p for p in kb.params if p[0].endswith("_ptr")]
     others = [p for p in kb.params if not p[0].endswith("_ptr")]
+    sizes = sizes_used(P, body)   # --sizes symbolic: the size names the kernel reads, passed as constexprs
     sig = [p[0] for p in ptrs] + ["out_ptr"] + [p[0] for p in others if not p[2]] + \
+          [f"{s}: tl.constexpr" for s in sizes] + \
           [f"{p[0]}: tl.constexpr" for p in others if p[2]] + [f"{b}: tl.constexpr" for b in blocks]
     src = ["@triton.jit", f"def {kb.name}(" + ", ".join(sig) + "):"] + body
+    taken = {p[0] for p in kb.params} | {m.group(1) for ln in body
+                                         for m in [re.match(r"\s*(?:for )?([A-Za-z_]\w*)", ln)] if m}
+    if set(sizes) & taken:
+        raise TeacherError(f"size names {sorted(set(sizes) & taken)} collide with kernel names (a teacher bug)")
     out = P.t[E]
     wname = kb.st.wrapper_name(kb.name)
     leaf_names = list(kb.leaves.items())
@@ -667,17 +974,46 @@ def finish(kb: KB, E: str, grid: str, blocks: dict, summary: str, num_warps: int
         w.append(f"    out = torch.empty({tuple(out.shape)!r}, device={dev}, dtype={dtype})")
     w += ["    " + s for s in pre]
     w.append(f"    grid = lambda meta: {grid}")
-    call = [p[1] for p in ptrs] + ["out"] + [p[1] for p in others if not p[2]] + \
+    call = [p[1] for p in ptrs] + ["out"] + [p[1] for p in others if not p[2]] + list(sizes) + \
            [f"{p[0]}={p[1]}" for p in others if p[2]] + [f"{b}={v}" for b, v in blocks.items()]
     if num_warps:
         call.append(f"num_warps={num_warps}")
     w.append(f"    {kb.name}[grid](" + ", ".join(call) + ")")
     w.append("    return out")
+    w[1:1] = ["    " + s for s in bind_sizes(P, leaf_names, sizes_used(P, w[1:]))]
     return Kernel(kb.name, wname, "\n".join(src), "\n".join(w), [P.t[t].ref for t, _ in leaf_names], E, summary)
 
 
+def sizes_used(P: Prog, lines: list[str]) -> list[str]:
+    """The size names (--sizes symbolic) that the code reads, in naming order."""
+    words = {w for ln in lines for w in re.findall(r"(?<![.\w'\"])[A-Za-z_]\w*", ln)}
+    return [s for s in P.sizes if s in words]
+
+
+def bind_sizes(P: Prog, leaf_names: list, needed: list[str]) -> list[str]:
+    """Wrapper lines binding each needed size name from the shape of a tensor the wrapper receives
+    (`batch_size, channels, length = in0.shape`); a name none of them has is bound to its value."""
+    provided = {s.expr for t, _ in leaf_names for s in P.t[t].shape if isinstance(s, Sym) and s.op is None}
+    needed = set(needed)
+    for s in reversed(list(P.derived)):   # a derived size no tensor has needs the sizes of its definition
+        if s in needed and s not in provided:
+            needed |= set(sizes_used(P, [P.derived[s].expr]))
+    lines, left = [], [s for s in P.sizes if s in needed]
+    for t, pname in leaf_names:
+        shape = P.t[t].shape
+        targets = []
+        for s in shape:
+            take = isinstance(s, Sym) and s.op is None and s.expr in left
+            targets.append(s.expr if take else "_")
+            if take:
+                left.remove(s.expr)
+        if any(x != "_" for x in targets):
+            lines.append(f"{targets[0]} = {pname}.shape[0]" if len(shape) == 1 else
+                         f"{', '.join(targets)} = {pname}.shape")
+    return lines + [f"{s} = {P.derived[s].expr if s in P.derived else P.sizes[s]}" for s in left]
+
+
 def dce(lines: list[str]) -> list[str]:
-    import re
     lines = list(lines)
     while True:
         drop = None
@@ -832,8 +1168,8 @@ def k_rows(P: Prog, st: Style, A: str, E: str) -> Kernel:
     loop = n_cols > BJ
     rowmap = op in ("softmax", "log_softmax", "l2_normalize", "cumsum", "cumprod") or \
         synth.OPS.get(op, synth.OPS["relu"]).kind == "norm"
-    kb.arg("n_rows", str(n_rows))
-    kb.arg("n_cols", str(n_cols))
+    kb.arg("n_rows", bare(n_rows))
+    kb.arg("n_cols", bare(n_cols))
     kb.line("pid = tl.program_id(0)")
     kb.line("rows = pid * BLOCK_ROWS + tl.arange(0, BLOCK_ROWS)[:, None]")
     kb.line("row_mask = rows < n_rows")
@@ -983,7 +1319,7 @@ def k_rows(P: Prog, st: Style, A: str, E: str) -> Kernel:
                 if ok:
                     tname = f"{n['module']}.{nm}"
                     if tname not in P.t:
-                        shp = list(margs["normalized_shape"]) if op in ("layer_norm", "rms_norm") else [S[1]]
+                        shp = S[len(S) - len(margs["normalized_shape"]):] if op in ("layer_norm", "rms_norm") else [S[1]]
                         P.t[tname] = TInfo(tname, shp, "float32", f"{mref}.{nm}")
                     affine[nm] = tname
         if op in ("softmax", "log_softmax"):
@@ -1045,7 +1381,7 @@ def k_rows(P: Prog, st: Style, A: str, E: str) -> Kernel:
         loop_over(wbody)
     blocks = {"BLOCK_ROWS": BR, "BLOCK_COLS": BJ}
     nw = None if st.target == "cpu" else (4 if BR * BJ <= 2048 else 8)
-    return finish(kb, E, f"(triton.cdiv({n_rows}, meta['BLOCK_ROWS']),)", blocks,
+    return finish(kb, E, f"(triton.cdiv({bare(n_rows)}, meta['BLOCK_ROWS']),)", blocks,
                   f"row kernel {' + '.join(ops)}", nw)
 
 
@@ -1053,9 +1389,9 @@ def k_rows(P: Prog, st: Style, A: str, E: str) -> Kernel:
 def gemm_tile(kb: KB, M: int, N: int, K: int, axis2: str | None):
     """The tile prologue shared by the tl.dot kernels (matmul and implicit-GEMM conv): sizes, program ids
     (a third grid axis named `axis2` for batch or group), row/column offsets and masks."""
-    kb.arg("M", str(M))
-    kb.arg("N", str(N))
-    kb.arg("K", str(K))
+    kb.arg("M", bare(M))
+    kb.arg("N", bare(N))
+    kb.arg("K", bare(K))
     kb.line("pid_m = tl.program_id(0)")
     kb.line("pid_n = tl.program_id(1)")
     third = ZERO
@@ -1144,7 +1480,8 @@ def k_matmul(P: Prog, st: Style, A: str, E: str) -> Kernel:
         acc = kb.emit(f"acc + {kb.value(bias, [n_ix]).code}", "mn", "acc")
     val = kb.epilogue(A, E, acc, oidx)
     kb.store(E, oidx, val, "mn")
-    grid = f"(triton.cdiv({M}, meta['BLOCK_M']), triton.cdiv({N}, meta['BLOCK_N'])" + (f", {B})" if B > 1 else ")")
+    grid = f"(triton.cdiv({bare(M)}, meta['BLOCK_M']), triton.cdiv({bare(N)}, meta['BLOCK_N'])" + \
+        (f", {bare(B)})" if B > 1 else ")")
     return finish(kb, E, grid, {"BLOCK_M": BM, "BLOCK_N": BN, "BLOCK_K": BK},
                   f"tl.dot {' + '.join(ops)}", None if st.target == "cpu" else nw)
 
@@ -1266,7 +1603,8 @@ def k_conv(P: Prog, st: Style, A: str, E: str) -> Kernel:
     oidx = [bidx, oc] + osp
     val = kb.epilogue(A, E, acc, oidx)
     kb.store(E, oidx, val, "mn")
-    grid = f"(triton.cdiv({M}, meta['BLOCK_M']), triton.cdiv({OCg}, meta['BLOCK_N'])" + (f", {G})" if G > 1 else ")")
+    grid = f"(triton.cdiv({bare(M)}, meta['BLOCK_M']), triton.cdiv({bare(OCg)}, meta['BLOCK_N'])" + \
+        (f", {G})" if G > 1 else ")")
     return finish(kb, E, grid, {"BLOCK_M": BM, "BLOCK_N": BN, "BLOCK_K": BK},
                   f"implicit-GEMM {' + '.join(ops)}", None if st.target == "cpu" else nw)
 
@@ -1289,7 +1627,7 @@ def k_pool(P: Prog, st: Style, A: str, E: str) -> Kernel:
         raise TeacherError("max pool with return_indices")
     total = max(1, prod(out_shape))
     BLOCK = st.block_1d(total)
-    kb.arg("n_elements", str(total))
+    kb.arg("n_elements", bare(total))
     kb.line("pid = tl.program_id(0)")
     kb.line("offs = pid * BLOCK + tl.arange(0, BLOCK)")
     kb.line("mask = offs < n_elements")
@@ -1305,10 +1643,10 @@ def k_pool(P: Prog, st: Style, A: str, E: str) -> Kernel:
             L, O = IS[j], OS[j]
             st_ = kb.emit(f"({oi[2 + j].code} * {L}) // {O}", "o", "lo") if oi[2 + j].code != "0" else ZERO
             en_ = kb.emit(f"(({oi[2 + j].code} + 1) * {L} + {O - 1}) // {O}", "o", "hi") if oi[2 + j].code != "0" \
-                else Ix(str(-(-L // O)))
+                else Ix(bare(L) if O == 1 else str(-(-int(L) // O)))
             starts.append(st_)
             ends.append(en_)
-            kmax.append(max(-(-((o + 1) * L) // O) - (o * L) // O for o in range(O)))
+            kmax.append(int(max(-(-((o + 1) * L) // O) - (o * L) // O for o in range(O))))
         kb.line("acc = tl.zeros([BLOCK], dtype=tl.float32)")
         names = [f"k{j}" for j in range(d)]
         for j in range(d):
@@ -1369,7 +1707,7 @@ def k_pool(P: Prog, st: Style, A: str, E: str) -> Kernel:
     kb.flat = (tuple(i.code for i in oi), list(out_shape), offs)
     val = kb.epilogue(A, E, res, oi)
     kb.store(E, oi, val, "o")
-    return finish(kb, E, f"(triton.cdiv({total}, meta['BLOCK']),)", {"BLOCK": BLOCK},
+    return finish(kb, E, f"(triton.cdiv({bare(total)}, meta['BLOCK']),)", {"BLOCK": BLOCK},
                   f"pooling {' + '.join(ops)}")
 
 
@@ -1391,8 +1729,8 @@ def k_attention(P: Prog, st: Style, A: str, E: str) -> Kernel:
     BD = max(16, npow2(D))
     BM = min(max(16, npow2(S)), 64)
     BN = min(max(16, npow2(Sk)), 64 if st.target == "cpu" else 32)
-    kb.arg("seq_q", str(S))
-    kb.arg("seq_k", str(Sk))
+    kb.arg("seq_q", bare(S))
+    kb.arg("seq_k", bare(Sk))
     kb.line("pid_m = tl.program_id(0)")
     kb.line("pid_bh = tl.program_id(1)")
     kb.line(f"b = pid_bh // {H}")
@@ -1435,7 +1773,7 @@ def k_attention(P: Prog, st: Style, A: str, E: str) -> Kernel:
     oidx = [bI, hI, m_ix, d_ix]
     val = kb.epilogue(A, E, res, oidx)
     kb.store(E, oidx, val, "md")
-    return finish(kb, E, f"(triton.cdiv({S}, meta['BLOCK_M']), {B * H})",
+    return finish(kb, E, f"(triton.cdiv({bare(S)}, meta['BLOCK_M']), {bare(B * H)})",
                   {"BLOCK_M": BM, "BLOCK_N": BN, "BLOCK_D": BD}, f"flash attention {' + '.join(ops)}",
                   None if st.target == "cpu" else 4)
 
@@ -1514,9 +1852,10 @@ def view_call(P: Prog, n: dict) -> str:
 
 
 def compile_program(record_or_program, seed: int = 0, target: str = "cpu", source: str | None = None,
-                    generic_names: bool = False, dot_precision: str = "ieee") -> str:
+                    generic_names: bool = False, dot_precision: str = "ieee", sizes: str = "literal") -> str:
     """Solution source (a KernelBench ModelNew with Triton kernels) for a task record, a program dict from
-    synth (with `source`) or a KernelBench task source string. Raises TeacherError if unsupported."""
+    synth (with `source`) or a KernelBench task source string. sizes="symbolic" writes sizes as names bound
+    from the tensors' shapes (module docstring). Raises TeacherError if unsupported."""
     if isinstance(record_or_program, str):
         source = record_or_program
         program = synth.load_task(source)
@@ -1528,7 +1867,7 @@ def compile_program(record_or_program, seed: int = 0, target: str = "cpu", sourc
             program = synth.load_task(source)
     if not source:
         raise TeacherError("the program has no task source (needed for Model.__init__)")
-    P = Prog(program)
+    P = Prog(program, sizes, source)
     st = Style(seed, target, generic_names, dot_precision)
     if P.output not in P.t:
         raise TeacherError(f"output {P.output!r} is not a tensor of the program")
@@ -1606,6 +1945,10 @@ def main(argv=None) -> int:
                         "generically (triton_kernel, launch_triton) rather than after their ops")
     p.add_argument("--dot-precision", choices=DOT_PRECISIONS, default="ieee",
                    help="fp32 tl.dot precision of GEMM, conv and attention kernels (see DOT_PRECISIONS)")
+    p.add_argument("--sizes", choices=["literal", "symbolic"], default="literal",
+                   help="literal: sizes are integers in kernels and wrappers; symbolic: sizes are names bound from "
+                        "the inputs' shapes (batch_size, channels, ... as the task source calls them) and passed to "
+                        "kernels as constexprs, so a model copies names instead of doing arithmetic on sizes")
     p.add_argument("--timeout-s", type=float, default=120.0, help="judge wall-clock limit per solution (s)")
     p.add_argument("--limit", type=int, default=0, help="only the first N tasks (0 = all)")
     args = p.parse_args(argv)
@@ -1621,7 +1964,8 @@ def main(argv=None) -> int:
     for i, rec in enumerate(tasks):
         try:
             sol = compile_program(rec, seed=args.seed + (i if args.style == "varied" else 0), target=args.device,
-                                  generic_names=args.style == "fixed", dot_precision=args.dot_precision)
+                                  generic_names=args.style == "fixed", dot_precision=args.dot_precision,
+                                  sizes=args.sizes)
             sols.append((rec, sol))
         except TeacherError as e:
             failures.append((rec, "teacher_error", str(e)))

@@ -9,6 +9,7 @@ file costs one pool start-up and the interpreter time of ~130 small programs.
 """
 import glob
 import json
+import math
 import os
 import re
 import subprocess
@@ -61,6 +62,56 @@ IRREGULAR = {  # name: (forward args, forward body, get_inputs, __init__ line)
 }
 
 
+# Single-op tasks written at two shapes (same op, rank and attributes): in symbolic mode the kernels must not
+# change. Sizes are module constants named in get_inputs(), as synth writes them. name: (shape A, shape B)
+SIZE_FREE = {
+    "relu": ({"batch_size": 5, "features": 37}, {"batch_size": 11, "features": 29}),
+    "sum_dim1": ({"batch_size": 5, "channels": 7, "length": 13}, {"batch_size": 3, "channels": 11, "length": 9}),
+    "softmax": ({"batch_size": 5, "features": 37}, {"batch_size": 7, "features": 61}),
+    "rms_norm": ({"batch_size": 5, "features": 37}, {"batch_size": 7, "features": 61}),
+    "matmul": ({"batch_size": 5, "features": 37, "out_features": 11}, {"batch_size": 9, "features": 21, "out_features": 13}),
+    "linear": ({"batch_size": 5, "features": 37, "out_features": 11}, {"batch_size": 9, "features": 21, "out_features": 13}),
+    "bmm": ({"batch_size": 3, "channels": 7, "length": 13, "out_features": 5},
+            {"batch_size": 2, "channels": 11, "length": 9, "out_features": 6}),
+    "flip": ({"batch_size": 5, "channels": 7, "length": 13}, {"batch_size": 3, "channels": 11, "length": 9}),
+    "max_pool2d": ({"batch_size": 2, "channels": 3, "height": 9, "width": 11},
+                   {"batch_size": 3, "channels": 5, "height": 7, "width": 13}),
+    "conv2d": ({"batch_size": 2, "channels": 3, "height": 9, "width": 11, "out_channels": 5},
+               {"batch_size": 3, "channels": 2, "height": 7, "width": 13, "out_channels": 4}),
+    "layer_norm_2d": ({"batch_size": 5, "channels": 7, "length": 13}, {"batch_size": 3, "channels": 11, "length": 9}),
+}
+SIZE_FREE_TASKS = {  # name: (input dims, forward body, __init__ line, second input dims)
+    "relu": ("batch_size, features", "return torch.relu(x)", "", None),
+    "sum_dim1": ("batch_size, channels, length", "return torch.sum(x, dim=1)", "", None),
+    "softmax": ("batch_size, features", "return torch.softmax(x, dim=-1)", "", None),
+    "rms_norm": ("batch_size, features", "return self.norm(x)", "self.norm = nn.RMSNorm(features, eps=1e-5)", None),
+    "matmul": ("batch_size, features", "return torch.matmul(x, y)", "", "features, out_features"),
+    "linear": ("batch_size, features", "return self.fc(x)", "self.fc = nn.Linear(features, out_features)", None),
+    "bmm": ("batch_size, channels, length", "return torch.bmm(x, y)", "", "batch_size, length, out_features"),
+    "flip": ("batch_size, channels, length", "return torch.flip(x, dims=[1])", "", None),
+    "max_pool2d": ("batch_size, channels, height, width", "return self.pool(x)", "self.pool = nn.MaxPool2d(2)", None),
+    "conv2d": ("batch_size, channels, height, width", "return self.conv(x)",
+               "self.conv = nn.Conv2d(channels, out_channels, 3, padding=1)", None),
+    "layer_norm_2d": ("batch_size, channels, length", "return self.norm(x)",
+                      "self.norm = nn.LayerNorm([channels, length])", None),
+}
+
+
+def sized_source(name: str, dims: dict) -> str:
+    shape, body, init, shape_y = SIZE_FREE_TASKS[name]
+    inputs = f"torch.randn({shape})" + (f", torch.randn({shape_y})" if shape_y else "")
+    return ("import torch\nimport torch.nn as nn\n\n" + "".join(f"{k} = {v}\n" for k, v in dims.items()) +
+            "\n\nclass Model(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+            + (f"        {init}\n" if init else "") +
+            f"\n    def forward(self, x{', y' if shape_y else ''}):\n        {body}\n\n\n"
+            f"def get_inputs():\n    return [{inputs}]\n\n\ndef get_init_inputs():\n    return []\n")
+
+
+def kernel_sources(sol: str) -> str:
+    """The @triton.jit functions of a solution (what a model must write without knowing the sizes)."""
+    return "\n".join(re.findall(r"@triton\.jit\n.*?(?=\n\n)", sol, re.S))
+
+
 def irregular_source(name: str) -> str:
     args, body, inputs, init = IRREGULAR[name]
     return ("import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n\n\n"
@@ -92,6 +143,22 @@ def judged():
         items[f"tf32x3:{name}"] = (src, compile_program(src, target="cuda", dot_precision="tf32x3"))
     items["tf32x3:op:sdpa"] = (single_op_record("sdpa")["source"],
                                compile_program(single_op_record("sdpa"), seed=1, dot_precision="tf32x3"))
+    # --sizes symbolic: every op (another shape draw than above), fused programs, irregular shapes, imports
+    for op in synth.POOL:
+        rec = single_op_record(op, index=1)
+        items[f"symbolic:op:{op}"] = (rec["source"], compile_program(rec, seed=2, sizes="symbolic"))
+    for i, rec in enumerate(level_records(2, 4, seed=4) + level_records(5, 4, seed=4)):
+        items[f"symbolic:fused:{rec['id']}"] = (rec["source"], compile_program(rec, seed=i, sizes="symbolic"))
+    for name in IRREGULAR:
+        src = irregular_source(name)
+        items[f"symbolic:irregular:{name}:cuda"] = (src, compile_program(src, target="cuda", sizes="symbolic"))
+    for path in sorted(glob.glob(os.path.join(HERE, "kernelbench", "*.py"))):
+        src = open(path).read()
+        items[f"symbolic:import:{os.path.basename(path)}"] = (src, compile_program(src, sizes="symbolic"))
+    for name, (a, b) in SIZE_FREE.items():
+        for k, dims in enumerate((a, b)):
+            src = sized_source(name, dims)
+            items[f"symbolic:sizefree:{name}:{k}"] = (src, compile_program(src, sizes="symbolic"))
     labels = list(items)
     with Judge(workers=2, device="cpu", timeout_s=120, policy="strict") as j:
         verdicts = j.verify_many([items[k] for k in labels], progress=False)
@@ -214,3 +281,56 @@ def test_generic_names_style_names_kernels_after_nothing():
     assert "def triton_kernel(" in src and "def launch_triton(" in src
     assert "relu" not in src.split("class ModelNew")[0]
     assert teacher.compile_program(rec, seed=0, generic_names=True) == src
+
+
+def test_symbolic_sizes_pass_strict(judged):
+    labels = [k for k in judged if k.startswith("symbolic:")]
+    assert len([k for k in labels if k.startswith("symbolic:op:")]) == len(synth.POOL)
+    assert len([k for k in labels if k.startswith("symbolic:fused:")]) == 8
+    assert failures(judged, "symbolic:") == {}
+
+
+def test_symbolic_kernels_do_not_depend_on_sizes():
+    for name, (a, b) in SIZE_FREE.items():
+        sym = [kernel_sources(compile_program(sized_source(name, d), sizes="symbolic")) for d in (a, b)]
+        lit = [kernel_sources(compile_program(sized_source(name, d))) for d in (a, b)]
+        assert sym[0] and sym[0] == sym[1], name
+        # a flat elementwise kernel and a last-dim softmax read only the runtime bounds even with literals
+        assert (lit[0] == lit[1]) == (name in ("relu", "softmax")), name
+
+
+def test_symbolic_wrapper_binds_names_from_the_inputs():
+    sol = compile_program(sized_source("bmm", SIZE_FREE["bmm"][0]), sizes="symbolic")
+    assert "batch_size, channels, length = x.shape" in sol
+    assert "_, _, out_features = y.shape" in sol
+    assert "torch.empty((batch_size, channels, out_features)" in sol
+    assert "pid_b * (channels * length)" in sol and "triton.cdiv(channels, meta['BLOCK_M'])" in sol
+    pool = compile_program(sized_source("max_pool2d", SIZE_FREE["max_pool2d"][0]), sizes="symbolic")
+    assert "out_height = (height - 2) // 2 + 1" in pool and "out_height: tl.constexpr" in pool
+    rms = compile_program(sized_source("rms_norm", SIZE_FREE["rms_norm"][0]), sizes="symbolic")
+    assert "ss / features" in rms
+
+
+def test_symbolic_kernels_have_no_products_of_sizes():
+    import itertools
+    for name in ("bmm", "flip", "sum_dim1", "conv2d", "max_pool2d", "layer_norm_2d"):
+        dims = SIZE_FREE[name][0]
+        values = [v for v in dims.values() if v > 1]
+        products = {math.prod(c) for r in range(2, len(values) + 1) for c in itertools.combinations(values, r)}
+        for sizes, expect_products in (("symbolic", False), ("literal", True)):
+            kernels = kernel_sources(compile_program(sized_source(name, dims), sizes=sizes))
+            found = {int(x) for x in re.findall(r"(?<![\w.])\d+(?![\w.])", kernels)} & products
+            assert bool(found) == expect_products, (name, sizes, found)
+
+
+def test_sym_arithmetic_prints_names_and_computes_values():
+    c, h, w = teacher.Sym(3, "channels"), teacher.Sym(5, "height"), teacher.Sym(7, "width")
+    stride = teacher.prod([c, h, w])
+    assert int(stride) == 105 and repr(stride) == "channels * height * width"
+    assert f"offs // {h * w}" == "offs // (height * width)"
+    assert repr((h - 3) // 2 + 1) == "(height - 3) // 2 + 1" and (h - 3) // 2 + 1 == 2
+    assert repr(w - (h - 1)) == "width - (height - 1)" and w - (h - 1) == 3
+    assert repr(h + -2) == "height - 2" and repr(2 * (h + 1)) == "2 * (height + 1)"
+    assert w * 1 is w and w + 0 is w and w // 1 is w and type(-w) is int
+    assert teacher.bare(h - 1) == "height - 1" and teacher.bare(4) == "4"
+    assert 1.0 / teacher.prod([c, h]) == 1.0 / 15 and teacher.npow2(h) == 8
