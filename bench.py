@@ -271,7 +271,7 @@ def rollout_throughput(pol, engine, prompt_ids, args, lora):
         _log(f"rollout {engine} failed: {row['error']}")
         return row
     tokens = sum(len(c) for c in completions)
-    if engine == "compile":  # one compiled layer should serve every layer: few graphs, no eager fallback
+    if engine.startswith("compile"):  # one compiled layer should serve every layer: few graphs, no eager fallback
         import torch
         row["dynamo_unique_graphs"] = torch._dynamo.utils.counters["stats"]["unique_graphs"]
     row.update(wall_s=round(wall, 2), tokens=tokens, tokens_per_s=round(tokens / wall, 1),
@@ -358,7 +358,7 @@ def cmd_rollout(args):
         g_prompts = greedy_prompts(pol, args)
         _log("greedy check: hf")
         g_ref = greedy_tokens(pol, "hf", g_prompts, args)
-    for e in sorted(fast, key=lambda e: e == "compile"):
+    for e in sorted(fast, key=lambda e: e.startswith("compile")):
         results.append(rollout_throughput(pol, e, prompt_ids, args, "-"))
         if args.greedy_prompts:
             greedy[e] = greedy_check(pol, e, g_prompts, g_ref, args)
