@@ -73,7 +73,8 @@ run_search() {  # issue 7: search with the teacher on level-5 paper programs, an
 
 run_rollout() {  # issue 9
   section rollout
-  timeout 420 $PY bench.py rollout --model-config qwen2.5-7b > "$O/rollout.txt" 2>&1
+  timeout 420 $PY bench.py rollout --model-config qwen2.5-7b --engines hf,compile,compile_full --lora-engines compile \
+    > "$O/rollout.txt" 2>&1
   tail -12 "$O/rollout.txt"
 }
 
