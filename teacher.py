@@ -1443,7 +1443,7 @@ def k_matmul(P: Prog, st: Style, A: str, E: str) -> Kernel:
         if op == "einsum" and eq not in ("bij,bjk->bik", "bij,jk->bik"):
             raise TeacherError(f"einsum {eq!r} is not supported")
         if op == "matmul" or (op == "einsum" and eq == "bij,jk->bik"):
-            K, N = ys
+            K, N = xs[-1], ys[1]   # K named after x (ys[0] has the same value)
             B, M = 1, prod(xs[:-1])
             lead = xs[:-1]
             a_idx = lambda kb, m, k, b: kb.unravel(m, lead, "m") + [k]
