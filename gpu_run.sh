@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The H200 measurements behind LOG.md, in named sections so one device call can run several:
 #   bash gpu_run.sh noise judgetests search   # logs in /tmp/gpu_work, packed into $OUT/results.tgz after each
-# Sections: env train q4 noise judgetests verify teacher2 teacher2x3 teacher5 search sft rollout rl, in the order given
+# Sections: env train q4 noise judgetests verify teacher2 teacher2x3 teacher5 search search5 sft rollout rl, in the order given
 # (one after another: run at once, 20+ judge workers on 16 cores starved each other, LOG.md). Every section is
 # time-boxed with `timeout` so one slow step cannot eat the whole call; each prints the end of its log.
 set -u
@@ -96,13 +96,22 @@ run_q4() {  # issue 5: the 4-bit (QLoRA) path loads a model and trains steps; ne
   tail -6 "$O/q4.txt"
 }
 
-run_train() {  # issues 5 + 6: --preset gpu-small from scratch: SFT, DRPO and GRPO (~90 s each), evals. Make the
-  # data first where CPU time is free: python train.py --preset gpu-small --out runs/gs --pipeline-data-only
+GS=${GS:-runs/gs2}
+run_train() {  # issues 5 + 6: --preset gpu-small from scratch: SFT, DRPO and GRPO (~75 s each), evals. Make the
+  # data first where CPU time is free: python train.py --preset gpu-small --out runs/gs2 --pipeline-data-only
+  # (carry runs/gs2). Resumable: a second call with the same command continues where the first was cut.
   section train
-  timeout 575 $PY train.py --preset gpu-small --out runs/gs --resume --device cuda > "$O/train_gs.txt" 2>&1
+  timeout ${TRAIN_S:-575} $PY train.py --preset gpu-small --out "$GS" --resume --device cuda >> "$O/train_gs.txt" 2>&1
   echo "train rc $?"
   grep -v "verify:\|it/s\|s/it" "$O/train_gs.txt" | tail -30
-  tar czf "$O/gs.tgz" --exclude=checkpoints --exclude=base_model --exclude=data --exclude='*.safetensors' runs/gs
+  tar czf "$O/gs.tgz" --exclude=checkpoints --exclude=base_model --exclude=data --exclude='*.safetensors' "$GS"
+}
+
+run_search5() {  # issue 7: search vs the teacher's single shot on paper-size level-5 programs (whole program first)
+  section search5
+  timeout ${SEARCH5_S:-240} $PY search.py --task devdata/paper_l5.jsonl --limit ${SEARCH5_N:-3} --policy teacher \
+    --max-fragment 5 --beam 2 --time-budget-s 40 --workers 8 --device cuda --out "$O/search5" > "$O/search5.txt" 2>&1
+  grep -v "it/s\|s/it" "$O/search5.txt" | tail -10
 }
 
 run_rl() {  # issue 6: one RL step, 7B shape, 8 prompts x G=8 x 1024 new tokens
