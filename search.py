@@ -40,8 +40,8 @@ end and keep the fastest. Steps and the choices made here:
 Outputs in --out (per task; a JSONL --task gets one subdirectory per task and summary.jsonl): solution.py,
 verdict.json, fragments.jsonl (every fragment tried: ops, samples, verdicts, times), covers.jsonl, run.json.
 Budgets: --sample-budget (policy samples over all fragments of a task) and --time-budget-s (wall clock of the
-fragment phase, checked before each batch of one fragment per judge worker, so it can be overrun by one
-batch); the whole program (when it fits --max-fragment) is tried first, being the single-shot answer, then
+fragment phase, checked before each batch of one fragment per judge worker after the first, so it can be
+overrun by one batch); the whole program (when it fits --max-fragment) is tried first, being the single-shot answer, then
 fragments shortest first, so the single-op cover is complete before longer ones.
 Not bit-reproducible: model samples are seeded per fragment batch; CUDA times vary run to run.
 """
@@ -544,7 +544,7 @@ def search_program(record, proposer, judge, *, max_fragment=5, samples=1, beam=4
     chunk = max(1, getattr(judge, "workers", 2))
     stopped = None
     for i in range(0, len(frags), chunk):
-        if time_budget_s is not None and time.time() - t0 > time_budget_s:
+        if i > 0 and time_budget_s is not None and time.time() - t0 > time_budget_s:  # the first batch always runs
             stopped = f"time budget {time_budget_s:g} s"
         if sample_budget is not None and stats["samples"] + samples > sample_budget:
             stopped = f"sample budget {sample_budget}"

@@ -219,3 +219,18 @@ def test_cli_writes_solution_verdict_and_log(tmp_path):
     assert "class ModelNew" in (out / "solution.py").read_text()
     rows = [json.loads(line) for line in (out / "fragments.jsonl").read_text().splitlines()]
     assert sum(r["event"] == "fragment" for r in rows) == 15 and (out / "run.json").exists()
+
+
+def test_time_budget_keeps_the_whole_program_single_shot(judge):
+    """The whole program is tried first and the first batch always runs: a search whose time budget is spent
+    before it starts still returns the policy's single-shot answer."""
+    from eval import TeacherPolicy
+
+    rec = synth.read_tasks(TASKS)[0]
+    rows = []
+    res = search.search_program(rec, TeacherPolicy("cpu", 0), judge, max_fragment=5, beam=1, time_budget_s=0.0,
+                                log=rows.append, progress=False)
+    frags = [r for r in rows if r.get("event") == "fragment"]
+    n_ops = res["stats"]["n_ops"]
+    assert frags and frags[0]["span"] == [0, n_ops - 1] and frags[0]["n_correct"] == 1
+    assert res["verdict"]["correct"] and res["cover"] == [[0, n_ops - 1, "kernel"]]
