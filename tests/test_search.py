@@ -178,9 +178,10 @@ def test_single_op_search_returns_correct_hybrids(judge):
 def test_budgets_stop_sampling(judge):
     rec = synth.read_tasks(TASKS)[0]
     rows = []
-    res = search.search_program(rec, search.SingleOpPolicy("cpu", 0), judge, sample_budget=2, beam=1,
+    # 3 samples: the whole program (tried first; the stand-in cannot solve it), then ops 0 and 1
+    res = search.search_program(rec, search.SingleOpPolicy("cpu", 0), judge, sample_budget=3, beam=1,
                                 log=rows.append, progress=False)
-    assert res["stats"]["samples"] == 2 and "sample budget" in res["stats"]["stopped"]
+    assert res["stats"]["samples"] == 3 and "sample budget" in res["stats"]["stopped"]
     assert res["kind"] == "hybrid" and res["cover"][:2] == [[0, 0, "kernel"], [1, 1, "kernel"]]
     assert res["cover"][2:] == [[i, i, "torch"] for i in range(2, 5)]
 
