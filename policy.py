@@ -592,33 +592,28 @@ def _layer_forward(layer, x, cos, sin, mask, k_cache, v_cache, slots, kv_len: in
     return parts[1](layer, x, out)
 
 
-_COMPILED_PARTS = []  # torch.compile of _attn_in and _attn_out, made once per process
+_COMPILED = {}  # function -> torch.compile(function), made once per process
+
+
+def _compiled(fn):
+    """Regional compilation: one compiled function serves every layer of the model (same code, same shapes;
+    the layer's weights are graph inputs), so compiling costs one layer, not the whole stack."""
+    if fn not in _COMPILED:
+        _COMPILED[fn] = torch.compile(fn, dynamic=False)
+    return _COMPILED[fn]
 
 
 def _compiled_layer_forward():
-    """Regional compilation: the two halves of a layer around its attention are compiled (norms, rotary,
-    residuals and the MLP's activation fuse into few kernels); one compiled half serves every layer (same
-    code, same shapes; the layer's weights are graph inputs), so compiling costs one layer, not the stack.
-    The attention itself and the cache writes stay eager, so its length can grow in kv_len buckets like the
-    cudagraph engine's instead of reading the whole cache every step (one shape per bucket would recompile).
-    (Session 1 compiled the whole layer with the attention over the full cache: 7,289 tokens/s on the H200.)"""
-    if not _COMPILED_PARTS:
-        _COMPILED_PARTS.extend(torch.compile(f, dynamic=False) for f in (_attn_in, _attn_out))
-    parts = tuple(_COMPILED_PARTS)
+    """The "compile" engine's layer: the two halves around the attention are compiled (norms, rotary,
+    residuals and the MLP's activation fuse into few kernels); the attention and the cache writes stay eager,
+    so its length grows in kv_len buckets like the cudagraph engine's (one shape per bucket would recompile
+    a compiled attention). "compile_full" compiles the whole layer instead, attending over the full cache
+    every step; on the H200 the two ran at the same speed (7,596 vs 7,609 tokens/s, LOG.md)."""
+    parts = (_compiled(_attn_in), _compiled(_attn_out))
 
     def layer_fn(*args):
         return _layer_forward(*args, parts=parts)
     return layer_fn
-
-
-def _compiled_whole_layer():
-    """The "compile_full" engine: the whole layer compiled, attention over the full cache every step."""
-    if not _COMPILED_WHOLE:
-        _COMPILED_WHOLE.append(torch.compile(_layer_forward, dynamic=False))
-    return _COMPILED_WHOLE[0]
-
-
-_COMPILED_WHOLE = []
 
 
 def _static_forward(model, k_cache, v_cache, valid, tokens, positions, slots, kv_len: int, layer_fn=_layer_forward):
@@ -657,8 +652,12 @@ class _StaticDecoder:
         self.k = [torch.zeros(shape, device=device, dtype=dtype) for _ in range(n)]
         self.v = [torch.zeros(shape, device=device, dtype=dtype) for _ in range(n)]
         self.valid = torch.ones(batch, cache_len, dtype=torch.bool, device=device)
-        self.layer_fn = {"compile": _compiled_layer_forward, "compile_full": _compiled_whole_layer}.get(
-            mode, lambda: _layer_forward)()
+        if mode == "compile":
+            self.layer_fn = _compiled_layer_forward()
+        elif mode == "compile_full":
+            self.layer_fn = _compiled(_layer_forward)
+        else:
+            self.layer_fn = _layer_forward
         # static inputs and captured graphs of the decode step, one per kv_len bucket
         self.tokens = torch.zeros(batch, 1, dtype=torch.long, device=device)
         self.positions = torch.zeros(batch, 1, dtype=torch.long, device=device)

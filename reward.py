@@ -1077,7 +1077,7 @@ def _cuda_times(torch, fns, refill, inputs_for, trials, run_candidate, warmup=10
                 if budget_s is not None and i >= 2 and sum(round_s) > budget_s / 4:
                     break  # long runs: a couple of warm-ups settle them, more would only hold the lock
         if budget_s is not None and round_s:
-            trials = max(min(trials, min_trials), min(trials, int(budget_s / max(_median(round_s), 1e-9))))
+            trials = min(trials, max(min_trials, int(budget_s / max(_median(round_s), 1e-9))))
         # Median, not max: one preempted warm-up on a busy host must not make every trial sleep for long.
         cushion = {k: int(cycles_per_ms * min(2 * _median(host_ms[k] or [0.0]) + 0.05, 10.0)) for k in fns}
         outs = {}
@@ -1266,7 +1266,7 @@ class Judge:
             raise ValueError("workers and trials must be >= 1")
         self.device, self.timeout_s, self.policy, self.trials = device, float(timeout_s), policy, int(trials)
         self.time_trials, self.compile_baseline, self.seed = int(time_trials), bool(compile_baseline), int(seed)
-        self.time_budget_s = None if time_budget_s is None else float(time_budget_s)
+        self.time_budget_s = float(time_budget_s) if time_budget_s else None  # None or 0: every time_trials run
         self.recycle_every, self.mem_limit_gb, self.threads = int(recycle_every), float(mem_limit_gb), int(threads_per_worker)
         self.recycle_errors = sorted(RECYCLE_ERRORS if recycle_errors is None else recycle_errors)
         self.rss_limit_gb, self.gpu_mem_limit_gb = float(rss_limit_gb), float(gpu_mem_limit_gb)
@@ -1596,7 +1596,7 @@ def main(argv=None):
           file=sys.stderr)
     with Judge(workers=1, device=device, timeout_s=args.timeout_s, policy=args.policy, trials=args.trials,
                atol=args.atol, rtol=args.rtol, time_trials=args.time_trials, compile_baseline=args.compile_baseline,
-               time_budget_s=args.time_budget_s or None,
+               time_budget_s=args.time_budget_s,
                strict_tol=args.strict_tol, seed=args.seed) as judge:
         pair = (task, raw if args.completion else sol)
         v = judge.verify_many([pair], completions=bool(args.completion), progress=False)[0]

@@ -41,8 +41,8 @@ Outputs in --out (per task; a JSONL --task gets one subdirectory per task and su
 verdict.json, fragments.jsonl (every fragment tried: ops, samples, verdicts, times), covers.jsonl, run.json.
 Budgets: --sample-budget (policy samples over all fragments of a task) and --time-budget-s (wall clock of the
 fragment phase, checked before each batch of one fragment per judge worker after the first, so it can be
-overrun by one batch); the whole program (when it fits --max-fragment) is tried first, being the single-shot answer, then
-fragments shortest first, so the single-op cover is complete before longer ones.
+overrun by one batch); the whole program (when it fits --max-fragment) is tried first, being the single-shot
+answer, then fragments shortest first, so the single-op cover is complete before longer ones.
 Not bit-reproducible: model samples are seeded per fragment batch; CUDA times vary run to run.
 """
 import argparse
@@ -525,8 +525,7 @@ def search_program(record, proposer, judge, *, max_fragment=5, samples=1, beam=4
     frags, skipped = all_fragments(program, specs, max_fragment, str(record.get("id", "task")))
     # The whole program, when it is a fragment, goes first: it is the policy's single-shot answer, so even a
     # search cut short by its time budget is never worse than not searching; the rest stay shortest first.
-    whole = [f for f in frags if f["span"] == [0, len(comp) - 1] and len(comp) > 1]
-    frags = whole + [f for f in frags if f not in whole]
+    frags.sort(key=lambda f: f["span"] != [0, len(comp) - 1])  # stable: the rest keep their order
     for a, b, why in skipped:
         log({"event": "fragment_skipped", "span": [a, b], "why": why})
     stats = {"n_ops": len(comp), "fragments": len(frags), "skipped": len(skipped), "samples": 0, "judged": 0,

@@ -51,6 +51,7 @@ import ast
 import json
 import keyword
 import math
+import operator
 import os
 import random
 import re
@@ -137,13 +138,15 @@ class Sym(int):
         return sym_op(o, "%", self)
 
 
+SYM_OPS = {"*": operator.mul, "+": operator.add, "-": operator.sub, "//": operator.floordiv, "%": operator.mod}
+
+
 def sym_op(a, op: str, b):
     """a <op> b for two ints at least one of which is a Sym; identities (x * 1, x + 0, x // 1) keep x."""
     if not isinstance(a, int) or not isinstance(b, int) or isinstance(a, bool) or isinstance(b, bool):
         return NotImplemented
     va, vb = int(a), int(b)
-    value = {"*": lambda: va * vb, "+": lambda: va + vb, "-": lambda: va - vb, "//": lambda: va // vb,
-             "%": lambda: va % vb}[op]()
+    value = SYM_OPS[op](va, vb)
     plain_a, plain_b = not isinstance(a, Sym), not isinstance(b, Sym)
     if op == "*" and ((plain_a and va in (0, 1)) or (plain_b and vb in (0, 1))):
         return b if plain_a and va == 1 else a if plain_b and vb == 1 else 0
