@@ -350,10 +350,9 @@ class Prog:
             x = node["inputs"][0]
             shape = self.t[x].shape
             pw = self._new(name, op, node["inputs"], dict(a, reduction="none"), shape)
-            scale = {"sum": 1.0, "mean": 1.0 / max(1, prod(shape)),
-                     "batchmean": 1.0 / max(1, shape[0] if shape else 1)}[red]
+            count = {"sum": 1, "mean": max(1, prod(shape)), "batchmean": max(1, shape[0] if shape else 1)}[red]
             return self.add(dict(node, op="rsum", inputs=[pw], attrs={"dims": list(range(len(shape))),
-                                                                      "scale": scale}))
+                                                                      "count": count}))
         if op == "cross_entropy":
             red = a.get("reduction", "mean")
             x, t = node["inputs"]
@@ -363,8 +362,8 @@ class Prog:
             if red == "none":
                 return self.add(dict(node, op="ce_row"))
             row = self._new(name, "ce_row", [x, t], {}, [shape[0]])
-            scale = 1.0 / shape[0] if red == "mean" else 1.0
-            return self.add(dict(node, op="rsum", inputs=[row], attrs={"dims": [0], "scale": scale}))
+            return self.add(dict(node, op="rsum", inputs=[row],
+                                 attrs={"dims": [0], "count": shape[0] if red == "mean" else 1}))
         if op == "triplet_margin_loss":
             red = a.get("reduction", "mean")
             if a.get("p", 2.0) != 2.0 or a.get("swap", False):
@@ -381,8 +380,7 @@ class Prog:
             if red == "none":
                 return self.add(dict(node, op="relu", inputs=[d], attrs={}))
             d = self._new(name, "relu", [d], {}, [N])
-            return self.add(dict(node, op="rsum", inputs=[d],
-                                 attrs={"dims": [0], "scale": 1.0 / N if red == "mean" else 1.0}))
+            return self.add(dict(node, op="rsum", inputs=[d], attrs={"dims": [0], "count": N if red == "mean" else 1}))
         return self.add(node)
 
     # --- symbolic sizes ----------------------------------------------------------------------------
@@ -654,6 +652,22 @@ def par(code: str) -> str:
         else:
             return code
     return f"({code})"
+
+
+def mean_of(code: str, count) -> str:
+    """`code` divided by an element count: by the size names with symbolic sizes (`acc / batch_size`), else
+    times the literal reciprocal (`acc * 0.5`), so a model never has to work out 1/n."""
+    return f"{code} / {count}" if isinstance(count, Sym) else f"{code} * {flt(1.0 / count)}"
+
+
+def covering_block(n, value: int, floor: int = 1):
+    """The block size `value` (the power of two >= n, at least `floor`) of a block that must cover all n
+    elements in one piece: with symbolic sizes as the code the wrapper computes it with, so a model copies
+    the size expression instead of working out a power of two."""
+    if not isinstance(n, Sym):
+        return value
+    code = f"triton.next_power_of_2({bare(n)})"
+    return f"max({floor}, {code})" if floor > 1 else code
 
 
 def flt(v) -> str:
@@ -1255,7 +1269,7 @@ def k_rows(P: Prog, st: Style, A: str, E: str) -> Kernel:
             elif op == "mean":
                 res = f"acc / {n_cols}"
             elif op == "rsum":
-                res = "acc" if a["scale"] == 1.0 else f"acc * {flt(a['scale'])}"
+                res = "acc" if a["count"] == 1 else mean_of("acc", a["count"])
             else:
                 res = "acc"
         elif op in ("amax", "amin"):
@@ -1382,7 +1396,8 @@ def k_rows(P: Prog, st: Style, A: str, E: str) -> Kernel:
         if op in ("cumsum", "cumprod") and loop:
             kb.line(f"carry = {zeros}" if op == "cumsum" else "carry = tl.full([BLOCK_ROWS, 1], 1.0, tl.float32)")
         loop_over(wbody)
-    blocks = {"BLOCK_ROWS": BR, "BLOCK_COLS": BJ}
+    # a single-block row needs BLOCK_COLS >= n_cols: with symbolic sizes the wrapper computes it from them
+    blocks = {"BLOCK_ROWS": BR, "BLOCK_COLS": BJ if loop else covering_block(n_cols, BJ)}
     nw = None if st.target == "cpu" else (4 if BR * BJ <= 2048 else 8)
     return finish(kb, E, f"(triton.cdiv({bare(n_rows)}, meta['BLOCK_ROWS']),)", blocks,
                   f"row kernel {' + '.join(ops)}", nw)
@@ -1777,7 +1792,7 @@ def k_attention(P: Prog, st: Style, A: str, E: str) -> Kernel:
     val = kb.epilogue(A, E, res, oidx)
     kb.store(E, oidx, val, "md")
     return finish(kb, E, f"(triton.cdiv({bare(S)}, meta['BLOCK_M']), {bare(B * H)})",
-                  {"BLOCK_M": BM, "BLOCK_N": BN, "BLOCK_D": BD}, f"flash attention {' + '.join(ops)}",
+                  {"BLOCK_M": BM, "BLOCK_N": BN, "BLOCK_D": covering_block(D, BD, floor=16)}, f"flash attention {' + '.join(ops)}",
                   None if st.target == "cpu" else 4)
 
 
