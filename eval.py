@@ -300,6 +300,8 @@ class ModelPolicy:
         import policy as policy_lib
 
         self.lib, self.args = policy_lib, args
+        if args.engine not in policy_lib.ENGINES:
+            raise UsageError(f"--engine must be one of {', '.join(policy_lib.ENGINES)}, got {args.engine!r}")
         self.policy = policy_lib.load_policy(model_path, lora_r=0, device=args.device, seed=args.seed)
         self.policy.model.eval()
 
@@ -308,7 +310,7 @@ class ModelPolicy:
         prompts = [self.lib.render_prompt(self.policy.tokenizer, rec["source"])
                    for rec in records for _ in range(n_samples)]
         samples = self.lib.generate(self.policy, prompts, a.max_new_tokens, a.temperature, a.top_p, seed=seed,
-                                    batch_size=a.gen_batch_size)
+                                    batch_size=a.gen_batch_size, engine=a.engine)
         texts = [_answer(s.text, completion=True) for s in samples]
         return [texts[i * n_samples:(i + 1) * n_samples] for i in range(len(records))]
 
@@ -559,6 +561,9 @@ def build_parser():
                    help="sampling temperature; default 0 (greedy) for --samples 1, else 0.8")
     p.add_argument("--top-p", type=float, default=0.95, help="nucleus sampling mass")
     p.add_argument("--gen-batch-size", type=int, default=16, help="prompts per generation call (model policies)")
+    p.add_argument("--engine", default="auto",
+                   help="policy.generate engine for model policies (policy.ENGINES); auto = the fast engine on CUDA "
+                        "(plain generate made the first gpu-small eval take 211 s), plain generate on CPU")
     p.add_argument("--limit", type=int, default=None, help="evaluate only the first N tasks")
     return p
 
@@ -578,6 +583,7 @@ def check_args(args):
         raise UsageError(f"--timeout-s must be > 0, got {args.timeout_s}")
     if args.limit is not None and args.limit < 1:
         raise UsageError(f"--limit must be >= 1, got {args.limit}")
+
     args.policy_kind = check_policy_spec(args.policy)
     if args.samples > 1 and args.policy_kind not in ("model", "checkpoint") and not args.search:
         raise UsageError(f"--samples {args.samples} needs a model policy; {args.policy!r} gives one answer per task")
@@ -664,16 +670,18 @@ def run_eval(args):
 
         proposer = make_policy(args.policy, args)
         chunk_size = args.gen_batch_size if isinstance(proposer, ModelPolicy) else 2 * args.workers
-        t0, n_done = time.time(), len(records) - len(todo)
+        t0, n_done, t_propose = time.time(), len(records) - len(todo), 0.0
         with Judge(workers=args.workers, device=args.device, timeout_s=args.timeout_s, policy=args.judge_policy,
                    trials=args.trials, time_trials=args.time_trials if args.speed_measured else 0,
                    compile_baseline=args.compile_measured, seed=args.seed) as judge:
             for chunk_index, chunk in enumerate(chunks(todo, chunk_size)):
                 seed = args.seed + chunk_index
+                t_chunk = time.time()
                 if args.search:
                     candidates = search_answers(chunk, proposer, judge, args)
                 else:
                     candidates = proposer.propose(chunk, args.samples, seed)
+                t_propose += time.time() - t_chunk
                 verdicts = judge_candidates(judge, chunk, candidates)
                 rows = [task_row(rec, vs) for rec, vs in zip(chunk, verdicts)]
                 for rec, cands, row in zip(chunk, candidates, rows):
@@ -691,7 +699,8 @@ def run_eval(args):
                     n_done += 1
                     done[row["task_id"]] = row
                     print(progress_line(n_done, len(records), row, args.speed_measured), flush=True)
-        print(f"judged {len(todo)} tasks in {time.time() - t0:.1f} s", flush=True)
+        print(f"judged {len(todo)} tasks in {time.time() - t0:.1f} s ({t_propose:.1f} s proposing"
+              f"{' and searching' if args.search else ''}, the rest judging)", flush=True)
     rows = [done[str(r["id"])] for r in records]
     agg = aggregate_by_level(rows, args.speed_measured, args.compile_measured)
     plots = write_plots(args.out, rows, args.compile_measured) if args.speed_measured else []

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The H200 measurements behind LOG.md, in named sections so one device call can run several:
 #   bash gpu_run.sh noise judgetests search   # logs in /tmp/gpu_work, packed into $OUT/results.tgz after each
-# Sections: env train q4 noise judgetests verify teacher2 teacher2x3 teacher5 search search5 sft rollout rl, in the order given
+# Sections: env train trainab rlab q4 noise judgetests verify teacher2 teacher2x3 teacher5 search search5 sft rollout rl, in the order given
 # (one after another: run at once, 20+ judge workers on 16 cores starved each other, LOG.md). Every section is
 # time-boxed with `timeout` so one slow step cannot eat the whole call; each prints the end of its log.
 set -u
@@ -105,6 +105,46 @@ run_train() {  # issues 5 + 6: --preset gpu-small from scratch: SFT, DRPO and GR
   echo "train rc $?"
   grep -v "verify:\|it/s\|s/it" "$O/train_gs.txt" | tail -30
   tar czf "$O/gs.tgz" --exclude=checkpoints --exclude=base_model --exclude=data --exclude='*.safetensors' "$GS"
+}
+
+GSB_FLAGS=${GSB_FLAGS:---tiny-hidden 768 --tiny-heads 12 --tiny-kv-heads 4 --tiny-intermediate 2048 --tiny-layers 10 --lr 7e-4}
+run_trainab() {  # issue 5: two SFT recipes side by side on the one GPU (a 24M-parameter model leaves it mostly idle):
+  # A = --preset gpu-small, B = the same data and steps with $GSB_FLAGS; each trains from scratch and evaluates its
+  # SFT checkpoint (--pipeline-sft-only). Data made beforehand on a CPU box (carry $GS); B copies it.
+  section trainab
+  [ -d "${GS}b/data" ] || { mkdir -p "${GS}b"; cp -r "$GS/data" "${GS}b/"; }
+  timeout ${TRAIN_S:-575} $PY train.py --preset gpu-small --out "$GS" --resume --device cuda --pipeline-sft-only \
+    --judge-workers 6 >> "$O/train_a.txt" 2>&1 &
+  timeout ${TRAIN_S:-575} $PY train.py --preset gpu-small --out "${GS}b" --resume --device cuda --pipeline-sft-only \
+    --judge-workers 6 $GSB_FLAGS >> "$O/train_b.txt" 2>&1 &
+  wait
+  for f in train_a train_b; do
+    echo "--- $f"; grep -E "^===|^derived|^eval 0|judged|pipeline-sft-only|Error|error" "$O/$f.txt" | cut -c1-220 | tail -16
+  done
+  tar czf "$O/gs.tgz" --exclude=checkpoints --exclude=base_model --exclude=data --exclude='*.safetensors' "$GS" "${GS}b"
+}
+
+run_rlab() {  # issue 6: DRPO and GRPO side by side from one SFT checkpoint (RL_INIT, default $GS), same time limit,
+  # then both RL checkpoints evaluated on the same held-out tasks as the SFT checkpoint (eval_sft)
+  section rlab
+  local R=${RL_INIT:-$GS}
+  for loss in drpo grpo; do
+    timeout ${RL_S:-330} $PY train.py --preset gpu-small --stage rl --init "$R/sft" --tasks "$R/data/tasks_rl.jsonl" \
+      --out "$R/rl_$loss" --loss $loss --rl-time-limit-s ${RL_LIMIT:-210} --rl-lr ${RL_LR:-3e-4} --judge-workers 6 \
+      --device cuda > "$O/rl_$loss.txt" 2>&1 &
+  done
+  wait
+  for loss in drpo grpo; do
+    timeout 200 $PY eval.py --tasks "$R/data/tasks_eval.jsonl" --policy "$R/rl_$loss" --out "$R/eval_rl_$loss" \
+      --device cuda --workers 6 --temperature 0 --max-new-tokens 1536 --gen-batch-size 64 > "$O/eval_rl_$loss.txt" 2>&1 &
+  done
+  wait
+  for loss in drpo grpo; do
+    echo "--- $loss"; grep -E "^step|stopping|promot" "$O/rl_$loss.txt" | cut -c1-260 | tail -40
+    tail -2 "$O/eval_rl_$loss.txt" | cut -c1-700
+  done
+  tar czf "$O/rl.tgz" --exclude=checkpoints --exclude=base_model --exclude=data --exclude='*.safetensors' \
+    "$R/rl_drpo" "$R/rl_grpo" "$R/eval_rl_drpo" "$R/eval_rl_grpo"
 }
 
 run_search5() {  # issue 7: search vs the teacher's single shot on paper-size level-5 programs (whole program first)

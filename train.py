@@ -100,9 +100,9 @@ PRESETS = {
     # level-1 and level-2 pairs, then DRPO with the curriculum from level 1 for ~75 s and the same budget of
     # GRPO (the issue 6 comparison), evaluated on 100 level-1 and 50 level-2 held-out programs.
     "gpu-small": dict(tiny_hidden=512, tiny_layers=8, tiny_heads=8, tiny_kv_heads=4, tiny_intermediate=1376,
-                      tiny_vocab=8192, micro_batch=32, lr=1e-3, warmup_steps=30, pipeline_sft_steps=700,
-                      eval_every=100, save_every=250, gen_every=0, judge_workers=8,
-                      pipeline_tasks=2100, pipeline_eval_tasks=100, pipeline_teacher_style="fixed",
+                      tiny_vocab=8192, micro_batch=32, lr=1e-3, warmup_steps=30, pipeline_sft_steps=1400,
+                      eval_every=200, save_every=350, gen_every=0, judge_workers=8,
+                      pipeline_tasks=4100, pipeline_eval_tasks=100, pipeline_teacher_style="fixed",
                       pipeline_teacher_sizes="symbolic",
                       pipeline_rl_tasks=300, pipeline_sft_levels="1,2", pipeline_eval_higher=50,
                       pipeline_max_seq_len=2048, levels="1,2", rl_steps=60, rl_time_limit_s=75,
@@ -256,6 +256,9 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--pipeline-data-only", action="store_true",
                    help="stop after the synth and teacher stages (make the data on a CPU box; a later run with "
                         "--resume on the GPU reuses it)")
+    g.add_argument("--pipeline-sft-only", action="store_true",
+                   help="stop after the SFT checkpoint's held-out eval (compare SFT recipes; RL can follow with "
+                        "--stage rl --init RUN/sft)")
     g.add_argument("--pipeline-ablation-loss", choices=["none", "drpo", "grpo"], default="none",
                    help="after the main RL stage, a second one from the same SFT checkpoint with this --loss and the "
                         "same budget, evaluated alongside (the DRPO vs GRPO comparison)")
@@ -1455,7 +1458,7 @@ def evaluate(args, tasks_path, policy_dir, out_dir):
     argv = ["--tasks", tasks_path, "--policy", policy_dir, "--out", out_dir, "--device", device,
             "--workers", str(args.judge_workers), "--timeout-s", str(args.judge_timeout_s), "--temperature", "0",
             "--max-new-tokens", str(args.rollout_max_new_tokens), "--seed", str(args.seed),
-            "--gen-batch-size", str(args.gen_batch_size)]
+            "--gen-batch-size", str(args.gen_batch_size), "--engine", args.engine]
     eval_args = eval_lib.build_parser().parse_args(argv)
     eval_args.argv = argv
     eval_lib.check_args(eval_args)
@@ -1579,6 +1582,11 @@ def run_all(args):
                             lambda: evaluate(args, eval_path, policy_dir, os.path.join(run_dir, f"eval_{name}")))
 
     evaluate_stage("sft", sft_args.out)
+    if args.pipeline_sft_only:
+        write_run_json(run_dir, args, {"stage": "all", "sft_only": stages, "eval": evals})
+        acc = (evals["sft"].get("overall") or evals["sft"]).get("acc")
+        print(f"\n--pipeline-sft-only: SFT checkpoint {sft_args.out}, held-out acc {_pct(acc)}", flush=True)
+        return {"stages": stages, "eval": evals}
     rl_runs = [("rl", args.loss)] + ([] if args.pipeline_ablation_loss == "none" else
                                      [(f"rl_{args.pipeline_ablation_loss}", args.pipeline_ablation_loss)])
     rl_dirs, rl = {}, None

@@ -29,6 +29,9 @@ def test_pipeline_with_grpo_ablation_and_level2_eval(tmp_path):
     assert train.main(flags + ["--pipeline-data-only"]) == 0
     assert os.path.isfile(out / "data" / "pairs.jsonl") and not os.path.exists(out / "sft")
     pairs_before = (out / "data" / "pairs.jsonl").read_text()
+    # SFT and its eval only (comparing SFT recipes); the full run below continues from its checkpoint
+    assert train.main(flags + ["--resume", "--pipeline-sft-only"]) == 0
+    assert os.path.isfile(out / "eval_sft" / "results.jsonl") and not os.path.exists(out / "rl")
     rc = train.main(flags + ["--resume"])
     assert rc == 0
     assert (out / "data" / "pairs.jsonl").read_text() == pairs_before  # reused, not remade
