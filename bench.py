@@ -8,6 +8,7 @@
     python bench.py worker-restarts --device cpu        # judge wall time, default vs cautious worker recycling
     python bench.py rollout                             # laptop: tiny model, plain generate vs the static engine
     python bench.py rollout --model-config qwen2.5-7b   # H200: issue 9 (64 x 512 + 1024 tokens, >= 10x generate)
+    python bench.py rollout-profile --model-config qwen2.5-7b --engines compile,compile_fused   # H200: step time by kernel
     python bench.py sft-step --model-config qwen2.5-7b  # H200: issue 5 (LoRA r64, 16 x 2048, <= 80 GB, >= 7k tok/s)
 
 verify: builds `--n` candidate solutions of mixed quality (known-good Triton kernels, cheats and faults
@@ -29,6 +30,12 @@ runs exactly --new-tokens; tokens/s counts new tokens over the wall time of the 
 Before that, greedy tokens of each fast engine are compared with plain generate on prompts of different
 lengths; where a row differs, the two tokens' logits at that position are compared in units of the model
 dtype's spacing (bf16 ties between near-equal logits of a random model are expected).
+rollout-profile (or rollout --profile-engines): for each fast engine, ms per decode step as the engine runs it
+(CUDA graphs replayed, sampling included) and eagerly, then the kernel time of a few eager steps of the same
+layer functions (the compiled halves included: kernels inside a replayed graph may be hidden from the
+profiler) under torch.profiler, by category (GEMM, attention, cache writes, compiled and eager elementwise,
+sampling) with the top kernels; on CPU the aten ops' self CPU time instead. Kernel time well under the
+engine's ms/step means the GPU waits (launches, syncs); a category far over its bytes/bandwidth is the target.
 sft-step: LoRA SFT steps through train.py's `sft_step` (loss via policy.token_logprobs) on random tokens.
 """
 import argparse
@@ -326,17 +333,24 @@ def greedy_check(pol, engine, prompts, ref, args):
     return {"rows_equal": sum(r["first_diff"] is None for r in rows), "rows": rows}
 
 
+def rollout_defaults(args):
+    """Sizes of rollout and rollout-profile left unset: the issue-9 batch for 7B, a small one for tiny."""
+    big = args.model_config == "qwen2.5-7b"
+    args.batch = args.batch or (64 if big else 8)
+    args.prompt_len = args.prompt_len or (512 if big else 64)
+    args.new_tokens = args.new_tokens or (1024 if big else 64)
+    args.at_token = args.new_tokens // 2 if args.at_token is None else args.at_token
+
+
 def cmd_rollout(args):
     """Tokens/s of plain generate vs the fast engines in one process, with and without a LoRA adapter."""
     import torch
 
     import policy as P
-    big = args.model_config == "qwen2.5-7b"
+    rollout_defaults(args)
     cuda = torch.cuda.is_available() and args.device != "cpu"
-    args.batch = args.batch or (64 if big else 8)
-    args.prompt_len = args.prompt_len or (512 if big else 64)
-    args.new_tokens = args.new_tokens or (1024 if big else 64)
     engines = [e for e in (args.engines or ("hf,cudagraph,compile" if cuda else "hf,static")).split(",") if e]
+    profile = [e for e in (args.profile_engines or "").split(",") if e]
     fast = [e for e in engines if e != "hf"]
     lora_engines = [e for e in (args.lora_engines if args.lora_engines is not None
                                 else (fast[0] if fast else "")).split(",") if e]
@@ -362,17 +376,19 @@ def cmd_rollout(args):
         results.append(rollout_throughput(pol, e, prompt_ids, args, "-"))
         if args.greedy_prompts:
             greedy[e] = greedy_check(pol, e, g_prompts, g_ref, args)
+    profiles = profile_engines(pol, profile, args) if profile else []  # before LoRA: the engines just timed
+    attention = attention_timings(pol, args) if profile and cuda and args.attn_splits else None
     if lora_engines:
         attach_random_lora(pol, args.lora_r, args.lora_alpha, args.seed)
         results += [rollout_throughput(pol, e, prompt_ids, args, f"r{args.lora_r} merged") for e in lora_engines]
     hf = next((r["tokens_per_s"] for r in results if r["engine"] == "hf" and "tokens_per_s" in r), None)
-    print(f"{'engine':<10} {'lora':<12} {'first_s':>8} {'wall_s':>8} {'tokens/s':>10} {'x hf':>7} {'peak_GB':>8}")
+    print(f"{'engine':<22} {'lora':<12} {'first_s':>8} {'wall_s':>8} {'tokens/s':>10} {'x hf':>7} {'peak_GB':>8}")
     for r in results:
         if "error" in r:
-            print(f"{r['engine']:<10} {r['lora']:<12} failed: {r['error']}")
+            print(f"{r['engine']:<22} {r['lora']:<12} failed: {r['error']}")
             continue
         r["x_hf"] = round(r["tokens_per_s"] / hf, 2) if hf else None
-        print(f"{r['engine']:<10} {r['lora']:<12} {r['first_s']:8.1f} {r['wall_s']:8.1f} {r['tokens_per_s']:10.1f} "
+        print(f"{r['engine']:<22} {r['lora']:<12} {r['first_s']:8.1f} {r['wall_s']:8.1f} {r['tokens_per_s']:10.1f} "
               f"{r['x_hf'] or float('nan'):7.2f} {r['peak_gb'] or float('nan'):8.1f}")
     for engine, g in greedy.items():
         if "error" in g:
@@ -386,9 +402,207 @@ def cmd_rollout(args):
     print(json.dumps({"bench": "rollout", "model_config": args.model_config, "device": str(pol.device),
                       "batch": args.batch, "prompt_len": args.prompt_len, "new_tokens": args.new_tokens,
                       "temperature": args.temperature, "top_p": args.top_p, "eos_suppressed": True,
-                      "results": results, "greedy": greedy, "hf_tokens_per_s": hf,
+                      "results": results, "greedy": greedy, "profile": profiles, "attention": attention,
+                      "hf_tokens_per_s": hf,
                       "best_engine": best and best["engine"], "best_tokens_per_s": best and best["tokens_per_s"],
                       "best_x_hf": best and best.get("x_hf"), "env": _env(), "argv": sys.argv}))
+
+
+# Where a decode step's time goes (rollout-profile, rollout --profile-engines)
+
+# (category, pattern over CUDA kernel names, or over aten op names in a CPU profile); the first match wins.
+# The forward's kernels are split by these; every kernel of the sampling window is "sampling".
+PROFILE_CATEGORIES = (
+    ("cache index_copy", r"index_copy|indexcopy"),
+    ("attention", r"attn|attention|fmha|flash|softmax"),
+    ("gemm", r"gemm|gemv|nvjet|xmma|cutlass|cublas|matmul|splitk|aten::(mm|addmm|bmm|linear)$"),
+    ("elementwise/norm/rotary: compiled", r"^triton_"),
+    ("memcpy/memset", r"^mem(cpy|set)"),
+    ("elementwise/norm/rotary: eager", r"elementwise|reduce|norm|rsqrt|pow|mean|mul|add|neg|cat|silu|copy|fill"),
+)
+SAMPLING = "sampling (outside the graph)"
+
+
+def profile_category(name):
+    import re
+    return next((cat for cat, pattern in PROFILE_CATEGORIES if re.search(pattern, name, re.IGNORECASE)), "other")
+
+
+def profiled_kernels(prof, cuda):
+    """(name, calls, ms) per CUDA kernel of a torch.profiler run; on CPU per aten op (self CPU time)."""
+    from torch.autograd import DeviceType
+    rows = []
+    for e in prof.key_averages():
+        if cuda and e.device_type == DeviceType.CUDA:
+            rows.append((e.key, e.count, e.self_device_time_total / 1e3))
+        elif not cuda and e.key.startswith("aten::"):
+            rows.append((e.key, e.count, e.self_cpu_time_total / 1e3))
+    return rows
+
+
+def profile_engine(pol, engine, args):
+    """One fast engine's decode step: ms per step as the engine runs it (CUDA graphs replayed, sampling
+    included) and run eagerly, then the kernel time of `--profile-steps` eager steps by category. Kernels
+    replayed inside a CUDA graph can be invisible to the profiler, so the profiled steps run the same layer
+    functions eagerly (the compiled halves included); the sampling is profiled apart so that its softmax
+    is not counted as attention. The cache is sized as in a rollout of --new-tokens; the steps write new
+    tokens --at-token onwards (kv_len as at that point of a rollout)."""
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+
+    import policy as P
+    options = P.FAST_ENGINES[engine]
+    cuda = pol.device.type == "cuda"
+    graphs = options["mode"] != "static"
+    if graphs and not cuda:
+        raise ValueError(f"engine {engine!r} needs CUDA")
+    B, W = args.batch, args.prompt_len
+    slots = list(range(W + args.at_token, W + args.at_token + args.decode_steps))
+    if slots[-1] >= W + args.new_tokens:
+        raise ValueError(f"--at-token {args.at_token} + --decode-steps {args.decode_steps} pass "
+                         f"--new-tokens {args.new_tokens}")
+    rng = torch.Generator().manual_seed(args.seed)
+    ids = torch.randint(0, pol.tokenizer.vocab_size - 1000, (B, W), generator=rng).to(pol.device)
+    stop_t = torch.tensor(P.eos_ids(pol), dtype=torch.long, device=pol.device)
+    _log(f"rollout-profile {engine}: prefill and warm-up")
+    with P.sampling_mode(pol, args.seed):
+        decoder = P._StaticDecoder(pol.model, B, W + args.new_tokens, pol.device, pol.dtype, kv_bucket=256, **options)
+        next_token = P._token_sampler(stop_t, args.temperature, args.top_p, suppress_eos=True)
+        token = next_token(decoder.prefill(ids, torch.ones_like(ids), max(1, 32768 // W)))
+        positions = [torch.full_like(token, s) for s in slots]  # no padding: the rotary position is the slot
+
+        def decode(replay):
+            tok = token
+            for slot, pos in zip(slots, positions):
+                tok = next_token(decoder.step(tok, pos, slot, replay=replay))
+            return tok
+
+        decode(True)   # warm-up: CUDA-graph capture, torch.compile and Triton compilation
+        decode(False)
+        ms = {}
+        for name, replay in (("engine", True), ("eager", False)):
+            _sync(pol)
+            t0 = time.perf_counter()
+            decode(replay)
+            _sync(pol)
+            ms[name] = (time.perf_counter() - t0) * 1e3 / len(slots)
+        _log(f"rollout-profile {engine}: profiling {args.profile_steps} eager steps")
+        steps = list(zip(slots, positions))[:args.profile_steps]
+        activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else [])
+        with profile(activities=activities) as forward:
+            logits = [decoder.step(token, pos, slot, replay=False) for slot, pos in steps]
+            _sync(pol)
+        with profile(activities=activities) as sampling:
+            for x in logits:
+                next_token(x)
+            _sync(pol)
+        replay_ms = None
+        if graphs:  # the graphs' own kernels, where the profiler sees inside them (0 where it does not)
+            with profile(activities=activities) as replayed:
+                for slot, pos in steps:
+                    decoder.step(token, pos, slot)
+                _sync(pol)
+            replay_ms = sum(t for _, _, t in profiled_kernels(replayed, cuda)) / len(steps)
+        kv_lens = sorted({decoder.kv_len(s) for s in slots})
+        del decoder, logits
+    n = len(steps)
+    kernels = [(name, calls / n, t / n, profile_category(name)) for name, calls, t in profiled_kernels(forward, cuda)]
+    kernels += [(name, calls / n, t / n, SAMPLING) for name, calls, t in profiled_kernels(sampling, cuda)]
+    kernels.sort(key=lambda k: -k[2])
+    order = [cat for cat, _ in PROFILE_CATEGORIES] + ["other", SAMPLING]
+    categories = {cat: {"ms": round(sum(k[2] for k in kernels if k[3] == cat), 4),
+                        "calls": round(sum(k[1] for k in kernels if k[3] == cat), 1)} for cat in order}
+    total = sum(c["ms"] for c in categories.values())
+    profiled = "the engine's own eager steps"
+    if graphs:
+        profiled = "the same layer functions run eagerly" + (" (compiled ones included)" if "compile" in options["mode"] else "")
+    print(f"\nrollout-profile {engine} | batch {B} | prompt {W} | kv_len {kv_lens} (new tokens {args.at_token}-"
+          f"{args.at_token + len(slots) - 1} of {args.new_tokens}) | engine {ms['engine']:.2f} ms/step "
+          f"({'CUDA graphs replayed' if graphs else 'eager'}, sampling included, {len(slots)} steps) | eager "
+          f"{ms['eager']:.2f} ms/step | {'kernel' if cuda else 'aten op (CPU)'} time {total:.2f} ms/step over "
+          f"{n} profiled steps: {profiled}" + (f" | kernel time seen inside the replayed graphs (forward only, "
+                                                f"0 if hidden) {replay_ms:.2f} ms/step" if graphs else ""))
+    print(f"{'category':<36} {'ms/step':>8} {'share':>7} {'calls/step':>11}")
+    for cat in order:
+        c = categories[cat]
+        print(f"{cat:<36} {c['ms']:8.3f} {c['ms'] / max(total, 1e-9):7.1%} {c['calls']:11.1f}")
+    print(f"{'total':<36} {total:8.3f} {1:7.1%} {sum(c['calls'] for c in categories.values()):11.1f}")
+    print(f"{'top kernels':<90} {'ms/step':>8} {'calls/step':>11}  category")
+    for name, calls, t, cat in kernels[:args.top_kernels]:
+        print(f"{name[:90]:<90} {t:8.3f} {calls:11.1f}  {cat}")
+    return {"engine": engine, **options, "kv_lens": kv_lens, "decode_steps": len(slots), "profile_steps": n,
+            "engine_ms_per_step": round(ms["engine"], 3), "eager_ms_per_step": round(ms["eager"], 3),
+            "kernel_ms_per_step": round(total, 3), "profiled": profiled, "categories": categories,
+            "replayed_graph_kernel_ms_per_step": replay_ms and round(replay_ms, 3),
+            "top_kernels": [{"name": name, "ms": round(t, 4), "calls": round(calls, 1), "category": cat}
+                            for name, calls, t, cat in kernels[:args.top_kernels]]}
+
+
+def attention_timings(pol, args):
+    """One layer's decode attention at the profiled kv_len, timed alone (CUDA graphs, triton do_bench_cudagraph):
+    SDPA (`policy._attend`, what the engines without _splitkv run) vs the split-KV kernels with each
+    --attn-splits cache slots per program; achieved K/V read bandwidth and the largest difference from SDPA."""
+    import torch
+    import triton.testing
+
+    import policy as P
+    cfg = P._hf_model(pol.model).config
+    H, kv_heads = cfg.num_attention_heads, cfg.num_key_value_heads
+    D = getattr(cfg, "head_dim", None) or cfg.hidden_size // H
+    B, cache_len = args.batch, args.prompt_len + args.new_tokens
+    kv_len = min(cache_len, -(-(args.prompt_len + args.at_token + 1) // 256) * 256)  # the engines' kv_len bucket
+    g = torch.Generator(device=pol.device).manual_seed(args.seed)
+    q = torch.randn(B, H, 1, D, generator=g, device=pol.device, dtype=pol.dtype)
+    k, v = (torch.randn(B, kv_heads, cache_len, D, generator=g, device=pol.device, dtype=pol.dtype)[:, :, :kv_len]
+            for _ in range(2))
+    mask = torch.zeros(B, 1, 1, kv_len, device=pol.device, dtype=pol.dtype)
+    mask[:, :, :, args.prompt_len + args.at_token + 1:] = float("-inf")  # the rest of the bucket, as in a step
+    kv_bytes = 2 * k.numel() * k.element_size()
+    ref = P._attend(q, k, v, mask, D ** -0.5)
+    rows = []
+    for split in [None] + [int(x) for x in args.attn_splits.split(",") if x]:
+        fn = (lambda: P._attend(q, k, v, mask, D ** -0.5)) if split is None else (
+            lambda split=split: P._attend_split_kv(q, k, v, mask, D ** -0.5, split_tokens=split))
+        us = triton.testing.do_bench_cudagraph(fn) * 1e3
+        rows.append({"attention": "sdpa" if split is None else f"split_kv_{split}", "us": round(us, 2),
+                     "gb_per_s": round(kv_bytes / us / 1e3, 1),
+                     "max_abs_diff_vs_sdpa": round((fn().float() - ref.float()).abs().max().item(), 5)})
+    print(f"\ndecode attention alone, one layer: batch {B} x {H} q heads / {kv_heads} kv heads x head dim {D}, kv_len "
+          f"{kv_len} ({kv_bytes / 1e6:.1f} MB of K/V read; x {cfg.num_hidden_layers} layers per step)")
+    print(f"{'attention':<16} {'us/layer':>9} {'GB/s':>8} {'max |diff| vs sdpa':>19}")
+    for r in rows:
+        print(f"{r['attention']:<16} {r['us']:9.1f} {r['gb_per_s']:8.0f} {r['max_abs_diff_vs_sdpa']:19.5f}")
+    return {"batch": B, "kv_len": kv_len, "kv_mb": round(kv_bytes / 1e6, 2), "rows": rows}
+
+
+def profile_engines(pol, engines, args):
+    """`profile_engine` for each engine; a failure is recorded in its row, not raised."""
+    rows = []
+    for engine in engines:
+        try:
+            rows.append(profile_engine(pol, engine, args))
+        except (RuntimeError, ValueError, KeyError) as e:
+            rows.append({"engine": engine, "error": f"{type(e).__name__}: {str(e)[:300]}"})
+            _log(f"rollout-profile {engine} failed: {rows[-1]['error']}")
+    return rows
+
+
+def cmd_rollout_profile(args):
+    """Where the fast engines' decode step spends its time (see `profile_engine`), one engine after another."""
+    import torch
+    rollout_defaults(args)
+    cuda = torch.cuda.is_available() and args.device != "cpu"
+    engines = [e for e in (args.engines or ("compile" if cuda else "static")).split(",") if e]
+    _log(f"building {args.model_config} with random weights")
+    pol = random_policy(args.model_config, "cuda" if cuda else "cpu", args.seed)
+    print(f"rollout-profile | {args.model_config} ({str(pol.dtype)[6:]}, {pol.device}) | batch {args.batch} x prompt "
+          f"{args.prompt_len} | temperature {args.temperature:g} top_p {args.top_p:g} | engines {engines}", flush=True)
+    rows = profile_engines(pol, engines, args)
+    attention = attention_timings(pol, args) if cuda and args.attn_splits else None
+    print(json.dumps({"bench": "rollout-profile", "model_config": args.model_config, "device": str(pol.device),
+                      "batch": args.batch, "prompt_len": args.prompt_len, "new_tokens": args.new_tokens,
+                      "at_token": args.at_token, "temperature": args.temperature, "top_p": args.top_p,
+                      "engines": rows, "attention": attention, "env": _env(), "argv": sys.argv}))
 
 
 def cmd_sft_step(args):
@@ -570,6 +784,35 @@ def add_model_args(parser, device_help):
     parser.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto", help=device_help)
 
 
+ENGINE_NAMES_HELP = ("Engines (policy.ENGINES): hf (plain generate); static | cudagraph | compile, each also with "
+                     "_fused (one q|k|v and one gate|up matmul per layer), _splitkv (split-KV Triton decode "
+                     "attention) or _fused_splitkv, e.g. compile_fused_splitkv; compile_full; auto")
+
+
+def add_rollout_args(parser):
+    """Batch shape and sampling, shared by rollout and rollout-profile."""
+    parser.add_argument("--batch", type=int, default=None, help="sequences per generate call (default 64 for 7B, 8 tiny)")
+    parser.add_argument("--prompt-len", type=int, default=None, help="prompt tokens (default 512 for 7B, 64 tiny)")
+    parser.add_argument("--new-tokens", type=int, default=None,
+                        help="new tokens per sequence, forced (eos suppressed) (default 1024 for 7B, 64 tiny)")
+    parser.add_argument("--temperature", type=float, default=1.0, help="sampling temperature of the timed runs")
+    parser.add_argument("--top-p", type=float, default=1.0, help="nucleus mass of the timed runs")
+    parser.add_argument("--seed", type=int, default=0, help="seed of weights, prompts and sampling")
+
+
+def add_profile_args(parser):
+    """Where and how long a decode step is profiled (rollout-profile, rollout --profile-engines)."""
+    parser.add_argument("--at-token", type=int, default=None,
+                        help="the profiled steps write new tokens from this one on (default --new-tokens / 2: the "
+                             "mean kv_len of a rollout)")
+    parser.add_argument("--decode-steps", type=int, default=32, help="decode steps timed for ms/step")
+    parser.add_argument("--profile-steps", type=int, default=4, help="eager decode steps under torch.profiler")
+    parser.add_argument("--top-kernels", type=int, default=15, help="kernels listed by total time")
+    parser.add_argument("--attn-splits", default="64,128,256,512,1024",
+                        help="CUDA: also time one layer's decode attention alone, SDPA vs the split-KV kernel with "
+                             "each of these cache slots per program ('' skips)")
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -615,23 +858,31 @@ def main():
     r = sub.add_parser("rollout", help="generation tokens/s: plain generate vs the fast engines, greedy equality",
                        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     add_model_args(r, "where the model runs")
-    r.add_argument("--batch", type=int, default=None, help="sequences per generate call (default 64 for 7B, 8 tiny)")
-    r.add_argument("--prompt-len", type=int, default=None, help="prompt tokens (default 512 for 7B, 64 tiny)")
-    r.add_argument("--new-tokens", type=int, default=None,
-                   help="new tokens per sequence, forced (eos suppressed) (default 1024 for 7B, 64 tiny)")
+    add_rollout_args(r)
     r.add_argument("--engines", default=None,
-                   help="comma-separated engines timed in this run (default hf,cudagraph,compile on CUDA, hf,static on CPU)")
+                   help="comma-separated engines timed in this run (default hf,cudagraph,compile on CUDA, hf,static on "
+                        "CPU). " + ENGINE_NAMES_HELP)
     r.add_argument("--lora-engines", default=None,
                    help="engines timed again with a LoRA adapter attached (merged for sampling); '' skips "
                         "(default: the first fast engine)")
     r.add_argument("--lora-r", type=int, default=64, help="LoRA rank of the attached adapter")
     r.add_argument("--lora-alpha", type=float, default=128, help="LoRA alpha")
-    r.add_argument("--temperature", type=float, default=1.0, help="sampling temperature of the timed runs")
-    r.add_argument("--top-p", type=float, default=1.0, help="nucleus mass of the timed runs")
     r.add_argument("--greedy-prompts", type=int, default=8, help="prompts of the greedy equality check (0 skips)")
     r.add_argument("--greedy-tokens", type=int, default=64, help="greedy tokens per prompt in the check")
-    r.add_argument("--seed", type=int, default=0, help="seed of weights, prompts and sampling")
+    r.add_argument("--profile-engines", default="",
+                   help="fast engines whose decode step is then profiled as by rollout-profile, in this process (the "
+                        "model and torch.compile's work are reused); '' skips")
+    add_profile_args(r)
     r.set_defaults(fn=cmd_rollout)
+    rp = sub.add_parser("rollout-profile", help="a fast engine's decode step: ms/step and kernel time by category",
+                        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    add_model_args(rp, "where the model runs")
+    add_rollout_args(rp)
+    rp.add_argument("--engines", default=None,
+                    help="comma-separated fast engines profiled one after another (default compile on CUDA, static "
+                         "on CPU). " + ENGINE_NAMES_HELP)
+    add_profile_args(rp)
+    rp.set_defaults(fn=cmd_rollout_profile)
     f = sub.add_parser("sft-step", help="LoRA SFT step tokens/s and peak memory (train.py's step and loss)",
                        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     add_model_args(f, "where the model runs")

@@ -73,8 +73,8 @@ run_search() {  # issue 7: search with the teacher on level-5 paper programs, an
 
 run_rollout() {  # issue 9
   section rollout
-  timeout 420 $PY bench.py rollout --model-config qwen2.5-7b --engines hf,compile,compile_full --lora-engines compile \
-    > "$O/rollout.txt" 2>&1
+  timeout 420 $PY bench.py rollout --model-config qwen2.5-7b --engines hf,compile,compile_fused_splitkv \
+    --lora-engines compile_fused_splitkv --greedy-prompts 64 --profile-engines compile_fused_splitkv > "$O/rollout.txt" 2>&1
   tail -12 "$O/rollout.txt"
 }
 
@@ -128,23 +128,23 @@ run_rlab() {  # issue 6: DRPO and GRPO side by side from one SFT checkpoint (RL_
   # then both RL checkpoints evaluated on the same held-out tasks as the SFT checkpoint (eval_sft)
   section rlab
   local R=${RL_INIT:-$GS}
-  for loss in drpo grpo; do
+  for loss in ${RL_LOSSES:-drpo grpo}; do
     timeout ${RL_S:-330} $PY train.py --preset gpu-small --stage rl --init "$R/sft" --tasks "$R/data/tasks_rl.jsonl" \
       --out "$R/rl_$loss" --loss $loss --rl-time-limit-s ${RL_LIMIT:-210} --rl-lr ${RL_LR:-3e-4} --judge-workers 6 \
       --device cuda > "$O/rl_$loss.txt" 2>&1 &
   done
   wait
-  for loss in drpo grpo; do
+  for loss in ${RL_LOSSES:-drpo grpo}; do
     timeout 200 $PY eval.py --tasks "$R/data/tasks_eval.jsonl" --policy "$R/rl_$loss" --out "$R/eval_rl_$loss" \
       --device cuda --workers 6 --temperature 0 --max-new-tokens 1536 --gen-batch-size 64 > "$O/eval_rl_$loss.txt" 2>&1 &
   done
   wait
-  for loss in drpo grpo; do
+  for loss in ${RL_LOSSES:-drpo grpo}; do
     echo "--- $loss"; grep -E "^step|stopping|promot" "$O/rl_$loss.txt" | cut -c1-260 | tail -40
     tail -2 "$O/eval_rl_$loss.txt" | cut -c1-700
   done
   tar czf "$O/rl.tgz" --exclude=checkpoints --exclude=base_model --exclude=data --exclude='*.safetensors' \
-    "$R/rl_drpo" "$R/rl_grpo" "$R/eval_rl_drpo" "$R/eval_rl_grpo"
+    $(for l in ${RL_LOSSES:-drpo grpo}; do echo "$R/rl_$l $R/eval_rl_$l"; done)
 }
 
 run_search5() {  # issue 7: search vs the teacher's single shot on paper-size level-5 programs (whole program first)

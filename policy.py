@@ -16,7 +16,9 @@ One place owns each of these so that SFT, RL, search and eval agree on them (iss
 - `generate(policy, prompts, ...)` samples completions of rendered prompts and returns `Sample`s with
   token ids and per-token log-probs. The LoRA adapter is merged for sampling and unmerged afterwards.
   `engine="hf"` is plain `transformers` generate; "static" / "cudagraph" / "compile" are the fast engine
-  of issue 9 (a static KV cache, decode steps replayed as CUDA graphs); "auto" picks it on CUDA.
+  of issue 9 (a static KV cache, decode steps replayed as CUDA graphs), each also with fused projections
+  ("_fused") and/or a split-KV Triton decode attention ("_splitkv"), e.g. "compile_fused_splitkv"
+  (`FAST_ENGINES`); "auto" picks one on CUDA.
 - `token_logprobs(model, ...)` is the one log-prob routine: the decoder runs once, then the output layer
   runs over the *selected* positions only, in chunks, in fp32, each chunk under activation checkpointing,
   so full fp32 vocab logits for a batch never exist (7B: 152k vocab x 16 x 2048 tokens would be 20 GB).
@@ -35,10 +37,12 @@ Usage (a smoke test of the tiny default):
 import argparse
 import contextlib
 import dataclasses
+import functools
 import json
 import os
 import re
 import sys
+import typing
 
 import torch
 import torch.utils.checkpoint
@@ -503,14 +507,22 @@ def _generate_hf(policy, prompt_ids, max_new_tokens, temperature, top_p, batch_s
 # shapes and no host synchronisation, so it is captured once as a CUDA graph and replayed per token
 # (engine "cudagraph"), optionally after torch.compile fused the elementwise ops around each attention
 # ("compile"; "compile_full" compiles the whole layer at one cache length, the session-1 variant). Engine
-# "static" runs the same step eagerly (CPU tests compare it with plain generate). Differences from
-# `generate`, none of which changes the sampled distribution:
+# "static" runs the same step eagerly (CPU tests compare it with plain generate). Two options on top of
+# each mode, named by suffix (`FAST_ENGINES`):
+# - "_fused": per layer one q|k|v matmul and one gate|up matmul instead of five (weights concatenated
+#   once per generate batch, after the LoRA merge, and freed with its cache);
+# - "_splitkv": the decode attention as our split-KV ("flash-decoding") Triton kernel: one program per
+#   (sequence, KV head, slice of the cache), the query heads of a KV head as its rows, then a small
+#   kernel combines the slices (`_attend_split_kv`); prefill keeps SDPA.
+# e.g. "compile_fused_splitkv". Differences from `generate`, none of which changes the sampled distribution:
 # - attention reads the cache up to the current length rounded up to `kv_bucket` slots (one graph per
 #   bucket), masked to the real tokens; decode GQA folds the query heads of a KV head into query rows
 #   instead of copying K/V (what repeat_kv does);
 # - the all-finished check runs every `sync_every` steps (a host sync); the extra steps write pad tokens;
 # - temperature and top-p use transformers' own logits warpers in the same order, then softmax and
 #   torch.multinomial as `generate` does; so on CPU the same seed gives the same tokens as engine "hf".
+# - fused projections and the split-KV kernel sum in a different order (bf16: ties of near-equal
+#   logits may break the other way; fp32 on CPU gives the same greedy tokens).
 # Supported: decoder-only Llama-style models (Qwen2/2.5, Qwen3, Llama, Mistral without sliding window);
 # others fall back to "hf" under engine "auto".
 
@@ -539,6 +551,44 @@ def fast_engine_unsupported(policy):
     return None
 
 
+class _FusedLayer(typing.NamedTuple):
+    """One layer's projections concatenated so that each group is one matmul (engines "*_fused")."""
+    qkv_weight: torch.Tensor        # (q + 2 kv, hidden): the rows of q_proj, then k_proj, then v_proj
+    qkv_bias: object                # (q + 2 kv,), or None (Llama and Mistral have no q/k/v bias)
+    qkv_sizes: tuple                # (q, kv, kv) output widths, to split the fused output
+    gate_up_weight: torch.Tensor    # (2 intermediate, hidden): gate_proj rows, then up_proj rows
+    gate_up_bias: object            # (2 intermediate,), or None
+
+
+def _linear_params(linear):
+    """(weight, bias) that a linear layer applies; a peft LoRA layer only through its merged base."""
+    if hasattr(linear, "base_layer"):
+        if linear.disable_adapters or not linear.merged:
+            raise ValueError("fused projections need the LoRA adapter merged and enabled (sampling_mode merges it)")
+        linear = linear.base_layer
+    return linear.weight, linear.bias
+
+
+def _cat_linears(linears):
+    """(weight, bias, output widths) of the linears stacked along their outputs; bias None when none has one."""
+    params = [_linear_params(m) for m in linears]
+    weight = torch.cat([w for w, _ in params])
+    sizes = tuple(w.shape[0] for w, _ in params)
+    if all(b is None for _, b in params):
+        return weight, None, sizes
+    return weight, torch.cat([b if b is not None else w.new_zeros(w.shape[0]) for w, b in params]), sizes
+
+
+def _fused_weights(model) -> list:
+    """A `_FusedLayer` per decoder layer: new tensors (7B: 8.5 GB in bf16), made after the LoRA merge."""
+    out = []
+    for layer in _hf_model(model).get_decoder().layers:
+        attn, mlp = layer.self_attn, layer.mlp
+        gate_up_weight, gate_up_bias, _ = _cat_linears((mlp.gate_proj, mlp.up_proj))
+        out.append(_FusedLayer(*_cat_linears((attn.q_proj, attn.k_proj, attn.v_proj)), gate_up_weight, gate_up_bias))
+    return out
+
+
 def _rotate_half(x):
     x1, x2 = x[..., : x.shape[-1] // 2], x[..., x.shape[-1] // 2:]
     return torch.cat((-x2, x1), dim=-1)
@@ -562,34 +612,178 @@ def _attend(q, k, v, mask, scale):
     return out.transpose(1, 2).reshape(B, q_len, H * D)
 
 
-def _attn_in(layer, x, cos, sin):
-    """A layer's input norm, q/k/v projections and rotary embedding: q, k, v as (B, heads, q_len, D)."""
+# ----------------------------------------------------------------------------------------------------
+# Split-KV ("flash-decoding") attention of the decode step, in Triton
+#
+# Decode attention reads the whole cache for one query token: memory-bound, and with one program per
+# (sequence, KV head) too few programs for a short batch or a long cache. Splitting the cache length over
+# programs gives every SM work; each program reads its slice of K and V once for all `groups` query heads
+# of its KV head (GQA: the heads are the rows of one tl.dot), and keeps fp32 partials (running max, sum of
+# exponentials, unnormalised output), which a second kernel combines.
+
+# cache slots per program (rounded up to a whole number of SPLIT_KV_BLOCK). H200, 7B shape, batch 64, kv_len
+# 1280, one layer: SDPA 64.4 us; slices of 64/128/256/512/1024 slots 67.8/56.9/56.7/53.8/50.0 us (LOG.md)
+SPLIT_KV_TOKENS = 1024
+SPLIT_KV_BLOCK = 64    # cache slots per inner iteration of a program
+_SPLIT_KV = {}         # the two kernels, made by `_split_kv_kernels` on first use
+
+
+def _split_kv_kernels():
+    """The Triton kernels of `_attend_split_kv`, defined on first use: importing triton is slow for callers
+    that only want the prompt, and on CPU TRITON_INTERPRET must be set before that import (tests/conftest.py).
+    `tl` becomes a module global because Triton's compiler and its interpreter both look names up in the
+    kernel's globals, not in a closure."""
+    global tl
+    if _SPLIT_KV:
+        return _SPLIT_KV
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def _attn_split_kv_partial(Q, K, V, Mask, Acc, Max, Sum, kv_len, split_len, scale,
+                               stride_qb, stride_qh, stride_qd, stride_kb, stride_kh, stride_kn, stride_kd,
+                               stride_vb, stride_vh, stride_vn, stride_vd, stride_mb, stride_mn,
+                               KV_HEADS: tl.constexpr, GROUPS: tl.constexpr, HEAD_DIM: tl.constexpr,
+                               BLOCK_G: tl.constexpr, BLOCK_D: tl.constexpr, BLOCK_N: tl.constexpr,
+                               DOT_DTYPE: tl.constexpr, PRECISION: tl.constexpr):
+        # program (b * KV_HEADS + kv head, split): cache slots [split * split_len, (split + 1) * split_len)
+        bh, split = tl.program_id(0), tl.program_id(1)
+        b, kv_head = (bh // KV_HEADS).to(tl.int64), bh % KV_HEADS   # int64: b * stride_kb can pass 2^31
+        g = tl.arange(0, BLOCK_G)                                    # query head within the group: the rows
+        d = tl.arange(0, BLOCK_D)
+        n = tl.arange(0, BLOCK_N)
+        g_ok, d_ok = g < GROUPS, d < HEAD_DIM
+        q = tl.load(Q + b * stride_qb + (kv_head * GROUPS + g)[:, None] * stride_qh + d[None, :] * stride_qd,
+                    mask=g_ok[:, None] & d_ok[None, :], other=0.0).to(DOT_DTYPE)         # (BLOCK_G, BLOCK_D)
+        k_base = K + b * stride_kb + kv_head * stride_kh
+        v_base = V + b * stride_vb + kv_head * stride_vh
+        # A finite start: a block whose slots are all masked (left padding) then gives p = 0, not nan.
+        m_i = tl.full([BLOCK_G], -1.0e30, tl.float32)
+        l_i = tl.zeros([BLOCK_G], tl.float32)
+        acc = tl.zeros([BLOCK_G, BLOCK_D], tl.float32)
+        start = split * split_len
+        end = tl.minimum(start + split_len, kv_len)
+        for n0 in range(start, end, BLOCK_N):
+            slot = n0 + n
+            slot_ok = slot < end
+            kv_mask = slot_ok[:, None] & d_ok[None, :]
+            k = tl.load(k_base + slot[:, None] * stride_kn + d[None, :] * stride_kd, mask=kv_mask, other=0.0)
+            k = k.to(DOT_DTYPE)
+            bias = tl.load(Mask + b * stride_mb + slot * stride_mn, mask=slot_ok, other=float("-inf"))
+            s = tl.dot(q, tl.trans(k), input_precision=PRECISION) * scale + bias.to(tl.float32)[None, :]
+            m_new = tl.maximum(m_i, tl.max(s, 1))                                        # (BLOCK_G,)
+            alpha = tl.exp(m_i - m_new)
+            p = tl.exp(s - m_new[:, None])                                               # (BLOCK_G, BLOCK_N)
+            l_i = l_i * alpha + tl.sum(p, 1)
+            v = tl.load(v_base + slot[:, None] * stride_vn + d[None, :] * stride_vd, mask=kv_mask, other=0.0)
+            acc = acc * alpha[:, None] + tl.dot(p.to(DOT_DTYPE), v.to(DOT_DTYPE), input_precision=PRECISION)
+            m_i = m_new
+        row = (bh * tl.num_programs(1) + split) * GROUPS + g          # partials are (B * KV_HEADS, splits, GROUPS)
+        tl.store(Max + row, m_i, mask=g_ok)
+        tl.store(Sum + row, l_i, mask=g_ok)
+        tl.store(Acc + row[:, None] * HEAD_DIM + d[None, :], acc, mask=g_ok[:, None] & d_ok[None, :])
+
+    @triton.jit
+    def _attn_split_kv_combine(Acc, Max, Sum, Out, n_splits, stride_ob,
+                               KV_HEADS: tl.constexpr, GROUPS: tl.constexpr, HEAD_DIM: tl.constexpr,
+                               BLOCK_S: tl.constexpr, BLOCK_D: tl.constexpr):
+        # program (b * KV_HEADS + kv head, query head within the group): softmax-weighted sum of the splits
+        bh, g = tl.program_id(0), tl.program_id(1)
+        s = tl.arange(0, BLOCK_S)
+        d = tl.arange(0, BLOCK_D)
+        s_ok, d_ok = s < n_splits, d < HEAD_DIM
+        row = (bh * n_splits + s) * GROUPS + g
+        m = tl.load(Max + row, mask=s_ok, other=float("-inf"))
+        w = tl.exp(m - tl.max(m, 0))                                             # (BLOCK_S,): 0 for padding
+        total = tl.sum(tl.load(Sum + row, mask=s_ok, other=0.0) * w, 0)
+        acc = tl.load(Acc + row[:, None] * HEAD_DIM + d[None, :], mask=s_ok[:, None] & d_ok[None, :], other=0.0)
+        out = tl.sum(acc * w[:, None], 0) / total                                # (BLOCK_D,)
+        b, kv_head = (bh // KV_HEADS).to(tl.int64), bh % KV_HEADS
+        tl.store(Out + b * stride_ob + (kv_head * GROUPS + g) * HEAD_DIM + d, out.to(Out.dtype.element_ty), mask=d_ok)
+
+    _SPLIT_KV.update(triton=triton, partial=_attn_split_kv_partial, combine=_attn_split_kv_combine)
+    return _SPLIT_KV
+
+
+def _attend_split_kv(q, k, v, mask, scale, split_tokens=SPLIT_KV_TOKENS):
+    """`_attend` with the decode step (q_len 1) run by the split-KV Triton kernels; prefill goes to `_attend`.
+    Same shapes: q (B, H, 1, D), k, v (B, kv_heads, kv_len, D) (views of the cache), mask additive
+    (B, 1, 1, kv_len); output (B, 1, H * D) in q's dtype. The grid is fixed for a given kv_len and nothing
+    waits on the host, so a CUDA graph can capture it (one graph per kv_len bucket, as for SDPA)."""
+    B, H, q_len, D = q.shape
+    if q_len != 1:
+        return _attend(q, k, v, mask, scale)
+    kernels = _split_kv_kernels()
+    triton = kernels["triton"]
+    kv_heads, kv_len = k.shape[1], k.shape[2]
+    groups = H // kv_heads
+    split_len = triton.cdiv(split_tokens, SPLIT_KV_BLOCK) * SPLIT_KV_BLOCK
+    n_splits = triton.cdiv(kv_len, split_len)
+    partial = torch.empty(B * kv_heads, n_splits, groups, D, dtype=torch.float32, device=q.device)
+    row_max = torch.empty(B * kv_heads, n_splits, groups, dtype=torch.float32, device=q.device)
+    row_sum = torch.empty_like(row_max)
+    out = torch.empty(B, 1, H * D, dtype=q.dtype, device=q.device)
+    block_d = max(16, triton.next_power_of_2(D))  # tl.dot wants every dimension >= 16; padding is masked
+    # The dots run in the cache dtype (bf16 on GPU: tensor cores, fp32 accumulation). On CPU they run in
+    # fp32: Triton's interpreter multiplies the bit patterns of bf16 inputs (triton 3.9, create_dot).
+    dot_dtype = tl.float32 if q.device.type == "cpu" else {torch.bfloat16: tl.bfloat16, torch.float16: tl.float16,
+                                                           torch.float32: tl.float32}[q.dtype]
+    precision = "ieee" if dot_dtype == tl.float32 else "tf32"  # fp32 stays exact instead of rounding to tf32
+    kernels["partial"][(B * kv_heads, n_splits)](
+        q, k, v, mask, partial, row_max, row_sum, kv_len, split_len, scale,
+        q.stride(0), q.stride(1), q.stride(3), *k.stride(), *v.stride(), mask.stride(0), mask.stride(3),
+        KV_HEADS=kv_heads, GROUPS=groups, HEAD_DIM=D, BLOCK_G=max(16, triton.next_power_of_2(groups)),
+        BLOCK_D=block_d, BLOCK_N=SPLIT_KV_BLOCK, DOT_DTYPE=dot_dtype, PRECISION=precision)
+    kernels["combine"][(B * kv_heads, groups)](
+        partial, row_max, row_sum, out, n_splits, out.stride(0), KV_HEADS=kv_heads, GROUPS=groups, HEAD_DIM=D,
+        BLOCK_S=max(2, triton.next_power_of_2(n_splits)), BLOCK_D=block_d)
+    return out
+
+
+# ----------------------------------------------------------------------------------------------------
+# One decoder layer over the static cache
+
+
+def _attn_in(layer, w, x, cos, sin):
+    """A layer's input norm, q/k/v projections and rotary embedding: q, k, v as (B, heads, q_len, D).
+    w: the layer's `_FusedLayer` (one q|k|v matmul), or None (the model's three projections)."""
     attn = layer.self_attn
     B, q_len, _ = x.shape
     h = layer.input_layernorm(x)
-    q = attn.q_proj(h).view(B, q_len, -1, attn.head_dim)
-    k = attn.k_proj(h).view(B, q_len, -1, attn.head_dim)
-    v = attn.v_proj(h).view(B, q_len, -1, attn.head_dim).transpose(1, 2)
+    if w is None:
+        q, k, v = attn.q_proj(h), attn.k_proj(h), attn.v_proj(h)
+    else:
+        q, k, v = torch.nn.functional.linear(h, w.qkv_weight, w.qkv_bias).split(w.qkv_sizes, dim=-1)
+    q = q.view(B, q_len, -1, attn.head_dim)
+    k = k.view(B, q_len, -1, attn.head_dim)
+    v = v.view(B, q_len, -1, attn.head_dim).transpose(1, 2)
     if hasattr(attn, "q_norm"):  # Qwen3
         q, k = attn.q_norm(q), attn.k_norm(k)
     q, k = q.transpose(1, 2), k.transpose(1, 2)                              # (B, heads, q_len, D)
     return q * cos + _rotate_half(q) * sin, k * cos + _rotate_half(k) * sin, v
 
 
-def _attn_out(layer, x, out):
-    """The attention output projection, the residual, and the MLP block with its residual."""
+def _attn_out(layer, w, x, out):
+    """The attention output projection, the residual, and the MLP block with its residual. w as in
+    `_attn_in` (one gate|up matmul; the MLP is down(act(gate) * up) in every supported model)."""
     x = x + layer.self_attn.o_proj(out)
-    return x + layer.mlp(layer.post_attention_layernorm(x))
+    h = layer.post_attention_layernorm(x)
+    if w is None:
+        return x + layer.mlp(h)
+    gate, up = torch.nn.functional.linear(h, w.gate_up_weight, w.gate_up_bias).chunk(2, dim=-1)
+    return x + layer.mlp.down_proj(layer.mlp.act_fn(gate) * up)
 
 
-def _layer_forward(layer, x, cos, sin, mask, k_cache, v_cache, slots, kv_len: int, parts=(_attn_in, _attn_out)):
+def _layer_forward(layer, w, x, cos, sin, mask, k_cache, v_cache, slots, kv_len: int, parts=(_attn_in, _attn_out),
+                   attend=_attend):
     """One decoder layer (Llama-style: pre-norm attention and MLP with residuals) over the static cache.
-    `parts` are the two halves around the attention (compiled ones in the "compile" engine)."""
-    q, k, v = parts[0](layer, x, cos, sin)
+    `parts` are the two halves around the attention (compiled ones in the "compile" engines), `attend` the
+    attention (`_attend_split_kv` in the "_splitkv" engines), w the layer's fused weights or None."""
+    q, k, v = parts[0](layer, w, x, cos, sin)
     k_cache.index_copy_(2, slots, k)
     v_cache.index_copy_(2, slots, v)
-    out = _attend(q, k_cache[:, :, :kv_len], v_cache[:, :, :kv_len], mask, layer.self_attn.scaling)
-    return parts[1](layer, x, out)
+    out = attend(q, k_cache[:, :, :kv_len], v_cache[:, :, :kv_len], mask, layer.self_attn.scaling)
+    return parts[1](layer, w, x, out)
 
 
 _COMPILED = {}  # function -> torch.compile(function), made once per process
@@ -603,24 +797,30 @@ def _compiled(fn):
     return _COMPILED[fn]
 
 
-def _compiled_layer_forward():
-    """The "compile" engine's layer: the two halves around the attention are compiled (norms, rotary,
-    residuals and the MLP's activation fuse into few kernels); the attention and the cache writes stay eager,
-    so its length grows in kv_len buckets like the cudagraph engine's (one shape per bucket would recompile
-    a compiled attention). "compile_full" compiles the whole layer instead, attending over the full cache
-    every step; on the H200 the two ran at the same speed (7,596 vs 7,609 tokens/s, LOG.md)."""
-    parts = (_compiled(_attn_in), _compiled(_attn_out))
+def _layer_fn(mode: str, split_kv: bool):
+    """The decode step's layer function of an engine. "compile": the two halves around the attention are
+    compiled (norms, rotary, residuals and the MLP's activation fuse into few kernels); the attention and
+    the cache writes stay eager, so its length grows in kv_len buckets like the cudagraph engine's (one
+    shape per bucket would recompile a compiled attention). "compile_full" compiles the whole layer instead,
+    attending over the full cache every step; on the H200 the two ran at the same speed (7,596 vs 7,609
+    tokens/s, LOG.md). "static" and "cudagraph" run the layer eagerly (cudagraph then captures it)."""
+    attend = _attend_split_kv if split_kv else _attend
+    if mode == "compile_full":
+        if split_kv:
+            raise ValueError("compile_full compiles the attention too; the split-KV kernel runs with the other modes")
+        return _compiled(_layer_forward)
+    if mode == "compile":
+        return functools.partial(_layer_forward, parts=(_compiled(_attn_in), _compiled(_attn_out)), attend=attend)
+    return functools.partial(_layer_forward, attend=attend)
 
-    def layer_fn(*args):
-        return _layer_forward(*args, parts=parts)
-    return layer_fn
 
-
-def _static_forward(model, k_cache, v_cache, valid, tokens, positions, slots, kv_len: int, layer_fn=_layer_forward):
+def _static_forward(model, weights, k_cache, v_cache, valid, tokens, positions, slots, kv_len: int,
+                    layer_fn=_layer_forward):
     """One forward of `tokens` (B, q_len) at cache slots `slots` (q_len,) with rotary positions
     `positions` (B, q_len): writes their K/V into the caches (lists of (B, kv_heads, L, D)) and returns
     the logits of the last position (B, vocab) in the model dtype. `valid` (B, L) is False at left-pad
-    slots. Only tensor ops, no host sync: one call can be captured as a CUDA graph."""
+    slots; `weights` has a `_FusedLayer` or None per layer. Only tensor ops, no host sync: one call can be
+    captured as a CUDA graph."""
     hf = _hf_model(model)
     dec = hf.get_decoder()
     kv_slots = torch.arange(kv_len, device=tokens.device)
@@ -634,14 +834,16 @@ def _static_forward(model, k_cache, v_cache, valid, tokens, positions, slots, kv
     cos, sin = dec.rotary_emb(x, positions)                                  # (B, q_len, D)
     cos, sin = cos[:, None], sin[:, None]
     for i, layer in enumerate(dec.layers):
-        x = layer_fn(layer, x, cos, sin, mask, k_cache[i], v_cache[i], slots, kv_len)
+        x = layer_fn(layer, weights[i], x, cos, sin, mask, k_cache[i], v_cache[i], slots, kv_len)
     return hf.get_output_embeddings()(dec.norm(x[:, -1]))
 
 
 class _StaticDecoder:
-    """A static KV cache for one batch and the decode step over it, eager or replayed as CUDA graphs."""
+    """A static KV cache for one batch and the decode step over it, eager or replayed as CUDA graphs.
+    fused: concatenated projection weights, made here and freed with the decoder; split_kv: the
+    decode attention as the split-KV kernel."""
 
-    def __init__(self, model, batch, cache_len, device, dtype, mode, kv_bucket):
+    def __init__(self, model, batch, cache_len, device, dtype, mode, kv_bucket, fused=False, split_kv=False):
         hf = _hf_model(model)
         cfg = hf.config
         layer0 = hf.get_decoder().layers[0].self_attn
@@ -652,12 +854,8 @@ class _StaticDecoder:
         self.k = [torch.zeros(shape, device=device, dtype=dtype) for _ in range(n)]
         self.v = [torch.zeros(shape, device=device, dtype=dtype) for _ in range(n)]
         self.valid = torch.ones(batch, cache_len, dtype=torch.bool, device=device)
-        if mode == "compile":
-            self.layer_fn = _compiled_layer_forward()
-        elif mode == "compile_full":
-            self.layer_fn = _compiled(_layer_forward)
-        else:
-            self.layer_fn = _layer_forward
+        self.weights = _fused_weights(model) if fused else [None] * n
+        self.layer_fn = _layer_fn(mode, split_kv)
         # static inputs and captured graphs of the decode step, one per kv_len bucket
         self.tokens = torch.zeros(batch, 1, dtype=torch.long, device=device)
         self.positions = torch.zeros(batch, 1, dtype=torch.long, device=device)
@@ -665,7 +863,8 @@ class _StaticDecoder:
         self.graphs, self.graph_out, self.pool = {}, {}, None
 
     def prefill(self, ids, attention_mask, max_rows):
-        """Run the left-padded prompts (B, W) into the cache, `max_rows` rows at a time; logits (B, vocab)."""
+        """Run the left-padded prompts (B, W) into the cache, `max_rows` rows at a time; logits (B, vocab).
+        Eager, SDPA attention, fused weights when the engine has them."""
         B, W = ids.shape
         self.valid[:, :W] = attention_mask.bool()
         # rotary positions as generate builds them: cumsum of the mask - 1 (pads get 1, never read)
@@ -674,18 +873,25 @@ class _StaticDecoder:
         out = []
         for r in range(0, B, max_rows):
             rows = slice(r, r + max_rows)
-            out.append(_static_forward(self.model, [k[rows] for k in self.k], [v[rows] for v in self.v],
+            out.append(_static_forward(self.model, self.weights, [k[rows] for k in self.k], [v[rows] for v in self.v],
                                        self.valid[rows], ids[rows], positions[rows], slots, W))
         return torch.cat(out)
 
-    def step(self, tokens, positions, slot: int):
-        """Logits (B, vocab) after feeding `tokens` (B,) at cache slot `slot` with rotary `positions` (B,)."""
-        kv_len = min(self.cache_len, -(-(slot + 1) // self.kv_bucket) * self.kv_bucket)
+    def kv_len(self, slot: int) -> int:
+        """Cache slots the attention reads at decode slot `slot`: its kv_len bucket."""
+        return min(self.cache_len, -(-(slot + 1) // self.kv_bucket) * self.kv_bucket)
+
+    def step(self, tokens, positions, slot: int, replay=True):
+        """Logits (B, vocab) after feeding `tokens` (B,) at cache slot `slot` with rotary `positions` (B,).
+        replay=False runs the step eagerly even in a graph mode (bench.py rollout-profile: the kernels of
+        a replayed graph are not seen by the profiler)."""
+        kv_len = self.kv_len(slot)
         self.tokens.copy_(tokens[:, None])
         self.positions.copy_(positions[:, None])
         self.slot.fill_(slot)
-        args = (self.model, self.k, self.v, self.valid, self.tokens, self.positions, self.slot, kv_len, self.layer_fn)
-        if self.mode == "static":
+        args = (self.model, self.weights, self.k, self.v, self.valid, self.tokens, self.positions, self.slot, kv_len,
+                self.layer_fn)
+        if self.mode == "static" or not replay:
             return _static_forward(*args)
         if kv_len not in self.graphs:
             self._capture(kv_len, args)
@@ -693,8 +899,8 @@ class _StaticDecoder:
         return self.graph_out[kv_len]
 
     def _capture(self, kv_len, args):
-        # Warm-up on a side stream (cuBLAS workspaces, torch.compile's compilation), as the CUDA-graph docs
-        # ask. It computes this very step, so writing its K/V into the cache is harmless (same values).
+        # Warm-up on a side stream (cuBLAS workspaces, torch.compile's compilation, Triton's), as the CUDA-graph
+        # docs ask. It computes this very step, so writing its K/V into the cache is harmless (same values).
         side = torch.cuda.Stream()
         side.wait_stream(torch.cuda.current_stream())
         with torch.cuda.stream(side):
@@ -709,31 +915,52 @@ class _StaticDecoder:
         self.graphs[kv_len] = graph
 
 
-def _generate_static(policy, prompt_ids, max_new_tokens, temperature, top_p, batch_size, suppress_eos=False,
-                     mode="static", kv_bucket=256, sync_every=None, prefill_tokens=32768):
-    """The fast engine over left-padded batches: (completion ids, finish reasons). mode: "static"
-    (eager), "cudagraph" or "compile" (CUDA only). kv_bucket: cache slots per attention-length bucket.
-    sync_every: decode steps between all-finished checks (default 1 on CPU, 16 on CUDA).
-    prefill_tokens: prompt tokens per prefill forward (bounds its activation memory)."""
+def _token_sampler(stop_t, temperature, top_p, suppress_eos):
+    """The fast engine's next-token rule, as `generate` applies it: logits (B, vocab) -> token ids (B,).
+    fp32 scores; temperature and top-p are transformers' own warpers in generate's order; stop_t: eos ids."""
     from transformers.generation.logits_process import TemperatureLogitsWarper, TopPLogitsWarper
 
+    warpers = []
+    if temperature > 0 and temperature != 1.0:
+        warpers.append(TemperatureLogitsWarper(temperature))
+    if temperature > 0 and top_p < 1.0:
+        warpers.append(TopPLogitsWarper(top_p))
+
+    def next_token(logits):
+        scores = logits.float()                                                      # (B, vocab) fp32, as generate
+        if suppress_eos:
+            scores[:, stop_t] = -float("inf")
+        if temperature <= 0:
+            return torch.argmax(scores, dim=-1)
+        for warp in warpers:
+            scores = warp(None, scores)
+        return torch.multinomial(torch.softmax(scores, dim=-1), num_samples=1).squeeze(1)
+    return next_token
+
+
+def _generate_static(policy, prompt_ids, max_new_tokens, temperature, top_p, batch_size, suppress_eos=False,
+                     mode="static", fused=False, split_kv=False, kv_bucket=256, sync_every=None, prefill_tokens=32768):
+    """The fast engine over left-padded batches: (completion ids, finish reasons). mode: "static"
+    (eager), "cudagraph", "compile" or "compile_full" (CUDA only); fused, split_kv: the options of the
+    comment above FAST_MODEL_TYPES. kv_bucket: cache slots per attention-length bucket.
+    sync_every: decode steps between all-finished checks (default 1 on CPU, 16 on CUDA).
+    prefill_tokens: prompt tokens per prefill forward (bounds its activation memory)."""
     why = fast_engine_unsupported(policy)
     if why:
         raise ValueError(f"the fast generation engine does not support {why}; use engine='hf'")
     device = policy.device
     if mode != "static" and device.type != "cuda":
         raise ValueError(f"engine {mode!r} needs CUDA; use 'static' on {device.type}")
-    if mode != "static" and policy.quantized:
-        mode = "static"  # bitsandbytes 4-bit matmuls are not known to be graph-safe; stay eager
+    if split_kv and device.type != "cuda" and os.environ.get("TRITON_INTERPRET") != "1":
+        raise ValueError("the split-KV attention is a Triton kernel: it needs CUDA, or TRITON_INTERPRET=1 on CPU")
+    if policy.quantized:
+        # bitsandbytes 4-bit matmuls are not known to be graph-safe, and packed 4-bit weights do not concatenate
+        mode, fused = "static", False
     sync_every = sync_every or (16 if device.type == "cuda" else 1)
     stop = eos_ids(policy)
     stop_t = torch.tensor(stop, dtype=torch.long, device=device)
     pad_id = policy.tokenizer.pad_token_id
-    warpers = []
-    if temperature > 0 and temperature != 1.0:
-        warpers.append(TemperatureLogitsWarper(temperature))
-    if temperature > 0 and top_p < 1.0:
-        warpers.append(TopPLogitsWarper(top_p))
+    next_token = _token_sampler(stop_t, temperature, top_p, suppress_eos)
     dtype = next(_hf_model(policy.model).get_decoder().parameters()).dtype
     if policy.quantized:
         dtype = policy.dtype
@@ -745,22 +972,13 @@ def _generate_static(policy, prompt_ids, max_new_tokens, temperature, top_p, bat
         cache_len = W + max_new_tokens
         if mode == "compile_full":  # the whole layer is compiled for one cache length: fewer recompilations
             cache_len = -(-cache_len // 256) * 256
-        decoder = _StaticDecoder(policy.model, B, cache_len, device, dtype, mode, kv_bucket)
+        decoder = _StaticDecoder(policy.model, B, cache_len, device, dtype, mode, kv_bucket, fused, split_kv)
         logits = decoder.prefill(ids, mask, max(1, prefill_tokens // W))
         n_prompt = mask.sum(-1)                                                      # (B,)
         out = torch.full((B, max_new_tokens), pad_id, dtype=torch.long, device=device)
         done = torch.zeros(B, dtype=torch.bool, device=device)
         for t in range(max_new_tokens):
-            scores = logits.float()                                                  # (B, vocab) fp32, as generate
-            if suppress_eos:
-                scores[:, stop_t] = -float("inf")
-            if temperature > 0:
-                for warp in warpers:
-                    scores = warp(None, scores)
-                token = torch.multinomial(torch.softmax(scores, dim=-1), num_samples=1).squeeze(1)
-            else:
-                token = torch.argmax(scores, dim=-1)
-            token = torch.where(done, pad_id, token)                                 # finished rows emit pad
+            token = torch.where(done, pad_id, next_token(logits))                    # finished rows emit pad
             out[:, t] = token
             done |= torch.isin(token, stop_t)
             if t + 1 == max_new_tokens or ((t + 1) % sync_every == 0 and bool(done.all())):
@@ -773,15 +991,17 @@ def _generate_static(policy, prompt_ids, max_new_tokens, temperature, top_p, bat
     return completions, reasons
 
 
+# The fast engine's variants by name: how a decode step runs (mode) and the two options (see the comment
+# above FAST_MODEL_TYPES): "static", "static_fused", "static_splitkv", "static_fused_splitkv", the same
+# for "cudagraph" and "compile", and "compile_full".
+FAST_ENGINES = {f"{mode}{'_fused' * fused}{'_splitkv' * split_kv}": dict(mode=mode, fused=fused, split_kv=split_kv)
+                for mode in ("static", "cudagraph", "compile") for fused in (False, True) for split_kv in (False, True)}
+FAST_ENGINES["compile_full"] = dict(mode="compile_full", fused=False, split_kv=False)
+
 # Generation engines by name, each (policy, prompt_ids, max_new_tokens, temperature, top_p, batch_size,
 # suppress_eos=False) -> (completion ids, finish reasons). "auto" picks one in `resolve_engine`.
-ENGINES = {
-    "hf": _generate_hf,
-    "static": _generate_static,
-    "cudagraph": lambda *a, **k: _generate_static(*a, mode="cudagraph", **k),
-    "compile": lambda *a, **k: _generate_static(*a, mode="compile", **k),
-    "compile_full": lambda *a, **k: _generate_static(*a, mode="compile_full", **k),
-}
+ENGINES = {"hf": _generate_hf,
+           **{name: functools.partial(_generate_static, **options) for name, options in FAST_ENGINES.items()}}
 AUTO_CUDA_ENGINE = "cudagraph"  # what "auto" runs on CUDA; chosen by `python bench.py rollout` (LOG.md)
 ENGINES["auto"] = lambda policy, *a, **k: ENGINES[resolve_engine("auto", policy)](policy, *a, **k)
 
@@ -820,7 +1040,7 @@ def sample_token_ids(policy: Policy, prompt_ids, max_new_tokens: int, temperatur
 def generate(policy: Policy, prompts, max_new_tokens: int, temperature: float, top_p: float, seed: int,
              batch_size: int = 16, engine: str = "hf", logprob_chunk_tokens: int = 512) -> list:
     """Sample one completion per rendered prompt (from `render_prompt`). temperature 0 means greedy.
-    engine: "hf" (plain transformers generate), "static", "cudagraph", "compile" or "auto" (above).
+    engine: "hf" (plain transformers generate), a fast engine of `FAST_ENGINES` or "auto" (above).
 
     Seeded: the same (prompts, seed, batch_size, engine) gives the same samples; the global RNG is untouched.
     """

@@ -5,6 +5,7 @@ On CPU engine "static" runs the same code as "cudagraph" / "compile" without the
 equality here tests the cache, masks, positions, GQA folding, sampling and stopping of all three."""
 import json
 import os
+import sys
 
 import pytest
 import torch
@@ -115,6 +116,7 @@ def test_lora_is_merged_for_sampling_and_unmerged_after():
     hf = run(pol, "hf")
     fast = run(pol, "static")
     assert fast == hf
+    assert run(pol, "static_fused") == hf  # the fused weights are taken after the merge
     with pol.model.disable_adapter():  # the adapter changes the greedy tokens, so it was in the forward
         assert run(pol, "static")[0] != fast[0]
     for n, p in pol.model.named_parameters():
@@ -141,6 +143,102 @@ def test_engine_names(tiny):
         run(tiny, "cudagraph")
 
 
+def test_fused_projections_equal_unfused_and_generate(tiny):
+    hf = run(tiny, "hf")
+    assert run(tiny, "static_fused") == run(tiny, "static") == hf
+    assert run(tiny, "static_fused", temperature=0.8, top_p=0.9, seed=5) == run(tiny, "hf", temperature=0.8, top_p=0.9,
+                                                                               seed=5)
+    [w0] = P._fused_weights(tiny.model)[:1]
+    attn = tiny.model.get_decoder().layers[0].self_attn
+    assert w0.qkv_sizes == (32, 16, 16) and w0.qkv_bias is not None and w0.gate_up_bias is None  # Qwen2: q/k/v biases
+    torch.testing.assert_close(w0.qkv_weight[32:48], attn.k_proj.weight, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("arch", ["llama", "qwen3"])
+def test_fused_projections_other_architectures(arch):
+    """Llama with MLP biases and no q/k/v bias, Qwen3 with q_norm/k_norm: fused == unfused == generate."""
+    import types
+
+    from transformers import LlamaConfig, LlamaForCausalLM, Qwen3Config, Qwen3ForCausalLM
+    kw = dict(vocab_size=400, hidden_size=32, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+              intermediate_size=64, max_position_embeddings=256, bos_token_id=None, eos_token_id=2, pad_token_id=0)
+    torch.manual_seed(0)
+    if arch == "llama":
+        model = LlamaForCausalLM(LlamaConfig(mlp_bias=True, **kw))
+        with torch.no_grad():  # nonzero biases, so leaving one out would show
+            for layer in model.model.layers:
+                layer.mlp.gate_proj.bias.normal_(0, 0.5)
+                layer.mlp.up_proj.bias.normal_(0, 0.5)
+    else:
+        model = Qwen3ForCausalLM(Qwen3Config(head_dim=8, **kw))
+    pol = P.Policy(model=model.eval(), tokenizer=types.SimpleNamespace(pad_token_id=0, eos_token_id=2),
+                   device=torch.device("cpu"), dtype=torch.float32, lora=False, quantized=False, base=arch)
+    hf = run(pol, "hf", max_new_tokens=12)
+    assert run(pol, "static_fused", max_new_tokens=12) == run(pol, "static", max_new_tokens=12) == hf
+    assert len({tuple(c) for c in hf[0]}) > 1
+
+
+def attention_case(B, H, kv_heads, D, kv_len, pads, slot, dtype, seed=0):
+    """q, k, v and the additive decode mask as `_static_forward` builds it: left padding `pads` per row,
+    the current slot `slot` (< kv_len: the slots after it are the rest of the kv_len bucket)."""
+    g = torch.Generator().manual_seed(seed)
+    q = torch.randn(B, H, 1, D, generator=g).to(dtype)
+    cache_len = kv_len + 16  # the engine passes views of a longer cache
+    k, v = (torch.randn(B, kv_heads, cache_len, D, generator=g).to(dtype)[:, :, :kv_len] for _ in range(2))
+    valid = torch.ones(B, kv_len, dtype=torch.bool)
+    for b, pad in enumerate(pads):
+        valid[b, :pad] = False
+    slots = torch.tensor([slot])
+    kv = torch.arange(kv_len)
+    seen = valid[:, None, None, :] & (kv <= slots[:, None])[None, None] | (kv == slots[:, None])[None, None]
+    mask = torch.zeros(seen.shape, dtype=dtype).masked_fill_(~seen, float("-inf"))
+    return q, k, v, mask
+
+
+@pytest.mark.parametrize("B,H,kv_heads,D,kv_len,pads,slot,split_tokens,dtype", [
+    (2, 4, 4, 16, 150, [0, 130], 140, 64, torch.float32),    # groups 1; row 1's first two splits all padding
+    (3, 8, 2, 8, 200, [5, 0, 64], 199, 64, torch.float32),   # groups 4, head dim 8 (padded to 16), 4 splits
+    (2, 6, 2, 32, 70, [3, 0], 60, 256, torch.bfloat16),      # groups 3 (not a power of 2), one split
+    (1, 7, 1, 128, 300, [10], 290, 100, torch.bfloat16),     # 7B's groups and head dim; splits of 128, last of 44
+])
+def test_split_kv_attention_equals_attend(B, H, kv_heads, D, kv_len, pads, slot, split_tokens, dtype):
+    """The split-KV Triton kernels (through the interpreter on CPU, compiled on CUDA) against `_attend` in fp32."""
+    device = "cuda" if torch.cuda.is_available() else "cpu"  # on CPU conftest.py sets TRITON_INTERPRET=1
+    q, k, v, mask = (t.to(device) for t in attention_case(B, H, kv_heads, D, kv_len, pads, slot, dtype))
+    got = P._attend_split_kv(q, k, v, mask, D ** -0.5, split_tokens=split_tokens)
+    ref = P._attend(q.float(), k.float(), v.float(), mask.float(), D ** -0.5)
+    assert got.shape == ref.shape == (B, 1, H * D) and got.dtype == dtype
+    tol = 1e-5 if dtype == torch.float32 else 1e-2  # bf16: the output is rounded to bf16
+    torch.testing.assert_close(got.float(), ref, rtol=tol, atol=tol)
+    prefill = P._attend_split_kv(q.expand(B, H, 3, D), k, v, mask.expand(B, 1, 3, kv_len), D ** -0.5)
+    assert torch.equal(prefill, P._attend(q.expand(B, H, 3, D), k, v, mask.expand(B, 1, 3, kv_len), D ** -0.5))
+
+
+@pytest.mark.skipif(os.environ.get("TRITON_INTERPRET") != "1", reason="CPU model: needs the Triton interpreter")
+def test_split_kv_engine_equals_generate(tiny):
+    """The whole decode path with the split-KV kernel (interpreted: slow, so few steps in one batch)."""
+    hf = run(tiny, "hf", max_new_tokens=5, batch_size=5)
+    assert run(tiny, "static_fused_splitkv", max_new_tokens=5, batch_size=5) == hf
+
+
+def test_rollout_profile_runs_on_cpu(monkeypatch, capsys):
+    import bench
+    monkeypatch.setattr(sys, "argv", ["bench.py", "rollout-profile", "--device", "cpu", "--engines",
+                                      "static,static_fused,cudagraph", "--batch", "2", "--prompt-len", "8",
+                                      "--new-tokens", "8", "--decode-steps", "2", "--profile-steps", "1"])
+    bench.main()
+    out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    static, fused, graph = out["engines"]
+    assert out["bench"] == "rollout-profile" and static["engine"] == "static" and fused["fused"]
+    for row in (static, fused):
+        assert row["engine_ms_per_step"] > 0 and row["kernel_ms_per_step"] > 0 and row["kv_lens"] == [16]
+        assert row["categories"]["gemm"]["ms"] > 0 and row["categories"]["sampling (outside the graph)"]["ms"] > 0
+        assert row["top_kernels"] and row["top_kernels"][0]["ms"] >= row["top_kernels"][-1]["ms"]
+    # per layer 7 projections unfused, 4 fused (q|k|v, o, gate|up, down); each one or two aten ops
+    assert fused["categories"]["gemm"]["calls"] < static["categories"]["gemm"]["calls"]
+    assert "needs CUDA" in graph["error"]
+
+
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
 def test_cudagraph_equals_eager_static_on_gpu():
     pol = P.load_policy(None, corpus_texts=corpus(), tiny_sizes=SIZES, lora_r=0, seed=0, device="cuda",
@@ -149,3 +247,5 @@ def test_cudagraph_equals_eager_static_on_gpu():
     eager = run(pol, "static", max_new_tokens=40)
     assert run(pol, "cudagraph", max_new_tokens=40) == eager
     assert run(pol, "hf", max_new_tokens=40) == eager
+    for engine in ("cudagraph_fused", "cudagraph_fused_splitkv"):
+        assert run(pol, engine, max_new_tokens=40) == eager, engine
