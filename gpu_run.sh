@@ -110,22 +110,25 @@ run_train() {  # issues 5 + 6: --preset gpu-small from scratch: SFT, DRPO and GR
 GSB_FLAGS=${GSB_FLAGS:---tiny-hidden 768 --tiny-heads 12 --tiny-kv-heads 4 --tiny-intermediate 2048 --tiny-layers 10 --lr 7e-4}
 run_trainab() {  # issue 5: two SFT recipes side by side on the one GPU (a 24M-parameter model leaves it mostly idle):
   # A = --preset gpu-small, B = the same data and steps with $GSB_FLAGS; each trains from scratch and evaluates its
-  # SFT checkpoint (--pipeline-sft-only). Data made beforehand on a CPU box (carry $GS); B copies it.
+  # SFT checkpoint (--pipeline-sft-only). Data made beforehand on a CPU box (carry $GS); B copies it. GSB=0: A alone.
   section trainab
   [ -d "${GS}b/data" ] || { mkdir -p "${GS}b"; cp -r "$GS/data" "${GS}b/"; }
   timeout ${TRAIN_S:-575} $PY train.py --preset gpu-small --out "$GS" --resume --device cuda --pipeline-sft-only \
     --judge-workers 6 >> "$O/train_a.txt" 2>&1 &
-  timeout ${TRAIN_S:-575} $PY train.py --preset gpu-small --out "${GS}b" --resume --device cuda --pipeline-sft-only \
-    --judge-workers 6 $GSB_FLAGS >> "$O/train_b.txt" 2>&1 &
+  [ "${GSB:-1}" = 0 ] || timeout ${TRAIN_S:-575} $PY train.py --preset gpu-small --out "${GS}b" --resume --device cuda \
+    --pipeline-sft-only --judge-workers 6 $GSB_FLAGS >> "$O/train_b.txt" 2>&1 &
   wait
   for f in train_a train_b; do
+    [ -f "$O/$f.txt" ] || continue
     echo "--- $f"; grep -E "^===|^derived|^eval 0|judged|pipeline-sft-only|Error|error" "$O/$f.txt" | cut -c1-220 | tail -16
   done
   tar czf "$O/gs.tgz" --exclude=checkpoints --exclude=base_model --exclude=data --exclude='*.safetensors' "$GS" "${GS}b"
 }
 
-run_rlab() {  # issue 6: DRPO and GRPO side by side from one SFT checkpoint (RL_INIT, default $GS), same time limit,
-  # then both RL checkpoints evaluated on the same held-out tasks as the SFT checkpoint (eval_sft)
+run_rlab() {  # issue 6: DRPO and GRPO from one SFT checkpoint (RL_INIT, default $GS), same time limit, then the
+  # RL checkpoints evaluated on the same held-out tasks as the SFT checkpoint (eval_sft). Run one loss per call
+  # (RL_LOSSES=drpo, then RL_LOSSES=grpo): side by side, their judges share the GPU lock and both slow down
+  # (29-37 s of verify per step instead of 12-22 s, LOG.md session 4).
   section rlab
   local R=${RL_INIT:-$GS}
   for loss in ${RL_LOSSES:-drpo grpo}; do
