@@ -107,10 +107,11 @@ run_train() {  # issues 5 + 6: --preset gpu-small from scratch: SFT, DRPO and GR
   tar czf "$O/gs.tgz" --exclude=checkpoints --exclude=base_model --exclude=data --exclude='*.safetensors' "$GS"
 }
 
-GSB_FLAGS=${GSB_FLAGS:---tiny-hidden 768 --tiny-heads 12 --tiny-kv-heads 4 --tiny-intermediate 2048 --tiny-layers 10 --lr 7e-4}
+GSB_FLAGS=${GSB_FLAGS---tiny-hidden 768 --tiny-heads 12 --tiny-kv-heads 4 --tiny-intermediate 2048 --tiny-layers 10 --lr 7e-4}
 run_trainab() {  # issue 5: two SFT recipes side by side on the one GPU (a 24M-parameter model leaves it mostly idle):
   # A = --preset gpu-small, B = the same data and steps with $GSB_FLAGS; each trains from scratch and evaluates its
-  # SFT checkpoint (--pipeline-sft-only). Data made beforehand on a CPU box (carry $GS); B copies it. GSB=0: A alone.
+  # SFT checkpoint (--pipeline-sft-only). Data made beforehand on a CPU box (carry $GS); B copies it unless ${GS}b/data
+  # exists (another data recipe: carry it too, and GSB_FLAGS= for A's model). GSB=0: A alone.
   section trainab
   [ -d "${GS}b/data" ] || { mkdir -p "${GS}b"; cp -r "$GS/data" "${GS}b/"; }
   timeout ${TRAIN_S:-575} $PY train.py --preset gpu-small --out "$GS" --resume --device cuda --pipeline-sft-only \
