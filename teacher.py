@@ -1112,7 +1112,7 @@ def row_geometry(P: Prog, n: dict):
         def build(kb, rows, cols):
             nn_ = kb.emit(f"{cols.code} // {Psp}", cols.axes, "n") if (N > 1 and Psp > 1) else (cols if N > 1 else ZERO)
             sp = kb.unravel(kb.emit(f"{cols.code} % {Psp}", cols.axes, "sp") if N > 1 else cols, S[2:]) \
-                if Psp > 1 else []
+                if Psp > 1 else [ZERO] * (r - 2)  # (N, C, 1): the unit length dim still needs an index
             return [nn_, rows if C > 1 else ZERO] + sp, {"channel": rows if C > 1 else ZERO}
         return x, C, N * Psp, build, False
     elif op.startswith("instance_norm"):
@@ -1987,6 +1987,8 @@ def main(argv=None) -> int:
             sols.append((rec, sol))
         except TeacherError as e:
             failures.append((rec, "teacher_error", str(e)))
+        except Exception as e:  # a teacher bug on one program must not lose the rest of a long run
+            failures.append((rec, "teacher_bug", f"{type(e).__name__}: {e} (please report: a teacher bug)"))
     print(f"compiled {len(sols)}/{len(tasks)} in {time.time() - t0:.1f}s; verifying with the judge "
           f"({args.device}, {args.workers} workers, policy strict)")
     with Judge(workers=args.workers, device=args.device, timeout_s=args.timeout_s, policy="strict") as j:

@@ -143,6 +143,10 @@ def judged():
         items[f"tf32x3:{name}"] = (src, compile_program(src, target="cuda", dot_precision="tf32x3"))
     items["tf32x3:op:sdpa"] = (single_op_record("sdpa")["source"],
                                compile_program(single_op_record("sdpa"), seed=1, dot_precision="tf32x3"))
+    # synth records the teacher once failed on (kept as found; see tests/data_teacher/regressions.jsonl)
+    for rec in synth.read_tasks(os.path.join(HERE, "data_teacher", "regressions.jsonl")):
+        for sizes in ("literal", "symbolic"):
+            items[f"regression:{rec['id']}:{sizes}"] = (rec["source"], compile_program(rec, sizes=sizes))
     # --sizes symbolic: every op (another shape draw than above), fused programs, irregular shapes, imports
     for op in synth.POOL:
         rec = single_op_record(op, index=1)
@@ -281,6 +285,14 @@ def test_generic_names_style_names_kernels_after_nothing():
     assert "def triton_kernel(" in src and "def launch_triton(" in src
     assert "relu" not in src.split("class ModelNew")[0]
     assert teacher.compile_program(rec, seed=0, generic_names=True) == src
+
+
+def test_regressions_pass_strict(judged):
+    """L2_1_01379 (max_pool3d to a (3, 9, 1, 1, 1) output, flatten(2), batch_norm1d over length 1): the batch-norm
+    row index had no entry for the unit dim, and the IndexError ended a 6,000-program teacher run."""
+    labels = [k for k in judged if k.startswith("regression:")]
+    assert len(labels) == 2
+    assert failures(judged, "regression:") == {}
 
 
 def test_symbolic_sizes_pass_strict(judged):
