@@ -976,8 +976,9 @@ class Kernel:
 
 
 def finish(kb: KB, E: str, grid: str, blocks: dict, summary: str, num_warps: int | None = None,
-           pre: list[str] = ()) -> Kernel:
-    """Assemble kernel and wrapper sources; drops assignments nobody reads (no dead code)."""
+           pre: list[str] = (), zero_out: bool = False) -> Kernel:
+    """Assemble kernel and wrapper sources; drops assignments nobody reads (no dead code). zero_out: the
+    output starts as zeros (programs add into it)."""
     P = kb.P
     body = dce(kb.lines)
     ptrs = [p for p in kb.params if p[0].endswith("_ptr")]
@@ -998,10 +999,11 @@ def finish(kb: KB, E: str, grid: str, blocks: dict, summary: str, num_warps: int
     dtype = "torch.int64" if out.dtype == "int64" else "torch.float32"
     same = [pn for t, pn in leaf_names if P.t[t].shape == out.shape and P.t[t].dtype == out.dtype]
     dev = leaf_names[0][1] + ".device" if leaf_names else "'cuda'"
+    alloc = "zeros" if zero_out else "empty"
     if same:
-        w.append(f"    out = torch.empty_like({same[0]})")
+        w.append(f"    out = torch.{alloc}_like({same[0]})")
     else:
-        w.append(f"    out = torch.empty({tuple(out.shape)!r}, device={dev}, dtype={dtype})")
+        w.append(f"    out = torch.{alloc}({tuple(out.shape)!r}, device={dev}, dtype={dtype})")
     w += ["    " + s for s in pre]
     w.append(f"    grid = lambda meta: {grid}")
     call = [p[1] for p in ptrs] + ["out"] + [p[1] for p in others if not p[2]] + list(sizes) + \
@@ -1187,10 +1189,15 @@ def max_sumexp_update(kb: KB, v: str, loop: bool) -> None:
         kb.line(f"s = tl.sum(tl.exp({v} - m), axis=1, keep_dims=True)")
 
 
+SPLIT_SUM_MIN = 8192  # GPU: a sum of everything over more elements than this is split over programs
+
+
 def k_rows(P: Prog, st: Style, A: str, E: str) -> Kernel:
     n = P.node_of[A]
     op, a = n["op"], n["attrs"]
     x, n_rows, n_cols, build, contiguous = row_geometry(P, n)
+    if st.target != "cpu" and A == E and n_rows == 1 and n_cols > SPLIT_SUM_MIN and op in ("sum", "mean", "rsum"):
+        return k_sum_split(P, st, A, E, x, n_cols, build, contiguous)
     S = P.t[x].shape
     ops = region_ops(P, A, E)
     kb = KB(P, st, st.kernel_name(ops[:3] if len(ops) > 1 else [op.replace("ce_row", "cross_entropy_row")]))
@@ -1414,6 +1421,30 @@ def k_rows(P: Prog, st: Style, A: str, E: str) -> Kernel:
     nw = None if st.target == "cpu" else (4 if BR * BJ <= 2048 else 8)
     return finish(kb, E, f"(triton.cdiv({bare(n_rows)}, meta['BLOCK_ROWS']),)", blocks,
                   f"row kernel {' + '.join(ops)}", nw)
+
+
+def k_sum_split(P: Prog, st: Style, A: str, E: str, x: str, n_cols, build, contiguous) -> Kernel:
+    """A sum (or mean, or a loss's reduction) of every element, over many programs: each sums its block
+    (prologue fused) and adds its share into the zeroed output with tl.atomic_add. One program per row, the
+    row kernel's way, gave a 200k-element mse_loss one program on the whole GPU."""
+    n = P.node_of[A]
+    op, a = n["op"], n["attrs"]
+    ops = region_ops(P, A, E)
+    kb = KB(P, st, st.kernel_name(ops[:3] if len(ops) > 1 else [op]))
+    kb.arg("n_elements", bare(n_cols))
+    kb.masks["j"] = "mask"
+    kb.line("pid = tl.program_id(0)")
+    kb.line("offs = pid * BLOCK + tl.arange(0, BLOCK)")
+    kb.line("mask = offs < n_elements")
+    idx, _ = build(kb, ZERO, Ix("offs", frozenset("j")))
+    if contiguous is True:  # x itself is read at offs (other leaves of its shape too), not through the unravel
+        kb.flat = (tuple(i.code for i in idx), list(P.t[x].shape), Ix("offs", frozenset("j")))
+    v = kb.value(x, idx)
+    kb.line(f"part = tl.sum(tl.where(mask, {v.code}, 0.0), axis=0)")
+    count = n_cols if op == "mean" else (a.get("count", 1) if op == "rsum" else 1)
+    kb.line(f"tl.atomic_add(out_ptr, {'part' if count == 1 else mean_of('part', count)})")
+    return finish(kb, E, f"(triton.cdiv({bare(n_cols)}, meta['BLOCK']),)", {"BLOCK": 1024},
+                  f"split sum {' + '.join(ops)}", 4, zero_out=True)
 
 
 # ---- tiled tl.dot: matmul, linear, bmm, einsum ---------------------------------------------------

@@ -59,6 +59,9 @@ IRREGULAR = {  # name: (forward args, forward body, get_inputs, __init__ line)
     "bmm_odd": ("x, y", "return torch.bmm(x, y) * 0.5", "[torch.randn(3, 19, 70), torch.randn(3, 70, 23)]", ""),
     "conv_relu_pool": ("x", "return self.pool(torch.relu(self.conv(x)))", "[torch.randn(2, 3, 13, 11)]",
                        "self.conv = nn.Conv2d(3, 5, 3, padding=1)\n        self.pool = nn.MaxPool2d(2)"),
+    # sums of everything over > teacher.SPLIT_SUM_MIN elements: the GPU target splits them over programs
+    "mse_split": ("x, y", "return F.mse_loss(x, y)", "[torch.randn(3, 4001), torch.randn(3, 4001)]", ""),
+    "mean_split": ("x", "return torch.mean(torch.exp(x * 0.5))", "[torch.randn(7, 13, 101)]", ""),
 }
 
 
@@ -258,6 +261,13 @@ def test_unsupported_programs_raise_teacher_error():
     opaque = src.replace("self.drop(x)", "torch.fft.fft(x).real").replace("self.drop = nn.Dropout(0.3)", "pass")
     with pytest.raises(TeacherError, match="outside the operator table"):
         compile_program(opaque)
+
+
+def test_gpu_target_splits_large_sums_over_programs():
+    for name in ("mse_split", "mean_split"):
+        gpu, cpu = (compile_program(irregular_source(name), target=t) for t in ("cuda", "cpu"))
+        assert "tl.atomic_add(out_ptr" in gpu and "torch.zeros(" in gpu, name
+        assert "atomic" not in cpu, name
 
 
 def test_cli_writes_verified_pairs(tmp_path):
