@@ -111,11 +111,11 @@ GSB_FLAGS=${GSB_FLAGS---tiny-hidden 768 --tiny-heads 12 --tiny-kv-heads 4 --tiny
 run_trainab() {  # issue 5: two SFT recipes side by side on the one GPU (a 24M-parameter model leaves it mostly idle):
   # A = --preset gpu-small, B = the same data and steps with $GSB_FLAGS; each trains from scratch and evaluates its
   # SFT checkpoint (--pipeline-sft-only). Data made beforehand on a CPU box (carry $GS); B copies it unless ${GS}b/data
-  # exists (another data recipe: carry it too, and GSB_FLAGS= for A's model). GSB=0: A alone.
+  # exists (another data recipe: carry it too, and GSB_FLAGS= for A's model). GSB=0: A alone; GSA_FLAGS: A's extras.
   section trainab
   [ -d "${GS}b/data" ] || { mkdir -p "${GS}b"; cp -r "$GS/data" "${GS}b/"; }
   timeout ${TRAIN_S:-575} $PY train.py --preset gpu-small --out "$GS" --resume --device cuda --pipeline-sft-only \
-    --judge-workers 6 >> "$O/train_a.txt" 2>&1 &
+    --judge-workers 6 ${GSA_FLAGS:-} >> "$O/train_a.txt" 2>&1 &
   [ "${GSB:-1}" = 0 ] || timeout ${TRAIN_S:-575} $PY train.py --preset gpu-small --out "${GS}b" --resume --device cuda \
     --pipeline-sft-only --judge-workers 6 $GSB_FLAGS >> "$O/train_b.txt" 2>&1 &
   wait
