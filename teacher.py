@@ -980,18 +980,7 @@ def finish(kb: KB, E: str, grid: str, blocks: dict, summary: str, num_warps: int
     """Assemble kernel and wrapper sources; drops assignments nobody reads (no dead code). zero_out: the
     output starts as zeros (programs add into it)."""
     P = kb.P
-    body = dce(kb.lines)
-    ptrs = [p for p in kb.params if p[0].endswith("_ptr")]
-    others = [p for p in kb.params if not p[0].endswith("_ptr")]
-    sizes = sizes_used(P, body)   # --sizes symbolic: the size names the kernel reads, passed as constexprs
-    sig = [p[0] for p in ptrs] + ["out_ptr"] + [p[0] for p in others if not p[2]] + \
-          [f"{s}: tl.constexpr" for s in sizes] + \
-          [f"{p[0]}: tl.constexpr" for p in others if p[2]] + [f"{b}: tl.constexpr" for b in blocks]
-    src = ["@triton.jit", f"def {kb.name}(" + ", ".join(sig) + "):"] + body
-    taken = {p[0] for p in kb.params} | {m.group(1) for ln in body
-                                         for m in [re.match(r"\s*(?:for )?([A-Za-z_]\w*)", ln)] if m}
-    if set(sizes) & taken:
-        raise TeacherError(f"size names {sorted(set(sizes) & taken)} collide with kernel names (a teacher bug)")
+    src, call = kernel_source(kb, blocks, "out")
     out = P.t[E]
     wname = kb.st.wrapper_name(kb.name)
     leaf_names = list(kb.leaves.items())
@@ -1006,14 +995,33 @@ def finish(kb: KB, E: str, grid: str, blocks: dict, summary: str, num_warps: int
         w.append(f"    out = torch.{alloc}({tuple(out.shape)!r}, device={dev}, dtype={dtype})")
     w += ["    " + s for s in pre]
     w.append(f"    grid = lambda meta: {grid}")
-    call = [p[1] for p in ptrs] + ["out"] + [p[1] for p in others if not p[2]] + list(sizes) + \
-           [f"{p[0]}={p[1]}" for p in others if p[2]] + [f"{b}={v}" for b, v in blocks.items()]
     if num_warps:
         call.append(f"num_warps={num_warps}")
     w.append(f"    {kb.name}[grid](" + ", ".join(call) + ")")
     w.append("    return out")
     w[1:1] = ["    " + s for s in bind_sizes(P, leaf_names, sizes_used(P, w[1:]))]
     return Kernel(kb.name, wname, "\n".join(src), "\n".join(w), [P.t[t].ref for t, _ in leaf_names], E, summary)
+
+
+def kernel_source(kb: KB, blocks: dict, out: str) -> tuple[list[str], list[str]]:
+    """The @triton.jit source lines of kb (dead assignments dropped) and the launch's arguments, with `out`
+    (a wrapper variable) for its out_ptr."""
+    P = kb.P
+    body = dce(kb.lines)
+    ptrs = [p for p in kb.params if p[0].endswith("_ptr")]
+    others = [p for p in kb.params if not p[0].endswith("_ptr")]
+    sizes = sizes_used(P, body)   # --sizes symbolic: the size names the kernel reads, passed as constexprs
+    sig = [p[0] for p in ptrs] + ["out_ptr"] + [p[0] for p in others if not p[2]] + \
+          [f"{s}: tl.constexpr" for s in sizes] + \
+          [f"{p[0]}: tl.constexpr" for p in others if p[2]] + [f"{b}: tl.constexpr" for b in blocks]
+    src = ["@triton.jit", f"def {kb.name}(" + ", ".join(sig) + "):"] + body
+    taken = {p[0] for p in kb.params} | {m.group(1) for ln in body
+                                         for m in [re.match(r"\s*(?:for )?([A-Za-z_]\w*)", ln)] if m}
+    if set(sizes) & taken:
+        raise TeacherError(f"size names {sorted(set(sizes) & taken)} collide with kernel names (a teacher bug)")
+    call = [p[1] for p in ptrs] + [out] + [p[1] for p in others if not p[2]] + list(sizes) + \
+           [f"{p[0]}={p[1]}" for p in others if p[2]] + [f"{b}={v}" for b, v in blocks.items()]
+    return src, call
 
 
 def sizes_used(P: Prog, lines: list[str]) -> list[str]:
@@ -1190,6 +1198,8 @@ def max_sumexp_update(kb: KB, v: str, loop: bool) -> None:
 
 
 SPLIT_SUM_MIN = 8192  # GPU: a sum of everything over more elements than this is split over programs
+SPLIT_NORM_MIN = 8192  # GPU: a batch norm over more elements per channel than this is split over programs
+SPLIT_BLOCK = 1024     # elements per program of the split kernels
 
 
 def k_rows(P: Prog, st: Style, A: str, E: str) -> Kernel:
@@ -1198,6 +1208,8 @@ def k_rows(P: Prog, st: Style, A: str, E: str) -> Kernel:
     x, n_rows, n_cols, build, contiguous = row_geometry(P, n)
     if st.target != "cpu" and A == E and n_rows == 1 and n_cols > SPLIT_SUM_MIN and op in ("sum", "mean", "rsum"):
         return k_sum_split(P, st, A, E, x, n_cols, build, contiguous)
+    if st.target != "cpu" and op.startswith("batch_norm") and n_cols > SPLIT_NORM_MIN:
+        return k_batch_norm_split(P, st, A, E, x, n_rows, n_cols, build)
     S = P.t[x].shape
     ops = region_ops(P, A, E)
     kb = KB(P, st, st.kernel_name(ops[:3] if len(ops) > 1 else [op.replace("ce_row", "cross_entropy_row")]))
@@ -1445,6 +1457,72 @@ def k_sum_split(P: Prog, st: Style, A: str, E: str, x: str, n_cols, build, conti
     kb.line(f"tl.atomic_add(out_ptr, {'part' if count == 1 else mean_of('part', count)})")
     return finish(kb, E, f"(triton.cdiv({bare(n_cols)}, meta['BLOCK']),)", {"BLOCK": 1024},
                   f"split sum {' + '.join(ops)}", 4, zero_out=True)
+
+
+def k_batch_norm_split(P: Prog, st: Style, A: str, E: str, x: str, n_rows, n_cols, build) -> Kernel:
+    """A batch norm (batch statistics) over many elements per channel, on a program per (channel, block of
+    SPLIT_BLOCK elements): a statistics kernel stores each block's mean and sum of squared deviations, then
+    the normalising kernel, over the same blocks, merges its channel's block statistics (the pairwise formula
+    of Chan et al.: stable where E[x^2] - E[x]^2 is not) and writes its block with the affine and the fused
+    epilogue. The row kernel's one program per channel ran a 4-channel batch norm on 4 of 132 SMs."""
+    n = P.node_of[A]
+    ops = region_ops(P, A, E)
+    margs = n.get("module_args") or {}
+    eps = float(margs.get("eps") or 1e-5)
+    n_blocks = (n_cols + (SPLIT_BLOCK - 1)) // SPLIT_BLOCK     # a Sym expression with symbolic sizes
+    grid = f"({bare(n_rows)}, triton.cdiv({bare(n_cols)}, {SPLIT_BLOCK}))"
+
+    def block(kb):
+        """The block's x values (prologue fused), zero outside the channel's n_cols elements."""
+        kb.arg("n_cols", bare(n_cols))
+        kb.masks["j"] = "col_mask"
+        kb.line("rows = tl.program_id(0) + tl.arange(0, 1)[:, None]")   # the channel, as a [1, 1] tile
+        kb.line("blk = tl.program_id(1)")
+        kb.line("cols = blk * BLOCK_COLS + tl.arange(0, BLOCK_COLS)[None, :]")
+        kb.line("col_mask = cols < n_cols")
+        idx, extra = build(kb, Ix("rows", frozenset("r")), Ix("cols", frozenset("j")))
+        return idx, extra, kb.emit(f"tl.where(col_mask, {kb.value(x, idx).code}, 0.0)", "rj", "x")
+
+    stats = KB(P, st, st.kernel_name(ops[:2] + ["stats"]))
+    _, _, v = block(stats)
+    stats.line("cnt = tl.sum(col_mask.to(tl.float32), axis=1, keep_dims=True)")
+    stats.line(f"mu = tl.sum({v.code}, axis=1, keep_dims=True) / cnt")
+    stats.line(f"d = tl.where(col_mask, {v.code} - mu, 0.0)")
+    stats.line("slot = (rows * tl.num_programs(1) + blk) * 2")
+    stats.line("tl.store(out_ptr + slot, mu)")
+    stats.line("tl.store(out_ptr + slot + 1, tl.sum(d * d, axis=1, keep_dims=True))")
+    stats_src, stats_call = kernel_source(stats, {"BLOCK_COLS": SPLIT_BLOCK}, "stats")
+
+    kb = KB(P, st, st.kernel_name(ops[:3]))
+    idx, extra, v = block(kb)
+    kb.arg("stats_ptr", "stats")
+    kb.arg("n_blocks", f"triton.cdiv({bare(n_cols)}, {SPLIT_BLOCK})")
+    kb.line("s = tl.arange(0, BLOCK_S)[None, :]")
+    kb.line("s_ok = s < n_blocks")
+    kb.line("cnt = tl.where(s_ok, tl.minimum(n_cols - s * BLOCK_COLS, BLOCK_COLS), 0).to(tl.float32)")
+    kb.line("mus = tl.load(stats_ptr + (rows * n_blocks + s) * 2, mask=s_ok, other=0.0)")
+    kb.line("m2s = tl.load(stats_ptr + (rows * n_blocks + s) * 2 + 1, mask=s_ok, other=0.0)")
+    kb.line(f"mean = tl.sum(cnt * mus, axis=1, keep_dims=True) / {n_cols}")
+    kb.line("m2 = tl.sum(m2s + cnt * (mus - mean) * (mus - mean), axis=1, keep_dims=True)")
+    kb.line(f"rstd = tl.rsqrt(m2 / {n_cols} + {flt(eps)})")
+    y = kb.emit(f"({v.code} - mean) * rstd", "rj", "y")
+    if n.get("module") and margs.get("affine", True):
+        code = y.code
+        for nm in ("weight", "bias"):
+            tname = f"{n['module']}.{nm}"
+            P.t.setdefault(tname, TInfo(tname, [P.t[x].shape[1]], "float32", f"{module_ref(n['module'])}.{nm}"))
+            term = kb.value(tname, [extra["channel"]]).code
+            code = f"{code} * {term}" if nm == "weight" else f"{code} + {term}"
+        y = kb.emit(code, "rj", "y")
+    kb.store(E, idx, kb.epilogue(A, E, y, idx), "rj")
+    dev = f"{next(iter(stats.leaves.values()))}.device"
+    pre = [f"stats = torch.empty(({bare(n_rows)}, triton.cdiv({bare(n_cols)}, {SPLIT_BLOCK}), 2), device={dev}, "
+           "dtype=torch.float32)",
+           f"{stats.name}[{grid}](" + ", ".join(stats_call) + ", num_warps=4)"]
+    k = finish(kb, E, grid, {"BLOCK_COLS": SPLIT_BLOCK, "BLOCK_S": covering_block(n_blocks, max(2, npow2(n_blocks)))},
+               f"split batch norm {' + '.join(ops)}", 4, pre=pre)
+    k.src = "\n".join(stats_src) + "\n\n\n" + k.src
+    return k
 
 
 # ---- tiled tl.dot: matmul, linear, bmm, einsum ---------------------------------------------------

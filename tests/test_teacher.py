@@ -62,6 +62,10 @@ IRREGULAR = {  # name: (forward args, forward body, get_inputs, __init__ line)
     # sums of everything over > teacher.SPLIT_SUM_MIN elements: the GPU target splits them over programs
     "mse_split": ("x, y", "return F.mse_loss(x, y)", "[torch.randn(3, 4001), torch.randn(3, 4001)]", ""),
     "mean_split": ("x", "return torch.mean(torch.exp(x * 0.5))", "[torch.randn(7, 13, 101)]", ""),
+    # batch norms over > teacher.SPLIT_NORM_MIN elements per channel: the GPU target splits each channel
+    "bn2d_split": ("x", "return torch.relu(self.norm(x * 2.0 + 3.0))", "[torch.randn(8, 3, 40, 41)]",
+                   "self.norm = nn.BatchNorm2d(3)"),
+    "bn1d_split": ("x", "return self.norm(x)", "[torch.randn(64, 5, 151)]", "self.norm = nn.BatchNorm1d(5)"),
 }
 
 
@@ -263,11 +267,15 @@ def test_unsupported_programs_raise_teacher_error():
         compile_program(opaque)
 
 
-def test_gpu_target_splits_large_sums_over_programs():
+def test_gpu_target_splits_large_sums_and_batch_norms_over_programs():
     for name in ("mse_split", "mean_split"):
         gpu, cpu = (compile_program(irregular_source(name), target=t) for t in ("cuda", "cpu"))
         assert "tl.atomic_add(out_ptr" in gpu and "torch.zeros(" in gpu, name
         assert "atomic" not in cpu, name
+    for name in ("bn2d_split", "bn1d_split"):
+        gpu, cpu = (compile_program(irregular_source(name), target=t) for t in ("cuda", "cpu"))
+        assert gpu.count("@triton.jit") == 2 and "_stats_kernel[(" in gpu and "m2s + cnt * (mus - mean)" in gpu, name
+        assert cpu.count("@triton.jit") == 1 and "stats" not in cpu, name
 
 
 def test_cli_writes_verified_pairs(tmp_path):
