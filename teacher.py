@@ -37,12 +37,18 @@ How a program becomes kernels (what differs from a hand-written solution is note
       `<tensor>_d<k>`; one value may carry several names (any is correct). Conv and pool output sizes are
       derived names computed in the wrapper (`out_height = (height - 2) // 2 + 1`). What stays literal:
       sizes of 1, op attributes (kernel sizes, strides, dims, eps, adaptive pools' output sizes, narrow and
-      select positions), block sizes and warps, float scales such as 1/numel of a mean loss, and the rare
-      size that is no tensor's dim nor derivable (an unflattening view's split); a name no input of the
-      wrapper carries is bound to its value (`height = 9`). Forward's view calls keep their arguments.
+      select positions), block sizes and warps (except a block that must cover a whole row:
+      `BLOCK_COLS=triton.next_power_of_2(height * width)`), and the rare size that is no tensor's dim nor
+      derivable (an unflattening view's split); a name no input of the wrapper carries is bound to its value
+      (`height = 9`); a mean divides by names (`acc / batch_size`). Forward's view calls keep their arguments.
   * fp32 `tl.dot` uses input_precision="ieee", as eager PyTorch does (no tf32), so 1e-2 tolerances hold at
-    paper sizes (`--dot-precision tf32x3`: fp32-level error through the tensor cores; see DOT_PRECISIONS). Block sizes come from a seeded choice among valid ones; the CPU target uses larger blocks
-    because the interpreter pays per program instance, not per element.
+    paper sizes (`--dot-precision tf32x3`: fp32-level error through the tensor cores; see DOT_PRECISIONS).
+  * Block sizes come from a seeded choice among valid ones. The CPU target uses larger blocks because the
+    interpreter pays per program instance, not per element. The GPU target (`target="cuda"`) shrinks row
+    blocks and GEMM tiles until there are two waves of programs on 132 SMs, and splits what would run on a
+    few programs: a sum of everything over many elements (`k_sum_split`: block sums `tl.atomic_add`ed into
+    a zeroed output) and a batch norm over many elements per channel (`k_batch_norm_split`: block
+    statistics, then normalisation).
 """
 from __future__ import annotations
 
