@@ -349,7 +349,7 @@ def cmd_rollout(args):
     import policy as P
     rollout_defaults(args)
     cuda = torch.cuda.is_available() and args.device != "cpu"
-    engines = [e for e in (args.engines or ("hf,cudagraph,compile" if cuda else "hf,static")).split(",") if e]
+    engines = [e for e in (args.engines or ("hf,cudagraph,compile_fused_splitkv" if cuda else "hf,static")).split(",") if e]
     profile = [e for e in (args.profile_engines or "").split(",") if e]
     fast = [e for e in engines if e != "hf"]
     lora_engines = [e for e in (args.lora_engines if args.lora_engines is not None
@@ -860,7 +860,7 @@ def main():
     add_model_args(r, "where the model runs")
     add_rollout_args(r)
     r.add_argument("--engines", default=None,
-                   help="comma-separated engines timed in this run (default hf,cudagraph,compile on CUDA, hf,static on "
+                   help="comma-separated engines timed in this run (default hf,cudagraph,compile_fused_splitkv on CUDA, hf,static on "
                         "CPU). " + ENGINE_NAMES_HELP)
     r.add_argument("--lora-engines", default=None,
                    help="engines timed again with a LoRA adapter attached (merged for sampling); '' skips "
