@@ -129,14 +129,14 @@ run_trainab() {  # issue 5: two SFT recipes side by side on the one GPU (a 24M-p
 run_rlab() {  # issue 6: DRPO and GRPO from one SFT checkpoint (RL_INIT, default $GS), same time limit, then the
   # RL checkpoints evaluated on the same held-out tasks as the SFT checkpoint (eval_sft). Run one loss per call
   # (RL_LOSSES=drpo, then RL_LOSSES=grpo): side by side, their judges share the GPU lock and both slow down
-  # (29-37 s of verify per step instead of 12-22 s, LOG.md session 4). --eval-every: held-out pass@1 every 5 steps,
-  # so the curriculum can promote to level 2 (the preset's 200 is for SFT: RL never promoted in session 4).
+  # (29-37 s of verify per step instead of 12-22 s, LOG.md session 4). --rl-eval-every: held-out pass@1 every 5
+  # steps drives promotion to level 2 (RL used the SFT's --eval-every of 200 in session 4 and never measured it).
   section rlab
   local R=${RL_INIT:-$GS}
   for loss in ${RL_LOSSES:-drpo grpo}; do
     timeout ${RL_S:-330} $PY train.py --preset gpu-small --stage rl --init "$R/sft" --tasks "$R/data/tasks_rl.jsonl" \
       --out "$R/rl_$loss" --loss $loss --rl-time-limit-s ${RL_LIMIT:-210} --rl-lr ${RL_LR:-3e-4} --judge-workers 6 \
-      --eval-every ${RL_EVAL_EVERY:-5} --device cuda > "$O/rl_$loss.txt" 2>&1 &
+      --rl-eval-every ${RL_EVAL_EVERY:-5} --device cuda > "$O/rl_$loss.txt" 2>&1 &
   done
   wait
   for loss in ${RL_LOSSES:-drpo grpo}; do

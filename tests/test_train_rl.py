@@ -248,7 +248,7 @@ def rl_argv(out, *extra):
     return ["--stage", "rl", "--tasks", TASKS, "--out", str(out), "--device", "cpu", *TINY_FLAGS,
             "--levels", "1,2", "--rl-heldout-per-level", "2", "--prompts-per-step", "2", "--group-size", "2",
             "--rollout-max-new-tokens", "12", "--zero-spread", "keep", "--rl-lr", "1e-2", "--save-every", "2",
-            "--eval-every", "2", "--judge-workers", "1", "--rl-steps", "4", "--replay-frac", "0.5",
+            "--eval-every", "100", "--rl-eval-every", "2", "--judge-workers", "1", "--rl-steps", "4", "--replay-frac", "0.5",
             "--seed", "5", *extra]
 
 
