@@ -1212,7 +1212,8 @@ def k_rows(P: Prog, st: Style, A: str, E: str) -> Kernel:
     n = P.node_of[A]
     op, a = n["op"], n["attrs"]
     x, n_rows, n_cols, build, contiguous = row_geometry(P, n)
-    if st.target != "cpu" and A == E and n_rows == 1 and n_cols > SPLIT_SUM_MIN and op in ("sum", "mean", "rsum"):
+    if st.target != "cpu" and A == E and n_rows == 1 and n_cols > SPLIT_SUM_MIN and op in ("sum", "mean", "rsum") \
+            and P.t[E].dtype == "float32":
         return k_sum_split(P, st, A, E, x, n_cols, build, contiguous)
     if st.target != "cpu" and op.startswith("batch_norm") and n_cols > SPLIT_NORM_MIN:
         return k_batch_norm_split(P, st, A, E, x, n_rows, n_cols, build)
