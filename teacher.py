@@ -1203,6 +1203,35 @@ def max_sumexp_update(kb: KB, v: str, loop: bool) -> None:
         kb.line(f"s = tl.sum(tl.exp({v} - m), axis=1, keep_dims=True)")
 
 
+def norm_affine(P: Prog, n: dict, S) -> dict:
+    """{"weight": tensor, "bias": tensor} of a norm module's affine parameters (those it has), registered in
+    the tensor table; {} for a functional norm. S: the normalised input's shape."""
+    if not n.get("module"):
+        return {}
+    op, margs = n["op"], n.get("module_args") or {}
+    has_w = margs.get("elementwise_affine", margs.get("affine", not op.startswith("instance_norm")))
+    has_b = has_w and margs.get("bias", True) and op != "rms_norm"
+    affine = {}
+    for nm, ok in (("weight", has_w), ("bias", has_b)):
+        if ok:
+            tname = f"{n['module']}.{nm}"
+            if tname not in P.t:
+                shp = S[len(S) - len(margs["normalized_shape"]):] if op in ("layer_norm", "rms_norm") else [S[1]]
+                P.t[tname] = TInfo(tname, shp, "float32", f"{module_ref(n['module'])}.{nm}")
+            affine[nm] = tname
+    return affine
+
+
+def apply_affine(kb: KB, y: Ix, affine: dict, aidx: list) -> Ix:
+    """y * weight + bias, the parameters indexed at aidx (the channel, or the normalised dims)."""
+    code = y.code
+    if "weight" in affine:
+        code = f"{code} * {kb.value(affine['weight'], aidx).code}"
+    if "bias" in affine:
+        code = f"{code} + {kb.value(affine['bias'], aidx).code}"
+    return kb.emit(code, "rj", "y")
+
+
 SPLIT_SUM_MIN = 8192  # GPU: a sum of everything over more elements than this is split over programs
 SPLIT_NORM_MIN = 8192  # GPU: a batch norm over more elements per channel than this is split over programs
 SPLIT_BLOCK = 1024     # elements per program of the split kernels
@@ -1365,19 +1394,8 @@ def k_rows(P: Prog, st: Style, A: str, E: str) -> Kernel:
     else:
         # row maps: statistics first (if any), then a pass that writes every element
         kind = synth.OPS[op].kind if op in synth.OPS else op
-        affine = {}
         margs = n.get("module_args") or {}
-        mref = module_ref(n["module"]) if n.get("module") else None
-        if kind == "norm" and mref:
-            has_w = margs.get("elementwise_affine", margs.get("affine", not op.startswith("instance_norm")))
-            has_b = has_w and margs.get("bias", True) and op != "rms_norm"
-            for nm, ok in (("weight", has_w), ("bias", has_b)):
-                if ok:
-                    tname = f"{n['module']}.{nm}"
-                    if tname not in P.t:
-                        shp = S[len(S) - len(margs["normalized_shape"]):] if op in ("layer_norm", "rms_norm") else [S[1]]
-                        P.t[tname] = TInfo(tname, shp, "float32", f"{mref}.{nm}")
-                    affine[nm] = tname
+        affine = norm_affine(P, n, S) if kind == "norm" else {}
         if op in ("softmax", "log_softmax"):
             def body(v, *_):
                 max_sumexp_update(kb, v.code, loop)
@@ -1421,13 +1439,7 @@ def k_rows(P: Prog, st: Style, A: str, E: str) -> Kernel:
             else:
                 y = kb.emit(write(v, idx, extra), "rj", "y")
             if affine:
-                aidx = extra["cols"] if op in ("layer_norm", "rms_norm") else [extra["channel"]]
-                code = y.code
-                if "weight" in affine:
-                    code = f"{code} * {kb.value(affine['weight'], aidx).code}"
-                if "bias" in affine:
-                    code = f"{code} + {kb.value(affine['bias'], aidx).code}"
-                y = kb.emit(code, "rj", "y")
+                y = apply_affine(kb, y, affine, extra["cols"] if op in ("layer_norm", "rms_norm") else [extra["channel"]])
             saved = dict(kb.cache)
             val = kb.epilogue(A, E, y, idx)
             kb.cache = saved
@@ -1462,7 +1474,7 @@ def k_sum_split(P: Prog, st: Style, A: str, E: str, x: str, n_cols, build, conti
     kb.line(f"part = tl.sum(tl.where(mask, {v.code}, 0.0), axis=0)")
     count = n_cols if op == "mean" else (a.get("count", 1) if op == "rsum" else 1)
     kb.line(f"tl.atomic_add(out_ptr, {'part' if count == 1 else mean_of('part', count)})")
-    return finish(kb, E, f"(triton.cdiv({bare(n_cols)}, meta['BLOCK']),)", {"BLOCK": 1024},
+    return finish(kb, E, f"(triton.cdiv({bare(n_cols)}, meta['BLOCK']),)", {"BLOCK": SPLIT_BLOCK},
                   f"split sum {' + '.join(ops)}", 4, zero_out=True)
 
 
@@ -1477,7 +1489,8 @@ def k_batch_norm_split(P: Prog, st: Style, A: str, E: str, x: str, n_rows, n_col
     margs = n.get("module_args") or {}
     eps = float(margs.get("eps") or 1e-5)
     n_blocks = (n_cols + (SPLIT_BLOCK - 1)) // SPLIT_BLOCK     # a Sym expression with symbolic sizes
-    grid = f"({bare(n_rows)}, triton.cdiv({bare(n_cols)}, {SPLIT_BLOCK}))"
+    blocks_code = f"triton.cdiv({bare(n_cols)}, {SPLIT_BLOCK})"  # the same count, computed by the wrapper
+    grid = f"({bare(n_rows)}, {blocks_code})"
 
     def block(kb):
         """The block's x values (prologue fused), zero outside the channel's n_cols elements."""
@@ -1503,7 +1516,7 @@ def k_batch_norm_split(P: Prog, st: Style, A: str, E: str, x: str, n_rows, n_col
     kb = KB(P, st, st.kernel_name(ops[:3]))
     idx, extra, v = block(kb)
     kb.arg("stats_ptr", "stats")
-    kb.arg("n_blocks", f"triton.cdiv({bare(n_cols)}, {SPLIT_BLOCK})")
+    kb.arg("n_blocks", blocks_code)
     kb.line("s = tl.arange(0, BLOCK_S)[None, :]")
     kb.line("s_ok = s < n_blocks")
     kb.line("cnt = tl.where(s_ok, tl.minimum(n_cols - s * BLOCK_COLS, BLOCK_COLS), 0).to(tl.float32)")
@@ -1513,18 +1526,12 @@ def k_batch_norm_split(P: Prog, st: Style, A: str, E: str, x: str, n_rows, n_col
     kb.line("m2 = tl.sum(m2s + cnt * (mus - mean) * (mus - mean), axis=1, keep_dims=True)")
     kb.line(f"rstd = tl.rsqrt(m2 / {n_cols} + {flt(eps)})")
     y = kb.emit(f"({v.code} - mean) * rstd", "rj", "y")
-    if n.get("module") and margs.get("affine", True):
-        code = y.code
-        for nm in ("weight", "bias"):
-            tname = f"{n['module']}.{nm}"
-            P.t.setdefault(tname, TInfo(tname, [P.t[x].shape[1]], "float32", f"{module_ref(n['module'])}.{nm}"))
-            term = kb.value(tname, [extra["channel"]]).code
-            code = f"{code} * {term}" if nm == "weight" else f"{code} + {term}"
-        y = kb.emit(code, "rj", "y")
+    affine = norm_affine(P, n, P.t[x].shape)
+    if affine:
+        y = apply_affine(kb, y, affine, [extra["channel"]])
     kb.store(E, idx, kb.epilogue(A, E, y, idx), "rj")
     dev = f"{next(iter(stats.leaves.values()))}.device"
-    pre = [f"stats = torch.empty(({bare(n_rows)}, triton.cdiv({bare(n_cols)}, {SPLIT_BLOCK}), 2), device={dev}, "
-           "dtype=torch.float32)",
+    pre = [f"stats = torch.empty(({bare(n_rows)}, {blocks_code}, 2), device={dev}, dtype=torch.float32)",
            f"{stats.name}[{grid}](" + ", ".join(stats_call) + ", num_warps=4)"]
     k = finish(kb, E, grid, {"BLOCK_COLS": SPLIT_BLOCK, "BLOCK_S": covering_block(n_blocks, max(2, npow2(n_blocks)))},
                f"split batch norm {' + '.join(ops)}", 4, pre=pre)
