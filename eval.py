@@ -583,7 +583,6 @@ def check_args(args):
         raise UsageError(f"--timeout-s must be > 0, got {args.timeout_s}")
     if args.limit is not None and args.limit < 1:
         raise UsageError(f"--limit must be >= 1, got {args.limit}")
-
     args.policy_kind = check_policy_spec(args.policy)
     if args.samples > 1 and args.policy_kind not in ("model", "checkpoint") and not args.search:
         raise UsageError(f"--samples {args.samples} needs a model policy; {args.policy!r} gives one answer per task")

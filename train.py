@@ -1389,6 +1389,7 @@ def run_rl(args) -> dict:
         if j is None:
             raise UsageError("--stage rl needs reward.py (the judge)")
         progress = tqdm(total=args.rl_steps, initial=step, desc="rl", disable=None)
+        eval_every = args.eval_every if args.rl_eval_every is None else args.rl_eval_every  # held-out pass@1
         while step < args.rl_steps:
             records = curriculum.next_batch(step, args.prompts_per_step)              # (P,)
             level = curriculum.level
@@ -1400,8 +1401,7 @@ def run_rl(args) -> dict:
             if out["judge_failures"]:
                 print(f"note: step {step}: {out['judge_failures']} rollouts timed out or crashed the judge "
                       "(failure reward)", flush=True)
-            every = args.eval_every if args.rl_eval_every is None else args.rl_eval_every
-            if every and (step % every == 0 or step == args.rl_steps):
+            if eval_every and (step % eval_every == 0 or step == args.rl_steps):
                 pass1 = heldout_pass1(pol, j, heldout_by_level[level], args, step)
                 row.update(heldout_level=level, heldout_pass1=pass1,
                            promoted=curriculum.maybe_promote(step, pass1, args.promote_at))
