@@ -131,12 +131,14 @@ run_rlab() {  # issue 6: DRPO and GRPO from one SFT checkpoint (RL_INIT, default
   # (RL_LOSSES=drpo, then RL_LOSSES=grpo): side by side, their judges share the GPU lock and both slow down
   # (29-37 s of verify per step instead of 12-22 s, LOG.md session 4). --rl-eval-every: held-out pass@1 every 5
   # steps drives promotion to level 2 (RL used the SFT's --eval-every of 200 in session 4 and never measured it).
+  # RL_SEQ=1 runs the losses one after the other (the evals still run together: timing is under the GPU lock).
   section rlab
   local R=${RL_INIT:-$GS}
   for loss in ${RL_LOSSES:-drpo grpo}; do
     timeout ${RL_S:-330} $PY train.py --preset gpu-small --stage rl --init "$R/sft" --tasks "$R/data/tasks_rl.jsonl" \
       --out "$R/rl_$loss" --loss $loss --rl-time-limit-s ${RL_LIMIT:-210} --rl-lr ${RL_LR:-3e-4} --judge-workers 6 \
-      --rl-eval-every ${RL_EVAL_EVERY:-5} --device cuda > "$O/rl_$loss.txt" 2>&1 &
+      --rl-eval-every ${RL_EVAL_EVERY:-5} --device cuda ${RL_FLAGS:-} > "$O/rl_$loss.txt" 2>&1 &
+    [ "${RL_SEQ:-0}" = 1 ] && wait  # RL_SEQ=1: one loss after the other in one call, then both evals at once
   done
   wait
   for loss in ${RL_LOSSES:-drpo grpo}; do
