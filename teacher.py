@@ -45,10 +45,10 @@ How a program becomes kernels (what differs from a hand-written solution is note
     paper sizes (`--dot-precision tf32x3`: fp32-level error through the tensor cores; see DOT_PRECISIONS).
   * Block sizes come from a seeded choice among valid ones. The CPU target uses larger blocks because the
     interpreter pays per program instance, not per element. The GPU target (`target="cuda"`) shrinks row
-    blocks and GEMM tiles until there are two waves of programs on 132 SMs, and splits what would run on a
-    few programs: a sum of everything over many elements (`k_sum_split`: block sums `tl.atomic_add`ed into
-    a zeroed output) and a batch norm over many elements per channel (`k_batch_norm_split`: block
-    statistics, then normalisation).
+    blocks, flat blocks (elementwise, pooling) and GEMM tiles until there are two waves of programs on 132
+    SMs, and splits what would run on a few programs: a sum of everything over many elements
+    (`k_sum_split`: block sums `tl.atomic_add`ed into a zeroed output) and a batch norm over many elements
+    per channel (`k_batch_norm_split`: block statistics, then normalisation).
 """
 from __future__ import annotations
 
@@ -931,7 +931,13 @@ class Style:
     def block_1d(self, n: int) -> int:
         if self.target == "cpu":
             return min(npow2(n), self.rng.choice([8192, 16384]))
-        return min(max(npow2(n), 128), self.rng.choice([512, 1024, 1024, 2048]))
+        block = min(max(npow2(n), 128), self.rng.choice([512, 1024, 1024, 2048]))
+        # As rows and tiles below: two waves of programs on 132 SMs, down to 128 elements a program (a warp
+        # group, one element per thread). A max_pool3d of 4,488 outputs with 64 loads each ran as 3 programs
+        # of 2,048 (5x slower than eager on the H200, LOG.md session 5).
+        while block > 128 and -(-n // block) < 2 * 132:
+            block //= 2
+        return block
 
     def row_blocks(self, n_rows: int, n_cols: int) -> tuple[int, int]:
         cap_cols = 4096 if self.target == "cpu" else self.rng.choice([1024, 2048])

@@ -267,6 +267,25 @@ def test_unsupported_programs_raise_teacher_error():
         compile_program(opaque)
 
 
+def test_gpu_target_launches_two_waves_of_programs_where_the_work_allows():
+    """On the GPU target flat blocks, rows per program and GEMM tiles shrink until there are two waves of
+    programs on 132 SMs (or the smallest sensible block); the CPU target keeps one large block (the
+    interpreter pays per program). A 4,488-element max_pool3d once ran as 3 programs (LOG.md session 5)."""
+    cdiv = lambda a, b: -(-a // b)  # noqa: E731
+    for seed in range(8):
+        gpu, cpu = teacher.Style(seed, "cuda"), teacher.Style(seed, "cpu")
+        for n in (100, 4488, 50_000, 1_000_000):
+            block = gpu.block_1d(n)
+            assert block & (block - 1) == 0 and (cdiv(n, block) >= 264 or block == 128), (seed, n, block)
+        assert cpu.block_1d(4488) >= 4488
+        for rows, cols in ((4, 50_000), (507, 81), (20_000, 300)):
+            br, bj = gpu.row_blocks(rows, cols)
+            assert cdiv(rows, br) >= 264 or br == 1, (seed, rows, cols, br)
+        for M, N, K in ((27, 300, 512), (123, 4096, 1024), (4096, 4096, 4096)):
+            bm, bn, bk, _ = gpu.mm_blocks(M, N, K)
+            assert cdiv(M, bm) * cdiv(N, bn) >= 264 or max(bm, bn) == 16, (seed, M, N, bm, bn)
+
+
 def test_gpu_target_splits_large_sums_and_batch_norms_over_programs():
     for name in ("mse_split", "mean_split"):
         gpu, cpu = (compile_program(irregular_source(name), target=t) for t in ("cuda", "cpu"))
