@@ -278,6 +278,7 @@ def rollout_throughput(pol, engine, prompt_ids, args, lora):
         _log(f"rollout {engine} failed: {row['error']}")
         return row
     tokens = sum(len(c) for c in completions)
+    row.update(_per_call_costs(pol, engine))
     if engine.startswith("compile"):  # one compiled layer should serve every layer: few graphs, no eager fallback
         import torch
         row["dynamo_unique_graphs"] = torch._dynamo.utils.counters["stats"]["unique_graphs"]
@@ -285,6 +286,29 @@ def rollout_throughput(pol, engine, prompt_ids, args, lora):
                peak_gb=_peak_gb(pol) and round(_peak_gb(pol), 2), all_full_length=all(len(c) == args.new_tokens for c in completions))
     _log(f"rollout {engine} (lora {lora}): {row['tokens_per_s']} tokens/s")
     return row
+
+
+def _per_call_costs(pol, engine):
+    """Seconds of the fixed work inside every timed call besides decoding: the LoRA merge and unmerge
+    (`merge_unmerge_s`, with an adapter) and the fused engines' weight concatenation (`fuse_weights_s`).
+    The r64-merged run was 8% slower than the same engine without an adapter (LOG.md session 5)."""
+    import policy as P
+    costs = {}
+    with P.sampling_mode(pol, 0):
+        if pol.lora and not pol.quantized:
+            _sync(pol)
+            t = time.perf_counter()
+            pol.model.unmerge_adapter()
+            pol.model.merge_adapter()
+            _sync(pol)
+            costs["merge_unmerge_s"] = round(time.perf_counter() - t, 3)
+        if "_fused" in engine:
+            t = time.perf_counter()
+            weights = P._fused_weights(pol.model)
+            _sync(pol)
+            costs["fuse_weights_s"] = round(time.perf_counter() - t, 3)
+            del weights
+    return costs
 
 
 def greedy_prompts(pol, args):
@@ -382,14 +406,16 @@ def cmd_rollout(args):
         attach_random_lora(pol, args.lora_r, args.lora_alpha, args.seed)
         results += [rollout_throughput(pol, e, prompt_ids, args, f"r{args.lora_r} merged") for e in lora_engines]
     hf = next((r["tokens_per_s"] for r in results if r["engine"] == "hf" and "tokens_per_s" in r), None)
-    print(f"{'engine':<22} {'lora':<12} {'first_s':>8} {'wall_s':>8} {'tokens/s':>10} {'x hf':>7} {'peak_GB':>8}")
+    print(f"{'engine':<22} {'lora':<12} {'first_s':>8} {'wall_s':>8} {'tokens/s':>10} {'x hf':>7} {'peak_GB':>8} "
+          f"{'merge_s':>8} {'fuse_s':>7}")
     for r in results:
         if "error" in r:
             print(f"{r['engine']:<22} {r['lora']:<12} failed: {r['error']}")
             continue
         r["x_hf"] = round(r["tokens_per_s"] / hf, 2) if hf else None
         print(f"{r['engine']:<22} {r['lora']:<12} {r['first_s']:8.1f} {r['wall_s']:8.1f} {r['tokens_per_s']:10.1f} "
-              f"{r['x_hf'] or float('nan'):7.2f} {r['peak_gb'] or float('nan'):8.1f}")
+              f"{r['x_hf'] or float('nan'):7.2f} {r['peak_gb'] or float('nan'):8.1f} "
+              f"{r.get('merge_unmerge_s', float('nan')):8.3f} {r.get('fuse_weights_s', float('nan')):7.3f}")
     for engine, g in greedy.items():
         if "error" in g:
             print(f"greedy {engine} vs hf: failed: {g['error']}")

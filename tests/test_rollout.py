@@ -239,6 +239,20 @@ def test_rollout_profile_runs_on_cpu(monkeypatch, capsys):
     assert "needs CUDA" in graph["error"]
 
 
+def test_rollout_bench_reports_the_per_call_merge_and_fuse_costs(monkeypatch, capsys):
+    import bench
+    monkeypatch.setattr(sys, "argv", ["bench.py", "rollout", "--device", "cpu", "--engines", "hf,static_fused",
+                                      "--lora-engines", "static_fused", "--lora-r", "4", "--batch", "2",
+                                      "--prompt-len", "8", "--new-tokens", "4", "--greedy-prompts", "0"])
+    bench.main()
+    out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    hf, fused, lora = out["results"]
+    assert [r["lora"] for r in (hf, fused, lora)] == ["-", "-", "r4 merged"]
+    assert "merge_unmerge_s" not in hf and "fuse_weights_s" not in hf and "merge_unmerge_s" not in fused
+    assert fused["fuse_weights_s"] >= 0 and lora["merge_unmerge_s"] > 0 and lora["fuse_weights_s"] >= 0
+    assert all(r["tokens"] == 2 * 4 for r in (hf, fused, lora))
+
+
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
 def test_cudagraph_equals_eager_static_on_gpu():
     pol = P.load_policy(None, corpus_texts=corpus(), tiny_sizes=SIZES, lora_r=0, seed=0, device="cuda",
