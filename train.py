@@ -97,18 +97,20 @@ PRESETS = {
     # One GPU, minutes: a larger from-scratch model (issue 5 target: >= 60% verified on 100 held-out level-1
     # tasks in <= 10 min). All 93 ops, the fixed-style teacher (generic names: what made the tiny model learn,
     # LOG.md) with symbolic sizes (with literal ones the model copied wrong products: 17% on the H200), SFT on
-    # level-1 and level-2 pairs, then DRPO with the curriculum from level 1 for ~75 s and the same budget of
-    # GRPO (the issue 6 comparison), evaluated on 100 level-1 and 50 level-2 held-out programs. H200: 79/100
-    # level 1 after SFT (1,400 steps 299 s, eval 81 s, sharing the GPU with a second run; LOG.md session 4).
+    # 4,000 level-1 and 2,000 level-2 pairs, then DRPO with the curriculum from level 1 for 130 s and the same
+    # budget of GRPO (the issue 6 comparison), evaluated on 100 level-1 and 50 level-2 held-out programs.
+    # H200 (LOG.md session 5): after SFT (1,400 steps ~260 s, eval ~65 s) level 1 67-69/100, level 2 7-10/50
+    # (two runs); with 300 level-2 pairs instead it was 79/100 and 0/50, which left RL nothing to learn at
+    # level 2. DRPO at rl_lr 3e-4 then ran 7 steps in 130 s: level 2 10 -> 11/50, level-1 geomean 1.34x -> 1.36x.
     "gpu-small": dict(tiny_hidden=512, tiny_layers=8, tiny_heads=8, tiny_kv_heads=4, tiny_intermediate=1376,
                       tiny_vocab=8192, micro_batch=32, lr=1e-3, warmup_steps=30, pipeline_sft_steps=1400,
                       eval_every=200, save_every=350, gen_every=0, judge_workers=8,
                       pipeline_tasks=4100, pipeline_eval_tasks=100, pipeline_teacher_style="fixed",
                       pipeline_teacher_sizes="symbolic",
-                      pipeline_rl_tasks=300, pipeline_sft_levels="1,2", pipeline_eval_higher=50,
-                      pipeline_max_seq_len=2048, levels="1,2", rl_steps=60, rl_time_limit_s=75,
+                      pipeline_rl_tasks=2000, pipeline_sft_levels="1,2", pipeline_eval_higher=50,
+                      pipeline_max_seq_len=2048, levels="1,2", rl_steps=60, rl_time_limit_s=130,
                       rollout_max_new_tokens=1536, pipeline_ablation_loss="grpo", rl_heldout_per_level=16,
-                      gen_batch_size=64, rl_lr=1e-4,
+                      gen_batch_size=64, rl_lr=3e-4,
                       # a candidate that hangs while it holds the judge's shared GPU lock stalls every timing
                       # until it is killed: two 60 s timeouts made one H200 RL step's verify take 134 s (LOG.md);
                       # a small level-1/2 candidate is judged in ~1 s, so 20 s is still 20x headroom
