@@ -2090,6 +2090,70 @@ def completion_text(solution: str, seed: int = 0) -> str:
 # --------------------------------------------------------------------------------------------------
 # CLI: compile, verify with the judge, write verified SFT pairs
 # --------------------------------------------------------------------------------------------------
+SM_COUNT = 132  # an H200's streaming multiprocessors: what the GPU target's launch geometry aims to fill
+
+
+def launch_geometry(solution: str, task_source: str) -> list[dict]:
+    """The kernel launches of one forward of `solution` on the task's inputs, recorded instead of run:
+    [{kernel, programs, elements (of the largest tensor argument), per_program}]. `triton.jit` is swapped
+    for a recorder while the solution is defined, so this needs no GPU and runs no kernel: a CPU-side check
+    of the GPU target's geometry (`teacher.py --launches`). For the teacher's own solutions only: it execs
+    the source in this process (never a model's)."""
+    import torch
+    import triton
+
+    launches = []
+
+    class Recorder:
+        def __init__(self, fn):
+            self.name = fn.__name__
+
+        def __getitem__(self, grid):
+            def launch(*args, **meta):
+                dims = tuple(grid(meta) if callable(grid) else grid)
+                programs = math.prod(int(d) for d in dims)
+                elements = max([a.numel() for a in args if isinstance(a, torch.Tensor)] + [0])
+                launches.append({"kernel": self.name, "programs": programs, "elements": elements,
+                                 "per_program": elements // max(1, programs)})
+            return launch
+
+    task, ns = {}, {}
+    exec(compile(task_source, "<task>", "exec"), task)
+    jit = triton.jit
+    triton.jit = lambda fn=None, **kw: Recorder(fn) if fn is not None else Recorder
+    try:
+        exec(compile(solution, "<solution>", "exec"), ns)
+    finally:
+        triton.jit = jit
+    torch.manual_seed(0)
+    model = ns["ModelNew"](*task["get_init_inputs"]())
+    with torch.no_grad():
+        model(*task["get_inputs"]())
+    return launches
+
+
+def print_launches(tasks, args) -> int:
+    """`--launches`: each program's GPU-target launches; `!` marks one that leaves SMs idle (fewer programs
+    than SM_COUNT) while each program handles over 8,192 elements (a candidate for smaller blocks or a split)."""
+    flagged = 0
+    for i, rec in enumerate(tasks):
+        try:
+            sol = compile_program(rec, seed=args.seed + (i if args.style == "varied" else 0), target="cuda",
+                                  generic_names=args.style == "fixed", sizes=args.sizes)
+            rows = launch_geometry(sol, rec["source"])
+        except Exception as e:  # one program's failure is reported, the rest still print
+            print(f"{rec['id']}: {type(e).__name__}: {e}")
+            continue
+        marks = ["!" if r["programs"] < SM_COUNT and r["per_program"] > 8192 else " " for r in rows]
+        flagged += "!" in marks
+        print(f"{rec['id']} [{' -> '.join(rec.get('ops') or [])}]")
+        for mark, r in zip(marks, rows):
+            print(f" {mark} {r['kernel']:<40} programs {r['programs']:>7}  elements {r['elements']:>10}  "
+                  f"per program {r['per_program']:>8}")
+    print(f"{flagged}/{len(tasks)} programs have a launch marked ! (< {SM_COUNT} programs, > 8,192 elements each)")
+    return 0
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -2111,7 +2175,12 @@ def main(argv=None) -> int:
                         "kernels as constexprs, so a model copies names instead of doing arithmetic on sizes")
     p.add_argument("--timeout-s", type=float, default=120.0, help="judge wall-clock limit per solution (s)")
     p.add_argument("--limit", type=int, default=0, help="only the first N tasks (0 = all)")
+    p.add_argument("--launches", action="store_true",
+                   help="no judging: print the GPU-target solutions' kernel launches (programs, elements per "
+                        "program), recorded on the CPU without running a kernel; marks launches that leave SMs idle")
     args = p.parse_args(argv)
+    if args.launches:
+        return print_launches(synth.read_tasks(args.tasks)[:args.limit or None], args)
     if args.device == "cpu":
         os.environ.setdefault("TRITON_INTERPRET", "1")
     import policy

@@ -286,6 +286,23 @@ def test_gpu_target_launches_two_waves_of_programs_where_the_work_allows():
             assert cdiv(M, bm) * cdiv(N, bn) >= 264 or max(bm, bn) == 16, (seed, M, N, bm, bn)
 
 
+def test_launch_geometry_records_launches_without_running_them(tmp_path, capsys):
+    rec = single_op_record("relu")
+    sol = compile_program(rec, target="cuda")
+    block = int(re.search(r"BLOCK=(\d+)", sol).group(1))
+    (launch,) = teacher.launch_geometry(sol, rec["source"])
+    ns = {}
+    exec(rec["source"], ns)
+    n = ns["get_inputs"]()[0].numel()
+    assert launch["programs"] == -(-n // block) and launch["elements"] == n
+    assert launch["per_program"] == n // launch["programs"]
+    tasks = tmp_path / "tasks.jsonl"
+    tasks.write_text(json.dumps(rec) + "\n" + json.dumps(single_op_record("max_pool3d")) + "\n")
+    assert teacher.main(["--tasks", str(tasks), "--launches"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("per program") == 2 and out.rstrip().splitlines()[-1].startswith("0/2 programs have")
+
+
 def test_gpu_target_splits_large_sums_and_batch_norms_over_programs():
     for name in ("mse_split", "mean_split"):
         gpu, cpu = (compile_program(irregular_source(name), target=t) for t in ("cuda", "cpu"))
