@@ -14,9 +14,11 @@
 verify: builds `--n` candidate solutions of mixed quality (known-good Triton kernels, cheats and faults
 from tests/) for small KernelBench-like tasks (tests/judge_tasks/), then verifies them twice with the same
 number of concurrent workers: with the pool (each worker imports torch/Triton once and serves many
-candidates) and with one fresh worker process per candidate (recycle_every=1). Both times include starting
-the workers; startup_s (until every first worker is ready) is reported apart. The verdicts of the two runs
-must agree on (compiled, correct, error_type, triton_launches).
+candidates) and with one fresh worker process per candidate (recycle_every=1, replacements started ahead
+as spares). Both times include starting the workers; startup_s (until every first worker is ready) is
+reported apart. With `--cli` a third run verifies each candidate as a user without the pool would: its own
+`python reward.py --task T --solution S` process (which starts its own one-worker judge), the same number
+at a time. The verdicts of all runs must agree on (compiled, correct, error_type, triton_launches).
 
 worker-restarts: a batch shaped like early RL rollouts (a quarter correct, the rest failing before any
 launch: missing ModelNew, constructor signature that does not bind), verified with reward.RECYCLE_ERRORS
@@ -68,6 +70,34 @@ def verify_candidates(n, seed, include_hangs):
     return out
 
 
+def verify_by_cli(cands, args):
+    """Verdicts of `python reward.py --task T --solution S`, one process per candidate, `args.workers` at a
+    time (the candidates' files in a temporary folder). A process that prints no verdict is an error here:
+    the CLI answers every candidate with one JSON line."""
+    import concurrent.futures
+    import subprocess
+    import tempfile
+    from reward import Verdict
+
+    def one(i, task, sol, folder):
+        paths = [os.path.join(folder, f"{i}_{kind}.py") for kind in ("task", "solution")]
+        for path, text in zip(paths, (task, sol)):
+            with open(path, "w") as f:
+                f.write(text)
+        cmd = [sys.executable, os.path.join(HERE, "reward.py"), "--task", paths[0], "--solution", paths[1],
+               "--device", args.device, "--timeout-s", str(args.timeout_s), "--time-trials", str(args.time_trials)]
+        res = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout_s + 120)
+        lines = res.stdout.strip().splitlines()
+        if res.returncode != 0 or not lines:
+            raise RuntimeError(f"reward.py exited {res.returncode} on candidate {i}: {res.stderr[-500:]}")
+        return Verdict.from_dict(json.loads(lines[-1]))
+
+    with tempfile.TemporaryDirectory(prefix="bench-verify-cli-") as folder, \
+            concurrent.futures.ThreadPoolExecutor(args.workers) as pool:
+        jobs = [pool.submit(one, i, task, sol, folder) for i, (_, task, sol) in enumerate(cands)]
+        return [job.result() for job in jobs]
+
+
 def cmd_verify(args):
     from reward import Judge
     cands = verify_candidates(args.n, args.seed, args.include_hangs)
@@ -86,9 +116,13 @@ def cmd_verify(args):
             startup = time.perf_counter() - t
             verdicts = judge.verify_many(pairs, progress=True)
         runs[mode] = (time.perf_counter() - t, startup, verdicts)
+    if args.cli:
+        t = time.perf_counter()
+        runs["cli"] = (None, 0.0, verify_by_cli(cands, args))
+        runs["cli"] = (time.perf_counter() - t,) + runs["cli"][1:]
     key = lambda v: (v.compiled, v.correct, v.error_type, v.triton_launches)  # noqa: E731
-    disagree = [name for (name, _, _), a, b in zip(cands, runs["pool"][2], runs["fresh_process"][2])
-                if key(a) != key(b)]
+    disagree = sorted({name for mode in runs if mode != "pool"
+                       for (name, _, _), a, b in zip(cands, runs["pool"][2], runs[mode][2]) if key(a) != key(b)})
     print(f"{'mode':<14} {'wall_s':>8} {'startup_s':>10} {'verify_s':>9} {'cand/s':>8} {'correct':>8}")
     for mode, (wall, startup, vs) in runs.items():
         print(f"{mode:<14} {wall:8.2f} {startup:10.2f} {wall - startup:9.2f} {len(vs) / wall:8.2f} "
@@ -103,13 +137,18 @@ def cmd_verify(args):
     speedups = [v.speedup for v in runs["pool"][2] if v.speedup is not None]
     ratio = runs["fresh_process"][0] / runs["pool"][0]
     ratio_ready = (runs["fresh_process"][0] - runs["fresh_process"][1]) / (runs["pool"][0] - runs["pool"][1])
-    print(f"pool is {ratio:.2f}x faster from a cold start, {ratio_ready:.2f}x once both have their first workers "
-          f"up; verdicts disagree on {len(disagree)}: {disagree[:5]}")
+    ratio_cli = runs["cli"][0] / runs["pool"][0] if "cli" in runs else None
+    print(f"pool is {ratio:.2f}x faster than fresh worker processes from a cold start, {ratio_ready:.2f}x once both "
+          f"have their first workers up" + (f", {ratio_cli:.2f}x faster than one reward.py process per candidate"
+                                            if ratio_cli else "") + f"; verdicts disagree on {len(disagree)}: "
+          f"{disagree[:5]}")
     print(json.dumps({"bench": "verify", "n": len(pairs), "device": args.device, "workers": args.workers,
                       "pool_s": round(runs["pool"][0], 2), "fresh_process_s": round(runs["fresh_process"][0], 2),
                       "pool_startup_s": round(runs["pool"][1], 2),
                       "fresh_process_startup_s": round(runs["fresh_process"][1], 2),
-                      "ratio": round(ratio, 2), "ratio_after_startup": round(ratio_ready, 2), "agree": not disagree,
+                      "ratio": round(ratio, 2), "ratio_after_startup": round(ratio_ready, 2),
+                      "cli_s": round(runs["cli"][0], 2) if "cli" in runs else None,
+                      "ratio_cli": round(ratio_cli, 2) if ratio_cli else None, "agree": not disagree,
                       "n_correct": sum(v.correct for v in runs["pool"][2]), "n_timed": len(speedups), "phase_sums": phases,
                       "argv": sys.argv}))
 
@@ -853,6 +892,8 @@ def main():
     v.add_argument("--spare-workers", type=int, default=None,
                    help="workers started ahead to replace recycled ones (both modes; default: the Judge's)")
     v.add_argument("--include-hangs", action="store_true", help="also include the infinite-loop and 12 GB faults")
+    v.add_argument("--cli", action="store_true",
+                   help="a third run: one `python reward.py` process per candidate, --workers at a time")
     v.add_argument("--seed", type=int, default=0, help="seed of the candidate mix")
     v.set_defaults(fn=cmd_verify)
     w = sub.add_parser("worker-restarts", help="judge wall time: default vs cautious worker recycling",

@@ -29,7 +29,7 @@ run_judgetests() {  # issue 3: the hack and fault suite with real kernels and ti
 
 run_verify() {  # issue 3: pool throughput vs one process per candidate (run it alone: it times wall clock)
   section verify
-  timeout 160 $PY bench.py verify --device cuda --n 64 --workers 8 > "$O/verify.txt" 2>&1
+  timeout 280 $PY bench.py verify --device cuda --n 64 --workers 8 --cli > "$O/verify.txt" 2>&1
   tail -6 "$O/verify.txt"
 }
 

@@ -394,3 +394,15 @@ def test_timing_budget_cuts_trials_of_long_runs(run_ms, budget_s, lo, hi):
     assert lo <= n <= hi and len(times["ref"]) == n
     assert [i for i, _ in seen] == list(range(n)) and {m for _, m in seen} == {n}  # check knows the real count
     assert abs(sorted(times["new"])[n // 2] - run_ms[1]) < 1e-6  # what was timed is the runs' device time
+
+
+def test_verify_bench_pool_fresh_and_cli_agree(monkeypatch, capsys):
+    """bench.py verify: the pool, fresh worker processes and one `reward.py` process per candidate give the same
+    verdicts (here one known-good solution and one cheat, on the CPU)."""
+    import bench
+    monkeypatch.setattr(sys, "argv", ["bench.py", "verify", "--device", "cpu", "--n", "2", "--workers", "1",
+                                      "--spare-workers", "0", "--cli"])
+    bench.main()
+    out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert out["agree"] and out["n"] == 2 and out["n_correct"] == 1
+    assert out["cli_s"] > 0 and out["ratio_cli"] > 0 and out["pool_s"] > 0
