@@ -601,6 +601,7 @@ class Ix:
 
 
 ZERO = Ix("0")
+SM_COUNT = 132  # an H200's streaming multiprocessors: what the GPU target's launch geometry aims to fill
 TILE_SHAPES = {"mn": "[BLOCK_M, BLOCK_N]", "jr": "[BLOCK_ROWS, BLOCK_COLS]", "o": "[BLOCK]", "dm": "[BLOCK_M, BLOCK_D]"}
 
 UNARY = {
@@ -1770,21 +1771,94 @@ def k_conv(P: Prog, st: Style, A: str, E: str) -> Kernel:
 
 
 # ---- pooling ---------------------------------------------------------------------------------------
-def k_pool(P: Prog, st: Style, A: str, E: str) -> Kernel:
-    n = P.node_of[A]
-    op = n["op"]
-    x = n["inputs"][0]
-    xs = P.t[x].shape
+def pool_window(P: Prog, n: dict) -> list[int]:
+    """Window extent per spatial dim of a pooling node: its kernel size, or for an adaptive pool the largest
+    window any output position covers."""
+    xs = P.t[n["inputs"][0]].shape
     d = len(xs) - 2
-    out_shape = P.t[A].shape
-    OS, IS = out_shape[2:], xs[2:]
+    if n["op"].startswith("adaptive"):
+        IS, OS = xs[2:], P.t[n["name"]].shape[2:]
+        return [int(max(-(-((o + 1) * L) // O) - (o * L) // O for o in range(O))) for L, O in zip(IS, OS)]
+    return list(synth.tuple_attr((n["module_args"] or {})["kernel_size"], d))
+
+
+def pool_bounds(kb: KB, n: dict, oi: list) -> list:
+    """An adaptive pool's window bounds (lo, hi) per spatial dim at output index oi ([] for other pools)."""
+    if not n["op"].startswith("adaptive"):
+        return []
+    xs = kb.P.t[n["inputs"][0]].shape
+    bounds = []
+    for j, (L, O) in enumerate(zip(xs[2:], kb.P.t[n["name"]].shape[2:])):
+        if oi[2 + j].code == "0":
+            bounds.append((ZERO, Ix(bare(L) if O == 1 else str(-(-int(L) // O)))))
+        else:
+            bounds.append((kb.emit(f"({oi[2 + j].code} * {L}) // {O}", "o", "lo"),
+                           kb.emit(f"(({oi[2 + j].code} + 1) * {L} + {O - 1}) // {O}", "o", "hi")))
+    return bounds
+
+
+def pool_positions(kb: KB, n: dict, oi: list, k: list, axes: str, bounds: list) -> tuple[list, list]:
+    """Input positions and their validity per spatial dim of a pooling window: output index oi, window
+    offsets k (an Ix per dim), an adaptive pool's `pool_bounds`. -> (pos, valid)"""
+    xs = kb.P.t[n["inputs"][0]].shape
+    d = len(xs) - 2
+    pos, valid = [], []
+    if bounds:
+        for j, (lo, hi) in enumerate(bounds):
+            q = kb.emit(f"{lo.code} + {k[j].code}", axes, "ip")
+            valid.append(kb.emit(f"({q.code} < {hi.code})", axes, "ok"))
+            pos.append(q)
+        return pos, valid
     ma = n["module_args"] or {}
-    ops = region_ops(P, A, E)
-    kb = KB(P, st, st.kernel_name(ops[:3]))
-    adaptive = op.startswith("adaptive")
-    is_max = op.startswith("max")
+    s = synth.tuple_attr(ma.get("stride") or ma["kernel_size"], d)
+    p = synth.tuple_attr(ma.get("padding", 0), d)
+    dil = synth.tuple_attr(ma.get("dilation", 1), d)
+    for j in range(d):
+        o_ = oi[2 + j]
+        code = (f"{o_.code} * {s[j]}" if s[j] != 1 else o_.code) + (f" - {p[j]}" if p[j] else "") + \
+            f" + {k[j].code}" + (f" * {dil[j]}" if dil[j] != 1 else "")
+        q = kb.emit(code, axes, "ip")
+        valid.append(kb.emit(f"(({q.code} >= 0) & ({q.code} < {xs[2 + j]}))", axes, "ok"))
+        pos.append(q)
+    return pos, valid
+
+
+def pool_checks(n: dict) -> tuple[bool, bool, object]:
+    """(is_max, count_include_pad, divisor_override) of a pooling node; raises for what the teacher lacks."""
+    ma = n["module_args"] or {}
     if ma.get("return_indices"):
         raise TeacherError("max pool with return_indices")
+    if not n["op"].startswith("adaptive") and ma.get("ceil_mode"):
+        raise TeacherError("pooling with ceil_mode=True")
+    return n["op"].startswith("max"), ma.get("count_include_pad", True), ma.get("divisor_override")
+
+
+def pool_mean(kb: KB, n: dict, acc: str, cnt: str | None, bounds, axes: str) -> Ix:
+    """An average pool's result from the window sum `acc` (and the valid count `cnt` without padding)."""
+    if bounds:
+        return kb.emit(f"{acc} / ({' * '.join(f'({hi.code} - {lo.code})' for lo, hi in bounds)})", axes, "avg")
+    _, cip, div = pool_checks(n)
+    ks = synth.tuple_attr((n["module_args"] or {})["kernel_size"], len(kb.P.t[n["name"]].shape) - 2)
+    return kb.emit(f"{acc} / {flt(div or prod(ks))}" if (cip or div) else f"{acc} / {cnt}", axes, "avg")
+
+
+# A window this large (elements) runs as a [rows of outputs, window] tile on the GPU target instead of an
+# unrolled loop per output (an adaptive_avg_pool3d with 4 x 7 x 12 windows unrolled 336 loads per output and
+# ran as 67 programs, 0.36x eager on the H200, LOG.md session 5). Up to POOL_TILE_MAX, one tile covers it.
+POOL_TILE_MIN, POOL_TILE_MAX = 32, 4096
+
+
+def k_pool(P: Prog, st: Style, A: str, E: str) -> Kernel:
+    n = P.node_of[A]
+    is_max, cip, _ = pool_checks(n)
+    window = pool_window(P, n)
+    if st.target != "cpu" and POOL_TILE_MIN <= prod(window) <= POOL_TILE_MAX:
+        return k_pool_tile(P, st, A, E, window)
+    x = n["inputs"][0]
+    out_shape = P.t[A].shape
+    d = len(out_shape) - 2
+    ops = region_ops(P, A, E)
+    kb = KB(P, st, st.kernel_name(ops[:3]))
     total = max(1, prod(out_shape))
     BLOCK = st.block_1d(total)
     kb.arg("n_elements", bare(total))
@@ -1797,78 +1871,83 @@ def k_pool(P: Prog, st: Style, A: str, E: str) -> Kernel:
     if any(i is ZERO for i in oi[2:]):  # window positions must be vectors, even for an output size of 1
         kb.line("zero = tl.zeros_like(offs)")
         oi = oi[:2] + [Ix("zero", frozenset("o")) if i is ZERO else i for i in oi[2:]]
-    if adaptive:
-        starts, ends, kmax = [], [], []
-        for j in range(d):
-            L, O = IS[j], OS[j]
-            st_ = kb.emit(f"({oi[2 + j].code} * {L}) // {O}", "o", "lo") if oi[2 + j].code != "0" else ZERO
-            en_ = kb.emit(f"(({oi[2 + j].code} + 1) * {L} + {O - 1}) // {O}", "o", "hi") if oi[2 + j].code != "0" \
-                else Ix(bare(L) if O == 1 else str(-(-int(L) // O)))
-            starts.append(st_)
-            ends.append(en_)
-            kmax.append(int(max(-(-((o + 1) * L) // O) - (o * L) // O for o in range(O))))
-        kb.line("acc = tl.zeros([BLOCK], dtype=tl.float32)")
-        names = [f"k{j}" for j in range(d)]
-        for j in range(d):
-            kb.line(f"for {names[j]} in tl.static_range({kmax[j]}):")
-            kb.ind += 1
-        pos, valid = [], []
-        for j in range(d):
-            q = kb.emit(f"{starts[j].code} + {names[j]}", "o", "ip")
-            valid.append(kb.emit(f"({q.code} < {ends[j].code})", "o", "ok"))
-            pos.append(q)
-        kb.cache.clear()
-        v = kb.value(x, oi[:2] + pos, tuple(valid))
-        kb.line(f"acc += tl.where({' & '.join(['mask'] + [q.code for q in valid])}, {v.code}, 0.0)")
-        kb.ind -= d
-        kb.cache.clear()
-        cnt = " * ".join(f"({e.code} - {s_.code})" for s_, e in zip(starts, ends))
-        res = kb.emit(f"acc / ({cnt})", "o", "avg")
+    adaptive = n["op"].startswith("adaptive")
+    bounds = pool_bounds(kb, n, oi)
+    kb.line("acc = tl.full([BLOCK], float('-inf'), tl.float32)" if is_max else "acc = tl.zeros([BLOCK], dtype=tl.float32)")
+    counted = not is_max and not cip and not adaptive
+    if counted:
+        kb.line("cnt = tl.zeros([BLOCK], dtype=tl.float32)")
+    names = [f"k{j}" for j in range(d)]
+    for j in range(d):
+        kb.line(f"for {names[j]} in tl.static_range({window[j]}):")
+        kb.ind += 1
+    pos, valid = pool_positions(kb, n, oi, [Ix(k) for k in names], "o", bounds)
+    kb.cache.clear()
+    v = kb.value(x, oi[:2] + pos, tuple(valid))
+    ok = " & ".join(([] if not adaptive else ["mask"]) + [q.code for q in valid])
+    if is_max:
+        kb.line(f"acc = tl.maximum(acc, tl.where({ok}, {v.code}, float('-inf')))")
     else:
-        ks = synth.tuple_attr(ma["kernel_size"], d)
-        s = synth.tuple_attr(ma.get("stride") or ma["kernel_size"], d)
-        p = synth.tuple_attr(ma.get("padding", 0), d)
-        dil = synth.tuple_attr(ma.get("dilation", 1), d)
-        if ma.get("ceil_mode"):
-            raise TeacherError("pooling with ceil_mode=True")
-        cip = ma.get("count_include_pad", True)
-        div = ma.get("divisor_override")
-        init = "tl.full([BLOCK], float('-inf'), tl.float32)" if is_max else "tl.zeros([BLOCK], dtype=tl.float32)"
-        kb.line(f"acc = {init}")
-        if not is_max and not cip:
-            kb.line("cnt = tl.zeros([BLOCK], dtype=tl.float32)")
-        names = [f"k{j}" for j in range(d)]
-        for j in range(d):
-            kb.line(f"for {names[j]} in tl.static_range({ks[j]}):")
-            kb.ind += 1
-        pos, valid = [], []
-        for j in range(d):
-            o_ = oi[2 + j]
-            code = (f"{o_.code} * {s[j]}" if s[j] != 1 else o_.code) + (f" - {p[j]}" if p[j] else "") + \
-                f" + {names[j]}" + (f" * {dil[j]}" if dil[j] != 1 else "")
-            q = kb.emit(code, "o", "ip")
-            valid.append(kb.emit(f"(({q.code} >= 0) & ({q.code} < {IS[j]}))", "o", "ok"))
-            pos.append(q)
-        kb.cache.clear()
-        v = kb.value(x, oi[:2] + pos, tuple(valid))
-        ok = " & ".join(q.code for q in valid)
-        if is_max:
-            kb.line(f"acc = tl.maximum(acc, tl.where({ok}, {v.code}, float('-inf')))")
-        else:
-            kb.line(f"acc += tl.where({ok}, {v.code}, 0.0)")
-            if not cip:
-                kb.line(f"cnt += tl.where({ok}, 1.0, 0.0)")
-        kb.ind -= d
-        kb.cache.clear()
-        if is_max:
-            res = Ix("acc", frozenset("o"))
-        else:
-            res = kb.emit(f"acc / {flt(div or prod(ks))}" if (cip or div) else "acc / cnt", "o", "avg")
+        kb.line(f"acc += tl.where({ok}, {v.code}, 0.0)")
+        if counted:
+            kb.line(f"cnt += tl.where({ok}, 1.0, 0.0)")
+    kb.ind -= d
+    kb.cache.clear()
+    res = Ix("acc", frozenset("o")) if is_max else pool_mean(kb, n, "acc", "cnt", bounds, "o")
     kb.flat = (tuple(i.code for i in oi), list(out_shape), offs)
     val = kb.epilogue(A, E, res, oi)
     kb.store(E, oi, val, "o")
     return finish(kb, E, f"(triton.cdiv({bare(total)}, meta['BLOCK']),)", {"BLOCK": BLOCK},
                   f"pooling {' + '.join(ops)}")
+
+
+def k_pool_tile(P: Prog, st: Style, A: str, E: str, window: list) -> Kernel:
+    """Pooling with a large window (GPU target): each program takes BLOCK_ROWS outputs (the rows of its tile)
+    and their whole windows, flattened (the columns: BLOCK_W >= the window's size), and reduces along the
+    columns, so the window is one vectorised load and tl.sum / tl.max instead of an unrolled loop."""
+    n = P.node_of[A]
+    is_max, cip, _ = pool_checks(n)
+    x = n["inputs"][0]
+    out_shape = P.t[A].shape
+    d = len(out_shape) - 2
+    ops = region_ops(P, A, E)
+    kb = KB(P, st, st.kernel_name(ops[:3]))
+    total = max(1, prod(out_shape))
+    size = prod(window)
+    BW = npow2(size)
+    BR = max(1, min(npow2(total), 4096 // BW))
+    while BR > 1 and -(-total // BR) < 2 * SM_COUNT:  # two waves of programs, as the other GPU kernels
+        BR //= 2
+    kb.arg("n_elements", bare(total))
+    kb.line("pid = tl.program_id(0)")
+    kb.line("offs = pid * BLOCK_ROWS + tl.arange(0, BLOCK_ROWS)[:, None]")
+    kb.line("mask = offs < n_elements")
+    kb.line("w = tl.arange(0, BLOCK_W)[None, :]")
+    kb.line(f"wmask = w < {size}")
+    kb.masks["o"], kb.masks["w"] = "mask", "wmask"
+    offs = Ix("offs", frozenset("o"))
+    oi = kb.unravel(offs, out_shape, "o")
+    k = kb.unravel(Ix("w", frozenset("w")), window, "k")
+    k = [Ix("0") if i is ZERO else i for i in k]
+    bounds = pool_bounds(kb, n, oi)
+    pos, valid = pool_positions(kb, n, oi, k, "ow", bounds)
+    v = kb.value(x, oi[:2] + pos, tuple(valid))
+    ok = " & ".join(["mask", "wmask"] + [q.code for q in valid])
+    counted = not is_max and not cip and not bounds
+    if is_max:
+        kb.line(f"acc = tl.max(tl.where({ok}, {v.code}, float('-inf')), axis=1, keep_dims=True)")
+        res = Ix("acc", frozenset("o"))
+    else:
+        kb.line(f"acc = tl.sum(tl.where({ok}, {v.code}, 0.0), axis=1, keep_dims=True)")
+        if counted:
+            kb.line(f"cnt = tl.sum(tl.where({ok}, 1.0, 0.0), axis=1, keep_dims=True)")
+        res = pool_mean(kb, n, "acc", "cnt", bounds, "o")
+    kb.cache.clear()
+    kb.flat = (tuple(i.code for i in oi), list(out_shape), offs)
+    val = kb.epilogue(A, E, res, oi)
+    kb.store(E, oi, val, "o")
+    return finish(kb, E, f"(triton.cdiv({bare(total)}, meta['BLOCK_ROWS']),)", {"BLOCK_ROWS": BR, "BLOCK_W": BW},
+                  f"pooling tile {' + '.join(ops)}", 4 if BR * BW <= 2048 else 8)
 
 
 # ---- attention (flash-style online softmax) -------------------------------------------------------
@@ -2090,9 +2169,6 @@ def completion_text(solution: str, seed: int = 0) -> str:
 # --------------------------------------------------------------------------------------------------
 # CLI: compile, verify with the judge, write verified SFT pairs
 # --------------------------------------------------------------------------------------------------
-SM_COUNT = 132  # an H200's streaming multiprocessors: what the GPU target's launch geometry aims to fill
-
-
 def launch_geometry(solution: str, task_source: str) -> list[dict]:
     """The kernel launches of one forward of `solution` on the task's inputs, recorded instead of run:
     [{kernel, programs, elements (of the largest tensor argument), per_program}]. `triton.jit` is swapped

@@ -66,6 +66,15 @@ IRREGULAR = {  # name: (forward args, forward body, get_inputs, __init__ line)
     "bn2d_split": ("x", "return torch.relu(self.norm(x * 2.0 + 3.0))", "[torch.randn(8, 3, 40, 41)]",
                    "self.norm = nn.BatchNorm2d(3)"),
     "bn1d_split": ("x", "return self.norm(x)", "[torch.randn(64, 5, 151)]", "self.norm = nn.BatchNorm1d(5)"),
+    # windows of >= teacher.POOL_TILE_MIN elements: the GPU target reduces them as [outputs, window] tiles
+    "adaptive_pool_tile": ("x", "return torch.tanh(self.pool(x * 2.0)) - 1.0", "[torch.randn(3, 5, 7, 13, 10)]",
+                           "self.pool = nn.AdaptiveAvgPool3d((2, 3, 1))"),
+    "adaptive_2d_tile": ("x", "return torch.relu(self.pool(x))", "[torch.randn(4, 3, 23, 19)]",
+                         "self.pool = nn.AdaptiveAvgPool2d((3, 1))"),
+    "max_pool_tile": ("x", "return torch.exp(self.pool(x))", "[torch.randn(2, 3, 9, 11, 10)]",
+                      "self.pool = nn.MaxPool3d(4, stride=2, padding=1)"),
+    "avg_pool_tile_nopad": ("x", "return self.pool(x)", "[torch.randn(2, 3, 17, 15)]",
+                            "self.pool = nn.AvgPool2d(7, stride=3, padding=3, count_include_pad=False)"),
 }
 
 
@@ -301,6 +310,15 @@ def test_launch_geometry_records_launches_without_running_them(tmp_path, capsys)
     assert teacher.main(["--tasks", str(tasks), "--launches"]) == 0
     out = capsys.readouterr().out
     assert out.count("per program") == 2 and out.rstrip().splitlines()[-1].startswith("0/2 programs have")
+
+
+def test_gpu_target_reduces_large_pool_windows_as_tiles():
+    for name in ("adaptive_pool_tile", "adaptive_2d_tile", "max_pool_tile", "avg_pool_tile_nopad"):
+        gpu, cpu = (compile_program(irregular_source(name), target=t) for t in ("cuda", "cpu"))
+        assert "BLOCK_W" in gpu and "tl.static_range" not in gpu, name
+        assert "BLOCK_W" not in cpu and "tl.static_range" in cpu, name
+    small = compile_program(irregular_source("conv_relu_pool"), target="cuda")  # a 2 x 2 window stays unrolled
+    assert "BLOCK_W" not in small and "tl.static_range" in small
 
 
 def test_gpu_target_splits_large_sums_and_batch_norms_over_programs():
