@@ -1851,15 +1851,15 @@ POOL_TILE_MIN, POOL_TILE_MAX = 32, 4096
 def k_pool(P: Prog, st: Style, A: str, E: str) -> Kernel:
     n = P.node_of[A]
     is_max, cip, _ = pool_checks(n)
-    window = pool_window(P, n)
-    if st.target != "cpu" and POOL_TILE_MIN <= prod(window) <= POOL_TILE_MAX:
-        return k_pool_tile(P, st, A, E, window)
     x = n["inputs"][0]
     out_shape = P.t[A].shape
     d = len(out_shape) - 2
     ops = region_ops(P, A, E)
     kb = KB(P, st, st.kernel_name(ops[:3]))
     total = max(1, prod(out_shape))
+    window = pool_window(P, n)
+    if st.target != "cpu" and POOL_TILE_MIN <= prod(window) <= POOL_TILE_MAX:
+        return k_pool_tile(kb, n, E, window, ops)
     BLOCK = st.block_1d(total)
     kb.arg("n_elements", bare(total))
     kb.line("pid = tl.program_id(0)")
@@ -1901,17 +1901,13 @@ def k_pool(P: Prog, st: Style, A: str, E: str) -> Kernel:
                   f"pooling {' + '.join(ops)}")
 
 
-def k_pool_tile(P: Prog, st: Style, A: str, E: str, window: list) -> Kernel:
+def k_pool_tile(kb: KB, n: dict, E: str, window: list, ops: list) -> Kernel:
     """Pooling with a large window (GPU target): each program takes BLOCK_ROWS outputs (the rows of its tile)
     and their whole windows, flattened (the columns: BLOCK_W >= the window's size), and reduces along the
     columns, so the window is one vectorised load and tl.sum / tl.max instead of an unrolled loop."""
-    n = P.node_of[A]
+    P, A = kb.P, n["name"]
     is_max, cip, _ = pool_checks(n)
-    x = n["inputs"][0]
     out_shape = P.t[A].shape
-    d = len(out_shape) - 2
-    ops = region_ops(P, A, E)
-    kb = KB(P, st, st.kernel_name(ops[:3]))
     total = max(1, prod(out_shape))
     size = prod(window)
     BW = npow2(size)
@@ -1931,7 +1927,7 @@ def k_pool_tile(P: Prog, st: Style, A: str, E: str, window: list) -> Kernel:
     k = [Ix("0") if i is ZERO else i for i in k]
     bounds = pool_bounds(kb, n, oi)
     pos, valid = pool_positions(kb, n, oi, k, "ow", bounds)
-    v = kb.value(x, oi[:2] + pos, tuple(valid))
+    v = kb.value(n["inputs"][0], oi[:2] + pos, tuple(valid))
     ok = " & ".join(["mask", "wmask"] + [q.code for q in valid])
     counted = not is_max and not cip and not bounds
     if is_max:
