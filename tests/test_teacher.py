@@ -67,13 +67,14 @@ IRREGULAR = {  # name: (forward args, forward body, get_inputs, __init__ line)
                    "self.norm = nn.BatchNorm2d(3)"),
     "bn1d_split": ("x", "return self.norm(x)", "[torch.randn(64, 5, 151)]", "self.norm = nn.BatchNorm1d(5)"),
     # windows of >= teacher.POOL_TILE_MIN elements: the GPU target reduces them as [outputs, window] tiles
-    "adaptive_pool_tile": ("x", "return torch.tanh(self.pool(x * 2.0)) - 1.0", "[torch.randn(3, 5, 7, 13, 10)]",
+    # (few outputs: the interpreter pays per program; the avg pool has 693, 2 a program, the last half masked)
+    "adaptive_pool_tile": ("x", "return torch.tanh(self.pool(x * 2.0)) - 1.0", "[torch.randn(2, 3, 7, 13, 10)]",
                            "self.pool = nn.AdaptiveAvgPool3d((2, 3, 1))"),
-    "adaptive_2d_tile": ("x", "return torch.relu(self.pool(x))", "[torch.randn(4, 3, 23, 19)]",
+    "adaptive_2d_tile": ("x", "return torch.relu(self.pool(x))", "[torch.randn(2, 3, 23, 19)]",
                          "self.pool = nn.AdaptiveAvgPool2d((3, 1))"),
-    "max_pool_tile": ("x", "return torch.exp(self.pool(x))", "[torch.randn(2, 3, 9, 11, 10)]",
+    "max_pool_tile": ("x", "return torch.exp(self.pool(x))", "[torch.randn(1, 2, 7, 7, 6)]",
                       "self.pool = nn.MaxPool3d(4, stride=2, padding=1)"),
-    "avg_pool_tile_nopad": ("x", "return self.pool(x)", "[torch.randn(2, 3, 17, 15)]",
+    "avg_pool_tile_nopad": ("x", "return self.pool(x)", "[torch.randn(1, 7, 25, 31)]",
                             "self.pool = nn.AvgPool2d(7, stride=3, padding=3, count_include_pad=False)"),
 }
 
