@@ -1873,7 +1873,8 @@ def k_pool(P: Prog, st: Style, A: str, E: str) -> Kernel:
         oi = oi[:2] + [Ix("zero", frozenset("o")) if i is ZERO else i for i in oi[2:]]
     adaptive = n["op"].startswith("adaptive")
     bounds = pool_bounds(kb, n, oi)
-    kb.line("acc = tl.full([BLOCK], float('-inf'), tl.float32)" if is_max else "acc = tl.zeros([BLOCK], dtype=tl.float32)")
+    init = "tl.full([BLOCK], float('-inf'), tl.float32)" if is_max else "tl.zeros([BLOCK], dtype=tl.float32)"
+    kb.line(f"acc = {init}")
     counted = not is_max and not cip and not adaptive
     if counted:
         kb.line("cnt = tl.zeros([BLOCK], dtype=tl.float32)")
