@@ -134,7 +134,8 @@ run_rlab() {  # issue 6: DRPO and GRPO from one SFT checkpoint (RL_INIT, default
   # (RL_LOSSES=drpo, then RL_LOSSES=grpo): side by side, their judges share the GPU lock and both slow down
   # (29-37 s of verify per step instead of 12-22 s, LOG.md session 4). --rl-eval-every: held-out pass@1 every 5
   # steps drives promotion to level 2 (RL used the SFT's --eval-every of 200 in session 4 and never measured it).
-  # RL_SEQ=1 runs the losses one after the other (the evals still run together: timing is under the GPU lock).
+  # RL_SEQ=1 runs the losses one after the other (the evals still run together: timing is under the GPU lock);
+  # RL_FLAGS: more train.py flags for both (e.g. "--reward decoupled").
   section rlab
   local R=${RL_INIT:-$GS}
   for loss in ${RL_LOSSES:-drpo grpo}; do
