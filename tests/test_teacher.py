@@ -67,14 +67,14 @@ IRREGULAR = {  # name: (forward args, forward body, get_inputs, __init__ line)
                    "self.norm = nn.BatchNorm2d(3)"),
     "bn1d_split": ("x", "return self.norm(x)", "[torch.randn(64, 5, 151)]", "self.norm = nn.BatchNorm1d(5)"),
     # windows of >= teacher.POOL_TILE_MIN elements: the GPU target reduces them as [outputs, window] tiles
-    # (few outputs: the interpreter pays per program; the avg pool has 693, 2 a program, the last half masked)
+    # (few outputs: the interpreter pays per program)
     "adaptive_pool_tile": ("x", "return torch.tanh(self.pool(x * 2.0)) - 1.0", "[torch.randn(2, 3, 7, 13, 10)]",
                            "self.pool = nn.AdaptiveAvgPool3d((2, 3, 1))"),
     "adaptive_2d_tile": ("x", "return torch.relu(self.pool(x))", "[torch.randn(2, 3, 23, 19)]",
                          "self.pool = nn.AdaptiveAvgPool2d((3, 1))"),
     "max_pool_tile": ("x", "return torch.exp(self.pool(x))", "[torch.randn(1, 2, 7, 7, 6)]",
                       "self.pool = nn.MaxPool3d(4, stride=2, padding=1)"),
-    "avg_pool_tile_nopad": ("x", "return self.pool(x)", "[torch.randn(1, 7, 25, 31)]",
+    "avg_pool_tile_nopad": ("x", "return self.pool(x)", "[torch.randn(1, 2, 13, 11)]",
                             "self.pool = nn.AvgPool2d(7, stride=3, padding=3, count_include_pad=False)"),
 }
 
@@ -320,6 +320,22 @@ def test_gpu_target_reduces_large_pool_windows_as_tiles():
         assert "BLOCK_W" not in cpu and "tl.static_range" in cpu, name
     small = compile_program(irregular_source("conv_relu_pool"), target="cuda")  # a 2 x 2 window stays unrolled
     assert "BLOCK_W" not in small and "tl.static_range" in small
+
+
+def test_pool_tile_with_several_outputs_a_program_matches_eager():
+    """693 outputs: 2 a program (the judged shapes have 1, to keep the interpreter quick), the last program
+    half masked. One forward of teacher code (not a model's) in the interpreter against eager."""
+    import torch
+    src = irregular_source("avg_pool_tile_nopad").replace("torch.randn(1, 2, 13, 11)", "torch.randn(1, 7, 25, 31)")
+    sol = compile_program(src, target="cuda")
+    assert "BLOCK_ROWS=2, BLOCK_W=64" in sol
+    task, ns = {}, {}
+    exec(src, task)
+    exec(sol, ns)
+    x = task["get_inputs"]()[0]
+    expected = task["Model"]()(x)
+    got = ns["ModelNew"]()(x)
+    assert got.shape == expected.shape and torch.allclose(got, expected, atol=1e-5, rtol=1e-5)
 
 
 def test_gpu_target_splits_large_sums_and_batch_norms_over_programs():
