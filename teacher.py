@@ -602,6 +602,14 @@ class Ix:
 
 ZERO = Ix("0")
 SM_COUNT = 132  # an H200's streaming multiprocessors: what the GPU target's launch geometry aims to fill
+WAVE_PROGRAMS = 2 * SM_COUNT  # two waves of programs: the GPU target shrinks blocks until a launch has as many
+
+
+def halve_to_waves(block: int, n: int, floor: int) -> int:
+    """`block` halved (not below `floor`) until n elements make WAVE_PROGRAMS programs of it."""
+    while block > floor and -(-n // block) < WAVE_PROGRAMS:
+        block //= 2
+    return block
 TILE_SHAPES = {"mn": "[BLOCK_M, BLOCK_N]", "jr": "[BLOCK_ROWS, BLOCK_COLS]", "o": "[BLOCK]", "dm": "[BLOCK_M, BLOCK_D]"}
 
 UNARY = {
@@ -936,9 +944,7 @@ class Style:
         # As rows and tiles below: two waves of programs on 132 SMs, down to 128 elements a program (a warp
         # group, one element per thread). A max_pool3d of 4,488 outputs with 64 loads each ran as 3 programs
         # of 2,048 (5x slower than eager on the H200, LOG.md session 5).
-        while block > 128 and -(-n // block) < 2 * 132:
-            block //= 2
-        return block
+        return halve_to_waves(block, n, 128)
 
     def row_blocks(self, n_rows: int, n_cols: int) -> tuple[int, int]:
         cap_cols = 4096 if self.target == "cpu" else self.rng.choice([1024, 2048])
@@ -949,9 +955,7 @@ class Style:
             # Fill the GPU first: rows per program drop until there are two waves of programs on an H200's 132
             # SMs (or one row each). With up to 64 rows a program, a batch norm over 4 channels ran as 2
             # programs and a 507-row instance norm as 8 (0.26x eager on the H200, LOG.md).
-            br = min(br, 64)
-            while br > 1 and -(-n_rows // br) < 2 * 132:
-                br //= 2
+            br = halve_to_waves(min(br, 64), n_rows, 1)
         return br, bj
 
     def mm_blocks(self, M: int, N: int, K: int, batch: int = 1) -> tuple[int, int, int, int]:
@@ -966,7 +970,7 @@ class Style:
         # Small GEMMs (most KernelBench-size linears: M of 27-123) ran as 1-14 programs of 64x128 tiles on 132
         # SMs (linear 0.19x eager on the H200, LOG.md): halve the larger tile side (tl.dot needs >= 16) until
         # there are two waves of programs.
-        while -(-M // bm) * -(-N // bn) * batch < 2 * 132 and max(bm, bn) > 16:
+        while -(-M // bm) * -(-N // bn) * batch < WAVE_PROGRAMS and max(bm, bn) > 16:
             if bn >= bm:
                 bn //= 2
             else:
@@ -1912,9 +1916,7 @@ def k_pool_tile(kb: KB, n: dict, E: str, window: list, ops: list) -> Kernel:
     total = max(1, prod(out_shape))
     size = prod(window)
     BW = npow2(size)
-    BR = max(1, min(npow2(total), 4096 // BW))
-    while BR > 1 and -(-total // BR) < 2 * SM_COUNT:  # two waves of programs, as the other GPU kernels
-        BR //= 2
+    BR = halve_to_waves(max(1, min(npow2(total), 4096 // BW)), total, 1)
     kb.arg("n_elements", bare(total))
     kb.line("pid = tl.program_id(0)")
     kb.line("offs = pid * BLOCK_ROWS + tl.arange(0, BLOCK_ROWS)[:, None]")
@@ -1925,7 +1927,6 @@ def k_pool_tile(kb: KB, n: dict, E: str, window: list, ops: list) -> Kernel:
     offs = Ix("offs", frozenset("o"))
     oi = kb.unravel(offs, out_shape, "o")
     k = kb.unravel(Ix("w", frozenset("w")), window, "k")
-    k = [Ix("0") if i is ZERO else i for i in k]
     bounds = pool_bounds(kb, n, oi)
     pos, valid = pool_positions(kb, n, oi, k, "ow", bounds)
     v = kb.value(n["inputs"][0], oi[:2] + pos, tuple(valid))
