@@ -118,8 +118,8 @@ def cmd_verify(args):
         runs[mode] = (time.perf_counter() - t, startup, verdicts)
     if args.cli:
         t = time.perf_counter()
-        runs["cli"] = (None, 0.0, verify_by_cli(cands, args))
-        runs["cli"] = (time.perf_counter() - t,) + runs["cli"][1:]
+        verdicts = verify_by_cli(cands, args)
+        runs["cli"] = (time.perf_counter() - t, 0.0, verdicts)  # no startup apart: each process starts its own
     key = lambda v: (v.compiled, v.correct, v.error_type, v.triton_launches)  # noqa: E731
     disagree = sorted({name for mode in runs if mode != "pool"
                        for (name, _, _), a, b in zip(cands, runs["pool"][2], runs[mode][2]) if key(a) != key(b)})
@@ -531,7 +531,7 @@ def profile_engine(pol, engine, args):
     stop_t = torch.tensor(P.eos_ids(pol), dtype=torch.long, device=pol.device)
     _log(f"rollout-profile {engine}: prefill and warm-up")
     with P.sampling_mode(pol, args.seed):
-        decoder = P._StaticDecoder(pol.model, B, W + args.new_tokens, pol.device, pol.dtype, kv_bucket=256, **options)
+        decoder = P._StaticDecoder(pol.model, B, W + args.new_tokens, pol.device, pol.dtype, kv_bucket=P.KV_BUCKET, **options)
         next_token = P._token_sampler(stop_t, args.temperature, args.top_p, suppress_eos=True)
         token = next_token(decoder.prefill(ids, torch.ones_like(ids), max(1, 32768 // W)))
         positions = [torch.full_like(token, s) for s in slots]  # no padding: the rotary position is the slot
@@ -615,7 +615,8 @@ def attention_timings(pol, args):
     H, kv_heads = cfg.num_attention_heads, cfg.num_key_value_heads
     D = getattr(cfg, "head_dim", None) or cfg.hidden_size // H
     B, cache_len = args.batch, args.prompt_len + args.new_tokens
-    kv_len = min(cache_len, -(-(args.prompt_len + args.at_token + 1) // 256) * 256)  # the engines' kv_len bucket
+    bucket = P.KV_BUCKET  # the engines' kv_len bucket
+    kv_len = min(cache_len, -(-(args.prompt_len + args.at_token + 1) // bucket) * bucket)
     g = torch.Generator(device=pol.device).manual_seed(args.seed)
     q = torch.randn(B, H, 1, D, generator=g, device=pol.device, dtype=pol.dtype)
     k, v = (torch.randn(B, kv_heads, cache_len, D, generator=g, device=pol.device, dtype=pol.dtype)[:, :, :kv_len]

@@ -938,8 +938,11 @@ def _token_sampler(stop_t, temperature, top_p, suppress_eos):
     return next_token
 
 
+KV_BUCKET = 256  # cache slots per attention-length bucket of the fast engine (one CUDA graph per bucket)
+
+
 def _generate_static(policy, prompt_ids, max_new_tokens, temperature, top_p, batch_size, suppress_eos=False,
-                     mode="static", fused=False, split_kv=False, kv_bucket=256, sync_every=None, prefill_tokens=32768):
+                     mode="static", fused=False, split_kv=False, kv_bucket=KV_BUCKET, sync_every=None, prefill_tokens=32768):
     """The fast engine over left-padded batches: (completion ids, finish reasons). mode: "static"
     (eager), "cudagraph", "compile" or "compile_full" (CUDA only); fused, split_kv: the options of the
     comment above FAST_MODEL_TYPES. kv_bucket: cache slots per attention-length bucket.
