@@ -267,6 +267,40 @@ def attach_random_lora(pol, r, alpha, seed):
     return pol
 
 
+class GpuSampler:
+    """Mean SM clock (MHz), board power (W) and temperature (C) of the GPU over a timed run, sampled every
+    250 ms by `nvidia-smi -lms` in a child process; `stats` stays empty without CUDA or nvidia-smi. A clock or
+    power drop between two runs of the same kernels tells throttling apart from a slower program."""
+
+    def __init__(self, pol):
+        import shutil
+        import subprocess
+        self.proc, self.stats = None, {}
+        exe = shutil.which("nvidia-smi") if pol.device.type == "cuda" else None
+        if exe:
+            visible = os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",")[0].strip()
+            index = visible if visible.isdigit() else str(pol.device.index or 0)
+            self.proc = subprocess.Popen([exe, "-i", index, "--query-gpu=clocks.sm,power.draw,temperature.gpu",
+                                          "--format=csv,noheader,nounits", "-lms", "250"],
+                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+
+    def stop(self):
+        if self.proc is None:
+            return self.stats
+        self.proc.terminate()
+        out, _ = self.proc.communicate(timeout=10)
+        rows = []
+        for line in out.splitlines():
+            try:
+                rows.append([float(x) for x in line.split(",")])
+            except ValueError:  # "[N/A]" or a partial last line
+                continue
+        if rows:
+            for i, key in enumerate(("gpu_sm_mhz", "gpu_power_w", "gpu_temp_c")):
+                self.stats[key] = round(sum(r[i] for r in rows) / len(rows), 1)
+        return self.stats
+
+
 def _sync(pol):
     import torch
     if pol.device.type == "cuda":
@@ -308,10 +342,12 @@ def rollout_throughput(pol, engine, prompt_ids, args, lora):
         row["first_s"] = round(time.perf_counter() - t, 2)
         _peak_gb(pol, reset=True)
         _log(f"rollout {engine} (lora {lora}): timed run")
+        gpu = GpuSampler(pol)
         t = time.perf_counter()
         completions, _ = run(args.new_tokens)
         _sync(pol)
         wall = time.perf_counter() - t
+        row.update(gpu.stop())
     except (RuntimeError, ValueError) as e:
         row["error"] = f"{type(e).__name__}: {str(e)[:300]}"
         _log(f"rollout {engine} failed: {row['error']}")
@@ -444,9 +480,22 @@ def cmd_rollout(args):
     if lora_engines:
         attach_random_lora(pol, args.lora_r, args.lora_alpha, args.seed)
         results += [rollout_throughput(pol, e, prompt_ids, args, f"r{args.lora_r} merged") for e in lora_engines]
+        # where a merged adapter's run is slower, the same step replayed with it (the profile above is without)
+        profiles += [dict(row, lora=f"r{args.lora_r} merged")
+                     for row in profile_engines(pol, [e for e in profile if e in lora_engines], args)]
+        if args.lora_zero_control:
+            # B = 0: the merge leaves the weights as they were, peft's wrappers stay: equal to the run without
+            # an adapter means the values of the merged weights cost the time; equal to the random-B run, the
+            # wrappers (or the order of the runs) do
+            import torch
+            with torch.no_grad():
+                for name, p in pol.model.named_parameters():
+                    if "lora_B" in name:
+                        p.zero_()
+            results += [rollout_throughput(pol, e, prompt_ids, args, f"r{args.lora_r} B=0") for e in lora_engines]
     hf = next((r["tokens_per_s"] for r in results if r["engine"] == "hf" and "tokens_per_s" in r), None)
     print(f"{'engine':<22} {'lora':<12} {'first_s':>8} {'wall_s':>8} {'tokens/s':>10} {'x hf':>7} {'peak_GB':>8} "
-          f"{'merge_s':>8} {'fuse_s':>7}")
+          f"{'merge_s':>8} {'fuse_s':>7} {'SM_MHz':>7} {'power_W':>8}")
     for r in results:
         if "error" in r:
             print(f"{r['engine']:<22} {r['lora']:<12} failed: {r['error']}")
@@ -454,7 +503,8 @@ def cmd_rollout(args):
         r["x_hf"] = round(r["tokens_per_s"] / hf, 2) if hf else None
         print(f"{r['engine']:<22} {r['lora']:<12} {r['first_s']:8.1f} {r['wall_s']:8.1f} {r['tokens_per_s']:10.1f} "
               f"{r['x_hf'] or float('nan'):7.2f} {r['peak_gb'] or float('nan'):8.1f} "
-              f"{r.get('merge_unmerge_s', float('nan')):8.3f} {r.get('fuse_weights_s', float('nan')):7.3f}")
+              f"{r.get('merge_unmerge_s', float('nan')):8.3f} {r.get('fuse_weights_s', float('nan')):7.3f} "
+              f"{r.get('gpu_sm_mhz', float('nan')):7.0f} {r.get('gpu_power_w', float('nan')):8.0f}")
     for engine, g in greedy.items():
         if "error" in g:
             print(f"greedy {engine} vs hf: failed: {g['error']}")
@@ -852,7 +902,8 @@ def add_model_args(parser, device_help):
 
 ENGINE_NAMES_HELP = ("Engines (policy.ENGINES): hf (plain generate); static | cudagraph | compile, each also with "
                      "_fused (one q|k|v and one gate|up matmul per layer), _splitkv (split-KV Triton decode "
-                     "attention) or _fused_splitkv, e.g. compile_fused_splitkv; compile_full; auto")
+                     "attention) or _fused_splitkv, e.g. compile_fused_splitkv; compile_full; compile_tuned_fused_splitkv "
+                     "(its GEMMs autotuned: minutes of compiling); auto")
 
 
 def add_rollout_args(parser):
@@ -934,6 +985,9 @@ def main():
                    help="engines timed again with a LoRA adapter attached (merged for sampling); '' skips "
                         "(default: the first fast engine)")
     r.add_argument("--lora-r", type=int, default=64, help="LoRA rank of the attached adapter")
+    r.add_argument("--lora-zero-control", action="store_true",
+                   help="after the LoRA runs, zero the adapter's B and time them again (the merge then leaves the "
+                        "weights unchanged): separates the cost of the merged values from that of peft's wrappers")
     r.add_argument("--lora-alpha", type=float, default=128, help="LoRA alpha")
     r.add_argument("--greedy-prompts", type=int, default=8, help="prompts of the greedy equality check (0 skips)")
     r.add_argument("--greedy-tokens", type=int, default=64, help="greedy tokens per prompt in the check")

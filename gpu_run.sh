@@ -55,9 +55,9 @@ run_teacher2x3() {  # issue 4: the same 100 level-2 programs with 3xTF32 dots (c
   tail -2 "$O/eval_l2_x3.txt"
 }
 
-run_teacher5() {  # issue 4: the same on 100 paper-size level-5 programs (eager baseline)
+run_teacher5() {  # issue 4: the same on 100 paper-size level-5 programs, vs eager and torch.compile
   section teacher5
-  timeout ${TEACHER_S:-200} $PY eval.py --tasks devdata/paper_l5.jsonl --policy teacher --out "$O/eval_l5" --device cuda --workers 8 \
+  timeout ${TEACHER_S:-200} $PY eval.py --tasks devdata/paper_l5.jsonl --policy teacher --out "$O/eval_l5" --baseline eager,compile --device cuda --workers 8 \
     > "$O/eval_l5.txt" 2>&1
   tail -2 "$O/eval_l5.txt"
 }

@@ -506,7 +506,8 @@ def _generate_hf(policy, prompt_ids, max_new_tokens, temperature, top_p, batch_s
 # so a LoRA adapter merged into them is included) with a preallocated KV cache; one decode step has fixed
 # shapes and no host synchronisation, so it is captured once as a CUDA graph and replayed per token
 # (engine "cudagraph"), optionally after torch.compile fused the elementwise ops around each attention
-# ("compile"; "compile_full" compiles the whole layer at one cache length, the session-1 variant). Engine
+# ("compile"; "compile_full" compiles the whole layer at one cache length, the session-1 variant;
+# "compile_tuned_fused_splitkv" autotunes the compiled halves' GEMMs, `_compiled`). Engine
 # "static" runs the same step eagerly (CPU tests compare it with plain generate). Two options on top of
 # each mode, named by suffix (`FAST_ENGINES`):
 # - "_fused": per layer one q|k|v matmul and one gate|up matmul instead of five (weights concatenated
@@ -594,9 +595,10 @@ def _rotate_half(x):
     return torch.cat((-x2, x1), dim=-1)
 
 
-def _attend(q, k, v, mask, scale):
+def _attend(q, k, v, mask, scale, last_slot=None):
     """Causal attention of q (B, H, q_len, D) over the cache k, v (B, kv_heads, kv_len, D); mask is
-    (B, 1, q_len, kv_len), added to the scores (0 or -inf). Output (B, q_len, H * D)."""
+    (B, 1, q_len, kv_len), added to the scores (0 or -inf). Output (B, q_len, H * D). last_slot: unused
+    (`_attend_split_kv` takes it)."""
     B, H, q_len, D = q.shape
     groups = H // k.shape[1]
     if q_len == 1:
@@ -640,14 +642,16 @@ def _split_kv_kernels():
     import triton.language as tl
 
     @triton.jit
-    def _attn_split_kv_partial(Q, K, V, Mask, Acc, Max, Sum, kv_len, split_len, scale,
+    def _attn_split_kv_partial(Q, K, V, Mask, Acc, Max, Sum, LastSlot, kv_len, split_len, scale,
                                stride_qb, stride_qh, stride_qd, stride_kb, stride_kh, stride_kn, stride_kd,
                                stride_vb, stride_vh, stride_vn, stride_vd, stride_mb, stride_mn,
                                KV_HEADS: tl.constexpr, GROUPS: tl.constexpr, HEAD_DIM: tl.constexpr,
                                BLOCK_G: tl.constexpr, BLOCK_D: tl.constexpr, BLOCK_N: tl.constexpr,
-                               DOT_DTYPE: tl.constexpr, PRECISION: tl.constexpr):
+                               DOT_DTYPE: tl.constexpr, PRECISION: tl.constexpr, HAS_LAST: tl.constexpr):
         # program (b * KV_HEADS + kv head, split): cache slots [split * split_len, (split + 1) * split_len)
         bh, split = tl.program_id(0), tl.program_id(1)
+        if HAS_LAST:  # the decode slot, read on the device: a graph captured once serves every length
+            kv_len = tl.minimum(kv_len, tl.load(LastSlot).to(tl.int32) + 1)
         b, kv_head = (bh // KV_HEADS).to(tl.int64), bh % KV_HEADS   # int64: b * stride_kb can pass 2^31
         g = tl.arange(0, BLOCK_G)                                    # query head within the group: the rows
         d = tl.arange(0, BLOCK_D)
@@ -705,11 +709,13 @@ def _split_kv_kernels():
     return _SPLIT_KV
 
 
-def _attend_split_kv(q, k, v, mask, scale, split_tokens=SPLIT_KV_TOKENS):
+def _attend_split_kv(q, k, v, mask, scale, last_slot=None, split_tokens=SPLIT_KV_TOKENS):
     """`_attend` with the decode step (q_len 1) run by the split-KV Triton kernels; prefill goes to `_attend`.
     Same shapes: q (B, H, 1, D), k, v (B, kv_heads, kv_len, D) (views of the cache), mask additive
-    (B, 1, 1, kv_len); output (B, 1, H * D) in q's dtype. The grid is fixed for a given kv_len and nothing
-    waits on the host, so a CUDA graph can capture it (one graph per kv_len bucket, as for SDPA)."""
+    (B, 1, 1, kv_len); output (B, 1, H * D) in q's dtype. last_slot: a one-element tensor holding the slot
+    this step writes; slots after it (masked anyway) are then not read, and since the kernel reads it on
+    the device, one CUDA graph over the whole cache serves every step. The grid is fixed for a given kv_len
+    and nothing waits on the host, so a CUDA graph can capture it."""
     B, H, q_len, D = q.shape
     if q_len != 1:
         return _attend(q, k, v, mask, scale)
@@ -730,10 +736,11 @@ def _attend_split_kv(q, k, v, mask, scale, split_tokens=SPLIT_KV_TOKENS):
                                                            torch.float32: tl.float32}[q.dtype]
     precision = "ieee" if dot_dtype == tl.float32 else "tf32"  # fp32 stays exact instead of rounding to tf32
     kernels["partial"][(B * kv_heads, n_splits)](
-        q, k, v, mask, partial, row_max, row_sum, kv_len, split_len, scale,
+        q, k, v, mask, partial, row_max, row_sum, mask if last_slot is None else last_slot, kv_len, split_len, scale,
         q.stride(0), q.stride(1), q.stride(3), *k.stride(), *v.stride(), mask.stride(0), mask.stride(3),
         KV_HEADS=kv_heads, GROUPS=groups, HEAD_DIM=D, BLOCK_G=max(16, triton.next_power_of_2(groups)),
-        BLOCK_D=block_d, BLOCK_N=SPLIT_KV_BLOCK, DOT_DTYPE=dot_dtype, PRECISION=precision)
+        BLOCK_D=block_d, BLOCK_N=SPLIT_KV_BLOCK, DOT_DTYPE=dot_dtype, PRECISION=precision,
+        HAS_LAST=last_slot is not None)
     kernels["combine"][(B * kv_heads, groups)](
         partial, row_max, row_sum, out, n_splits, out.stride(0), KV_HEADS=kv_heads, GROUPS=groups, HEAD_DIM=D,
         BLOCK_S=max(2, triton.next_power_of_2(n_splits)), BLOCK_D=block_d)
@@ -782,19 +789,21 @@ def _layer_forward(layer, w, x, cos, sin, mask, k_cache, v_cache, slots, kv_len:
     q, k, v = parts[0](layer, w, x, cos, sin)
     k_cache.index_copy_(2, slots, k)
     v_cache.index_copy_(2, slots, v)
-    out = attend(q, k_cache[:, :, :kv_len], v_cache[:, :, :kv_len], mask, layer.self_attn.scaling)
+    out = attend(q, k_cache[:, :, :kv_len], v_cache[:, :, :kv_len], mask, layer.self_attn.scaling, slots[-1:])
     return parts[1](layer, w, x, out)
 
 
 _COMPILED = {}  # function -> torch.compile(function), made once per process
 
 
-def _compiled(fn):
+def _compiled(fn, mode=None):
     """Regional compilation: one compiled function serves every layer of the model (same code, same shapes;
-    the layer's weights are graph inputs), so compiling costs one layer, not the whole stack."""
-    if fn not in _COMPILED:
-        _COMPILED[fn] = torch.compile(fn, dynamic=False)
-    return _COMPILED[fn]
+    the layer's weights are graph inputs), so compiling costs one layer, not the whole stack. mode: None, or
+    "max-autotune-no-cudagraphs" (Inductor times its Triton GEMM templates against cuBLAS per shape; the
+    engine captures its own CUDA graphs)."""
+    if (fn, mode) not in _COMPILED:
+        _COMPILED[fn, mode] = torch.compile(fn, dynamic=False, mode=mode)
+    return _COMPILED[fn, mode]
 
 
 def _layer_fn(mode: str, split_kv: bool):
@@ -803,14 +812,17 @@ def _layer_fn(mode: str, split_kv: bool):
     the cache writes stay eager, so its length grows in kv_len buckets like the cudagraph engine's (one
     shape per bucket would recompile a compiled attention). "compile_full" compiles the whole layer instead,
     attending over the full cache every step; on the H200 the two ran at the same speed (7,596 vs 7,609
-    tokens/s, LOG.md). "static" and "cudagraph" run the layer eagerly (cudagraph then captures it)."""
+    tokens/s, LOG.md). "compile_tuned": "compile" with Inductor's GEMM autotuning. "static" and "cudagraph"
+    run the layer eagerly (cudagraph then captures it)."""
     attend = _attend_split_kv if split_kv else _attend
     if mode == "compile_full":
         if split_kv:
             raise ValueError("compile_full compiles the attention too; the split-KV kernel runs with the other modes")
         return _compiled(_layer_forward)
-    if mode == "compile":
-        return functools.partial(_layer_forward, parts=(_compiled(_attn_in), _compiled(_attn_out)), attend=attend)
+    if mode in ("compile", "compile_tuned"):
+        tune = "max-autotune-no-cudagraphs" if mode == "compile_tuned" else None
+        return functools.partial(_layer_forward, parts=(_compiled(_attn_in, tune), _compiled(_attn_out, tune)),
+                                 attend=attend)
     return functools.partial(_layer_forward, attend=attend)
 
 
@@ -850,7 +862,10 @@ class _StaticDecoder:
         shape = (batch, cfg.num_key_value_heads, cache_len, layer0.head_dim)
         n = cfg.num_hidden_layers
         self.model, self.mode, self.cache_len = model, mode, cache_len
-        self.kv_bucket = cache_len if mode == "compile_full" else kv_bucket  # compile_full: one shape, one graph
+        # compile_full: one shape, one graph. split_kv: the kernel reads the step's length on the device, so
+        # one graph over the whole cache (captured once per batch instead of once per bucket: each capture
+        # runs the step three times, and the six of a 1,024-token rollout were ~6% of it on the H200)
+        self.kv_bucket = cache_len if mode == "compile_full" or split_kv else kv_bucket
         self.k = [torch.zeros(shape, device=device, dtype=dtype) for _ in range(n)]
         self.v = [torch.zeros(shape, device=device, dtype=dtype) for _ in range(n)]
         self.valid = torch.ones(batch, cache_len, dtype=torch.bool, device=device)
@@ -944,7 +959,7 @@ KV_BUCKET = 256  # cache slots per attention-length bucket of the fast engine (o
 def _generate_static(policy, prompt_ids, max_new_tokens, temperature, top_p, batch_size, suppress_eos=False,
                      mode="static", fused=False, split_kv=False, kv_bucket=KV_BUCKET, sync_every=None, prefill_tokens=32768):
     """The fast engine over left-padded batches: (completion ids, finish reasons). mode: "static"
-    (eager), "cudagraph", "compile" or "compile_full" (CUDA only); fused, split_kv: the options of the
+    (eager), "cudagraph", "compile", "compile_tuned" or "compile_full" (CUDA only); fused, split_kv: the options of the
     comment above FAST_MODEL_TYPES. kv_bucket: cache slots per attention-length bucket.
     sync_every: decode steps between all-finished checks (default 1 on CPU, 16 on CUDA).
     prefill_tokens: prompt tokens per prefill forward (bounds its activation memory)."""
@@ -996,10 +1011,13 @@ def _generate_static(policy, prompt_ids, max_new_tokens, temperature, top_p, bat
 
 # The fast engine's variants by name: how a decode step runs (mode) and the two options (see the comment
 # above FAST_MODEL_TYPES): "static", "static_fused", "static_splitkv", "static_fused_splitkv", the same
-# for "cudagraph" and "compile", and "compile_full".
+# for "cudagraph" and "compile", "compile_full" and "compile_tuned_fused_splitkv".
 FAST_ENGINES = {f"{mode}{'_fused' * fused}{'_splitkv' * split_kv}": dict(mode=mode, fused=fused, split_kv=split_kv)
                 for mode in ("static", "cudagraph", "compile") for fused in (False, True) for split_kv in (False, True)}
 FAST_ENGINES["compile_full"] = dict(mode="compile_full", fused=False, split_kv=False)
+# "compile" whose compiled halves (their GEMMs: the q|k|v, o, gate|up and down projections) are autotuned:
+# minutes of tuning in each new process, for the decode GEMMs' share of the step
+FAST_ENGINES["compile_tuned_fused_splitkv"] = dict(mode="compile_tuned", fused=True, split_kv=True)
 
 # Generation engines by name, each (policy, prompt_ids, max_new_tokens, temperature, top_p, batch_size,
 # suppress_eos=False) -> (completion ids, finish reasons). "auto" picks one in `resolve_engine`.

@@ -210,6 +210,16 @@ def test_split_kv_attention_equals_attend(B, H, kv_heads, D, kv_len, pads, slot,
     assert got.shape == ref.shape == (B, 1, H * D) and got.dtype == dtype
     tol = 1e-5 if dtype == torch.float32 else 1e-2  # bf16: the output is rounded to bf16
     torch.testing.assert_close(got.float(), ref, rtol=tol, atol=tol)
+    # the decode slot read on the device: slots after it are skipped, not just masked (one graph serves every
+    # length); given the slot the mask ends at, the same numbers; given an earlier one, the mask is not needed
+    at = lambda s: torch.tensor([s], device=device)  # noqa: E731
+    assert torch.equal(P._attend_split_kv(q, k, v, mask, D ** -0.5, last_slot=at(slot), split_tokens=split_tokens), got)
+    short = max(pads) + (slot - max(pads)) // 2
+    cut = mask.clone()
+    cut[..., short + 1:] = float("-inf")
+    got_short = P._attend_split_kv(q, k, v, mask, D ** -0.5, last_slot=at(short), split_tokens=split_tokens)
+    ref_short = P._attend(q.float(), k.float(), v.float(), cut.float(), D ** -0.5)
+    torch.testing.assert_close(got_short.float(), ref_short, rtol=tol, atol=tol)
     prefill = P._attend_split_kv(q.expand(B, H, 3, D), k, v, mask.expand(B, 1, 3, kv_len), D ** -0.5)
     assert torch.equal(prefill, P._attend(q.expand(B, H, 3, D), k, v, mask.expand(B, 1, 3, kv_len), D ** -0.5))
 
