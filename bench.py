@@ -109,7 +109,7 @@ def cmd_verify(args):
     # wall_s counts from Judge() to the last verdict; startup_s is the part spent before every worker was ready
     # (Judge.wait_ready), which a trainer pays once per run, not once per batch.
     runs = {}
-    for mode, recycle_every in (("pool", args.recycle_every), ("fresh_process", 1)):
+    for mode, recycle_every in (("pool", args.recycle_every), ("fresh_process", 1))[:1 if args.no_fresh else 2]:
         t = time.perf_counter()
         with Judge(recycle_every=recycle_every, **kw) as judge:
             judge.wait_ready()
@@ -135,18 +135,19 @@ def cmd_verify(args):
                         for k in ("ref_s", "import_s", "check_s", "time_s", "worker_s", "verify_s")}
         print(f"{mode:<14} phase sums: " + ", ".join(f"{k} {x:.2f}" for k, x in phases[mode].items()))
     speedups = [v.speedup for v in runs["pool"][2] if v.speedup is not None]
-    ratio = runs["fresh_process"][0] / runs["pool"][0]
-    ratio_ready = (runs["fresh_process"][0] - runs["fresh_process"][1]) / (runs["pool"][0] - runs["pool"][1])
+    fresh = runs.get("fresh_process")
+    ratio = fresh[0] / runs["pool"][0] if fresh else None
+    ratio_ready = (fresh[0] - fresh[1]) / (runs["pool"][0] - runs["pool"][1]) if fresh else None
     ratio_cli = runs["cli"][0] / runs["pool"][0] if "cli" in runs else None
-    print(f"pool is {ratio:.2f}x faster than fresh worker processes from a cold start, {ratio_ready:.2f}x once both "
-          f"have their first workers up" + (f", {ratio_cli:.2f}x faster than one reward.py process per candidate"
-                                            if ratio_cli else "") + f"; verdicts disagree on {len(disagree)}: "
-          f"{disagree[:5]}")
+    said = ([f"{ratio:.2f}x faster than fresh worker processes from a cold start, {ratio_ready:.2f}x once both have "
+             "their first workers up"] if fresh else []) + \
+        ([f"{ratio_cli:.2f}x faster than one reward.py process per candidate"] if ratio_cli else [])
+    print(f"pool is {', '.join(said)}; verdicts disagree on {len(disagree)}: {disagree[:5]}")
     print(json.dumps({"bench": "verify", "n": len(pairs), "device": args.device, "workers": args.workers,
-                      "pool_s": round(runs["pool"][0], 2), "fresh_process_s": round(runs["fresh_process"][0], 2),
+                      "pool_s": round(runs["pool"][0], 2), "fresh_process_s": fresh and round(fresh[0], 2),
                       "pool_startup_s": round(runs["pool"][1], 2),
-                      "fresh_process_startup_s": round(runs["fresh_process"][1], 2),
-                      "ratio": round(ratio, 2), "ratio_after_startup": round(ratio_ready, 2),
+                      "fresh_process_startup_s": fresh and round(fresh[1], 2),
+                      "ratio": fresh and round(ratio, 2), "ratio_after_startup": fresh and round(ratio_ready, 2),
                       "cli_s": round(runs["cli"][0], 2) if "cli" in runs else None,
                       "ratio_cli": round(ratio_cli, 2) if ratio_cli else None, "agree": not disagree,
                       "n_correct": sum(v.correct for v in runs["pool"][2]), "n_timed": len(speedups), "phase_sums": phases,
@@ -946,6 +947,8 @@ def main():
     v.add_argument("--include-hangs", action="store_true", help="also include the infinite-loop and 12 GB faults")
     v.add_argument("--cli", action="store_true",
                    help="a third run: one `python reward.py` process per candidate, --workers at a time")
+    v.add_argument("--no-fresh", action="store_true",
+                   help="skip the fresh-worker run (the judge with recycle_every=1): pool and, with --cli, the CLI only")
     v.add_argument("--seed", type=int, default=0, help="seed of the candidate mix")
     v.set_defaults(fn=cmd_verify)
     w = sub.add_parser("worker-restarts", help="judge wall time: default vs cautious worker recycling",

@@ -653,9 +653,12 @@ def _fork_unsafe(torch):
             return f"{n} OS threads"
     if torch.cuda.is_initialized():
         return "CUDA is initialised"
-    with contextlib.suppress(OSError), open("/proc/self/maps") as f:
-        if "libcuda.so" in f.read():
-            return "the CUDA driver (libcuda) is loaded"
+    # Mapped is not initialised: torch 2.11 maps libcuda at import on a GPU host without calling cuInit, and
+    # children forked after that imported state each initialised CUDA and ran a Triton kernel and a cuBLAS
+    # matmul (H200, LOG.md session 6). Triton calls cuInit when it makes its driver object, on first use.
+    from triton.runtime import driver
+    if getattr(driver, "_active", None) is not None or getattr(driver, "_default", None) is not None:
+        return "Triton's CUDA driver is initialised"
     return None
 
 
