@@ -2211,20 +2211,23 @@ def completion_text(solution: str, seed: int = 0) -> str:
 # --------------------------------------------------------------------------------------------------
 # CLI: compile, verify with the judge, write verified SFT pairs
 # --------------------------------------------------------------------------------------------------
-def launch_geometry(solution: str, task_source: str) -> list[dict]:
+def launch_geometry(solution: str, task_source: str, resources: bool = False) -> list[dict]:
     """The kernel launches of one forward of `solution` on the task's inputs, recorded instead of run:
     [{kernel, programs, elements (of the largest tensor argument), per_program}]. `triton.jit` is swapped
     for a recorder while the solution is defined, so this needs no GPU and runs no kernel: a CPU-side check
-    of the GPU target's geometry (`teacher.py --launches`). For the teacher's own solutions only: it execs
-    the source in this process (never a model's)."""
+    of the GPU target's geometry (`teacher.py --launches`). resources: each launch is also compiled for an
+    H200 (`kernel_resources`: registers and stack bytes a thread). For the teacher's own solutions only: it
+    execs the source in this process (never a model's)."""
     import torch
     import triton
 
-    launches = []
+    launches, specs = [], []
 
     class Recorder:
         def __init__(self, fn):
             self.name = fn.__name__
+            self.params = [(n, n in fn.__annotations__ and "constexpr" in str(fn.__annotations__[n]))
+                           for n in fn.__code__.co_varnames[:fn.__code__.co_argcount]]
 
         def __getitem__(self, grid):
             def launch(*args, **meta):
@@ -2233,6 +2236,8 @@ def launch_geometry(solution: str, task_source: str) -> list[dict]:
                 elements = max([a.numel() for a in args if isinstance(a, torch.Tensor)] + [0])
                 launches.append({"kernel": self.name, "programs": programs, "elements": elements,
                                  "per_program": elements // max(1, programs)})
+                if resources:
+                    specs.append(_launch_spec(self.name, self.params, args, meta))
             return launch
 
     task, ns = {}, {}
@@ -2247,35 +2252,118 @@ def launch_geometry(solution: str, task_source: str) -> list[dict]:
     model = ns["ModelNew"](*task["get_init_inputs"]())
     with torch.no_grad():
         model(*task["get_inputs"]())
+    if resources:
+        for row, usage in zip(launches, kernel_resources(solution, specs)):
+            row.update(usage)
     return launches
+
+
+RESOURCE_TARGET = ("cuda", 90, 32)  # what `kernel_resources` compiles for: an H100/H200 (sm_90, 32-thread warps)
+_TORCH_POINTER_TYPES = {"float32": "*fp32", "float16": "*fp16", "bfloat16": "*bf16", "float64": "*fp64",
+                        "int64": "*i64", "int32": "*i32", "int16": "*i16", "int8": "*i8", "uint8": "*u8", "bool": "*i1"}
+
+
+def _launch_spec(kernel, params, args, meta) -> dict:
+    """What Triton compiles one launch from: {kernel, signature (name -> type), constants, options}."""
+    import torch
+    meta = dict(meta)
+    options = {k: meta.pop(k) for k in ("num_warps", "num_stages") if k in meta}
+    signature, constants = {}, dict(meta)
+    for (name, constexpr), a in zip(params, args):
+        if constexpr:
+            constants[name] = a
+        elif isinstance(a, torch.Tensor):
+            signature[name] = _TORCH_POINTER_TYPES[str(a.dtype).removeprefix("torch.")]
+        elif isinstance(a, bool):
+            signature[name] = "i1"
+        elif isinstance(a, int):
+            signature[name] = "i32" if -2 ** 31 <= a < 2 ** 31 else "i64"
+        else:
+            signature[name] = "fp32"
+    signature.update({k: "constexpr" for k in constants})
+    return {"kernel": kernel, "signature": signature, "constants": constants, "options": options}
+
+
+def kernel_resources(solution: str, specs: list[dict]) -> list[dict]:
+    """{registers, stack_bytes} a thread for each launch spec (`_launch_spec`) of the solution's kernels,
+    compiled by Triton for RESOURCE_TARGET and read back with the cuobjdump that ships with Triton: no GPU
+    needed. Stack beyond a few dozen bytes is register spills (libdevice's sin/cos keep 32 bytes): a 128-wide
+    attention head once compiled to 32 registers and 6.7 KB of stack (0.02x eager on the H200). Triton
+    imported in interpreter mode cannot generate code, so then a child process without TRITON_INTERPRET
+    compiles (`--resources-of`)."""
+    if os.environ.get("TRITON_INTERPRET", "0") not in ("", "0"):
+        import subprocess
+        env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+        out = subprocess.run([sys.executable, os.path.abspath(__file__), "--resources-of", "-"],
+                             input=json.dumps({"solution": solution, "specs": specs}), capture_output=True,
+                             text=True, env=env, check=True).stdout
+        return json.loads(out.strip().splitlines()[-1])
+    import importlib.util
+    import subprocess
+    import tempfile
+
+    import triton
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
+    tool = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", "cuobjdump")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "solution.py")  # Triton reads the kernels' source lines from a file
+        with open(path, "w") as f:
+            f.write(solution)
+        spec_ = importlib.util.spec_from_file_location("teacher_solution", path)
+        mod = importlib.util.module_from_spec(spec_)
+        spec_.loader.exec_module(mod)
+        out = []
+        for s in specs:
+            compiled = triton.compile(ASTSource(fn=getattr(mod, s["kernel"]), signature=s["signature"],
+                                                constexprs=s["constants"]),
+                                      target=GPUTarget(*RESOURCE_TARGET), options=s["options"])
+            cubin = os.path.join(tmp, "kernel.cubin")
+            with open(cubin, "wb") as f:
+                f.write(compiled.asm["cubin"])
+            dump = subprocess.run([tool, "--dump-resource-usage", cubin], capture_output=True, text=True,
+                                  check=True).stdout
+            usage = dict(m.groups() for m in re.finditer(r"(REG|STACK):(\d+)", dump))
+            out.append({"registers": int(usage["REG"]), "stack_bytes": int(usage["STACK"])})
+    return out
+
+
+SPILL_STACK_BYTES = 32  # `--launches --resources` marks kernels with more stack than this (register spills)
 
 
 def print_launches(tasks, args) -> int:
     """`--launches`: each program's GPU-target launches; `!` marks one that leaves SMs idle (fewer programs
-    than SM_COUNT) while each program handles over 8,192 elements (a candidate for smaller blocks or a split)."""
-    flagged = 0
+    than SM_COUNT) while each program handles over 8,192 elements (a candidate for smaller blocks or a split);
+    with --resources, `S` one whose kernel spills registers on sm_90."""
+    flagged = spilled = 0
     for i, rec in enumerate(tasks):
         try:
             sol = compile_program(rec, seed=args.seed + (i if args.style == "varied" else 0), target="cuda",
                                   generic_names=args.style == "fixed", sizes=args.sizes)
-            rows = launch_geometry(sol, rec["source"])
+            rows = launch_geometry(sol, rec["source"], resources=args.resources)
         except Exception as e:  # one program's failure is reported, the rest still print
             print(f"{rec['id']}: {type(e).__name__}: {e}")
             continue
-        marks = ["!" if r["programs"] < SM_COUNT and r["per_program"] > 8192 else " " for r in rows]
-        flagged += "!" in marks
+        marks = [("!" if r["programs"] < SM_COUNT and r["per_program"] > 8192 else " ") +
+                 ("S" if r.get("stack_bytes", 0) > SPILL_STACK_BYTES else " ") for r in rows]
+        flagged += any("!" in m for m in marks)
+        spilled += any("S" in m for m in marks)
         print(f"{rec['id']} [{' -> '.join(rec.get('ops') or [])}]")
         for mark, r in zip(marks, rows):
+            extra = f"  registers {r['registers']:>3}  stack {r['stack_bytes']:>5}" if "registers" in r else ""
             print(f" {mark} {r['kernel']:<40} programs {r['programs']:>7}  elements {r['elements']:>10}  "
-                  f"per program {r['per_program']:>8}")
+                  f"per program {r['per_program']:>8}{extra}")
     print(f"{flagged}/{len(tasks)} programs have a launch marked ! (< {SM_COUNT} programs, > 8,192 elements each)")
+    if args.resources:
+        print(f"{spilled}/{len(tasks)} programs have a kernel marked S (> {SPILL_STACK_BYTES} bytes of stack a "
+              f"thread on sm_90: register spills)")
     return 0
 
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--tasks", required=True, help="task JSONL (synth.py --out) or a directory of .py tasks")
+    p.add_argument("--tasks", help="task JSONL (synth.py --out) or a directory of .py tasks (required)")
     p.add_argument("--out", default=None, help="output JSONL of verified SFT pairs")
     p.add_argument("--device", default="cpu", choices=["cpu", "cuda"], help="judge device (cpu = Triton interpreter)")
     p.add_argument("--workers", type=int, default=2, help="judge worker processes")
@@ -2296,7 +2384,19 @@ def main(argv=None) -> int:
     p.add_argument("--launches", action="store_true",
                    help="no judging: print the GPU-target solutions' kernel launches (programs, elements per "
                         "program), recorded on the CPU without running a kernel; marks launches that leave SMs idle")
+    p.add_argument("--resources", action="store_true",
+                   help="with --launches: compile each launch for an H200 (sm_90, no GPU needed) and print its "
+                        "registers and stack bytes a thread; marks kernels that spill")
+    p.add_argument("--resources-of", default=None, help=argparse.SUPPRESS)  # kernel_resources' child: JSON on stdin
     args = p.parse_args(argv)
+    if args.resources_of:
+        job = json.load(sys.stdin)
+        print(json.dumps(kernel_resources(job["solution"], job["specs"])))
+        return 0
+    if not args.tasks:
+        p.error("--tasks is required")
+    if args.resources and not args.launches:
+        p.error("--resources goes with --launches")
     if args.launches:
         return print_launches(synth.read_tasks(args.tasks)[:args.limit or None], args)
     if args.device == "cpu":
