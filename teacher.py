@@ -48,7 +48,10 @@ How a program becomes kernels (what differs from a hand-written solution is note
     blocks, flat blocks (elementwise, pooling) and GEMM tiles until there are two waves of programs on 132
     SMs, and splits what would run on a few programs: a sum of everything over many elements
     (`k_sum_split`: block sums `tl.atomic_add`ed into a zeroed output) and a batch norm over many elements
-    per channel (`k_batch_norm_split`: block statistics, then normalisation).
+    per channel (`k_batch_norm_split`: block statistics, their merge per channel, then normalisation). It
+    keeps rows of up to ROW_TILE_MAX elements in one tile, runs attention with a head dim over 64 over
+    slices of it, and reduces large pooling windows as tiles. `--launches` checks the launch geometry and
+    `--launches --resources` the registers and spills on sm_90, both on a CPU.
 """
 from __future__ import annotations
 
