@@ -220,8 +220,9 @@ def test_fork_unsafe_sees_an_initialised_triton_driver(monkeypatch):
     """A loaded libcuda is fine (torch maps it at import on a GPU host); Triton's driver object (cuInit) is not."""
     import torch
     from triton.runtime import driver
-    listdir = os.listdir
-    monkeypatch.setattr(os, "listdir", lambda p: ["1"] if p == "/proc/self/task" else listdir(p))  # pytest's threads
+    listdir = os.listdir  # this process's threads (pytest's, other tests' leftovers) are not the point here
+    monkeypatch.setattr(os, "listdir", lambda p: ["1"] if p == "/proc/self/task" else listdir(p))
+    monkeypatch.setattr(threading, "active_count", lambda: 1)
     assert reward._fork_unsafe(torch) is None
     monkeypatch.setattr(driver, "_default", object())
     assert "Triton" in reward._fork_unsafe(torch)
