@@ -29,7 +29,8 @@ run_judgetests() {  # issue 3: the hack and fault suite with real kernels and ti
 
 run_verify() {  # issue 3: pool throughput vs one process per candidate (run it alone: it times wall clock)
   section verify
-  timeout 280 $PY bench.py verify --device cuda --n 64 --workers 8 --cli > "$O/verify.txt" 2>&1
+  # --no-fresh: the pool and one reward.py per candidate only (~160 s; the fresh-worker run adds ~70 s)
+  timeout 280 $PY bench.py verify --device cuda --n 64 --workers 8 --cli ${VERIFY_FLAGS---no-fresh} > "$O/verify.txt" 2>&1
   tail -6 "$O/verify.txt"
 }
 
@@ -74,8 +75,10 @@ run_search() {  # issue 7: search with the teacher on level-5 paper programs, an
 
 run_rollout() {  # issue 9
   section rollout
-  timeout 420 $PY bench.py rollout --model-config qwen2.5-7b --engines hf,compile,compile_fused_splitkv \
-    --lora-engines compile_fused_splitkv --greedy-prompts 64 --profile-engines compile_fused_splitkv > "$O/rollout.txt" 2>&1
+  # session 6's run C: ~250 s (ROLLOUT_FLAGS="--profile-engines compile_fused_splitkv" adds the step profile)
+  timeout 420 $PY bench.py rollout --model-config qwen2.5-7b --engines hf,compile_fused_splitkv \
+    --lora-engines compile_fused_splitkv --lora-zero-control --greedy-prompts 8 --greedy-tokens 64 \
+    ${ROLLOUT_FLAGS-} > "$O/rollout.txt" 2>&1
   tail -12 "$O/rollout.txt"
 }
 
