@@ -793,7 +793,7 @@ def _layer_forward(layer, w, x, cos, sin, mask, k_cache, v_cache, slots, kv_len:
     return parts[1](layer, w, x, out)
 
 
-_COMPILED = {}  # function -> torch.compile(function), made once per process
+_COMPILED = {}  # (function, compile mode) -> torch.compile(function), made once per process
 
 
 def _compiled(fn, mode=None):
