@@ -262,10 +262,14 @@ def attach_random_lora(pol, r, alpha, seed):
     P.attach_lora(pol, r, alpha, 0.0)
     g = torch.Generator(device=pol.device).manual_seed(seed)
     with torch.no_grad():
-        for name, p in pol.model.named_parameters():
-            if "lora_B" in name:
-                p.copy_(torch.randn(p.shape, generator=g, device=p.device, dtype=p.dtype) * 0.01)
+        for p in lora_B_params(pol):
+            p.copy_(torch.randn(p.shape, generator=g, device=p.device, dtype=p.dtype) * 0.01)
     return pol
+
+
+def lora_B_params(pol):
+    """The B matrices of the policy's LoRA adapter (peft names them lora_B)."""
+    return [p for name, p in pol.model.named_parameters() if "lora_B" in name]
 
 
 class GpuSampler:
@@ -490,9 +494,8 @@ def cmd_rollout(args):
             # wrappers (or the order of the runs) do
             import torch
             with torch.no_grad():
-                for name, p in pol.model.named_parameters():
-                    if "lora_B" in name:
-                        p.zero_()
+                for p in lora_B_params(pol):
+                    p.zero_()
             results += [rollout_throughput(pol, e, prompt_ids, args, f"r{args.lora_r} B=0") for e in lora_engines]
     hf = next((r["tokens_per_s"] for r in results if r["engine"] == "hf" and "tokens_per_s" in r), None)
     print(f"{'engine':<22} {'lora':<12} {'first_s':>8} {'wall_s':>8} {'tokens/s':>10} {'x hf':>7} {'peak_GB':>8} "

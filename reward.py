@@ -1390,6 +1390,28 @@ def _worker_env(tmp, device):
     return env
 
 
+def _start_child(args, tmp, log_name, device, pass_fds):
+    """`python reward.py ARGS` as the judge starts its own processes (a spawned worker, the zygote): the
+    environment from `_worker_env`, cwd `tmp`, its own session (so its process group can be killed whole), the
+    given descriptors passed, output to `tmp/log_name`."""
+    log = open(os.path.join(tmp, log_name), "wb")
+    try:
+        return subprocess.Popen([sys.executable, "-u", REWARD_PATH, *args], cwd=tmp, env=_worker_env(tmp, device),
+                                pass_fds=pass_fds, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+    finally:
+        log.close()
+
+
+def _file_tail(path, n=2000):
+    """The last n bytes of a log as text ("" if it cannot be read)."""
+    try:
+        with open(path, "rb") as f:
+            return f.read()[-n:].decode(errors="replace")
+    except OSError:
+        return ""
+
+
 class _Zygote:
     """The Judge's handle on its zygote (`_zygote_main`): start it, have it fork a worker, collect the exit codes
     it reports. `dead` is None while it lives, else why it is gone (its workers died with it)."""
@@ -1398,18 +1420,14 @@ class _Zygote:
         import socket
         self.tmp = tempfile.mkdtemp(prefix="zygote-", dir=root)
         self.sock, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        log = open(os.path.join(self.tmp, "zygote.log"), "wb")
         try:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-u", REWARD_PATH, "--zygote", str(theirs.fileno()), device],
-                cwd=self.tmp, env=_worker_env(self.tmp, device), pass_fds=(theirs.fileno(),),
-                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+            self.proc = _start_child(["--zygote", str(theirs.fileno()), device], self.tmp, "zygote.log",
+                                     device, (theirs.fileno(),))
         except OSError:
             self.sock.close()
             shutil.rmtree(self.tmp, ignore_errors=True)
             raise
         finally:
-            log.close()
             theirs.close()
         self.started = time.monotonic()
         self.ready = False
@@ -1492,13 +1510,6 @@ class _Zygote:
     def lose(self, why):
         if self.dead is None:
             self.dead = why
-
-    def log_tail(self):
-        try:
-            with open(os.path.join(self.tmp, "zygote.log"), "rb") as f:
-                return f.read()[-2000:].decode(errors="replace")
-        except OSError:
-            return ""
 
     def close(self):
         """Kill the zygote (its idle workers die with it: PR_SET_PDEATHSIG) and remove its files."""
@@ -1745,15 +1756,8 @@ class Judge:
         s.started = time.monotonic()
 
     def _spawn(self, tmp, job_r, res_w):
-        log = open(os.path.join(tmp, "worker.log"), "wb")
-        try:
-            return subprocess.Popen(
-                [sys.executable, "-u", REWARD_PATH, "--worker", str(job_r), str(res_w), self.device,
-                 str(self.mem_limit_gb), str(self.threads)],
-                cwd=tmp, env=_worker_env(tmp, self.device), pass_fds=(job_r, res_w), stdin=subprocess.DEVNULL,
-                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)  # own session = own pgid
-        finally:
-            log.close()
+        args = ["--worker", str(job_r), str(res_w), self.device, str(self.mem_limit_gb), str(self.threads)]
+        return _start_child(args, tmp, "worker.log", self.device, (job_r, res_w))
 
     def _fork(self, tmp, job_r, res_w):
         request = {"op": "fork", "tmp": tmp, "env": _worker_env(tmp, self.device), "device": self.device,
@@ -1771,7 +1775,7 @@ class Judge:
         z = self.zygote
         if z is not None and z.dead is not None:
             self.zygote = None
-            tail = z.log_tail()
+            tail = _file_tail(os.path.join(z.tmp, "zygote.log"))
             z.close()
             self._startup_failed(f"the zygote {z.dead}:\n{tail}")  # the third in a row closes the judge
             if self.closed:
@@ -1869,7 +1873,7 @@ class Judge:
                 v = _failed("worker_died", f"worker exited with code {rc} before reporting a verdict")
             self._finish(s, results, bar, v)
         elif not s.ready and not lost:  # (the zygote's death is counted once, when it is restarted)
-            tail = self._log_tail(s)
+            tail = _file_tail(os.path.join(s.tmp, "worker.log"))
             self._kill(s)
             return self._startup_failed(f"worker exited with code {rc} during startup:\n{tail}")
         self._kill(s)
@@ -1890,13 +1894,6 @@ class Judge:
         if self.startup_failures >= 3:  # the judge itself is broken (no torch, no GPU): fail loudly
             self.close()
             raise RuntimeError(f"judge workers fail to start: {why}")
-
-    def _log_tail(self, s):
-        try:
-            with open(os.path.join(s.tmp, "worker.log"), "rb") as f:
-                return f.read()[-2000:].decode(errors="replace")
-        except OSError:
-            return ""
 
     def _kill(self, s):
         """Kill the worker's whole process group (it leads its own session) and clean up its files."""

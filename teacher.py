@@ -1499,10 +1499,11 @@ def k_sum_split(P: Prog, st: Style, A: str, E: str, x: str, n_cols, build, conti
 
 def k_batch_norm_split(P: Prog, st: Style, A: str, E: str, x: str, n_rows, n_cols, build) -> Kernel:
     """A batch norm (batch statistics) over many elements per channel, on a program per (channel, block of
-    SPLIT_BLOCK elements): a statistics kernel stores each block's mean and sum of squared deviations, then
-    the normalising kernel, over the same blocks, merges its channel's block statistics (the pairwise formula
-    of Chan et al.: stable where E[x^2] - E[x]^2 is not) and writes its block with the affine and the fused
-    epilogue. The row kernel's one program per channel ran a 4-channel batch norm on 4 of 132 SMs."""
+    SPLIT_BLOCK elements): a statistics kernel stores each block's mean and sum of squared deviations, a
+    moments kernel (a program per channel) merges them into mean and rstd (the pairwise formula of Chan et
+    al.: stable where E[x^2] - E[x]^2 is not), then the normalising kernel, over the same blocks, writes its
+    block with the affine and the fused epilogue. The row kernel's one program per channel ran a 4-channel
+    batch norm on 4 of 132 SMs."""
     n = P.node_of[A]
     ops = region_ops(P, A, E)
     margs = n.get("module_args") or {}
