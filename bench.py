@@ -106,16 +106,22 @@ def cmd_verify(args):
               spare_workers=args.spare_workers)
     print(f"verify | {len(pairs)} candidates | device {args.device} | workers {args.workers} | "
           f"timeout_s {args.timeout_s:g} | time_trials {args.time_trials}", file=sys.stderr)
-    # wall_s counts from Judge() to the last verdict; startup_s is the part spent before every worker was ready
-    # (Judge.wait_ready), which a trainer pays once per run, not once per batch.
-    runs = {}
-    for mode, recycle_every in (("pool", args.recycle_every), ("fresh_process", 1))[:1 if args.no_fresh else 2]:
+    # wall_s counts from Judge() to the last verdict, candidates going to workers as each becomes ready; startup_s
+    # is the part before the first worker was ready, which a trainer pays once per run, not once per batch.
+    modes = [("pool", args.recycle_every, True)] + [("pool_compile_held", args.recycle_every, False)] * args.compile_held
+    modes += [] if args.no_fresh else [("fresh_process", 1, True)]
+    runs, starts = {}, {}
+    for mode, recycle_every, unheld in modes:
         t = time.perf_counter()
-        with Judge(recycle_every=recycle_every, **kw) as judge:
-            judge.wait_ready()
-            startup = time.perf_counter() - t
+        with Judge(recycle_every=recycle_every, compile_unheld=unheld, **kw) as judge:
             verdicts = judge.verify_many(pairs, progress=True)
-        runs[mode] = (time.perf_counter() - t, startup, verdicts)
+            log, zygote = judge.ready_log, judge.zygote
+        wall = time.perf_counter() - t
+        inits = sorted(x for _, x in log if x is not None)
+        starts[mode] = {"first_ready_s": log[0][0] if log else None,
+                        "zygote_ready_s": round(zygote.ready_at - judge.created, 3) if zygote and zygote.ready_at else None,
+                        "worker_init_s_median": inits[len(inits) // 2] if inits else None, "workers_started": len(log)}
+        runs[mode] = (wall, log[0][0] if log else 0.0, verdicts)
     if args.cli:
         t = time.perf_counter()
         verdicts = verify_by_cli(cands, args)
@@ -123,17 +129,19 @@ def cmd_verify(args):
     key = lambda v: (v.compiled, v.correct, v.error_type, v.triton_launches)  # noqa: E731
     disagree = sorted({name for mode in runs if mode != "pool"
                        for (name, _, _), a, b in zip(cands, runs["pool"][2], runs[mode][2]) if key(a) != key(b)})
-    print(f"{'mode':<14} {'wall_s':>8} {'startup_s':>10} {'verify_s':>9} {'cand/s':>8} {'correct':>8}")
+    print(f"{'mode':<18} {'wall_s':>8} {'startup_s':>10} {'verify_s':>9} {'cand/s':>8} {'correct':>8}")
     for mode, (wall, startup, vs) in runs.items():
-        print(f"{mode:<14} {wall:8.2f} {startup:10.2f} {wall - startup:9.2f} {len(vs) / wall:8.2f} "
+        print(f"{mode:<18} {wall:8.2f} {startup:10.2f} {wall - startup:9.2f} {len(vs) / wall:8.2f} "
               f"{sum(v.correct for v in vs):8d}")
+    for mode, st in starts.items():
+        print(f"{mode:<18} start: " + ", ".join(f"{k} {x}" for k, x in st.items()))
     # Where the pool's time went (sums over candidates, seconds of worker time; verify_s is dispatch to verdict,
     # so it includes waiting for the GPU lock): which phase to make faster next.
     phases = {}
     for mode, (_, _, vs) in runs.items():
         phases[mode] = {k: round(sum(v.timings.get(k, 0.0) for v in vs), 2)
-                        for k in ("ref_s", "import_s", "check_s", "time_s", "worker_s", "verify_s")}
-        print(f"{mode:<14} phase sums: " + ", ".join(f"{k} {x:.2f}" for k, x in phases[mode].items()))
+                        for k in ("ref_s", "import_s", "check_s", "time_s", "lock_wait_s", "worker_s", "verify_s")}
+        print(f"{mode:<18} phase sums: " + ", ".join(f"{k} {x:.2f}" for k, x in phases[mode].items()))
     speedups = [v.speedup for v in runs["pool"][2] if v.speedup is not None]
     fresh = runs.get("fresh_process")
     ratio = fresh[0] / runs["pool"][0] if fresh else None
@@ -141,7 +149,8 @@ def cmd_verify(args):
     ratio_cli = runs["cli"][0] / runs["pool"][0] if "cli" in runs else None
     said = ([f"{ratio:.2f}x faster than fresh worker processes from a cold start, {ratio_ready:.2f}x once both have "
              "their first workers up"] if fresh else []) + \
-        ([f"{ratio_cli:.2f}x faster than one reward.py process per candidate"] if ratio_cli else [])
+        ([f"{ratio_cli:.2f}x faster than one reward.py process per candidate ("
+          f"{runs['cli'][0] / (runs['pool'][0] - runs['pool'][1]):.2f}x once its first worker is up)"] if ratio_cli else [])
     print(f"pool is {', '.join(said)}; verdicts disagree on {len(disagree)}: {disagree[:5]}")
     print(json.dumps({"bench": "verify", "n": len(pairs), "device": args.device, "workers": args.workers,
                       "pool_s": round(runs["pool"][0], 2), "fresh_process_s": fresh and round(fresh[0], 2),
@@ -149,7 +158,11 @@ def cmd_verify(args):
                       "fresh_process_startup_s": fresh and round(fresh[1], 2),
                       "ratio": fresh and round(ratio, 2), "ratio_after_startup": fresh and round(ratio_ready, 2),
                       "cli_s": round(runs["cli"][0], 2) if "cli" in runs else None,
-                      "ratio_cli": round(ratio_cli, 2) if ratio_cli else None, "agree": not disagree,
+                      "ratio_cli": round(ratio_cli, 2) if ratio_cli else None,
+                      "ratio_cli_after_startup": round(runs["cli"][0] / (runs["pool"][0] - runs["pool"][1]), 2)
+                      if "cli" in runs else None,
+                      "pool_compile_held_s": round(runs["pool_compile_held"][0], 2) if "pool_compile_held" in runs else None,
+                      "starts": starts, "agree": not disagree,
                       "n_correct": sum(v.correct for v in runs["pool"][2]), "n_timed": len(speedups), "phase_sums": phases,
                       "argv": sys.argv}))
 
@@ -952,6 +965,9 @@ def main():
                    help="a third run: one `python reward.py` process per candidate, --workers at a time")
     v.add_argument("--no-fresh", action="store_true",
                    help="skip the fresh-worker run (the judge with recycle_every=1): pool and, with --cli, the CLI only")
+    v.add_argument("--compile-held", action="store_true",
+                   help="another pool run whose workers compile candidates' Triton kernels under their shared GPU "
+                        "hold (Judge(compile_unheld=False)): the ablation of compiling outside it")
     v.add_argument("--seed", type=int, default=0, help="seed of the candidate mix")
     v.set_defaults(fn=cmd_verify)
     w = sub.add_parser("worker-restarts", help="judge wall time: default vs cautious worker recycling",

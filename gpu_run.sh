@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The H200 measurements behind LOG.md, in named sections so one device call can run several:
 #   bash gpu_run.sh noise judgetests search   # logs in /tmp/gpu_work, packed into $OUT/results.tgz after each
-# Sections: env train trainab rlab q4 noise judgetests verify teacher2 teacher2x3 teacher5 search search5 sft rollout rl, in the order given
+# Sections: env train trainab rlab q4 noise judgetests verify teacher2 teacher2x3 teacher5 search search5 sft rollout profile rl, in the order given
 # (one after another: run at once, 20+ judge workers on 16 cores starved each other, LOG.md). Every section is
 # time-boxed with `timeout` so one slow step cannot eat the whole call; each prints the end of its log.
 set -u
@@ -23,7 +23,7 @@ run_env() {
 
 run_judgetests() {  # issue 3: the hack and fault suite with real kernels and timing
   section judgetests
-  timeout 120 $PY -m pytest tests/test_reward.py -m gpu -p no:cacheprovider -q > "$O/judge_tests.txt" 2>&1
+  timeout 120 $PY -m pytest tests/test_reward.py -m gpu -p no:cacheprovider > "$O/judge_tests.txt" 2>&1; echo "pytest rc $?" >> "$O/judge_tests.txt"
   tail -4 "$O/judge_tests.txt"
 }
 
@@ -80,6 +80,13 @@ run_rollout() {  # issue 9
     --lora-engines compile_fused_splitkv --lora-zero-control --greedy-prompts 8 --greedy-tokens 64 \
     ${ROLLOUT_FLAGS-} > "$O/rollout.txt" 2>&1
   tail -12 "$O/rollout.txt"
+}
+
+run_profile() {  # issue 9: where the fast engine's decode step goes, every kernel listed (~120 s)
+  section profile
+  timeout 240 $PY bench.py rollout-profile --model-config qwen2.5-7b --engines ${PROFILE_ENGINES:-compile_fused_splitkv} \
+    --top-kernels 60 --attn-splits '' > "$O/profile.txt" 2>&1
+  grep -v '^{' "$O/profile.txt" | tail -75
 }
 
 run_sft() {  # issue 5: one LoRA r=64 SFT step at 16 x 2048 tokens, 7B shape, micro-batch 2 without checkpointing

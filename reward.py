@@ -460,6 +460,8 @@ class _Launches:
     suppress = False
     raised = False  # an exception escaped a launcher (compile/launch failure, interpreter check)
     depth = 0  # > 0 while inside a launcher: the interpreter's own torch ops are not the candidate's
+    # CUDA: runs a Triton compile (a thunk) outside the worker's shared GPU hold (_Worker._compile_unheld)
+    compile_hook = None
 
 
 class _CappedWriter:
@@ -541,11 +543,13 @@ def _drop_script_dir_from_path():
 
 def _serve(fd_in, fd_out, device, threads):
     """Worker loop: import torch/triton (a no-op in a fork of the zygote), then answer jobs until EOF or recycle."""
+    t = time.perf_counter()
     import torch
     import triton
     torch.set_num_threads(threads)
     w = _Worker(torch, triton, device, fd_out)
-    _send(fd_out, {"type": "ready", "pid": os.getpid()})
+    # init_s: imports (none after a fork), CUDA's start and the warm-up kernel (bench.py verify reports it)
+    _send(fd_out, {"type": "ready", "pid": os.getpid(), "init_s": round(time.perf_counter() - t, 3)})
     while True:
         job = _recv_blocking(fd_in)
         if job is None or job.get("type") == "exit":
@@ -709,10 +713,19 @@ class _Worker:
         self.printed_chars = 0
         self._gpu_lock = None  # _GpuLock, made on first CUDA job (needs the device's uuid)
         self._gpu_capped = False
+        self.nonce = None  # the job in hand
+        self.compile_unheld = True  # the job's: compile with the shared GPU hold given up (_compile_unheld)
         from triton.runtime.jit import JITFunction
         from triton.runtime.interpreter import InterpretedFunction
         for cls in (JITFunction, InterpretedFunction):
             cls.run = _counting_run(cls.run)
+        if device == "cuda" and hasattr(JITFunction, "_do_compile"):
+            # A candidate's kernels compile on their first launch, inside the correctness trials, which hold the
+            # GPU lock shared; a timer waiting for the exclusive hold then waits for every compile in flight
+            # (~0.3 s per correct candidate on the H200 for ~0.07 s of timed work, LOG.md session 3).
+            JITFunction._do_compile = _hooked_compile(JITFunction._do_compile)
+            _Launches.compile_hook = self._compile_unheld
+            self._synchronize = torch.cuda.synchronize  # bound before any candidate can replace it
         from torch.utils._python_dispatch import TorchDispatchMode
 
         class OpRecorder(TorchDispatchMode):
@@ -784,6 +797,8 @@ class _Worker:
     def run_job(self, job):
         t0 = time.perf_counter()
         self.printed_chars = 0
+        self.nonce = job["nonce"]  # the job's messages (pause/resume) name it
+        self.compile_unheld = job.get("compile_unheld", True)
         lock = self.gpu_lock(job) if self.device == "cuda" else None
         try:
             if self.device == "cuda":
@@ -1072,6 +1087,23 @@ class _Worker:
 
     # --- timing (CUDA only) ---------------------------------------------------------------------------
 
+    def _compile_unheld(self, compile_fn):
+        """Run a Triton compile with the shared GPU hold given up: compiling uses the CPU, not the GPU, so a
+        candidate being timed need not wait for it. This worker's queued GPU work finishes first (a timed run
+        must not overlap it); the hold is taken back before the kernel launches, the wait for it not billed
+        to the candidate. Under an exclusive hold (a recompile while timing) nothing changes."""
+        lock = self._gpu_lock
+        if not self.compile_unheld or lock is None or lock.state != "shared":
+            return compile_fn()
+        self._synchronize()
+        lock.release()
+        try:
+            return compile_fn()
+        finally:
+            _send(self.fd_out, {"type": "pause", "nonce": self.nonce})
+            lock.shared()
+            _send(self.fd_out, {"type": "resume", "nonce": self.nonce})
+
     def gpu_lock(self, job):
         if self._gpu_lock is None:
             uuid = str(self.torch.cuda.get_device_properties(self.torch.cuda.current_device()).uuid)
@@ -1134,7 +1166,9 @@ class _Worker:
                 v.flags.append("compile_baseline_failed")
         lock = self.gpu_lock(job)
         _send(self.fd_out, {"type": "pause", "nonce": job["nonce"]})  # waiting is not the candidate's time
+        t = time.perf_counter()
         lock.exclusive()
+        v.timings["lock_wait_s"] = round(time.perf_counter() - t, 4)  # part of time_s: other workers' holds
         _send(self.fd_out, {"type": "resume", "nonce": job["nonce"]})
         # Spot checks of the timed outputs against the reference's on the same inputs, at trials the candidate
         # cannot predict (and the last): a solution that is right while checked and cheap garbage once the
@@ -1180,22 +1214,27 @@ class _GpuLock:
         self.fcntl = fcntl
         self.gate = open(os.path.join(lock_dir, f"gpu-{uuid}.gate"), "a")
         self.lock = open(os.path.join(lock_dir, f"gpu-{uuid}.lock"), "a")
+        self.state = None  # None, "shared" or "exclusive": what this process holds
 
     def shared(self):
         f = self.fcntl
         f.flock(self.gate, f.LOCK_EX)
         f.flock(self.lock, f.LOCK_SH)
         f.flock(self.gate, f.LOCK_UN)
+        self.state = "shared"
 
     def exclusive(self):
         f = self.fcntl
         f.flock(self.lock, f.LOCK_UN)
+        self.state = None
         f.flock(self.gate, f.LOCK_EX)
         f.flock(self.lock, f.LOCK_EX)
         f.flock(self.gate, f.LOCK_UN)
+        self.state = "exclusive"
 
     def release(self):
         self.fcntl.flock(self.lock, self.fcntl.LOCK_UN)
+        self.state = None
 
 
 def _cuda_times(torch, fns, refill, inputs_for, trials, run_candidate, warmup=10, check=None, budget_s=None,
@@ -1273,6 +1312,17 @@ def _sleep_rate(torch):
     end.record()
     torch.cuda.synchronize()
     return n / max(start.elapsed_time(end), 1e-3)
+
+
+def _hooked_compile(orig):
+    """JITFunction._do_compile (called only on a kernel-cache miss) through `_Launches.compile_hook`."""
+    def _do_compile(self, *args, **kwargs):
+        hook = _Launches.compile_hook
+        if hook is None:
+            return orig(self, *args, **kwargs)
+        return hook(lambda: orig(self, *args, **kwargs))
+    _do_compile.__wrapped__ = orig
+    return _do_compile
 
 
 def _counting_run(orig):
@@ -1430,7 +1480,7 @@ class _Zygote:
         finally:
             theirs.close()
         self.started = time.monotonic()
-        self.ready = False
+        self.ready, self.ready_at = False, None
         self.dead = None
         self.exits = {}  # pid -> exit code (Popen's convention) of a worker it forked
 
@@ -1502,7 +1552,7 @@ class _Zygote:
         except ValueError as e:
             return self.lose(f"sent an unreadable message ({e})")
         if msg.get("type") == "ready":
-            self.ready = True
+            self.ready, self.ready_at = True, time.monotonic()
         elif msg.get("type") == "exit":
             self.exits[msg["pid"]] = msg["rc"]
         return msg
@@ -1571,13 +1621,17 @@ class Judge:
     process that imported torch and triton once; the Judge falls back to "spawn" for good, with one line on
     stderr and the reason in `spawn_reason`, if the zygote refuses to fork (it found a thread or CUDA) or cannot
     be started. "spawn": a fresh `python reward.py --worker` per worker. A zygote that dies is restarted,
-    counted as a failed worker start; its workers die with it and their candidates get worker_died."""
+    counted as a failed worker start; its workers die with it and their candidates get worker_died.
+
+    compile_unheld (CUDA): a candidate's Triton compiles run with the worker's shared GPU hold given up, so a
+    timer waiting for its exclusive hold waits for GPU work only; False compiles under the hold (the ablation
+    in `bench.py verify --compile-held`)."""
 
     def __init__(self, workers=2, device="cpu", timeout_s=60.0, policy="hybrid", trials=5, atol=None, rtol=None,
                  time_trials=100, compile_baseline=False, *, time_budget_s=TIME_BUDGET_S, strict_tol=False,
                  recycle_every=50, recycle_errors=None,
                  mem_limit_gb=8.0, rss_limit_gb=16.0, gpu_mem_limit_gb=16.0, seed=0, threads_per_worker=1, startup_timeout_s=300.0,
-                 spare_workers=None, start_method=None):
+                 spare_workers=None, start_method=None, compile_unheld=True):
         if device not in ("cpu", "cuda"):
             raise ValueError(f"device must be 'cpu' or 'cuda', got {device!r}")
         if policy not in ("hybrid", "strict"):
@@ -1590,6 +1644,7 @@ class Judge:
             raise ValueError(f"start_method must be 'spawn' or, on Linux, 'zygote'; got {start_method!r}")
         self.device, self.timeout_s, self.policy, self.trials = device, float(timeout_s), policy, int(trials)
         self.time_trials, self.compile_baseline, self.seed = int(time_trials), bool(compile_baseline), int(seed)
+        self.compile_unheld = bool(compile_unheld)
         self.time_budget_s = float(time_budget_s) if time_budget_s else None  # None or 0: every time_trials run
         self.recycle_every, self.mem_limit_gb, self.threads = int(recycle_every), float(mem_limit_gb), int(threads_per_worker)
         self.recycle_errors = sorted(RECYCLE_ERRORS if recycle_errors is None else recycle_errors)
@@ -1601,6 +1656,8 @@ class Judge:
         self.lock_dir = os.path.join(tempfile.gettempdir(), "drtriton-judge-locks")
         os.makedirs(self.lock_dir, exist_ok=True)
         self.startup_failures = 0
+        # (seconds since this Judge was made, the worker's own init seconds) per worker that became ready
+        self.created, self.ready_log = time.monotonic(), []
         self.closed = False
         self.start_method, self.spawn_reason = start_method, None
         self.zygote = None  # _Zygote while start_method is "zygote" (or while workers it forked live)
@@ -1802,7 +1859,7 @@ class Judge:
                "time_budget_s": self.time_budget_s,
                "compile_baseline": self.compile_baseline, "seed": self.seed, "lock_dir": self.lock_dir,
                "recycle_every": self.recycle_every, "recycle_errors": self.recycle_errors,
-               "gpu_mem_limit_gb": self.gpu_mem_limit_gb}
+               "gpu_mem_limit_gb": self.gpu_mem_limit_gb, "compile_unheld": self.compile_unheld}
         try:
             _send(s.job_w, job)
         except OSError:  # the worker died while idle; its EOF is handled by _on_readable
@@ -1831,6 +1888,7 @@ class Judge:
             if kind == "ready" and not s.ready and s.job is None:
                 s.ready = True
                 self.startup_failures = 0
+                self.ready_log.append((round(time.monotonic() - self.created, 3), msg.get("init_s")))
                 continue
             if s.job is None or msg.get("nonce") != s.nonce:
                 return self._protocol_error(s, results, bar, f"unexpected {kind!r} message")

@@ -406,3 +406,47 @@ def test_verify_bench_pool_fresh_and_cli_agree(monkeypatch, capsys):
     out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert out["agree"] and out["n"] == 2 and out["n_correct"] == 1
     assert out["cli_s"] > 0 and out["ratio_cli"] > 0 and out["pool_s"] > 0
+
+
+def test_compile_runs_with_the_shared_gpu_hold_given_up(monkeypatch):
+    """CUDA workers compile a candidate's Triton kernels (JITFunction._do_compile, a cache miss) outside their
+    shared GPU hold, after their queued GPU work, and take the hold back before the launch; under an exclusive
+    hold (timing) or with compile_unheld off nothing changes. Checked with a fake lock on the CPU."""
+    import types
+
+    import reward
+    events = []
+
+    class Lock:
+        state = "shared"
+
+        def release(self):
+            events.append("release")
+            self.state = None
+
+        def shared(self):
+            events.append("shared")
+            self.state = "shared"
+    sent = []
+    monkeypatch.setattr(reward, "_send", lambda fd, msg: sent.append(msg["type"]))
+    worker = types.SimpleNamespace(_gpu_lock=Lock(), compile_unheld=True, nonce="n", fd_out=None,
+                                   _synchronize=lambda: events.append("sync"))
+
+    def compile_fn():
+        events.append(f"compile under {worker._gpu_lock.state}")
+        return "kernel"
+    unheld = reward._Worker._compile_unheld
+    assert unheld(worker, compile_fn) == "kernel"
+    assert events == ["sync", "release", "compile under None", "shared"] and sent == ["pause", "resume"]
+    assert worker._gpu_lock.state == "shared"
+    for state, flag in (("exclusive", True), ("shared", False)):
+        events.clear()
+        worker._gpu_lock.state, worker.compile_unheld = state, flag
+        assert unheld(worker, compile_fn) == "kernel" and events == [f"compile under {state}"]
+    # the wrapper of _do_compile goes through the hook when one is set, straight to the compiler otherwise
+    calls = []
+    wrapped = reward._hooked_compile(lambda self, *a, **k: calls.append((a, k)) or "compiled")
+    monkeypatch.setattr(reward._Launches, "compile_hook", None)
+    assert wrapped(object(), 1, warmup=False) == "compiled"
+    monkeypatch.setattr(reward._Launches, "compile_hook", lambda thunk: ("hooked", thunk()))
+    assert wrapped(object(), 2) == ("hooked", "compiled") and calls == [((1,), {"warmup": False}), ((2,), {})]
