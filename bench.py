@@ -543,9 +543,10 @@ def cmd_rollout(args):
 # Where a decode step's time goes (rollout-profile, rollout --profile-engines)
 
 # (category, pattern over CUDA kernel names, or over aten op names in a CPU profile); the first match wins.
-# The forward's kernels are split by these; every kernel of the sampling window is "sampling".
+# The forward's kernels are split by these; every kernel of the sampling window is "sampling". The compile
+# engines' cache writes are stores inside Inductor's kernels (triton_..._index_copy_...): "compiled".
 PROFILE_CATEGORIES = (
-    ("cache index_copy", r"index_copy|indexcopy"),
+    ("cache index_copy", r"^(?!triton_).*(index_copy|indexcopy)"),
     ("attention", r"attn|attention|fmha|flash|softmax"),
     ("gemm", r"gemm|gemv|nvjet|xmma|cutlass|cublas|matmul|splitk|aten::(mm|addmm|bmm|linear)$"),
     ("elementwise/norm/rotary: compiled", r"^triton_"),

@@ -751,9 +751,13 @@ def _attend_split_kv(q, k, v, mask, scale, last_slot=None, split_tokens=SPLIT_KV
 # One decoder layer over the static cache
 
 
-def _attn_in(layer, w, x, cos, sin):
-    """A layer's input norm, q/k/v projections and rotary embedding: q, k, v as (B, heads, q_len, D).
-    w: the layer's `_FusedLayer` (one q|k|v matmul), or None (the model's three projections)."""
+def _attn_in(layer, w, x, cos, sin, k_cache, v_cache, slots):
+    """A layer's input norm, q/k/v projections and rotary embedding: writes k and v into the layer's cache
+    (B, kv_heads, L, D) at `slots` (q_len,) and returns q (B, heads, q_len, D). w: the layer's
+    `_FusedLayer` (one q|k|v matmul), or None (the model's three projections). Compiled (the "compile"
+    engines), the writes stay in place: Inductor turns the index_copy_ of a graph input into stores of the
+    step's B * kv_heads * q_len * D elements (k's inside its rotary kernel), not a copy of the whole cache
+    (tests/test_rollout.py reads the generated code)."""
     attn = layer.self_attn
     B, q_len, _ = x.shape
     h = layer.input_layernorm(x)
@@ -767,7 +771,9 @@ def _attn_in(layer, w, x, cos, sin):
     if hasattr(attn, "q_norm"):  # Qwen3
         q, k = attn.q_norm(q), attn.k_norm(k)
     q, k = q.transpose(1, 2), k.transpose(1, 2)                              # (B, heads, q_len, D)
-    return q * cos + _rotate_half(q) * sin, k * cos + _rotate_half(k) * sin, v
+    k_cache.index_copy_(2, slots, k * cos + _rotate_half(k) * sin)
+    v_cache.index_copy_(2, slots, v)
+    return q * cos + _rotate_half(q) * sin
 
 
 def _attn_out(layer, w, x, out):
@@ -785,10 +791,9 @@ def _layer_forward(layer, w, x, cos, sin, mask, k_cache, v_cache, slots, kv_len:
                    attend=_attend):
     """One decoder layer (Llama-style: pre-norm attention and MLP with residuals) over the static cache.
     `parts` are the two halves around the attention (compiled ones in the "compile" engines), `attend` the
-    attention (`_attend_split_kv` in the "_splitkv" engines), w the layer's fused weights or None."""
-    q, k, v = parts[0](layer, w, x, cos, sin)
-    k_cache.index_copy_(2, slots, k)
-    v_cache.index_copy_(2, slots, v)
+    attention (`_attend_split_kv` in the "_splitkv" engines), w the layer's fused weights or None. The first
+    half writes the step's K/V into k_cache, v_cache at `slots`; the attention then reads the caches."""
+    q = parts[0](layer, w, x, cos, sin, k_cache, v_cache, slots)
     out = attend(q, k_cache[:, :, :kv_len], v_cache[:, :, :kv_len], mask, layer.self_attn.scaling, slots[-1:])
     return parts[1](layer, w, x, out)
 
@@ -800,20 +805,23 @@ def _compiled(fn, mode=None):
     """Regional compilation: one compiled function serves every layer of the model (same code, same shapes;
     the layer's weights are graph inputs), so compiling costs one layer, not the whole stack. mode: None, or
     "max-autotune-no-cudagraphs" (Inductor times its Triton GEMM templates against cuBLAS per shape; the
-    engine captures its own CUDA graphs)."""
+    engine captures its own CUDA graphs). The cache slots written (`_attn_in`) come from the engine, not from
+    data, so Inductor's device-side bounds check on them is off: it is a branch and an assert in the rotary
+    kernel of every layer."""
     if (fn, mode) not in _COMPILED:
-        _COMPILED[fn, mode] = torch.compile(fn, dynamic=False, mode=mode)
+        options = {"assert_indirect_indexing": False, **(torch._inductor.list_mode_options(mode) if mode else {})}
+        _COMPILED[fn, mode] = torch.compile(fn, dynamic=False, options=options)
     return _COMPILED[fn, mode]
 
 
 def _layer_fn(mode: str, split_kv: bool):
     """The decode step's layer function of an engine. "compile": the two halves around the attention are
-    compiled (norms, rotary, residuals and the MLP's activation fuse into few kernels); the attention and
-    the cache writes stay eager, so its length grows in kv_len buckets like the cudagraph engine's (one
-    shape per bucket would recompile a compiled attention). "compile_full" compiles the whole layer instead,
-    attending over the full cache every step; on the H200 the two ran at the same speed (7,596 vs 7,609
-    tokens/s, LOG.md). "compile_tuned": "compile" with Inductor's GEMM autotuning. "static" and "cudagraph"
-    run the layer eagerly (cudagraph then captures it)."""
+    compiled (norms, rotary with the K/V cache writes, residuals and the MLP's activation fuse into few
+    kernels); the attention stays eager, so its length grows in kv_len buckets like the cudagraph engine's
+    (one shape per bucket would recompile a compiled attention). "compile_full" compiles the whole layer
+    instead, attending over the full cache every step; on the H200 the two ran at the same speed (7,596 vs
+    7,609 tokens/s, LOG.md). "compile_tuned": "compile" with Inductor's GEMM autotuning. "static" and
+    "cudagraph" run the layer eagerly (cudagraph then captures it)."""
     attend = _attend_split_kv if split_kv else _attend
     if mode == "compile_full":
         if split_kv:

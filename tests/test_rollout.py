@@ -2,9 +2,11 @@
 the tiny default model on CPU (fp32), plus a CUDA-graph check that skips itself without a GPU.
 
 On CPU engine "static" runs the same code as "cudagraph" / "compile" without the graph capture, so
-equality here tests the cache, masks, positions, GQA folding, sampling and stopping of all three."""
+equality here tests the cache, masks, positions, GQA folding, sampling and stopping of all three; the
+compiled layer halves of "compile" are checked against "static" step by step."""
 import json
 import os
+import re
 import sys
 
 import pytest
@@ -178,6 +180,42 @@ def test_fused_projections_other_architectures(arch):
     assert len({tuple(c) for c in hf[0]}) > 1
 
 
+@pytest.mark.slow  # Inductor compiles C++ kernels: about 20 s with a cold cache, 5 s warm
+@pytest.mark.parametrize("fused", [False, True])
+def test_compile_engine_step_equals_static_and_writes_the_cache_in_place(tiny, fused):
+    """The "compile" engine's decode steps on CPU, as `_StaticDecoder.step(..., replay=False)` runs them
+    (`_generate_static` wants CUDA for a compile mode), against the eager engine's: the same logits and the
+    same whole caches, up to fp32 rounding (Inductor's kernels sum in another order). Its compiled first
+    half writes K/V into the cache itself, and must do so at the step's slot: a functionalized write (a new
+    cache, copied back whole; 7B: 1,536 slots every step) would allocate a buffer of the cache's shape in
+    Inductor's generated code. One graph per half serves both layers, whatever the attention's length."""
+    from torch._inductor.utils import run_and_get_code
+
+    ids, mask = P._left_pad(prompts(3), tiny.tokenizer.pad_token_id)
+    B, W = ids.shape
+    steps = 5
+    tokens = torch.randint(5, 390, (steps, B), generator=torch.Generator().manual_seed(2))
+    # kv_bucket 2: the attention's length changes between steps; the compiled halves must not recompile
+    eager, compiled = (P._StaticDecoder(tiny.model, B, W + steps + 3, ids.device, torch.float32, mode, 2, fused)
+                       for mode in ("static", "compile"))
+
+    def decode(decoder):
+        return [decoder.step(tokens[t], mask.sum(-1) + t, W + t, replay=False) for t in range(steps)]
+
+    with torch.no_grad():
+        torch.testing.assert_close(compiled.prefill(ids, mask, B), eager.prefill(ids, mask, B), rtol=0, atol=0)
+        want = decode(eager)
+        graphs = torch._dynamo.utils.counters["stats"]["unique_graphs"]
+        got, codes = run_and_get_code(decode, compiled)  # resets Dynamo first, so both halves compile here
+    assert torch._dynamo.utils.counters["stats"]["unique_graphs"] - graphs == 2  # not 2 per layer
+    allocations = re.findall(r"empty_strided\w*\((\([\d, ]*\))", "\n".join(codes))
+    assert allocations and str(tuple(compiled.k[0].shape)) not in allocations
+    torch.testing.assert_close(got, want, rtol=1e-6, atol=1e-6)
+    for k_or_v, k_or_v_want in zip(compiled.k + compiled.v, eager.k + eager.v):
+        torch.testing.assert_close(k_or_v, k_or_v_want, rtol=1e-6, atol=1e-6)
+        assert k_or_v[:, :, W + steps - 1].abs().min() > 0 and not k_or_v[:, :, W + steps:].any()
+
+
 def attention_case(B, H, kv_heads, D, kv_len, pads, slot, dtype, seed=0):
     """q, k, v and the additive decode mask as `_static_forward` builds it: left padding `pads` per row,
     the current slot `slot` (< kv_len: the slots after it are the rest of the kv_len bucket)."""
@@ -247,6 +285,15 @@ def test_rollout_profile_runs_on_cpu(monkeypatch, capsys):
     # per layer 7 projections unfused, 4 fused (q|k|v, o, gate|up, down); each one or two aten ops
     assert fused["categories"]["gemm"]["calls"] < static["categories"]["gemm"]["calls"]
     assert "needs CUDA" in graph["error"]
+
+
+def test_profile_categories_of_cache_writes():
+    """An eager engine's cache write is its own category; a compile engine's is a store inside a kernel
+    that Inductor names after every op it fused (the rotary embedding's too), so that kernel is compiled."""
+    import bench
+    assert bench.profile_category("aten::index_copy_") == "cache index_copy"
+    fused = "triton_poi_fused_add_cat_index_copy_mul_neg_1"
+    assert bench.profile_category(fused) == "elementwise/norm/rotary: compiled"
 
 
 def test_rollout_bench_reports_the_per_call_merge_and_fuse_costs(monkeypatch, capsys):
