@@ -366,6 +366,15 @@ def rollout_throughput(pol, engine, prompt_ids, args, lora):
         _sync(pol)
         wall = time.perf_counter() - t
         row.update(gpu.stop())
+        # Two tokens: the call's fixed part (prefill, a fast engine's graph capture) and one decode step, so the
+        # rest of the wall is the decode loop: its ms/step, to set beside the profile's replayed step
+        run(2)  # a compile engine may first compile for this cache length
+        _sync(pol)
+        t = time.perf_counter()
+        run(2)
+        _sync(pol)
+        row["two_token_s"] = round(time.perf_counter() - t, 3)
+        row["decode_ms_per_step"] = round((wall - row["two_token_s"]) / max(args.new_tokens - 2, 1) * 1e3, 3)
     except (RuntimeError, ValueError) as e:
         row["error"] = f"{type(e).__name__}: {str(e)[:300]}"
         _log(f"rollout {engine} failed: {row['error']}")
@@ -512,7 +521,7 @@ def cmd_rollout(args):
             results += [rollout_throughput(pol, e, prompt_ids, args, f"r{args.lora_r} B=0") for e in lora_engines]
     hf = next((r["tokens_per_s"] for r in results if r["engine"] == "hf" and "tokens_per_s" in r), None)
     print(f"{'engine':<22} {'lora':<12} {'first_s':>8} {'wall_s':>8} {'tokens/s':>10} {'x hf':>7} {'peak_GB':>8} "
-          f"{'merge_s':>8} {'fuse_s':>7} {'SM_MHz':>7} {'power_W':>8}")
+          f"{'merge_s':>8} {'fuse_s':>7} {'SM_MHz':>7} {'power_W':>8} {'2tok_s':>7} {'ms/step':>8}")
     for r in results:
         if "error" in r:
             print(f"{r['engine']:<22} {r['lora']:<12} failed: {r['error']}")
@@ -521,7 +530,8 @@ def cmd_rollout(args):
         print(f"{r['engine']:<22} {r['lora']:<12} {r['first_s']:8.1f} {r['wall_s']:8.1f} {r['tokens_per_s']:10.1f} "
               f"{r['x_hf'] or float('nan'):7.2f} {r['peak_gb'] or float('nan'):8.1f} "
               f"{r.get('merge_unmerge_s', float('nan')):8.3f} {r.get('fuse_weights_s', float('nan')):7.3f} "
-              f"{r.get('gpu_sm_mhz', float('nan')):7.0f} {r.get('gpu_power_w', float('nan')):8.0f}")
+              f"{r.get('gpu_sm_mhz', float('nan')):7.0f} {r.get('gpu_power_w', float('nan')):8.0f} "
+              f"{r.get('two_token_s', float('nan')):7.2f} {r.get('decode_ms_per_step', float('nan')):8.2f}")
     for engine, g in greedy.items():
         if "error" in g:
             print(f"greedy {engine} vs hf: failed: {g['error']}")

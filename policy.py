@@ -996,8 +996,11 @@ def _generate_static(policy, prompt_ids, max_new_tokens, temperature, top_p, bat
         ids, mask = ids.to(device), mask.to(device)
         B, W = ids.shape
         cache_len = W + max_new_tokens
-        if mode == "compile_full":  # the whole layer is compiled for one cache length: fewer recompilations
-            cache_len = -(-cache_len // 256) * 256
+        if mode.startswith("compile"):
+            # compiled code is specialised to the cache's length (compile_full attends over all of it; the
+            # first half of "compile" writes into it), so lengths are rounded up: batches whose longest
+            # prompts differ a little share one compilation instead of recompiling each
+            cache_len = -(-cache_len // KV_BUCKET) * KV_BUCKET
         decoder = _StaticDecoder(policy.model, B, cache_len, device, dtype, mode, kv_bucket, fused, split_kv)
         logits = decoder.prefill(ids, mask, max(1, prefill_tokens // W))
         n_prompt = mask.sum(-1)                                                      # (B,)
