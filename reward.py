@@ -34,7 +34,8 @@ A candidate is correct only if (shared/DESIGN.md, "The judge"; issue 3):
      is decoration ("torch_fallback"). `strict`: only allocation, view/shape and copy ops are allowed;
   7. identities of critical functions (timers, allclose, synchronize, the Triton launchers, this module)
      are unchanged after import and after every forward.
-Timing (CUDA only): per-GPU readers-writer file lock (timing exclusive), L2 flush, a spin kernel that lets
+Timing (CUDA only): per-GPU readers-writer file lock (timing exclusive; correctness work shared, a candidate's
+Triton compiles outside it, so a timer waits for GPU work only), L2 flush, a spin kernel that lets
 the host enqueue the whole call before the start event (device time, not launch latency: `_cuda_times`),
 CUDA events and a device-wide sync, warm-ups outside, `time_trials` interleaved reference/candidate runs in
 the same worker (fewer, but >= MIN_TIME_TRIALS, where they would pass `time_budget_s`), medians. On CPU (Triton interpreter)
@@ -1207,7 +1208,8 @@ class _GpuLock:
     run of `bench.py timing-noise` gave a median 67% disagreement between two timings of the same kernels:
     other workers' correctness runs and Triton compiles were sharing the GPU.) A waiting timer holds the
     gate, which stops new shared holders, so timing is not starved. A worker gives up its shared hold
-    before it queues for the gate, so no two workers can wait on each other."""
+    before it queues for the gate, so no two workers can wait on each other, and gives it up while it
+    compiles a candidate's kernels (`_Worker._compile_unheld`: compiling does not use the GPU)."""
 
     def __init__(self, lock_dir, uuid):
         import fcntl
