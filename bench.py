@@ -10,13 +10,16 @@
     python bench.py rollout --model-config qwen2.5-7b   # H200: issue 9 (64 x 512 + 1024 tokens, >= 10x generate)
     python bench.py rollout-profile --model-config qwen2.5-7b --engines compile,compile_fused   # H200: step time by kernel
     python bench.py sft-step --model-config qwen2.5-7b  # H200: issue 5 (LoRA r64, 16 x 2048, <= 80 GB, >= 7k tok/s)
+    python bench.py decode-gemms --model-config qwen2.5-7b  # H200: the decode step's matmuls alone, TB/s
 
 verify: builds `--n` candidate solutions of mixed quality (known-good Triton kernels, cheats and faults
 from tests/) for small KernelBench-like tasks (tests/judge_tasks/), then verifies them twice with the same
 number of concurrent workers: with the pool (each worker imports torch/Triton once and serves many
 candidates) and with one fresh worker process per candidate (recycle_every=1, replacements started ahead
-as spares). Both times include starting the workers; startup_s (until every first worker is ready) is
-reported apart. With `--cli` a third run verifies each candidate as a user without the pool would: its own
+as spares). Both times include starting the workers, candidates going to each worker as it becomes ready;
+startup_s (until the first worker is ready: a trainer pays it once per run) is reported apart, with the
+zygote's and the workers' own start times. `--compile-held` adds a pool run whose workers compile candidates'
+Triton kernels under their shared GPU hold (the ablation). With `--cli` a third run verifies each candidate as a user without the pool would: its own
 `python reward.py --task T --solution S` process (which starts its own one-worker judge), the same number
 at a time. The verdicts of all runs must agree on (compiled, correct, error_type, triton_launches).
 
@@ -38,6 +41,9 @@ layer functions (the compiled halves included: kernels inside a replayed graph m
 profiler) under torch.profiler, by category (GEMM, attention, cache writes, compiled and eager elementwise,
 sampling) with the top kernels; on CPU the aten ops' self CPU time instead. Kernel time well under the
 engine's ms/step means the GPU waits (launches, syncs); a category far over its bytes/bandwidth is the target.
+decode-gemms: the matmuls of one decode step (q|k|v, o, gate|up, down, lm_head of the model config) at
+--batch rows, each alone: on W (N, K) as the engines call it and on a pre-transposed copy (K, N), with the
+weight bytes per second (CUDA: CUDA-graph timing; CPU: wall clock, for the code path only).
 sft-step: LoRA SFT steps through train.py's `sft_step` (loss via policy.token_logprobs) on random tokens.
 """
 import argparse
@@ -749,6 +755,64 @@ def cmd_rollout_profile(args):
                       "engines": rows, "attention": attention, "env": _env(), "argv": sys.argv}))
 
 
+def decode_gemm_shapes(model_config):
+    """(name, N, K) of the matmuls of one decode step, fused as the _fused engines run them."""
+    import policy as P
+    if model_config == "qwen2.5-7b":
+        c = QWEN25_7B
+        hidden, heads, kv_heads, inter, vocab = (c["hidden_size"], c["num_attention_heads"], c["num_key_value_heads"],
+                                                 c["intermediate_size"], c["vocab_size"])
+    else:
+        t = P.TINY_SIZES
+        hidden, heads, kv_heads, inter, vocab = (t["hidden_size"], t["num_heads"], t["num_kv_heads"],
+                                                 t["intermediate_size"], t["vocab_size"])
+    d = hidden // heads
+    return [("qkv", (heads + 2 * kv_heads) * d, hidden), ("o", hidden, heads * d), ("gate_up", 2 * inter, hidden),
+            ("down", hidden, inter), ("lm_head", vocab, hidden)]
+
+
+def cmd_decode_gemms(args):
+    """Each decode matmul alone: F.linear on W (N, K) vs torch.mm on W's transpose made contiguous (K, N)."""
+    import torch
+
+    import policy as P
+    device = P.resolve_device(None if args.device == "auto" else args.device)
+    dtype = P.resolve_dtype(None, device)
+    M = args.batch or (64 if args.model_config == "qwen2.5-7b" else 8)
+    if device.type == "cuda":
+        import triton.testing
+        bench_us = lambda fn: triton.testing.do_bench_cudagraph(fn, rep=200) * 1e3  # noqa: E731
+    else:
+        def bench_us(fn, n=20):
+            fn()
+            t = time.perf_counter()
+            for _ in range(n):
+                fn()
+            return (time.perf_counter() - t) / n * 1e6
+    print(f"decode-gemms | {args.model_config} | M {M} | {str(dtype)[6:]} | {device}", flush=True)
+    print(f"{'gemm':<8} {'N':>7} {'K':>6} {'MB':>8} {'linear_us':>10} {'TB/s':>6} {'mm_t_us':>8} {'TB/s':>6} {'max|diff|':>9}")
+    g = torch.Generator(device=device).manual_seed(args.seed)
+    rows = []
+    for name, N, K in decode_gemm_shapes(args.model_config):
+        w = torch.randn(N, K, generator=g, device=device, dtype=dtype) * K ** -0.5
+        x = torch.randn(M, K, generator=g, device=device, dtype=dtype)
+        w_t = w.t().contiguous()
+        linear = lambda: torch.nn.functional.linear(x, w)  # noqa: E731
+        mm_t = lambda: torch.mm(x, w_t)  # noqa: E731
+        us = {"linear": bench_us(linear), "mm_t": bench_us(mm_t)}
+        nbytes = N * K * w.element_size()
+        row = {"gemm": name, "N": N, "K": K, "weight_mb": round(nbytes / 1e6, 2),
+               **{f"{k}_us": round(v, 2) for k, v in us.items()},
+               **{f"{k}_tb_per_s": round(nbytes / v / 1e6, 3) for k, v in us.items()},
+               "max_abs_diff": (linear().float() - mm_t().float()).abs().max().item()}
+        rows.append(row)
+        print(f"{name:<8} {N:7d} {K:6d} {row['weight_mb']:8.1f} {us['linear']:10.1f} {row['linear_tb_per_s']:6.2f} "
+              f"{us['mm_t']:8.1f} {row['mm_t_tb_per_s']:6.2f} {row['max_abs_diff']:9.3g}", flush=True)
+        del w, w_t
+    print(json.dumps({"bench": "decode-gemms", "model_config": args.model_config, "device": str(device), "m": M,
+                      "rows": rows, "env": _env(), "argv": sys.argv}))
+
+
 def cmd_sft_step(args):
     """LoRA SFT steps through train.py's own step (loss: policy.token_logprobs over completion tokens)."""
     import types
@@ -1038,6 +1102,12 @@ def main():
                          "on CPU). " + ENGINE_NAMES_HELP)
     add_profile_args(rp)
     rp.set_defaults(fn=cmd_rollout_profile)
+    dg = sub.add_parser("decode-gemms", help="the decode step's matmuls alone: weight bytes/s, W vs its transpose",
+                        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    add_model_args(dg, "where the matmuls run")
+    dg.add_argument("--batch", type=int, default=None, help="rows of the activations (default 64 for 7B, 8 tiny)")
+    dg.add_argument("--seed", type=int, default=0, help="seed of the random operands")
+    dg.set_defaults(fn=cmd_decode_gemms)
     f = sub.add_parser("sft-step", help="LoRA SFT step tokens/s and peak memory (train.py's step and loss)",
                        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     add_model_args(f, "where the model runs")

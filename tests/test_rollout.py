@@ -320,3 +320,16 @@ def test_cudagraph_equals_eager_static_on_gpu():
     assert run(pol, "hf", max_new_tokens=40) == eager
     for engine in ("cudagraph_fused", "cudagraph_fused_splitkv"):
         assert run(pol, engine, max_new_tokens=40) == eager, engine
+
+
+def test_decode_gemms_bench_shapes_and_run(monkeypatch, capsys):
+    """bench.py decode-gemms: the 7B decode matmuls as the _fused engines run them (q|k|v of 28 + 2 x 4 heads of
+    128, gate|up of 2 x 18,944), and a CPU run of the tiny config whose two layouts agree."""
+    import bench
+    assert bench.decode_gemm_shapes("qwen2.5-7b") == [("qkv", 4608, 3584), ("o", 3584, 3584), ("gate_up", 37888, 3584),
+                                                      ("down", 3584, 18944), ("lm_head", 152064, 3584)]
+    monkeypatch.setattr(sys, "argv", ["bench.py", "decode-gemms", "--device", "cpu", "--batch", "4"])
+    bench.main()
+    out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert [(r["gemm"], r["N"], r["K"]) for r in out["rows"]] == bench.decode_gemm_shapes("tiny") and out["m"] == 4
+    assert all(r["linear_us"] > 0 and r["mm_t_us"] > 0 and r["max_abs_diff"] < 1e-4 for r in out["rows"])
