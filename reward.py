@@ -34,8 +34,8 @@ A candidate is correct only if (shared/DESIGN.md, "The judge"; issue 3):
      is decoration ("torch_fallback"). `strict`: only allocation, view/shape and copy ops are allowed;
   7. identities of critical functions (timers, allclose, synchronize, the Triton launchers, this module)
      are unchanged after import and after every forward.
-Timing (CUDA only): per-GPU readers-writer file lock (timing exclusive; correctness work shared, a candidate's
-Triton compiles outside it, so a timer waits for GPU work only), L2 flush, a spin kernel that lets
+Timing (CUDA only): per-GPU readers-writer file lock (timing exclusive; correctness work shared, given up for
+a candidate's Triton compiles and, between correctness steps, for a waiting timer), L2 flush, a spin kernel that lets
 the host enqueue the whole call before the start event (device time, not launch latency: `_cuda_times`),
 CUDA events and a device-wide sync, warm-ups outside, `time_trials` interleaved reference/candidate runs in
 the same worker (fewer, but >= MIN_TIME_TRIALS, where they would pass `time_budget_s`), medians. On CPU (Triton interpreter)
@@ -715,7 +715,7 @@ class _Worker:
         self._gpu_lock = None  # _GpuLock, made on first CUDA job (needs the device's uuid)
         self._gpu_capped = False
         self.nonce = None  # the job in hand
-        self.compile_unheld = True  # the job's: compile with the shared GPU hold given up (_compile_unheld)
+        self.yield_gpu = True  # the job's: give the shared GPU hold up to compile and to waiting timers
         from triton.runtime.jit import JITFunction
         from triton.runtime.interpreter import InterpretedFunction
         for cls in (JITFunction, InterpretedFunction):
@@ -799,7 +799,7 @@ class _Worker:
         t0 = time.perf_counter()
         self.printed_chars = 0
         self.nonce = job["nonce"]  # the job's messages (pause/resume) name it
-        self.compile_unheld = job.get("compile_unheld", True)
+        self.yield_gpu = job.get("yield_gpu", True)
         lock = self.gpu_lock(job) if self.device == "cuda" else None
         try:
             if self.device == "cuda":
@@ -847,6 +847,7 @@ class _Worker:
         t = time.perf_counter()
         task = self.load_task(job)
         timings["ref_s"] = round(time.perf_counter() - t, 4)
+        self._yield_gpu()
         self.poison_allocator()
         flags = list(task["flags"])
         v = Verdict(flags=flags, timings=timings)
@@ -879,6 +880,7 @@ class _Worker:
         atol_rtol = job["atol_rtol"]
         max_err = 0.0
         for k, seed in enumerate(task["seeds"]):
+            self._yield_gpu()
             inputs = self.make_inputs(task, seed)
             pristine = [x.clone() if isinstance(x, torch.Tensor) else x for x in inputs]
             rec = self.OpRecorder()
@@ -900,6 +902,7 @@ class _Worker:
                     raise _WorkerError("inputs_modified", f"trial {k}: input {i} was modified in place",
                                        **_partial(v))
             self.check_policy(rec.counts, task["ref_ops"], job["policy"], v)
+        self._yield_gpu()
         self.check_faithful(model, task, atol_rtol, v)
         timings["check_s"] = round(time.perf_counter() - t, 4)
         v.correct = True
@@ -1094,12 +1097,29 @@ class _Worker:
         must not overlap it); the hold is taken back before the kernel launches, the wait for it not billed
         to the candidate. Under an exclusive hold (a recompile while timing) nothing changes."""
         lock = self._gpu_lock
-        if not self.compile_unheld or lock is None or lock.state != "shared":
+        if not self.yield_gpu or lock is None or lock.state != "shared":
             return compile_fn()
+        with self._shared_hold_given_up():
+            return compile_fn()
+
+    def _yield_gpu(self):
+        """Between steps of the correctness work (reference, trials, faithfulness): if a timer is waiting for
+        the exclusive hold, let it time now instead of after this candidate's whole correctness phase, during
+        which every other worker's GPU work would wait behind it too."""
+        lock = self._gpu_lock
+        if self.yield_gpu and lock is not None and lock.state == "shared" and lock.timer_waiting():
+            with self._shared_hold_given_up():
+                pass
+
+    @contextlib.contextmanager
+    def _shared_hold_given_up(self):
+        """This worker's queued GPU work finishes (a timed run must not overlap it), the shared hold is given
+        up for the block and taken back after it; waiting for it is not billed to the candidate."""
+        lock = self._gpu_lock
         self._synchronize()
         lock.release()
         try:
-            return compile_fn()
+            yield
         finally:
             _send(self.fd_out, {"type": "pause", "nonce": self.nonce})
             lock.shared()
@@ -1208,8 +1228,9 @@ class _GpuLock:
     run of `bench.py timing-noise` gave a median 67% disagreement between two timings of the same kernels:
     other workers' correctness runs and Triton compiles were sharing the GPU.) A waiting timer holds the
     gate, which stops new shared holders, so timing is not starved. A worker gives up its shared hold
-    before it queues for the gate, so no two workers can wait on each other, and gives it up while it
-    compiles a candidate's kernels (`_Worker._compile_unheld`: compiling does not use the GPU)."""
+    before it queues for the gate, so no two workers can wait on each other. It also gives it up while it
+    compiles a candidate's kernels (compiling does not use the GPU) and, between correctness steps, when the
+    gate shows a timer waiting (`_Worker._compile_unheld`, `_Worker._yield_gpu`)."""
 
     def __init__(self, lock_dir, uuid):
         import fcntl
@@ -1237,6 +1258,17 @@ class _GpuLock:
     def release(self):
         self.fcntl.flock(self.lock, self.fcntl.LOCK_UN)
         self.state = None
+
+    def timer_waiting(self):
+        """Whether the gate is held: almost always a timer queued for the exclusive hold (a shared taker
+        holds it only for an instant)."""
+        f = self.fcntl
+        try:
+            f.flock(self.gate, f.LOCK_EX | f.LOCK_NB)
+        except BlockingIOError:
+            return True
+        f.flock(self.gate, f.LOCK_UN)
+        return False
 
 
 def _cuda_times(torch, fns, refill, inputs_for, trials, run_candidate, warmup=10, check=None, budget_s=None,
@@ -1625,15 +1657,16 @@ class Judge:
     be started. "spawn": a fresh `python reward.py --worker` per worker. A zygote that dies is restarted,
     counted as a failed worker start; its workers die with it and their candidates get worker_died.
 
-    compile_unheld (CUDA): a candidate's Triton compiles run with the worker's shared GPU hold given up, so a
-    timer waiting for its exclusive hold waits for GPU work only; False compiles under the hold (the ablation
-    in `bench.py verify --compile-held`)."""
+    yield_gpu (CUDA): a worker gives its shared GPU hold up while it compiles a candidate's Triton kernels and,
+    between the steps of its correctness work, whenever a timer waits for the exclusive hold, so a timer waits
+    for a short stretch of GPU work, not for compiles and whole correctness phases; False keeps the hold
+    through them (the ablation in `bench.py verify --no-yield`)."""
 
     def __init__(self, workers=2, device="cpu", timeout_s=60.0, policy="hybrid", trials=5, atol=None, rtol=None,
                  time_trials=100, compile_baseline=False, *, time_budget_s=TIME_BUDGET_S, strict_tol=False,
                  recycle_every=50, recycle_errors=None,
                  mem_limit_gb=8.0, rss_limit_gb=16.0, gpu_mem_limit_gb=16.0, seed=0, threads_per_worker=1, startup_timeout_s=300.0,
-                 spare_workers=None, start_method=None, compile_unheld=True):
+                 spare_workers=None, start_method=None, yield_gpu=True):
         if device not in ("cpu", "cuda"):
             raise ValueError(f"device must be 'cpu' or 'cuda', got {device!r}")
         if policy not in ("hybrid", "strict"):
@@ -1646,7 +1679,7 @@ class Judge:
             raise ValueError(f"start_method must be 'spawn' or, on Linux, 'zygote'; got {start_method!r}")
         self.device, self.timeout_s, self.policy, self.trials = device, float(timeout_s), policy, int(trials)
         self.time_trials, self.compile_baseline, self.seed = int(time_trials), bool(compile_baseline), int(seed)
-        self.compile_unheld = bool(compile_unheld)
+        self.yield_gpu = bool(yield_gpu)
         self.time_budget_s = float(time_budget_s) if time_budget_s else None  # None or 0: every time_trials run
         self.recycle_every, self.mem_limit_gb, self.threads = int(recycle_every), float(mem_limit_gb), int(threads_per_worker)
         self.recycle_errors = sorted(RECYCLE_ERRORS if recycle_errors is None else recycle_errors)
@@ -1861,7 +1894,7 @@ class Judge:
                "time_budget_s": self.time_budget_s,
                "compile_baseline": self.compile_baseline, "seed": self.seed, "lock_dir": self.lock_dir,
                "recycle_every": self.recycle_every, "recycle_errors": self.recycle_errors,
-               "gpu_mem_limit_gb": self.gpu_mem_limit_gb, "compile_unheld": self.compile_unheld}
+               "gpu_mem_limit_gb": self.gpu_mem_limit_gb, "yield_gpu": self.yield_gpu}
         try:
             _send(s.job_w, job)
         except OSError:  # the worker died while idle; its EOF is handled by _on_readable

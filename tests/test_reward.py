@@ -411,7 +411,7 @@ def test_verify_bench_pool_fresh_and_cli_agree(monkeypatch, capsys):
 def test_compile_runs_with_the_shared_gpu_hold_given_up(monkeypatch):
     """CUDA workers compile a candidate's Triton kernels (JITFunction._do_compile, a cache miss) outside their
     shared GPU hold, after their queued GPU work, and take the hold back before the launch; under an exclusive
-    hold (timing) or with compile_unheld off nothing changes. Checked with a fake lock on the CPU."""
+    hold (timing) or with yield_gpu off nothing changes. Checked with a fake lock on the CPU."""
     import types
 
     import reward
@@ -429,8 +429,9 @@ def test_compile_runs_with_the_shared_gpu_hold_given_up(monkeypatch):
             self.state = "shared"
     sent = []
     monkeypatch.setattr(reward, "_send", lambda fd, msg: sent.append(msg["type"]))
-    worker = types.SimpleNamespace(_gpu_lock=Lock(), compile_unheld=True, nonce="n", fd_out=None,
+    worker = types.SimpleNamespace(_gpu_lock=Lock(), yield_gpu=True, nonce="n", fd_out=None,
                                    _synchronize=lambda: events.append("sync"))
+    worker._shared_hold_given_up = types.MethodType(reward._Worker._shared_hold_given_up, worker)
 
     def compile_fn():
         events.append(f"compile under {worker._gpu_lock.state}")
@@ -441,7 +442,7 @@ def test_compile_runs_with_the_shared_gpu_hold_given_up(monkeypatch):
     assert worker._gpu_lock.state == "shared"
     for state, flag in (("exclusive", True), ("shared", False)):
         events.clear()
-        worker._gpu_lock.state, worker.compile_unheld = state, flag
+        worker._gpu_lock.state, worker.yield_gpu = state, flag
         assert unheld(worker, compile_fn) == "kernel" and events == [f"compile under {state}"]
     # the wrapper of _do_compile goes through the hook when one is set, straight to the compiler otherwise
     calls = []
@@ -450,3 +451,36 @@ def test_compile_runs_with_the_shared_gpu_hold_given_up(monkeypatch):
     assert wrapped(object(), 1, warmup=False) == "compiled"
     monkeypatch.setattr(reward._Launches, "compile_hook", lambda thunk: ("hooked", thunk()))
     assert wrapped(object(), 2) == ("hooked", "compiled") and calls == [((1,), {"warmup": False}), ((2,), {})]
+
+
+def test_worker_yields_its_shared_hold_only_to_a_waiting_timer(tmp_path, monkeypatch):
+    """_GpuLock.timer_waiting reads the gate (real flock files); _Worker._yield_gpu gives the shared hold up and
+    takes it back only while the gate is held, i.e. while a timer queues for the exclusive hold."""
+    import fcntl
+    import types
+
+    import reward
+    lock = reward._GpuLock(str(tmp_path), "uuid")
+    lock.shared()
+    assert not lock.timer_waiting() and lock.state == "shared"
+    sent, events = [], []
+    monkeypatch.setattr(reward, "_send", lambda fd, msg: sent.append(msg["type"]))
+    worker = types.SimpleNamespace(_gpu_lock=lock, yield_gpu=True, nonce="n", fd_out=None,
+                                   _synchronize=lambda: events.append("sync"))
+    worker._shared_hold_given_up = types.MethodType(reward._Worker._shared_hold_given_up, worker)
+    reward._Worker._yield_gpu(worker)
+    assert events == [] and sent == []  # nobody waits: keep the hold
+    other = open(os.path.join(str(tmp_path), "gpu-uuid.gate"), "a")  # a timer queued: it holds the gate
+    fcntl.flock(other, fcntl.LOCK_EX)
+    assert lock.timer_waiting()
+    released = []
+    real_shared = lock.shared
+
+    def shared():  # the timer got its turn and is done: it lets go of the gate before we take the hold back
+        released.append(lock.state)
+        fcntl.flock(other, fcntl.LOCK_UN)
+        real_shared()
+    lock.shared = shared
+    reward._Worker._yield_gpu(worker)
+    assert events == ["sync"] and released == [None] and sent == ["pause", "resume"] and lock.state == "shared"
+    lock.release()
