@@ -19,8 +19,8 @@ candidates) and with one fresh worker process per candidate (recycle_every=1, re
 as spares). Both times include starting the workers, candidates going to each worker as it becomes ready;
 startup_s (until the first worker is ready: a trainer pays it once per run) is reported apart, with the
 zygote's and the workers' own start times. `--no-yield` adds a pool run whose workers keep their shared GPU
-hold through compiles and whole correctness phases (the ablation of reward.Judge's yield_gpu). With `--cli` a third run verifies each candidate as a user without the pool would: its own
-`python reward.py --task T --solution S` process (which starts its own one-worker judge), the same number
+hold through whole correctness phases (the ablation of reward.Judge's yield_gpu). With `--cli` a third run
+verifies each candidate as a user without the pool would: its own `python reward.py --task T --solution S` process (which starts its own one-worker judge), the same number
 at a time. The verdicts of all runs must agree on (compiled, correct, error_type, triton_launches).
 
 worker-restarts: a batch shaped like early RL rollouts (a quarter correct, the rest failing before any
@@ -1043,8 +1043,8 @@ def main():
     v.add_argument("--no-fresh", action="store_true",
                    help="skip the fresh-worker run (the judge with recycle_every=1): pool and, with --cli, the CLI only")
     v.add_argument("--no-yield", action="store_true",
-                   help="another pool run whose workers keep their shared GPU hold through compiles and whole "
-                        "correctness phases (Judge(yield_gpu=False)): the ablation")
+                   help="another pool run whose workers keep their shared GPU hold through whole correctness "
+                        "phases (Judge(yield_gpu=False)): the ablation")
     v.add_argument("--seed", type=int, default=0, help="seed of the candidate mix")
     v.set_defaults(fn=cmd_verify)
     w = sub.add_parser("worker-restarts", help="judge wall time: default vs cautious worker recycling",

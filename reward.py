@@ -34,8 +34,8 @@ A candidate is correct only if (shared/DESIGN.md, "The judge"; issue 3):
      is decoration ("torch_fallback"). `strict`: only allocation, view/shape and copy ops are allowed;
   7. identities of critical functions (timers, allclose, synchronize, the Triton launchers, this module)
      are unchanged after import and after every forward.
-Timing (CUDA only): per-GPU readers-writer file lock (timing exclusive; correctness work shared, given up for
-a candidate's Triton compiles and, between correctness steps, for a waiting timer), L2 flush, a spin kernel that lets
+Timing (CUDA only): per-GPU readers-writer file lock (timing exclusive; correctness work shared, given up
+between correctness steps to a waiting timer), L2 flush, a spin kernel that lets
 the host enqueue the whole call before the start event (device time, not launch latency: `_cuda_times`),
 CUDA events and a device-wide sync, warm-ups outside, `time_trials` interleaved reference/candidate runs in
 the same worker (fewer, but >= MIN_TIME_TRIALS, where they would pass `time_budget_s`), medians. On CPU (Triton interpreter)
@@ -461,8 +461,6 @@ class _Launches:
     suppress = False
     raised = False  # an exception escaped a launcher (compile/launch failure, interpreter check)
     depth = 0  # > 0 while inside a launcher: the interpreter's own torch ops are not the candidate's
-    # CUDA: runs a Triton compile (a thunk) outside the worker's shared GPU hold (_Worker._compile_unheld)
-    compile_hook = None
 
 
 class _CappedWriter:
@@ -715,17 +713,12 @@ class _Worker:
         self._gpu_lock = None  # _GpuLock, made on first CUDA job (needs the device's uuid)
         self._gpu_capped = False
         self.nonce = None  # the job in hand
-        self.yield_gpu = True  # the job's: give the shared GPU hold up to compile and to waiting timers
+        self.yield_gpu = True  # the job's: give the shared GPU hold up to a waiting timer (_yield_gpu)
         from triton.runtime.jit import JITFunction
         from triton.runtime.interpreter import InterpretedFunction
         for cls in (JITFunction, InterpretedFunction):
             cls.run = _counting_run(cls.run)
-        if device == "cuda" and hasattr(JITFunction, "_do_compile"):
-            # A candidate's kernels compile on their first launch, inside the correctness trials, which hold the
-            # GPU lock shared; a timer waiting for the exclusive hold then waits for every compile in flight
-            # (~0.3 s per correct candidate on the H200 for ~0.07 s of timed work, LOG.md session 3).
-            JITFunction._do_compile = _hooked_compile(JITFunction._do_compile)
-            _Launches.compile_hook = self._compile_unheld
+        if device == "cuda":
             self._synchronize = torch.cuda.synchronize  # bound before any candidate can replace it
         from torch.utils._python_dispatch import TorchDispatchMode
 
@@ -1091,39 +1084,22 @@ class _Worker:
 
     # --- timing (CUDA only) ---------------------------------------------------------------------------
 
-    def _compile_unheld(self, compile_fn):
-        """Run a Triton compile with the shared GPU hold given up: compiling uses the CPU, not the GPU, so a
-        candidate being timed need not wait for it. This worker's queued GPU work finishes first (a timed run
-        must not overlap it); the hold is taken back before the kernel launches, the wait for it not billed
-        to the candidate. Under an exclusive hold (a recompile while timing) nothing changes."""
-        lock = self._gpu_lock
-        if not self.yield_gpu or lock is None or lock.state != "shared":
-            return compile_fn()
-        with self._shared_hold_given_up():
-            return compile_fn()
-
     def _yield_gpu(self):
         """Between steps of the correctness work (reference, trials, faithfulness): if a timer is waiting for
         the exclusive hold, let it time now instead of after this candidate's whole correctness phase, during
-        which every other worker's GPU work would wait behind it too."""
+        which every other worker's GPU work would wait behind it too. This worker's queued GPU work finishes
+        first (a timed run must not overlap it), no candidate code runs until the hold is back, and waiting
+        for it is not billed to the candidate. (A candidate's Triton compiles stay under the hold: compiling
+        runs candidate Python -- constexpr functions, attributes of the globals a kernel reads -- which could
+        launch GPU work into another candidate's timing.)"""
         lock = self._gpu_lock
-        if self.yield_gpu and lock is not None and lock.state == "shared" and lock.timer_waiting():
-            with self._shared_hold_given_up():
-                pass
-
-    @contextlib.contextmanager
-    def _shared_hold_given_up(self):
-        """This worker's queued GPU work finishes (a timed run must not overlap it), the shared hold is given
-        up for the block and taken back after it; waiting for it is not billed to the candidate."""
-        lock = self._gpu_lock
+        if not (self.yield_gpu and lock is not None and lock.state == "shared" and lock.timer_waiting()):
+            return
         self._synchronize()
         lock.release()
-        try:
-            yield
-        finally:
-            _send(self.fd_out, {"type": "pause", "nonce": self.nonce})
-            lock.shared()
-            _send(self.fd_out, {"type": "resume", "nonce": self.nonce})
+        _send(self.fd_out, {"type": "pause", "nonce": self.nonce})
+        lock.shared()
+        _send(self.fd_out, {"type": "resume", "nonce": self.nonce})
 
     def gpu_lock(self, job):
         if self._gpu_lock is None:
@@ -1228,9 +1204,8 @@ class _GpuLock:
     run of `bench.py timing-noise` gave a median 67% disagreement between two timings of the same kernels:
     other workers' correctness runs and Triton compiles were sharing the GPU.) A waiting timer holds the
     gate, which stops new shared holders, so timing is not starved. A worker gives up its shared hold
-    before it queues for the gate, so no two workers can wait on each other. It also gives it up while it
-    compiles a candidate's kernels (compiling does not use the GPU) and, between correctness steps, when the
-    gate shows a timer waiting (`_Worker._compile_unheld`, `_Worker._yield_gpu`)."""
+    before it queues for the gate, so no two workers can wait on each other, and between its correctness
+    steps when the gate shows a timer waiting (`_Worker._yield_gpu`)."""
 
     def __init__(self, lock_dir, uuid):
         import fcntl
@@ -1346,17 +1321,6 @@ def _sleep_rate(torch):
     end.record()
     torch.cuda.synchronize()
     return n / max(start.elapsed_time(end), 1e-3)
-
-
-def _hooked_compile(orig):
-    """JITFunction._do_compile (called only on a kernel-cache miss) through `_Launches.compile_hook`."""
-    def _do_compile(self, *args, **kwargs):
-        hook = _Launches.compile_hook
-        if hook is None:
-            return orig(self, *args, **kwargs)
-        return hook(lambda: orig(self, *args, **kwargs))
-    _do_compile.__wrapped__ = orig
-    return _do_compile
 
 
 def _counting_run(orig):
@@ -1657,10 +1621,9 @@ class Judge:
     be started. "spawn": a fresh `python reward.py --worker` per worker. A zygote that dies is restarted,
     counted as a failed worker start; its workers die with it and their candidates get worker_died.
 
-    yield_gpu (CUDA): a worker gives its shared GPU hold up while it compiles a candidate's Triton kernels and,
-    between the steps of its correctness work, whenever a timer waits for the exclusive hold, so a timer waits
-    for a short stretch of GPU work, not for compiles and whole correctness phases; False keeps the hold
-    through them (the ablation in `bench.py verify --no-yield`)."""
+    yield_gpu (CUDA): between the steps of its correctness work a worker gives its shared GPU hold up to a timer
+    waiting for the exclusive hold, which then waits for one step of GPU work, not a whole correctness phase;
+    False keeps the hold through it (the ablation in `bench.py verify --no-yield`)."""
 
     def __init__(self, workers=2, device="cpu", timeout_s=60.0, policy="hybrid", trials=5, atol=None, rtol=None,
                  time_trials=100, compile_baseline=False, *, time_budget_s=TIME_BUDGET_S, strict_tol=False,

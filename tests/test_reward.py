@@ -408,51 +408,6 @@ def test_verify_bench_pool_fresh_and_cli_agree(monkeypatch, capsys):
     assert out["cli_s"] > 0 and out["ratio_cli"] > 0 and out["pool_s"] > 0
 
 
-def test_compile_runs_with_the_shared_gpu_hold_given_up(monkeypatch):
-    """CUDA workers compile a candidate's Triton kernels (JITFunction._do_compile, a cache miss) outside their
-    shared GPU hold, after their queued GPU work, and take the hold back before the launch; under an exclusive
-    hold (timing) or with yield_gpu off nothing changes. Checked with a fake lock on the CPU."""
-    import types
-
-    import reward
-    events = []
-
-    class Lock:
-        state = "shared"
-
-        def release(self):
-            events.append("release")
-            self.state = None
-
-        def shared(self):
-            events.append("shared")
-            self.state = "shared"
-    sent = []
-    monkeypatch.setattr(reward, "_send", lambda fd, msg: sent.append(msg["type"]))
-    worker = types.SimpleNamespace(_gpu_lock=Lock(), yield_gpu=True, nonce="n", fd_out=None,
-                                   _synchronize=lambda: events.append("sync"))
-    worker._shared_hold_given_up = types.MethodType(reward._Worker._shared_hold_given_up, worker)
-
-    def compile_fn():
-        events.append(f"compile under {worker._gpu_lock.state}")
-        return "kernel"
-    unheld = reward._Worker._compile_unheld
-    assert unheld(worker, compile_fn) == "kernel"
-    assert events == ["sync", "release", "compile under None", "shared"] and sent == ["pause", "resume"]
-    assert worker._gpu_lock.state == "shared"
-    for state, flag in (("exclusive", True), ("shared", False)):
-        events.clear()
-        worker._gpu_lock.state, worker.yield_gpu = state, flag
-        assert unheld(worker, compile_fn) == "kernel" and events == [f"compile under {state}"]
-    # the wrapper of _do_compile goes through the hook when one is set, straight to the compiler otherwise
-    calls = []
-    wrapped = reward._hooked_compile(lambda self, *a, **k: calls.append((a, k)) or "compiled")
-    monkeypatch.setattr(reward._Launches, "compile_hook", None)
-    assert wrapped(object(), 1, warmup=False) == "compiled"
-    monkeypatch.setattr(reward._Launches, "compile_hook", lambda thunk: ("hooked", thunk()))
-    assert wrapped(object(), 2) == ("hooked", "compiled") and calls == [((1,), {"warmup": False}), ((2,), {})]
-
-
 def test_worker_yields_its_shared_hold_only_to_a_waiting_timer(tmp_path, monkeypatch):
     """_GpuLock.timer_waiting reads the gate (real flock files); _Worker._yield_gpu gives the shared hold up and
     takes it back only while the gate is held, i.e. while a timer queues for the exclusive hold."""
@@ -467,7 +422,6 @@ def test_worker_yields_its_shared_hold_only_to_a_waiting_timer(tmp_path, monkeyp
     monkeypatch.setattr(reward, "_send", lambda fd, msg: sent.append(msg["type"]))
     worker = types.SimpleNamespace(_gpu_lock=lock, yield_gpu=True, nonce="n", fd_out=None,
                                    _synchronize=lambda: events.append("sync"))
-    worker._shared_hold_given_up = types.MethodType(reward._Worker._shared_hold_given_up, worker)
     reward._Worker._yield_gpu(worker)
     assert events == [] and sent == []  # nobody waits: keep the hold
     other = open(os.path.join(str(tmp_path), "gpu-uuid.gate"), "a")  # a timer queued: it holds the gate
@@ -483,4 +437,9 @@ def test_worker_yields_its_shared_hold_only_to_a_waiting_timer(tmp_path, monkeyp
     lock.shared = shared
     reward._Worker._yield_gpu(worker)
     assert events == ["sync"] and released == [None] and sent == ["pause", "resume"] and lock.state == "shared"
+    fcntl.flock(other, fcntl.LOCK_EX)
+    worker.yield_gpu = False  # Judge(yield_gpu=False): the hold is kept even with a timer waiting
+    reward._Worker._yield_gpu(worker)
+    assert events == ["sync"] and len(sent) == 2 and lock.state == "shared"
+    fcntl.flock(other, fcntl.LOCK_UN)
     lock.release()
