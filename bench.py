@@ -18,10 +18,9 @@ number of concurrent workers: with the pool (each worker imports torch/Triton on
 candidates) and with one fresh worker process per candidate (recycle_every=1, replacements started ahead
 as spares). Both times include starting the workers, candidates going to each worker as it becomes ready;
 startup_s (until the first worker is ready: a trainer pays it once per run) is reported apart, with the
-zygote's and the workers' own start times. `--no-yield` adds a pool run whose workers keep their shared GPU
-hold through whole correctness phases (the ablation of reward.Judge's yield_gpu). With `--cli` a third run
-verifies each candidate as a user without the pool would: its own `python reward.py --task T --solution S` process (which starts its own one-worker judge), the same number
-at a time. The verdicts of all runs must agree on (compiled, correct, error_type, triton_launches).
+zygote's and the workers' own start times. With `--cli` a third run verifies each candidate as a user without
+the pool would: its own `python reward.py --task T --solution S` process (which starts its own one-worker
+judge), the same number at a time. The verdicts of all runs must agree on (compiled, correct, error_type, triton_launches).
 
 worker-restarts: a batch shaped like early RL rollouts (a quarter correct, the rest failing before any
 launch: missing ModelNew, constructor signature that does not bind), verified with reward.RECYCLE_ERRORS
@@ -114,12 +113,11 @@ def cmd_verify(args):
           f"timeout_s {args.timeout_s:g} | time_trials {args.time_trials}", file=sys.stderr)
     # wall_s counts from Judge() to the last verdict, candidates going to workers as each becomes ready; startup_s
     # is the part before the first worker was ready, which a trainer pays once per run, not once per batch.
-    modes = [("pool", args.recycle_every, True)] + [("pool_no_yield", args.recycle_every, False)] * args.no_yield
-    modes += [] if args.no_fresh else [("fresh_process", 1, True)]
+    modes = [("pool", args.recycle_every)] + ([] if args.no_fresh else [("fresh_process", 1)])
     runs, starts = {}, {}
-    for mode, recycle_every, yield_gpu in modes:
+    for mode, recycle_every in modes:
         t = time.perf_counter()
-        with Judge(recycle_every=recycle_every, yield_gpu=yield_gpu, **kw) as judge:
+        with Judge(recycle_every=recycle_every, **kw) as judge:
             verdicts = judge.verify_many(pairs, progress=True)
             log, zygote = judge.ready_log, judge.zygote
         wall = time.perf_counter() - t
@@ -156,9 +154,7 @@ def cmd_verify(args):
     said = ([f"{ratio:.2f}x faster than fresh worker processes from a cold start, {ratio_ready:.2f}x once both have "
              "their first workers up"] if fresh else []) + \
         ([f"{ratio_cli:.2f}x faster than one reward.py process per candidate ("
-          f"{runs['cli'][0] / (runs['pool'][0] - runs['pool'][1]):.2f}x once its first worker is up)"] if ratio_cli else []) + \
-        ([f"{(runs['pool_no_yield'][0] - runs['pool_no_yield'][1]) / (runs['pool'][0] - runs['pool'][1]):.2f}x "
-          "faster than without yielding its GPU hold, once the first worker is up"] if "pool_no_yield" in runs else [])
+          f"{runs['cli'][0] / (runs['pool'][0] - runs['pool'][1]):.2f}x once its first worker is up)"] if ratio_cli else [])
     print(f"pool is {', '.join(said) or 'the only mode timed'}; verdicts disagree on {len(disagree)}: {disagree[:5]}")
     print(json.dumps({"bench": "verify", "n": len(pairs), "device": args.device, "workers": args.workers,
                       "pool_s": round(runs["pool"][0], 2), "fresh_process_s": fresh and round(fresh[0], 2),
@@ -169,7 +165,6 @@ def cmd_verify(args):
                       "ratio_cli": round(ratio_cli, 2) if ratio_cli else None,
                       "ratio_cli_after_startup": round(runs["cli"][0] / (runs["pool"][0] - runs["pool"][1]), 2)
                       if "cli" in runs else None,
-                      "pool_no_yield_s": round(runs["pool_no_yield"][0], 2) if "pool_no_yield" in runs else None,
                       "starts": starts, "agree": not disagree,
                       "n_correct": sum(v.correct for v in runs["pool"][2]), "n_timed": len(speedups), "phase_sums": phases,
                       "argv": sys.argv}))
@@ -1042,9 +1037,6 @@ def main():
                    help="a third run: one `python reward.py` process per candidate, --workers at a time")
     v.add_argument("--no-fresh", action="store_true",
                    help="skip the fresh-worker run (the judge with recycle_every=1): pool and, with --cli, the CLI only")
-    v.add_argument("--no-yield", action="store_true",
-                   help="another pool run whose workers keep their shared GPU hold through whole correctness "
-                        "phases (Judge(yield_gpu=False)): the ablation")
     v.add_argument("--seed", type=int, default=0, help="seed of the candidate mix")
     v.set_defaults(fn=cmd_verify)
     w = sub.add_parser("worker-restarts", help="judge wall time: default vs cautious worker recycling",

@@ -34,8 +34,7 @@ A candidate is correct only if (shared/DESIGN.md, "The judge"; issue 3):
      is decoration ("torch_fallback"). `strict`: only allocation, view/shape and copy ops are allowed;
   7. identities of critical functions (timers, allclose, synchronize, the Triton launchers, this module)
      are unchanged after import and after every forward.
-Timing (CUDA only): per-GPU readers-writer file lock (timing exclusive; correctness work shared, given up
-between correctness steps to a waiting timer), L2 flush, a spin kernel that lets
+Timing (CUDA only): per-GPU readers-writer file lock (timing exclusive), L2 flush, a spin kernel that lets
 the host enqueue the whole call before the start event (device time, not launch latency: `_cuda_times`),
 CUDA events and a device-wide sync, warm-ups outside, `time_trials` interleaved reference/candidate runs in
 the same worker (fewer, but >= MIN_TIME_TRIALS, where they would pass `time_budget_s`), medians. On CPU (Triton interpreter)
@@ -712,14 +711,10 @@ class _Worker:
         self.printed_chars = 0
         self._gpu_lock = None  # _GpuLock, made on first CUDA job (needs the device's uuid)
         self._gpu_capped = False
-        self.nonce = None  # the job in hand
-        self.yield_gpu = True  # the job's: give the shared GPU hold up to a waiting timer (_yield_gpu)
         from triton.runtime.jit import JITFunction
         from triton.runtime.interpreter import InterpretedFunction
         for cls in (JITFunction, InterpretedFunction):
             cls.run = _counting_run(cls.run)
-        if device == "cuda":
-            self._synchronize = torch.cuda.synchronize  # bound before any candidate can replace it
         from torch.utils._python_dispatch import TorchDispatchMode
 
         class OpRecorder(TorchDispatchMode):
@@ -791,8 +786,6 @@ class _Worker:
     def run_job(self, job):
         t0 = time.perf_counter()
         self.printed_chars = 0
-        self.nonce = job["nonce"]  # the job's messages (pause/resume) name it
-        self.yield_gpu = job.get("yield_gpu", True)
         lock = self.gpu_lock(job) if self.device == "cuda" else None
         try:
             if self.device == "cuda":
@@ -840,7 +833,6 @@ class _Worker:
         t = time.perf_counter()
         task = self.load_task(job)
         timings["ref_s"] = round(time.perf_counter() - t, 4)
-        self._yield_gpu()
         self.poison_allocator()
         flags = list(task["flags"])
         v = Verdict(flags=flags, timings=timings)
@@ -873,7 +865,6 @@ class _Worker:
         atol_rtol = job["atol_rtol"]
         max_err = 0.0
         for k, seed in enumerate(task["seeds"]):
-            self._yield_gpu()
             inputs = self.make_inputs(task, seed)
             pristine = [x.clone() if isinstance(x, torch.Tensor) else x for x in inputs]
             rec = self.OpRecorder()
@@ -895,7 +886,6 @@ class _Worker:
                     raise _WorkerError("inputs_modified", f"trial {k}: input {i} was modified in place",
                                        **_partial(v))
             self.check_policy(rec.counts, task["ref_ops"], job["policy"], v)
-        self._yield_gpu()
         self.check_faithful(model, task, atol_rtol, v)
         timings["check_s"] = round(time.perf_counter() - t, 4)
         v.correct = True
@@ -1084,23 +1074,6 @@ class _Worker:
 
     # --- timing (CUDA only) ---------------------------------------------------------------------------
 
-    def _yield_gpu(self):
-        """Between steps of the correctness work (reference, trials, faithfulness): if a timer is waiting for
-        the exclusive hold, let it time now instead of after this candidate's whole correctness phase, during
-        which every other worker's GPU work would wait behind it too. This worker's queued GPU work finishes
-        first (a timed run must not overlap it), no candidate code runs until the hold is back, and waiting
-        for it is not billed to the candidate. (A candidate's Triton compiles stay under the hold: compiling
-        runs candidate Python -- constexpr functions, attributes of the globals a kernel reads -- which could
-        launch GPU work into another candidate's timing.)"""
-        lock = self._gpu_lock
-        if not (self.yield_gpu and lock is not None and lock.state == "shared" and lock.timer_waiting()):
-            return
-        self._synchronize()
-        lock.release()
-        _send(self.fd_out, {"type": "pause", "nonce": self.nonce})
-        lock.shared()
-        _send(self.fd_out, {"type": "resume", "nonce": self.nonce})
-
     def gpu_lock(self, job):
         if self._gpu_lock is None:
             uuid = str(self.torch.cuda.get_device_properties(self.torch.cuda.current_device()).uuid)
@@ -1204,46 +1177,32 @@ class _GpuLock:
     run of `bench.py timing-noise` gave a median 67% disagreement between two timings of the same kernels:
     other workers' correctness runs and Triton compiles were sharing the GPU.) A waiting timer holds the
     gate, which stops new shared holders, so timing is not starved. A worker gives up its shared hold
-    before it queues for the gate, so no two workers can wait on each other, and between its correctness
-    steps when the gate shows a timer waiting (`_Worker._yield_gpu`)."""
+    before it queues for the gate, so no two workers can wait on each other. A candidate's Triton kernels
+    compile under its shared hold although compiling needs no GPU: compiling runs candidate Python (constexpr
+    functions, attributes of the globals a kernel reads), which could otherwise launch GPU work into another
+    candidate's timing (LOG.md, session 7: the timers' waits halve without the hold, 14.0 -> 9.9 s a batch)."""
 
     def __init__(self, lock_dir, uuid):
         import fcntl
         self.fcntl = fcntl
         self.gate = open(os.path.join(lock_dir, f"gpu-{uuid}.gate"), "a")
         self.lock = open(os.path.join(lock_dir, f"gpu-{uuid}.lock"), "a")
-        self.state = None  # None, "shared" or "exclusive": what this process holds
 
     def shared(self):
         f = self.fcntl
         f.flock(self.gate, f.LOCK_EX)
         f.flock(self.lock, f.LOCK_SH)
         f.flock(self.gate, f.LOCK_UN)
-        self.state = "shared"
 
     def exclusive(self):
         f = self.fcntl
         f.flock(self.lock, f.LOCK_UN)
-        self.state = None
         f.flock(self.gate, f.LOCK_EX)
         f.flock(self.lock, f.LOCK_EX)
         f.flock(self.gate, f.LOCK_UN)
-        self.state = "exclusive"
 
     def release(self):
         self.fcntl.flock(self.lock, self.fcntl.LOCK_UN)
-        self.state = None
-
-    def timer_waiting(self):
-        """Whether the gate is held: almost always a timer queued for the exclusive hold (a shared taker
-        holds it only for an instant)."""
-        f = self.fcntl
-        try:
-            f.flock(self.gate, f.LOCK_EX | f.LOCK_NB)
-        except BlockingIOError:
-            return True
-        f.flock(self.gate, f.LOCK_UN)
-        return False
 
 
 def _cuda_times(torch, fns, refill, inputs_for, trials, run_candidate, warmup=10, check=None, budget_s=None,
@@ -1619,17 +1578,13 @@ class Judge:
     process that imported torch and triton once; the Judge falls back to "spawn" for good, with one line on
     stderr and the reason in `spawn_reason`, if the zygote refuses to fork (it found a thread or CUDA) or cannot
     be started. "spawn": a fresh `python reward.py --worker` per worker. A zygote that dies is restarted,
-    counted as a failed worker start; its workers die with it and their candidates get worker_died.
-
-    yield_gpu (CUDA): between the steps of its correctness work a worker gives its shared GPU hold up to a timer
-    waiting for the exclusive hold, which then waits for one step of GPU work, not a whole correctness phase;
-    False keeps the hold through it (the ablation in `bench.py verify --no-yield`)."""
+    counted as a failed worker start; its workers die with it and their candidates get worker_died."""
 
     def __init__(self, workers=2, device="cpu", timeout_s=60.0, policy="hybrid", trials=5, atol=None, rtol=None,
                  time_trials=100, compile_baseline=False, *, time_budget_s=TIME_BUDGET_S, strict_tol=False,
                  recycle_every=50, recycle_errors=None,
                  mem_limit_gb=8.0, rss_limit_gb=16.0, gpu_mem_limit_gb=16.0, seed=0, threads_per_worker=1, startup_timeout_s=300.0,
-                 spare_workers=None, start_method=None, yield_gpu=True):
+                 spare_workers=None, start_method=None):
         if device not in ("cpu", "cuda"):
             raise ValueError(f"device must be 'cpu' or 'cuda', got {device!r}")
         if policy not in ("hybrid", "strict"):
@@ -1642,7 +1597,6 @@ class Judge:
             raise ValueError(f"start_method must be 'spawn' or, on Linux, 'zygote'; got {start_method!r}")
         self.device, self.timeout_s, self.policy, self.trials = device, float(timeout_s), policy, int(trials)
         self.time_trials, self.compile_baseline, self.seed = int(time_trials), bool(compile_baseline), int(seed)
-        self.yield_gpu = bool(yield_gpu)
         self.time_budget_s = float(time_budget_s) if time_budget_s else None  # None or 0: every time_trials run
         self.recycle_every, self.mem_limit_gb, self.threads = int(recycle_every), float(mem_limit_gb), int(threads_per_worker)
         self.recycle_errors = sorted(RECYCLE_ERRORS if recycle_errors is None else recycle_errors)
@@ -1857,7 +1811,7 @@ class Judge:
                "time_budget_s": self.time_budget_s,
                "compile_baseline": self.compile_baseline, "seed": self.seed, "lock_dir": self.lock_dir,
                "recycle_every": self.recycle_every, "recycle_errors": self.recycle_errors,
-               "gpu_mem_limit_gb": self.gpu_mem_limit_gb, "yield_gpu": self.yield_gpu}
+               "gpu_mem_limit_gb": self.gpu_mem_limit_gb}
         try:
             _send(s.job_w, job)
         except OSError:  # the worker died while idle; its EOF is handled by _on_readable

@@ -406,40 +406,8 @@ def test_verify_bench_pool_fresh_and_cli_agree(monkeypatch, capsys):
     out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert out["agree"] and out["n"] == 2 and out["n_correct"] == 1
     assert out["cli_s"] > 0 and out["ratio_cli"] > 0 and out["pool_s"] > 0
-
-
-def test_worker_yields_its_shared_hold_only_to_a_waiting_timer(tmp_path, monkeypatch):
-    """_GpuLock.timer_waiting reads the gate (real flock files); _Worker._yield_gpu gives the shared hold up and
-    takes it back only while the gate is held, i.e. while a timer queues for the exclusive hold."""
-    import fcntl
-    import types
-
-    import reward
-    lock = reward._GpuLock(str(tmp_path), "uuid")
-    lock.shared()
-    assert not lock.timer_waiting() and lock.state == "shared"
-    sent, events = [], []
-    monkeypatch.setattr(reward, "_send", lambda fd, msg: sent.append(msg["type"]))
-    worker = types.SimpleNamespace(_gpu_lock=lock, yield_gpu=True, nonce="n", fd_out=None,
-                                   _synchronize=lambda: events.append("sync"))
-    reward._Worker._yield_gpu(worker)
-    assert events == [] and sent == []  # nobody waits: keep the hold
-    other = open(os.path.join(str(tmp_path), "gpu-uuid.gate"), "a")  # a timer queued: it holds the gate
-    fcntl.flock(other, fcntl.LOCK_EX)
-    assert lock.timer_waiting()
-    released = []
-    real_shared = lock.shared
-
-    def shared():  # the timer got its turn and is done: it lets go of the gate before we take the hold back
-        released.append(lock.state)
-        fcntl.flock(other, fcntl.LOCK_UN)
-        real_shared()
-    lock.shared = shared
-    reward._Worker._yield_gpu(worker)
-    assert events == ["sync"] and released == [None] and sent == ["pause", "resume"] and lock.state == "shared"
-    fcntl.flock(other, fcntl.LOCK_EX)
-    worker.yield_gpu = False  # Judge(yield_gpu=False): the hold is kept even with a timer waiting
-    reward._Worker._yield_gpu(worker)
-    assert events == ["sync"] and len(sent) == 2 and lock.state == "shared"
-    fcntl.flock(other, fcntl.LOCK_UN)
-    lock.release()
+    # the Judge's ready log: the pool's first worker was up after the zygote, inside the pool's wall time
+    start = out["starts"]["pool"]
+    assert start["workers_started"] >= 1 and start["worker_init_s_median"] >= 0
+    assert 0 < start["zygote_ready_s"] <= start["first_ready_s"] < out["pool_s"]
+    assert start["first_ready_s"] == pytest.approx(out["pool_startup_s"], abs=0.01)
