@@ -122,10 +122,11 @@ def cmd_verify(args):
             log, zygote = judge.ready_log, judge.zygote
         wall = time.perf_counter() - t
         inits = sorted(x for _, x in log if x is not None)
-        starts[mode] = {"first_ready_s": log[0][0] if log else None,
+        first = log[0][0] if log else None
+        starts[mode] = {"first_ready_s": first,
                         "zygote_ready_s": round(zygote.ready_at - judge.created, 3) if zygote and zygote.ready_at else None,
                         "worker_init_s_median": inits[len(inits) // 2] if inits else None, "workers_started": len(log)}
-        runs[mode] = (wall, log[0][0] if log else 0.0, verdicts)
+        runs[mode] = (wall, first or 0.0, verdicts)
     if args.cli:
         t = time.perf_counter()
         verdicts = verify_by_cli(cands, args)
@@ -151,10 +152,11 @@ def cmd_verify(args):
     ratio = fresh[0] / runs["pool"][0] if fresh else None
     ratio_ready = (fresh[0] - fresh[1]) / (runs["pool"][0] - runs["pool"][1]) if fresh else None
     ratio_cli = runs["cli"][0] / runs["pool"][0] if "cli" in runs else None
+    ratio_cli_ready = runs["cli"][0] / (runs["pool"][0] - runs["pool"][1]) if "cli" in runs else None
     said = ([f"{ratio:.2f}x faster than fresh worker processes from a cold start, {ratio_ready:.2f}x once both have "
              "their first workers up"] if fresh else []) + \
-        ([f"{ratio_cli:.2f}x faster than one reward.py process per candidate ("
-          f"{runs['cli'][0] / (runs['pool'][0] - runs['pool'][1]):.2f}x once its first worker is up)"] if ratio_cli else [])
+        ([f"{ratio_cli:.2f}x faster than one reward.py process per candidate ({ratio_cli_ready:.2f}x once its "
+          "first worker is up)"] if ratio_cli else [])
     print(f"pool is {', '.join(said) or 'the only mode timed'}; verdicts disagree on {len(disagree)}: {disagree[:5]}")
     print(json.dumps({"bench": "verify", "n": len(pairs), "device": args.device, "workers": args.workers,
                       "pool_s": round(runs["pool"][0], 2), "fresh_process_s": fresh and round(fresh[0], 2),
@@ -163,8 +165,7 @@ def cmd_verify(args):
                       "ratio": fresh and round(ratio, 2), "ratio_after_startup": fresh and round(ratio_ready, 2),
                       "cli_s": round(runs["cli"][0], 2) if "cli" in runs else None,
                       "ratio_cli": round(ratio_cli, 2) if ratio_cli else None,
-                      "ratio_cli_after_startup": round(runs["cli"][0] / (runs["pool"][0] - runs["pool"][1]), 2)
-                      if "cli" in runs else None,
+                      "ratio_cli_after_startup": round(ratio_cli_ready, 2) if ratio_cli_ready else None,
                       "starts": starts, "agree": not disagree,
                       "n_correct": sum(v.correct for v in runs["pool"][2]), "n_timed": len(speedups), "phase_sums": phases,
                       "argv": sys.argv}))
@@ -238,21 +239,28 @@ class IdTokenizer:
         return " ".join(map(str, ids))
 
 
+def model_config_of(model_config):
+    """(transformers config, IdTokenizer) of a --model-config name."""
+    from transformers import Qwen2Config
+
+    import policy as P
+    if model_config == "qwen2.5-7b":
+        config = Qwen2Config(**QWEN25_7B)
+        return config, IdTokenizer(config.vocab_size, config.eos_token_id, config.pad_token_id)
+    tokenizer = IdTokenizer(P.TINY_SIZES["vocab_size"], 2, 0)
+    return P.tiny_model_config(tokenizer, *(P.TINY_SIZES[k] for k in (
+        "hidden_size", "num_layers", "num_heads", "num_kv_heads", "intermediate_size", "max_positions"))), tokenizer
+
+
 def random_policy(model_config, device, seed, gradient_checkpointing=False):
     """A policy.Policy around a Qwen2 model with random weights: bf16 on CUDA, fp32 on CPU."""
     import torch
-    from transformers import Qwen2Config, Qwen2ForCausalLM
+    from transformers import Qwen2ForCausalLM
 
     import policy as P
     device = P.resolve_device(device)
     dtype = P.resolve_dtype(None, device)
-    if model_config == "qwen2.5-7b":
-        config = Qwen2Config(**QWEN25_7B)
-        tokenizer = IdTokenizer(config.vocab_size, config.eos_token_id, config.pad_token_id)
-    else:
-        tokenizer = IdTokenizer(P.TINY_SIZES["vocab_size"], 2, 0)
-        config = P.tiny_model_config(tokenizer, *(P.TINY_SIZES[k] for k in (
-            "hidden_size", "num_layers", "num_heads", "num_kv_heads", "intermediate_size", "max_positions")))
+    config, tokenizer = model_config_of(model_config)
     default_dtype = torch.get_default_dtype()
     torch.manual_seed(seed)
     try:  # built directly on the device in the target dtype: a 7B model never exists in fp32
@@ -754,16 +762,10 @@ def cmd_rollout_profile(args):
 
 def decode_gemm_shapes(model_config):
     """(name, N, K) of the matmuls of one decode step, fused as the _fused engines run them."""
-    import policy as P
-    if model_config == "qwen2.5-7b":
-        c = QWEN25_7B
-        hidden, heads, kv_heads, inter, vocab = (c["hidden_size"], c["num_attention_heads"], c["num_key_value_heads"],
-                                                 c["intermediate_size"], c["vocab_size"])
-    else:
-        t = P.TINY_SIZES
-        hidden, heads, kv_heads, inter, vocab = (t["hidden_size"], t["num_heads"], t["num_kv_heads"],
-                                                 t["intermediate_size"], t["vocab_size"])
-    d = hidden // heads
+    c, _ = model_config_of(model_config)
+    hidden, heads, kv_heads, inter, vocab = (c.hidden_size, c.num_attention_heads, c.num_key_value_heads,
+                                             c.intermediate_size, c.vocab_size)
+    d = getattr(c, "head_dim", None) or hidden // heads
     return [("qkv", (heads + 2 * kv_heads) * d, hidden), ("o", hidden, heads * d), ("gate_up", 2 * inter, hidden),
             ("down", hidden, inter), ("lm_head", vocab, hidden)]
 
