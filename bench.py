@@ -808,9 +808,186 @@ def cmd_decode_gemms(args):
         rows.append(row)
         print(f"{name:<8} {N:7d} {K:6d} {row['weight_mb']:8.1f} {us['linear']:10.1f} {row['linear_tb_per_s']:6.2f} "
               f"{us['mm_t']:8.1f} {row['mm_t_tb_per_s']:6.2f} {row['max_abs_diff']:9.3g}", flush=True)
+        if device.type == "cuda" and (args.triton == "all" or name in args.triton.split(",")):
+            t0 = time.perf_counter()
+            sweep = triton_gemm_sweep(name, x, w, lambda fn: triton.testing.do_bench_cudagraph(fn, rep=50) * 1e3)
+            ok = sorted((r for r in sweep if "us" in r), key=lambda r: r["us"])
+            by_kernel = sorted(ok, key=lambda r: r["kernel_us"])
+            row["triton"] = {"configs": len(sweep), "failed": len(sweep) - len(ok), "sweep_s": round(time.perf_counter() - t0, 1),
+                             "best": ok[:3], "best_kernel": by_kernel[:1], "all": sweep}
+            for label, r in [("best", b) for b in ok[:3]] + [("kernel", b) for b in by_kernel[:1]]:
+                cfg = (f"n{r['block_n']} k{r['block_k']} split{r['split']} w{r['num_warps']} s{r['num_stages']}"
+                       f"{' tma' * r['tma']}")
+                print(f"  triton {label:<6} {cfg:<28} {r['us']:8.1f} us {nbytes / r['us'] / 1e6:5.2f} TB/s | kernel "
+                      f"{r['kernel_us']:8.1f} us {nbytes / r['kernel_us'] / 1e6:5.2f} TB/s | max|diff| {r['max_abs_diff']:.3g}",
+                      flush=True)
         del w, w_t
     print(json.dumps({"bench": "decode-gemms", "model_config": args.model_config, "device": str(device), "m": M,
                       "rows": rows, "env": _env(), "argv": sys.argv}))
+
+
+def skinny_configs(M, N, K, sms):
+    """First-round configurations of policy.skinny_partials for one matmul shape: each column tile and K
+    block with the slice counts whose grids come nearest 1, 2 and 4 programs per SM, as many pipeline
+    stages (up to 4) as ~220 KB of shared memory holds, with pointer and with descriptor (TMA) loads."""
+    import triton
+    block_m = max(16, triton.next_power_of_2(M))
+    out = []
+    for bn in (64, 128, 256):
+        for bk in (128, 256):
+            stage_bytes = (block_m * bk + bk * bn) * 2
+            stages = min(4, 220_000 // stage_bytes)
+            if stages < 2:
+                continue
+            tiles = triton.cdiv(N, bn)
+            splits = [s for s in (1, 2, 3, 4, 6, 8, 12, 16, 24) if K // s >= 2 * bk]
+            chosen = {min(splits, key=lambda s: abs(tiles * s - want * sms)) for want in (1, 2, 4)}
+            out += [dict(block_n=bn, block_k=bk, split=s, num_warps=8 if bn == 256 else 4, num_stages=stages, tma=tma)
+                    for s in sorted(chosen) for tma in (False, True)]
+    return out
+
+
+def triton_gemm_sweep(name, x, w, bench_us, top=2):
+    """policy.skinny_linear over `skinny_configs`, then the `top` fastest with other stage and warp counts.
+    Each row: us with the sum of the partials (what F.linear's place costs) and us of the kernel alone
+    (the sum can fuse into the next elementwise op), the largest difference from F.linear."""
+    import torch
+
+    import policy as P
+    ref = torch.nn.functional.linear(x, w).float()
+    rows, seen = [], set()
+
+    def try_config(cfg):
+        key = tuple(sorted(cfg.items()))
+        if key in seen:
+            return
+        seen.add(key)
+        try:
+            diff = (P.skinny_linear(x, w, **cfg).float() - ref).abs().max().item()
+            row = {"gemm": name, **cfg, "us": round(bench_us(lambda: P.skinny_linear(x, w, **cfg)), 2),
+                   "kernel_us": round(bench_us(lambda: P.skinny_partials(x, w, **cfg)), 2), "max_abs_diff": diff}
+        except Exception as e:  # out of shared memory or registers: recorded, the sweep goes on
+            row = {"gemm": name, **cfg, "error": f"{type(e).__name__}: {str(e)[:120]}"}
+        rows.append(row)
+
+    for cfg in skinny_configs(x.shape[0], w.shape[0], w.shape[1], torch.cuda.get_device_properties(x.device).multi_processor_count):
+        try_config(cfg)
+    ok = sorted((r for r in rows if "us" in r), key=lambda r: r["us"])
+    for best in ok[:top]:
+        cfg = {k: best[k] for k in ("block_n", "block_k", "split", "tma")}
+        stage_bytes = (64 * cfg["block_k"] + cfg["block_k"] * cfg["block_n"]) * 2
+        for stages in (2, 3, 4, 5, 6):
+            for warps in (4, 8):
+                if stages * stage_bytes <= 228_000:
+                    try_config({**cfg, "num_warps": warps, "num_stages": stages})
+    return rows
+
+
+def cmd_decode_attn(args):
+    """The split-KV decode attention of one layer alone, as the engines run it: over the whole cache of a
+    rollout, reading up to the step's slot (a device tensor). Sweeps slice length and cache slots per
+    iteration (Triton's default warps and stages), then warps and stages for the fastest few; the best
+    are timed at the first, middle and last slot of a rollout (Simpson's rule gives the rollout's mean)."""
+    import torch
+    import triton.testing
+
+    import policy as P
+    device = P.resolve_device(None if args.device == "auto" else args.device)
+    if device.type != "cuda":
+        raise SystemExit("decode-attn times CUDA kernels; run it on a GPU")
+    dtype = P.resolve_dtype(None, device)
+    c, _ = model_config_of(args.model_config)
+    H, kv_heads = c.num_attention_heads, c.num_key_value_heads
+    D = getattr(c, "head_dim", None) or c.hidden_size // H
+    big = args.model_config == "qwen2.5-7b"
+    B, W, new = args.batch or (64 if big else 8), args.prompt_len or (512 if big else 64), args.new_tokens or (1024 if big else 64)
+    cache_len = -(-(W + new) // P.KV_BUCKET) * P.KV_BUCKET      # as the compile engines round it
+    g = torch.Generator(device=device).manual_seed(args.seed)
+    q = torch.randn(B, H, 1, D, generator=g, device=device, dtype=dtype)
+    k, v = (torch.randn(B, kv_heads, cache_len, D, generator=g, device=device, dtype=dtype) for _ in range(2))
+    mask = torch.zeros(B, 1, 1, cache_len, device=device, dtype=dtype)
+    slot = torch.zeros(1, dtype=torch.long, device=device)
+    scale = D ** -0.5
+
+    def at(s):
+        slot.fill_(s)
+        mask.zero_()
+        mask[..., s + 1:] = float("-inf")
+        ref = P._attend(q, k[:, :, :s + 1], v[:, :, :s + 1], mask[..., :s + 1], scale).float()
+        return ref, 2 * B * kv_heads * (s + 1) * D * k.element_size()
+
+    def time_config(cfg, ref, nbytes):
+        fn = lambda: P._attend_split_kv(q, k, v, mask, scale, slot, **cfg)  # noqa: E731
+        try:
+            diff = (fn().float() - ref).abs().max().item()
+            us = triton.testing.do_bench_cudagraph(fn, rep=100) * 1e3
+            return {**cfg, "us": round(us, 2), "tb_per_s": round(nbytes / us / 1e6, 3), "max_abs_diff": diff}
+        except Exception as e:  # out of resources: recorded, the sweep goes on
+            return {**cfg, "error": f"{type(e).__name__}: {str(e)[:120]}"}
+
+    mid = W + new // 2
+    ref, nbytes = at(mid)
+    print(f"decode-attn | {args.model_config} | batch {B} x {H} q / {kv_heads} kv heads x {D} | cache {cache_len} | "
+          f"slot {mid}: {nbytes / 1e6:.1f} MB of K/V", flush=True)
+    default = {"split_tokens": P.SPLIT_KV_TOKENS, "block_n": P.SPLIT_KV_BLOCK, "num_warps": None, "num_stages": None}
+    rows = [time_config(default, ref, nbytes)]
+    for split in (256, 512, 768, 1024, cache_len):
+        for bn in (32, 64, 128):
+            rows.append(time_config({"split_tokens": split, "block_n": bn, "num_warps": None, "num_stages": None}, ref, nbytes))
+    first = sorted((r for r in rows if "us" in r), key=lambda r: r["us"])[:3]
+    for r in first:
+        for warps in (2, 4, 8):
+            for stages in (1, 2, 3, 4):
+                rows.append(time_config({"split_tokens": r["split_tokens"], "block_n": r["block_n"], "num_warps": warps,
+                                         "num_stages": stages}, ref, nbytes))
+    ok = sorted((r for r in rows if "us" in r), key=lambda r: r["us"])
+    finals = []
+    for cfg in [default] + [{k: r[k] for k in default} for r in ok[:4] if {k: r[k] for k in default} != default]:
+        per_slot = [time_config(cfg, *at(s)) for s in (W, mid, W + new - 1)]
+        if all("us" in r for r in per_slot):
+            mean_us = (per_slot[0]["us"] + 4 * per_slot[1]["us"] + per_slot[2]["us"]) / 6
+            finals.append({**cfg, "us_first_mid_last": [r["us"] for r in per_slot], "rollout_mean_us": round(mean_us, 2),
+                           "per_step_ms": round(mean_us * c.num_hidden_layers / 1e3, 3)})
+    print(f"{'split':>6} {'bn':>4} {'warps':>5} {'stages':>6} {'us':>8} {'TB/s':>6}")
+    for r in ok[:10]:
+        print(f"{r['split_tokens']:6d} {r['block_n']:4d} {str(r['num_warps']):>5} {str(r['num_stages']):>6} {r['us']:8.1f} "
+              f"{r['tb_per_s']:6.2f}")
+    print("over a rollout (first / middle / last slot; Simpson mean; x layers):")
+    for f in finals:
+        print(f"  {f['split_tokens']:6d} {f['block_n']:4d} {str(f['num_warps']):>5} {str(f['num_stages']):>6} "
+              f"{f['us_first_mid_last']} -> {f['rollout_mean_us']:.1f} us/layer, {f['per_step_ms']:.3f} ms/step")
+    print(json.dumps({"bench": "decode-attn", "model_config": args.model_config, "batch": B, "cache_len": cache_len,
+                      "rows": rows, "rollout": finals, "env": _env(), "argv": sys.argv}))
+
+
+def cmd_decode_sample(args):
+    """One decode step's sampling alone at --batch x vocab: generate's rule (fp32 scores, warpers, softmax,
+    multinomial; `policy._token_sampler`) vs `policy.gumbel_sample`, at --temperature (top-p 1)."""
+    import torch
+    import triton.testing
+
+    import policy as P
+    device = P.resolve_device(None if args.device == "auto" else args.device)
+    if device.type != "cuda":
+        raise SystemExit("decode-sample times CUDA kernels; run it on a GPU")
+    c, _ = model_config_of(args.model_config)
+    B = args.batch or (64 if args.model_config == "qwen2.5-7b" else 8)
+    logits = torch.randn(B, c.vocab_size, device=device, dtype=P.resolve_dtype(None, device))
+    stop_t = torch.tensor([0], device=device)
+    rule = P._token_sampler(stop_t, args.temperature, 1.0, suppress_eos=False)
+
+    def bench_us(fn):
+        try:
+            return triton.testing.do_bench_cudagraph(fn, rep=200) * 1e3
+        except Exception as e:  # not capturable: launched one by one instead
+            _log(f"decode-sample: no CUDA graph ({type(e).__name__}: {e}); timing without one")
+            return triton.testing.do_bench(fn, rep=200) * 1e3
+
+    us = {"generate_rule": bench_us(lambda: rule(logits)), "gumbel": bench_us(lambda: P.gumbel_sample(logits, args.temperature))}
+    print(f"decode-sample | batch {B} x vocab {c.vocab_size} | temperature {args.temperature:g} | "
+          + " | ".join(f"{k} {v:.1f} us" for k, v in us.items()), flush=True)
+    print(json.dumps({"bench": "decode-sample", "batch": B, "vocab": c.vocab_size, "temperature": args.temperature,
+                      **{f"{k}_us": round(v, 2) for k, v in us.items()}, "env": _env(), "argv": sys.argv}))
 
 
 def cmd_sft_step(args):
@@ -1104,7 +1281,21 @@ def main():
     add_model_args(dg, "where the matmuls run")
     dg.add_argument("--batch", type=int, default=None, help="rows of the activations (default 64 for 7B, 8 tiny)")
     dg.add_argument("--seed", type=int, default=0, help="seed of the random operands")
+    dg.add_argument("--triton", default="",
+                    help="CUDA: also sweep configurations of policy.skinny_linear (split-K Triton) for these matmuls "
+                         "(comma-separated names from qkv,o,gate_up,down,lm_head, or all)")
     dg.set_defaults(fn=cmd_decode_gemms)
+    da = sub.add_parser("decode-attn", help="the split-KV decode attention of one layer alone: a sweep of its "
+                        "launch configuration (CUDA)", formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    add_model_args(da, "where the attention runs")
+    add_rollout_args(da)
+    da.set_defaults(fn=cmd_decode_attn)
+    ds = sub.add_parser("decode-sample", help="one decode step's sampling alone: generate's rule vs the Gumbel-max "
+                        "kernel (CUDA)", formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    add_model_args(ds, "where it runs")
+    ds.add_argument("--batch", type=int, default=None, help="rows (default 64 for 7B, 8 tiny)")
+    ds.add_argument("--temperature", type=float, default=1.0, help="sampling temperature")
+    ds.set_defaults(fn=cmd_decode_sample)
     f = sub.add_parser("sft-step", help="LoRA SFT step tokens/s and peak memory (train.py's step and loss)",
                        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     add_model_args(f, "where the model runs")

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The H200 measurements behind LOG.md, in named sections so one device call can run several:
 #   bash gpu_run.sh noise judgetests search   # logs in /tmp/gpu_work, packed into $OUT/results.tgz after each
-# Sections: env train trainab rlab q4 noise judgetests verify teacher2 teacher2x3 teacher5 search search5 sft rollout profile rl, in the order given
+# Sections: env train trainab rlab q4 noise judgetests verify teacher2 teacher2x3 teacher5 search search5 sft rollout profile kernels rl, in the order given
 # (one after another: run at once, 20+ judge workers on 16 cores starved each other, LOG.md). Every section is
 # time-boxed with `timeout` so one slow step cannot eat the whole call; each prints the end of its log.
 set -u
@@ -87,6 +87,16 @@ run_profile() {  # issue 9: where the fast engine's decode step goes, every kern
   timeout 240 $PY bench.py rollout-profile --model-config qwen2.5-7b --engines ${PROFILE_ENGINES:-compile_fused_splitkv} \
     --top-kernels 60 --attn-splits '' > "$O/profile.txt" 2>&1
   grep -v '^{' "$O/profile.txt" | tail -75
+}
+
+run_kernels() {  # issue 9: the decode step's parts alone: sampling, attention sweep, split-K GEMM sweep (~5 min)
+  section kernels
+  timeout 60 $PY bench.py decode-sample --model-config qwen2.5-7b > "$O/decode_sample.txt" 2>&1
+  grep -v '^{' "$O/decode_sample.txt" | tail -3
+  timeout 150 $PY bench.py decode-attn --model-config qwen2.5-7b > "$O/decode_attn.txt" 2>&1
+  grep -v '^{' "$O/decode_attn.txt" | tail -20
+  timeout 330 $PY bench.py decode-gemms --model-config qwen2.5-7b --triton ${GEMMS:-o,down,gate_up} > "$O/decode_gemms.txt" 2>&1
+  grep -v '^{' "$O/decode_gemms.txt" | tail -30
 }
 
 run_sft() {  # issue 5: one LoRA r=64 SFT step at 16 x 2048 tokens, 7B shape, micro-batch 2 without checkpointing

@@ -709,13 +709,20 @@ def _split_kv_kernels():
     return _SPLIT_KV
 
 
-def _attend_split_kv(q, k, v, mask, scale, last_slot=None, split_tokens=SPLIT_KV_TOKENS):
+def _launch_options(num_warps, num_stages) -> dict:
+    """Triton launch keywords, leaving out those given as None (Triton's defaults then apply)."""
+    return {k: v for k, v in (("num_warps", num_warps), ("num_stages", num_stages)) if v is not None}
+
+
+def _attend_split_kv(q, k, v, mask, scale, last_slot=None, split_tokens=SPLIT_KV_TOKENS, block_n=SPLIT_KV_BLOCK,
+                     num_warps=None, num_stages=None):
     """`_attend` with the decode step (q_len 1) run by the split-KV Triton kernels; prefill goes to `_attend`.
     Same shapes: q (B, H, 1, D), k, v (B, kv_heads, kv_len, D) (views of the cache), mask additive
     (B, 1, 1, kv_len); output (B, 1, H * D) in q's dtype. last_slot: a one-element tensor holding the slot
     this step writes; slots after it (masked anyway) are then not read, and since the kernel reads it on
     the device, one CUDA graph over the whole cache serves every step. The grid is fixed for a given kv_len
-    and nothing waits on the host, so a CUDA graph can capture it."""
+    and nothing waits on the host, so a CUDA graph can capture it. block_n (cache slots per inner iteration),
+    num_warps, num_stages: the partial kernel's launch configuration (None: Triton's defaults)."""
     B, H, q_len, D = q.shape
     if q_len != 1:
         return _attend(q, k, v, mask, scale)
@@ -723,7 +730,7 @@ def _attend_split_kv(q, k, v, mask, scale, last_slot=None, split_tokens=SPLIT_KV
     triton = kernels["triton"]
     kv_heads, kv_len = k.shape[1], k.shape[2]
     groups = H // kv_heads
-    split_len = triton.cdiv(split_tokens, SPLIT_KV_BLOCK) * SPLIT_KV_BLOCK
+    split_len = triton.cdiv(split_tokens, block_n) * block_n
     n_splits = triton.cdiv(kv_len, split_len)
     partial = torch.empty(B * kv_heads, n_splits, groups, D, dtype=torch.float32, device=q.device)
     row_max = torch.empty(B * kv_heads, n_splits, groups, dtype=torch.float32, device=q.device)
@@ -739,12 +746,118 @@ def _attend_split_kv(q, k, v, mask, scale, last_slot=None, split_tokens=SPLIT_KV
         q, k, v, mask, partial, row_max, row_sum, mask if last_slot is None else last_slot, kv_len, split_len, scale,
         q.stride(0), q.stride(1), q.stride(3), *k.stride(), *v.stride(), mask.stride(0), mask.stride(3),
         KV_HEADS=kv_heads, GROUPS=groups, HEAD_DIM=D, BLOCK_G=max(16, triton.next_power_of_2(groups)),
-        BLOCK_D=block_d, BLOCK_N=SPLIT_KV_BLOCK, DOT_DTYPE=dot_dtype, PRECISION=precision,
-        HAS_LAST=last_slot is not None)
+        BLOCK_D=block_d, BLOCK_N=block_n, DOT_DTYPE=dot_dtype, PRECISION=precision,
+        HAS_LAST=last_slot is not None, **_launch_options(num_warps, num_stages))
     kernels["combine"][(B * kv_heads, groups)](
         partial, row_max, row_sum, out, n_splits, out.stride(0), KV_HEADS=kv_heads, GROUPS=groups, HEAD_DIM=D,
         BLOCK_S=max(2, triton.next_power_of_2(n_splits)), BLOCK_D=block_d)
     return out
+
+
+# ----------------------------------------------------------------------------------------------------
+# Split-K matmul of the decode step, in Triton
+#
+# At batch 64 a decode matmul reads its whole weight for 64 rows of activations: memory-bound, but with
+# 64 FLOPs per weight byte it also needs the tensor cores busy. The weight's output columns alone give
+# too few programs for the narrow projections (o and down: 3,584 columns, 28 tiles of 128), so the
+# reduction dimension is cut into `split` slices as well; each program writes fp32 partial sums, which
+# the caller adds (inside a compiled half, Inductor fuses that sum into the next elementwise op).
+# `bench.py decode-gemms --triton` times configurations of it against cuBLAS.
+
+_SKINNY = {}  # the kernel, made by `_skinny_kernels` on first use (see `_split_kv_kernels`)
+
+
+def _skinny_kernels():
+    """The Triton kernel of `skinny_linear`, defined on first use (as `_split_kv_kernels`)."""
+    global tl
+    if _SKINNY:
+        return _SKINNY
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def _skinny_mm(X, W, Out, M, N, K, split_len, stride_xm, stride_xk, stride_wn, stride_wk,
+                   stride_os, stride_om, stride_on,
+                   BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, EVEN: tl.constexpr):
+        # program (column tile, reduction slice): Out[slice] = X[:, slice] @ W[tile, slice]^T, fp32 sums
+        pid_n, pid_k = tl.program_id(0), tl.program_id(1)
+        m = tl.arange(0, BLOCK_M)
+        n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+        kk = tl.arange(0, BLOCK_K)
+        k_lo = pid_k * split_len
+        x_ptrs = X + m[:, None] * stride_xm + (k_lo + kk)[None, :] * stride_xk        # (BLOCK_M, BLOCK_K)
+        w_ptrs = W + n[None, :].to(tl.int64) * stride_wn + (k_lo + kk)[:, None] * stride_wk  # (BLOCK_K, BLOCK_N)
+        acc = tl.zeros((BLOCK_M, BLOCK_N), tl.float32)
+        for k0 in range(0, split_len, BLOCK_K):
+            if EVEN:  # M == BLOCK_M, N % BLOCK_N == 0, split_len % BLOCK_K == 0 and every slice inside K
+                x = tl.load(x_ptrs)
+                w = tl.load(w_ptrs)
+            else:
+                k_ok = (kk + k0 < split_len) & (k_lo + k0 + kk < K)
+                x = tl.load(x_ptrs, mask=(m < M)[:, None] & k_ok[None, :], other=0.0)
+                w = tl.load(w_ptrs, mask=k_ok[:, None] & (n < N)[None, :], other=0.0)
+            acc = tl.dot(x, w, acc)
+            x_ptrs += BLOCK_K * stride_xk
+            w_ptrs += BLOCK_K * stride_wk
+        out = Out + pid_k * stride_os + m[:, None] * stride_om + n[None, :] * stride_on
+        tl.store(out, acc.to(Out.dtype.element_ty), mask=(m < M)[:, None] & (n < N)[None, :])
+
+    @triton.jit
+    def _skinny_mm_tma(x_desc, w_desc, Out, M, N, K, split_len, stride_os, stride_om, stride_on,
+                       BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+        # `_skinny_mm` with tensor-memory-accelerator loads (Hopper on): blocks outside x or W read as zeros
+        pid_n, pid_k = tl.program_id(0), tl.program_id(1)
+        n0, k_lo = pid_n * BLOCK_N, pid_k * split_len
+        acc = tl.zeros((BLOCK_M, BLOCK_N), tl.float32)
+        for k0 in range(k_lo, tl.minimum(k_lo + split_len, K), BLOCK_K):
+            acc = tl.dot(x_desc.load([0, k0]), w_desc.load([n0, k0]).T, acc)
+        m = tl.arange(0, BLOCK_M)
+        n = n0 + tl.arange(0, BLOCK_N)
+        out = Out + pid_k * stride_os + m[:, None] * stride_om + n[None, :] * stride_on
+        tl.store(out, acc.to(Out.dtype.element_ty), mask=(m < M)[:, None] & (n < N)[None, :])
+
+    _SKINNY.update(triton=triton, mm=_skinny_mm, mm_tma=_skinny_mm_tma)
+    return _SKINNY
+
+
+def skinny_partials(x, weight, block_n=128, block_k=128, split=1, num_warps=4, num_stages=4, tma=False):
+    """x (M, K) @ weight (N, K)^T as (splits, M, N) partial sums over slices of K (fp32; x's dtype when
+    there is one slice): sum them over dim 0 for the product. The slices are `split` equal runs of K
+    rounded up to block_k, so fewer than `split` may remain. M must fit one tile (at most 256 rows).
+    tma: load through tensor descriptors (CUDA, compute capability 9 or more; contiguous rows)."""
+    kernels = _skinny_kernels()
+    triton = kernels["triton"]
+    M, K = x.shape
+    N = weight.shape[0]
+    if weight.shape[1] != K:
+        raise ValueError(f"x is (M, {K}) but weight is {tuple(weight.shape)}")
+    block_m = max(16, triton.next_power_of_2(M))
+    if block_m > 256:
+        raise ValueError(f"skinny_partials takes at most 256 rows (got {M})")
+    split_len = triton.cdiv(triton.cdiv(K, split), block_k) * block_k
+    n_split = triton.cdiv(K, split_len)
+    out = torch.empty(n_split, M, N, device=x.device, dtype=x.dtype if n_split == 1 else torch.float32)
+    grid = (triton.cdiv(N, block_n), n_split)
+    if tma:
+        from triton.tools.tensor_descriptor import TensorDescriptor
+        kernels["mm_tma"][grid](
+            TensorDescriptor.from_tensor(x, [block_m, block_k]), TensorDescriptor.from_tensor(weight, [block_n, block_k]),
+            out, M, N, K, split_len, *out.stride(), BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k,
+            num_warps=num_warps, num_stages=num_stages)
+        return out
+    even = M == block_m and N % block_n == 0 and split_len * n_split == K
+    kernels["mm"][grid](
+        x, weight, out, M, N, K, split_len, *x.stride(), *weight.stride(), *out.stride(),
+        BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k, EVEN=even, num_warps=num_warps, num_stages=num_stages)
+    return out
+
+
+def skinny_linear(x, weight, **config):
+    """`F.linear(x, weight)` without bias through `skinny_partials` (config: its keyword arguments);
+    x (..., K) -> (..., N) in x's dtype."""
+    parts = skinny_partials(x.reshape(-1, x.shape[-1]), weight, **config)
+    out = parts[0] if parts.shape[0] == 1 else parts.sum(0).to(x.dtype)
+    return out.reshape(*x.shape[:-1], weight.shape[0])
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -936,6 +1049,65 @@ class _StaticDecoder:
         with torch.cuda.graph(graph, pool=self.pool):
             self.graph_out[kv_len] = _static_forward(*args)
         self.graphs[kv_len] = graph
+
+
+# ----------------------------------------------------------------------------------------------------
+# Sampling at temperature T without top-p, in one pass over the logits (the Gumbel-max trick)
+#
+# argmax_i(logits_i / T + G_i), with G_i independent standard Gumbel noise, is distributed exactly as
+# softmax(logits / T). One Triton kernel reads the bf16 logits once (each program a chunk of a row, its
+# best value and index), instead of generate's fp32 copy, softmax, exponential draws, division and argmax
+# (about 0.2 ms of a 6 ms decode step at 64 x 152k on the H200). The uniforms come from Triton's Philox,
+# keyed by a seed drawn from torch's RNG each step, so a seeded run repeats; the tokens follow the same
+# distribution as generate's but not its random stream.
+
+GUMBEL_BLOCK = 4096  # vocabulary entries per program
+_GUMBEL = {}
+
+
+def _gumbel_kernels():
+    """The Triton kernel of `gumbel_sample`, defined on first use (as `_split_kv_kernels`)."""
+    global tl
+    if _GUMBEL:
+        return _GUMBEL
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def _gumbel_max(Logits, Seed, BestVal, BestIdx, V, stride_b, temperature, BLOCK_V: tl.constexpr):
+        # program (row, chunk): the largest logit / T + Gumbel noise of the chunk, and where it is
+        row, chunk = tl.program_id(0), tl.program_id(1)
+        cols = chunk * BLOCK_V + tl.arange(0, BLOCK_V)
+        ok = cols < V
+        x = tl.load(Logits + row.to(tl.int64) * stride_b + cols, mask=ok, other=float("-inf")).to(tl.float32)
+        u = tl.rand(tl.load(Seed), row * V + cols)                       # [0, 1); u = 0 gives -inf noise
+        s = x / temperature - tl.log(-tl.log(u))
+        s = tl.where(ok, s, float("-inf"))
+        best = tl.argmax(s, 0)
+        tl.store(BestVal + row * tl.num_programs(1) + chunk, tl.max(s, 0))
+        tl.store(BestIdx + row * tl.num_programs(1) + chunk, chunk * BLOCK_V + best)
+
+    _GUMBEL.update(triton=triton, kernel=_gumbel_max)
+    return _GUMBEL
+
+
+def gumbel_sample(logits, temperature: float, generator=None):
+    """Token ids (B,) drawn from softmax(logits / temperature) for logits (B, V) (any float dtype; -inf
+    entries are never drawn), by the Gumbel-max trick in one pass. The seed of the noise is drawn from
+    torch's RNG on logits' device (or `generator`), so a seeded caller repeats its draws."""
+    if temperature <= 0:
+        raise ValueError("gumbel_sample samples at a temperature > 0; use argmax for greedy decoding")
+    kernels = _gumbel_kernels()
+    B, V = logits.shape
+    if logits.stride(1) != 1:
+        logits = logits.contiguous()
+    chunks = kernels["triton"].cdiv(V, GUMBEL_BLOCK)
+    seed = torch.randint(0, 2 ** 31 - 1, (1,), device=logits.device, generator=generator)
+    best_val = torch.empty(B, chunks, device=logits.device, dtype=torch.float32)
+    best_idx = torch.empty(B, chunks, device=logits.device, dtype=torch.int32)
+    kernels["kernel"][(B, chunks)](logits, seed, best_val, best_idx, V, logits.stride(0), float(temperature),
+                                   BLOCK_V=GUMBEL_BLOCK)
+    return best_idx.gather(1, best_val.argmax(1, keepdim=True)).squeeze(1).long()
 
 
 def _token_sampler(stop_t, temperature, top_p, suppress_eos):
