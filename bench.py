@@ -622,7 +622,7 @@ def profile_engine(pol, engine, args):
     _log(f"rollout-profile {engine}: prefill and warm-up")
     with P.sampling_mode(pol, args.seed):
         decoder = P._StaticDecoder(pol.model, B, W + args.new_tokens, pol.device, pol.dtype, kv_bucket=P.KV_BUCKET, **options)
-        next_token = P._token_sampler(stop_t, args.temperature, args.top_p, suppress_eos=True)
+        next_token = P._token_sampler(stop_t, args.temperature, args.top_p, suppress_eos=True, gumbel=cuda)
         token = next_token(decoder.prefill(ids, torch.ones_like(ids), max(1, 32768 // W)))
         positions = [torch.full_like(token, s) for s in slots]  # no padding: the rotary position is the slot
 

@@ -4,6 +4,7 @@ the tiny default model on CPU (fp32), plus a CUDA-graph check that skips itself 
 On CPU engine "static" runs the same code as "cudagraph" / "compile" without the graph capture, so
 equality here tests the cache, masks, positions, GQA folding, sampling and stopping of all three; the
 compiled layer halves of "compile" are checked against "static" step by step."""
+import functools
 import json
 import os
 import re
@@ -267,6 +268,71 @@ def test_split_kv_engine_equals_generate(tiny):
     """The whole decode path with the split-KV kernel (interpreted: slow, so few steps in one batch)."""
     hf = run(tiny, "hf", max_new_tokens=5, batch_size=5)
     assert run(tiny, "static_fused_splitkv", max_new_tokens=5, batch_size=5) == hf
+
+
+@pytest.mark.skipif(os.environ.get("TRITON_INTERPRET") != "1" and not torch.cuda.is_available(),
+                    reason="a Triton kernel: needs the interpreter or CUDA")
+def test_gumbel_sample_draws_from_softmax_over_temperature():
+    """Frequencies of 300 one-pass Gumbel-max draws against softmax(logits / T) (chi-square, p < 1e-4 to fail:
+    T = 1 instead of 0.5 would give chi2 ~ 40 on average); -inf entries never drawn; a seeded generator
+    repeats. Small blocks, so a row spans three of a program's four blocks (the engine uses 4 x 1,024); with
+    blocks of 8 a row spans two programs, whose winners are combined: a dominant entry always wins."""
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    V, T, n = 40, 0.5, 300
+    logits = torch.full((V,), -40.0)
+    hot = torch.tensor([0, 7, 8, 31, 33, 39])          # both programs' blocks, the first and the last entry
+    logits[hot] = torch.tensor([1.0, 0.2, 0.9, 0.6, -0.1, 0.5])
+    logits[5] = float("-inf")
+    rows = logits.expand(n, V).contiguous().to(device)
+    tokens = P.gumbel_sample(rows, T, block=16).cpu()
+    assert tokens.shape == (n,) and tokens.dtype == torch.long
+    counts = torch.bincount(tokens, minlength=V).double()
+    expected = torch.softmax(logits.double() / T, -1) * n
+    assert counts[hot].sum() == n and counts[5] == 0     # the rest have mass < 1e-15
+    chi2 = ((counts[hot] - expected[hot]) ** 2 / expected[hot]).sum().item()
+    assert chi2 < 27.9, (counts[hot].tolist(), expected[hot].tolist())  # 6 - 1 dof: P(chi2 > 27.9) < 1e-4
+    gen = lambda: torch.Generator(device=device).manual_seed(3)  # noqa: E731
+    assert torch.equal(P.gumbel_sample(rows[:8], T, gen(), block=8), P.gumbel_sample(rows[:8], T, gen(), block=8))
+    dominant = torch.zeros(3, V)
+    dominant[[0, 1, 2], [0, 33, 39]] = 60.0           # the first program, the second, the last entry
+    assert P.gumbel_sample(dominant.to(device), 1.0, block=8).tolist() == [0, 33, 39]
+    with pytest.raises(ValueError, match="temperature"):
+        P.gumbel_sample(rows, 0.0)
+
+
+@pytest.mark.skipif(os.environ.get("TRITON_INTERPRET") != "1", reason="CPU model: needs the Triton interpreter")
+def test_engine_with_gumbel_sampling_is_seeded_and_suppresses_eos(tiny, monkeypatch):
+    """The CUDA default (Gumbel-max sampling without top-p) through the static engine on CPU: seeded, different
+    from generate's random stream, and eos suppressed; with top-p it keeps generate's rule (same tokens as hf)."""
+    monkeypatch.setattr(P, "GUMBEL_BLOCK", 128)  # 400-token vocabulary: one program a row
+    engine = functools.partial(P._generate_static, gumbel=True)
+    monkeypatch.setitem(P.ENGINES, "static_gumbel", engine)
+    a = run(tiny, "static_gumbel", temperature=1.0, seed=3, max_new_tokens=8)
+    assert a == run(tiny, "static_gumbel", temperature=1.0, seed=3, max_new_tokens=8)
+    assert a[0] != run(tiny, "static_gumbel", temperature=1.0, seed=4, max_new_tokens=8)[0]
+    eos = P.eos_ids(tiny)
+    forced = run(tiny, "static_gumbel", temperature=5.0, seed=3, max_new_tokens=8, suppress_eos=True)
+    assert set(forced[1]) == {"length"} and not any(t in eos for c in forced[0] for t in c)
+    with_top_p = run(tiny, "static_gumbel", temperature=0.8, top_p=0.9, seed=5, max_new_tokens=8)
+    assert with_top_p == run(tiny, "hf", temperature=0.8, top_p=0.9, seed=5, max_new_tokens=8)
+
+
+@pytest.mark.skipif(os.environ.get("TRITON_INTERPRET") != "1" and not torch.cuda.is_available(),
+                    reason="a Triton kernel: needs the interpreter or CUDA")
+@pytest.mark.parametrize("M, N, K, config", [
+    (8, 48, 96, dict(block_n=16, block_k=32, split=2)),                 # even: two whole slices
+    (5, 40, 100, dict(block_n=16, block_k=32, split=3)),                # ragged rows, columns and K: 2 slices remain
+    (16, 64, 128, dict(block_n=32, block_k=32, split=1)),               # one slice: x's dtype, no sum
+    (5, 40, 100, dict(block_n=16, block_k=32, split=3, tma=True)),      # descriptor loads, ragged
+])
+def test_skinny_linear_equals_linear(M, N, K, config):
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    g = torch.Generator().manual_seed(0)
+    x, w = torch.randn(M, K, generator=g).to(device), torch.randn(N, K, generator=g).to(device)
+    parts = P.skinny_partials(x, w, **config)
+    assert parts.dtype == (x.dtype if parts.shape[0] == 1 else torch.float32) and parts.shape[1:] == (M, N)
+    torch.testing.assert_close(P.skinny_linear(x[None], w, **config), torch.nn.functional.linear(x, w)[None],
+                               rtol=1e-4, atol=1e-4)
 
 
 def test_rollout_profile_runs_on_cpu(monkeypatch, capsys):
