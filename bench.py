@@ -570,7 +570,7 @@ def cmd_rollout(args):
 PROFILE_CATEGORIES = (
     ("cache index_copy", r"^(?!triton_).*(index_copy|indexcopy)"),
     ("attention", r"attn|attention|fmha|flash|softmax"),
-    ("gemm", r"gemm|gemv|nvjet|xmma|cutlass|cublas|matmul|splitk|aten::(mm|addmm|bmm|linear)$"),
+    ("gemm", r"gemm|gemv|nvjet|xmma|cutlass|cublas|matmul|splitk|skinny_mm|aten::(mm|addmm|bmm|linear)$"),
     ("elementwise/norm/rotary: compiled", r"^triton_"),
     ("memcpy/memset", r"^mem(cpy|set)"),
     ("elementwise/norm/rotary: eager", r"elementwise|reduce|norm|rsqrt|pow|mean|mul|add|neg|cat|silu|copy|fill"),
@@ -1172,7 +1172,8 @@ def add_model_args(parser, device_help):
 ENGINE_NAMES_HELP = ("Engines (policy.ENGINES): hf (plain generate); static | cudagraph | compile, each also with "
                      "_fused (one q|k|v and one gate|up matmul per layer), _splitkv (split-KV Triton decode "
                      "attention) or _fused_splitkv, e.g. compile_fused_splitkv; compile_full; compile_tuned_fused_splitkv "
-                     "(its GEMMs autotuned: minutes of compiling); auto")
+                     "(its GEMMs autotuned: minutes of compiling); compile_fused_splitkv_skinny (split-K Triton o and "
+                     "down projections); auto")
 
 
 def add_rollout_args(parser):

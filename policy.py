@@ -561,6 +561,8 @@ class _FusedLayer(typing.NamedTuple):
     qkv_sizes: tuple                # (q, kv, kv) output widths, to split the fused output
     gate_up_weight: torch.Tensor    # (2 intermediate, hidden): gate_proj rows, then up_proj rows
     gate_up_bias: object            # (2 intermediate,), or None
+    o_weight: object                # o_proj's weight (the module's own tensor), or None when it has a bias
+    down_weight: object             # down_proj's weight, likewise (the split-K projections take no bias)
 
 
 def _linear_params(linear):
@@ -588,7 +590,9 @@ def _fused_weights(model) -> list:
     for layer in _hf_model(model).get_decoder().layers:
         attn, mlp = layer.self_attn, layer.mlp
         gate_up_weight, gate_up_bias, _ = _cat_linears((mlp.gate_proj, mlp.up_proj))
-        out.append(_FusedLayer(*_cat_linears((attn.q_proj, attn.k_proj, attn.v_proj)), gate_up_weight, gate_up_bias))
+        (o_weight, o_bias), (down_weight, down_bias) = _linear_params(attn.o_proj), _linear_params(mlp.down_proj)
+        out.append(_FusedLayer(*_cat_linears((attn.q_proj, attn.k_proj, attn.v_proj)), gate_up_weight, gate_up_bias,
+                               o_weight if o_bias is None else None, down_weight if down_bias is None else None))
     return out
 
 
@@ -866,16 +870,16 @@ def skinny_linear(x, weight, **config):
 # One decoder layer over the static cache
 
 
-def _attn_in(layer, w, x, cos, sin, k_cache, v_cache, slots):
-    """A layer's input norm, q/k/v projections and rotary embedding: writes k and v into the layer's cache
+def _attn_in(layer, w, h, cos, sin, k_cache, v_cache, slots):
+    """A layer's q/k/v projections and rotary embedding of h, its input already through the layer's input
+    norm (the previous half computes it, `_attn_out`): writes k and v into the layer's cache
     (B, kv_heads, L, D) at `slots` (q_len,) and returns q (B, heads, q_len, D). w: the layer's
     `_FusedLayer` (one q|k|v matmul), or None (the model's three projections). Compiled (the "compile"
     engines), the writes stay in place: Inductor turns the index_copy_ of a graph input into stores of the
     step's B * kv_heads * q_len * D elements (k's inside its rotary kernel), not a copy of the whole cache
     (tests/test_rollout.py reads the generated code)."""
     attn = layer.self_attn
-    B, q_len, _ = x.shape
-    h = layer.input_layernorm(x)
+    B, q_len, _ = h.shape
     if w is None:
         q, k, v = attn.q_proj(h), attn.k_proj(h), attn.v_proj(h)
     else:
@@ -891,26 +895,58 @@ def _attn_in(layer, w, x, cos, sin, k_cache, v_cache, slots):
     return q * cos + _rotate_half(q) * sin
 
 
-def _attn_out(layer, w, x, out):
-    """The attention output projection, the residual, and the MLP block with its residual. w as in
-    `_attn_in` (one gate|up matmul; the MLP is down(act(gate) * up) in every supported model)."""
-    x = x + layer.self_attn.o_proj(out)
+def _attn_out(layer, w, x, out, next_norm, skinny=False):
+    """The attention output projection, the residual, the MLP block with its residual, and `next_norm` (the
+    next layer's input norm; the model's final norm after the last layer) of the result: (x, normed x).
+    Compiled, the residual add and that norm are one kernel instead of one in each half. w as in `_attn_in`
+    (one gate|up matmul; the MLP is down(act(gate) * up) in every supported model). skinny: the o and down
+    projections as split-K Triton matmuls (`skinny_partials`, `SKINNY_CONFIGS`; fused weights, decode steps
+    only; a projection with a bias stays F.linear), their partial sums added inside the residual's kernel."""
+    if skinny and w.o_weight is not None:
+        x = x + _skinny_proj(out, w.o_weight, SKINNY_CONFIGS["o"])
+    else:
+        x = x + layer.self_attn.o_proj(out)
     h = layer.post_attention_layernorm(x)
     if w is None:
-        return x + layer.mlp(h)
+        x = x + layer.mlp(h)
+        return x, next_norm(x)
     gate, up = torch.nn.functional.linear(h, w.gate_up_weight, w.gate_up_bias).chunk(2, dim=-1)
-    return x + layer.mlp.down_proj(layer.mlp.act_fn(gate) * up)
+    act = layer.mlp.act_fn(gate) * up
+    if skinny and w.down_weight is not None:
+        x = x + _skinny_proj(act, w.down_weight, SKINNY_CONFIGS["down"])
+    else:
+        x = x + layer.mlp.down_proj(act)
+    return x, next_norm(x)
 
 
-def _layer_forward(layer, w, x, cos, sin, mask, k_cache, v_cache, slots, kv_len: int, parts=(_attn_in, _attn_out),
-                   attend=_attend):
-    """One decoder layer (Llama-style: pre-norm attention and MLP with residuals) over the static cache.
+def _attn_out_skinny(layer, w, x, out, next_norm):
+    """`_attn_out` with the o and down projections as split-K Triton matmuls (engines "*_skinny")."""
+    return _attn_out(layer, w, x, out, next_norm, skinny=True)
+
+
+# Split-K configurations (`skinny_partials` keywords) of the two narrow decode projections, from
+# `bench.py decode-gemms --triton` on the H200 (7B shape, 64 rows; kernel alone vs cuBLAS's F.linear):
+# o 6.6 vs 7.8 us, down 37.9 vs 41.1 us (LOG.md). Valid for any shape; tuned for that one.
+SKINNY_CONFIGS = {"o": dict(block_n=64, block_k=128, split=2, num_warps=4, num_stages=4),
+                  "down": dict(block_n=128, block_k=128, split=4, num_warps=4, num_stages=4)}
+
+
+def _skinny_proj(x, weight, config):
+    """x (B, q_len, K) @ weight^T through `skinny_partials`, in x's dtype, as F.linear rounds it."""
+    B, q_len, K = x.shape
+    return skinny_partials(x.reshape(B * q_len, K), weight, **config).sum(0).to(x.dtype).view(B, q_len, -1)
+
+
+def _layer_forward(layer, w, x, h, cos, sin, mask, k_cache, v_cache, slots, kv_len: int, next_norm,
+                   parts=(_attn_in, _attn_out), attend=_attend):
+    """One decoder layer (Llama-style: pre-norm attention and MLP with residuals) over the static cache:
+    x the residual stream, h = the layer's input norm of x; returns (x, next_norm(x)) for the next layer.
     `parts` are the two halves around the attention (compiled ones in the "compile" engines), `attend` the
     attention (`_attend_split_kv` in the "_splitkv" engines), w the layer's fused weights or None. The first
     half writes the step's K/V into k_cache, v_cache at `slots`; the attention then reads the caches."""
-    q = parts[0](layer, w, x, cos, sin, k_cache, v_cache, slots)
+    q = parts[0](layer, w, h, cos, sin, k_cache, v_cache, slots)
     out = attend(q, k_cache[:, :, :kv_len], v_cache[:, :, :kv_len], mask, layer.self_attn.scaling, slots[-1:])
-    return parts[1](layer, w, x, out)
+    return parts[1](layer, w, x, out, next_norm)
 
 
 _COMPILED = {}  # (function, compile mode) -> torch.compile(function), made once per process
@@ -929,24 +965,26 @@ def _compiled(fn, mode=None):
     return _COMPILED[fn, mode]
 
 
-def _layer_fn(mode: str, split_kv: bool):
+def _layer_fn(mode: str, split_kv: bool, skinny: bool = False):
     """The decode step's layer function of an engine. "compile": the two halves around the attention are
     compiled (norms, rotary with the K/V cache writes, residuals and the MLP's activation fuse into few
     kernels); the attention stays eager, so its length grows in kv_len buckets like the cudagraph engine's
     (one shape per bucket would recompile a compiled attention). "compile_full" compiles the whole layer
     instead, attending over the full cache every step; on the H200 the two ran at the same speed (7,596 vs
     7,609 tokens/s, LOG.md). "compile_tuned": "compile" with Inductor's GEMM autotuning. "static" and
-    "cudagraph" run the layer eagerly (cudagraph then captures it)."""
+    "cudagraph" run the layer eagerly (cudagraph then captures it). skinny: the second half as
+    `_attn_out_skinny` (split-K Triton o and down projections)."""
     attend = _attend_split_kv if split_kv else _attend
+    second = _attn_out_skinny if skinny else _attn_out
     if mode == "compile_full":
-        if split_kv:
-            raise ValueError("compile_full compiles the attention too; the split-KV kernel runs with the other modes")
+        if split_kv or skinny:
+            raise ValueError("compile_full compiles the attention too; the Triton kernels run with the other modes")
         return _compiled(_layer_forward)
     if mode in ("compile", "compile_tuned"):
         tune = "max-autotune-no-cudagraphs" if mode == "compile_tuned" else None
-        return functools.partial(_layer_forward, parts=(_compiled(_attn_in, tune), _compiled(_attn_out, tune)),
+        return functools.partial(_layer_forward, parts=(_compiled(_attn_in, tune), _compiled(second, tune)),
                                  attend=attend)
-    return functools.partial(_layer_forward, attend=attend)
+    return functools.partial(_layer_forward, parts=(_attn_in, second), attend=attend)
 
 
 def _static_forward(model, weights, k_cache, v_cache, valid, tokens, positions, slots, kv_len: int,
@@ -968,17 +1006,22 @@ def _static_forward(model, weights, k_cache, v_cache, valid, tokens, positions, 
     mask = torch.zeros(mask.shape, dtype=x.dtype, device=x.device).masked_fill_(~mask, float("-inf"))
     cos, sin = dec.rotary_emb(x, positions)                                  # (B, q_len, D)
     cos, sin = cos[:, None], sin[:, None]
-    for i, layer in enumerate(dec.layers):
-        x = layer_fn(layer, weights[i], x, cos, sin, mask, k_cache[i], v_cache[i], slots, kv_len)
-    return hf.get_output_embeddings()(dec.norm(x[:, -1]))
+    layers = dec.layers
+    h = layers[0].input_layernorm(x)
+    for i, layer in enumerate(layers):
+        next_norm = layers[i + 1].input_layernorm if i + 1 < len(layers) else dec.norm
+        x, h = layer_fn(layer, weights[i], x, h, cos, sin, mask, k_cache[i], v_cache[i], slots, kv_len, next_norm)
+    return hf.get_output_embeddings()(h[:, -1])
 
 
 class _StaticDecoder:
     """A static KV cache for one batch and the decode step over it, eager or replayed as CUDA graphs.
     fused: concatenated projection weights, made here and freed with the decoder; split_kv: the
-    decode attention as the split-KV kernel."""
+    decode attention as the split-KV kernel; skinny: the decode step's o and down projections as split-K
+    Triton matmuls (needs fused)."""
 
-    def __init__(self, model, batch, cache_len, device, dtype, mode, kv_bucket, fused=False, split_kv=False):
+    def __init__(self, model, batch, cache_len, device, dtype, mode, kv_bucket, fused=False, split_kv=False,
+                 skinny=False):
         hf = _hf_model(model)
         cfg = hf.config
         layer0 = hf.get_decoder().layers[0].self_attn
@@ -992,8 +1035,12 @@ class _StaticDecoder:
         self.k = [torch.zeros(shape, device=device, dtype=dtype) for _ in range(n)]
         self.v = [torch.zeros(shape, device=device, dtype=dtype) for _ in range(n)]
         self.valid = torch.ones(batch, cache_len, dtype=torch.bool, device=device)
+        if skinny and not fused:
+            raise ValueError("the split-K projections (skinny) read the fused weights: use them with fused=True")
+        if skinny:
+            _skinny_kernels()  # defined before torch.compile traces a call to it
         self.weights = _fused_weights(model) if fused else [None] * n
-        self.layer_fn = _layer_fn(mode, split_kv)
+        self.layer_fn = _layer_fn(mode, split_kv, skinny)
         # static inputs and captured graphs of the decode step, one per kv_len bucket
         self.tokens = torch.zeros(batch, 1, dtype=torch.long, device=device)
         self.positions = torch.zeros(batch, 1, dtype=torch.long, device=device)
@@ -1167,11 +1214,11 @@ KV_BUCKET = 256  # cache slots per attention-length bucket of the fast engine (o
 
 def _generate_static(policy, prompt_ids, max_new_tokens, temperature, top_p, batch_size, suppress_eos=False,
                      mode="static", fused=False, split_kv=False, kv_bucket=KV_BUCKET, sync_every=None, prefill_tokens=32768,
-                     gumbel=None):
+                     gumbel=None, skinny=False):
     """The fast engine over left-padded batches: (completion ids, finish reasons). mode: "static"
     (eager), "cudagraph", "compile", "compile_tuned" or "compile_full" (CUDA only); fused, split_kv: the options of the
-    comment above FAST_MODEL_TYPES. kv_bucket: cache slots per attention-length bucket.
-    sync_every: decode steps between all-finished checks (default 1 on CPU, 16 on CUDA).
+    comment above FAST_MODEL_TYPES; skinny: split-K Triton o and down projections in decode steps (fused only).
+    kv_bucket: cache slots per attention-length bucket. sync_every: decode steps between all-finished checks (default 1 on CPU, 16 on CUDA).
     prefill_tokens: prompt tokens per prefill forward (bounds its activation memory).
     gumbel: sampling without top-p by the one-pass Gumbel-max kernel (`gumbel_sample`); default on CUDA.
     On CPU the engine keeps generate's rule and random stream, so its tokens equal engine "hf"'s."""
@@ -1206,7 +1253,7 @@ def _generate_static(policy, prompt_ids, max_new_tokens, temperature, top_p, bat
             # first half of "compile" writes into it), so lengths are rounded up: batches whose longest
             # prompts differ a little share one compilation instead of recompiling each
             cache_len = -(-cache_len // KV_BUCKET) * KV_BUCKET
-        decoder = _StaticDecoder(policy.model, B, cache_len, device, dtype, mode, kv_bucket, fused, split_kv)
+        decoder = _StaticDecoder(policy.model, B, cache_len, device, dtype, mode, kv_bucket, fused, split_kv, skinny)
         logits = decoder.prefill(ids, mask, max(1, prefill_tokens // W))
         n_prompt = mask.sum(-1)                                                      # (B,)
         out = torch.full((B, max_new_tokens), pad_id, dtype=torch.long, device=device)
@@ -1234,6 +1281,9 @@ FAST_ENGINES["compile_full"] = dict(mode="compile_full", fused=False, split_kv=F
 # "compile" whose compiled halves (their GEMMs: the q|k|v, o, gate|up and down projections) are autotuned:
 # minutes of tuning in each new process, for the decode GEMMs' share of the step
 FAST_ENGINES["compile_tuned_fused_splitkv"] = dict(mode="compile_tuned", fused=True, split_kv=True)
+# "compile_fused_splitkv" whose decode steps run the o and down projections as split-K Triton matmuls
+# (`_attn_out_skinny`): their partial sums fuse into the residual's kernel
+FAST_ENGINES["compile_fused_splitkv_skinny"] = dict(mode="compile", fused=True, split_kv=True, skinny=True)
 
 # Generation engines by name, each (policy, prompt_ids, max_new_tokens, temperature, top_p, batch_size,
 # suppress_eos=False) -> (completion ids, finish reasons). "auto" picks one in `resolve_engine`.

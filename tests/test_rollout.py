@@ -317,6 +317,24 @@ def test_engine_with_gumbel_sampling_is_seeded_and_suppresses_eos(tiny, monkeypa
     assert with_top_p == run(tiny, "hf", temperature=0.8, top_p=0.9, seed=5, max_new_tokens=8)
 
 
+@pytest.mark.skipif(os.environ.get("TRITON_INTERPRET") != "1", reason="CPU model: needs the Triton interpreter")
+def test_skinny_projections_engine_equals_generate(tiny, monkeypatch):
+    """Decode steps with the o and down projections as split-K Triton matmuls (interpreted), slices of 16 so
+    that the tiny model's projections are summed from two and four partials: greedy tokens as generate's."""
+    monkeypatch.setitem(P.SKINNY_CONFIGS, "o", dict(block_n=16, block_k=16, split=2))
+    monkeypatch.setitem(P.SKINNY_CONFIGS, "down", dict(block_n=16, block_k=16, split=4))
+    monkeypatch.setitem(P.ENGINES, "static_fused_skinny", functools.partial(P._generate_static, fused=True, skinny=True))
+    calls = []
+    real = P.skinny_partials
+    monkeypatch.setattr(P, "skinny_partials", lambda *a, **k: calls.append(real(*a, **k)) or calls[-1])
+    hf = run(tiny, "hf", max_new_tokens=4, batch_size=5)
+    assert run(tiny, "static_fused_skinny", max_new_tokens=4, batch_size=5) == hf
+    assert sorted({c.shape[0] for c in calls}) == [2, 4]  # o from 2 slices, down from 4; decode steps only
+    assert {c.shape[1] for c in calls} == {5}
+    with pytest.raises(ValueError, match="fused"):
+        P._StaticDecoder(tiny.model, 1, 8, tiny.device, torch.float32, "static", 2, fused=False, skinny=True)
+
+
 @pytest.mark.skipif(os.environ.get("TRITON_INTERPRET") != "1" and not torch.cuda.is_available(),
                     reason="a Triton kernel: needs the interpreter or CUDA")
 @pytest.mark.parametrize("M, N, K, config", [
