@@ -1172,7 +1172,7 @@ def add_model_args(parser, device_help):
 ENGINE_NAMES_HELP = ("Engines (policy.ENGINES): hf (plain generate); static | cudagraph | compile, each also with "
                      "_fused (one q|k|v and one gate|up matmul per layer), _splitkv (split-KV Triton decode "
                      "attention) or _fused_splitkv, e.g. compile_fused_splitkv; compile_full; compile_tuned_fused_splitkv "
-                     "(its GEMMs autotuned: minutes of compiling); compile_fused_splitkv_skinny (split-K Triton o and "
+                     "(its GEMMs autotuned: minutes of compiling); compile_fused_splitkv_skinny (split-K Triton q|k|v, o and "
                      "down projections); auto")
 
 

@@ -870,18 +870,21 @@ def skinny_linear(x, weight, **config):
 # One decoder layer over the static cache
 
 
-def _attn_in(layer, w, h, cos, sin, k_cache, v_cache, slots):
+def _attn_in(layer, w, h, cos, sin, k_cache, v_cache, slots, skinny=False):
     """A layer's q/k/v projections and rotary embedding of h, its input already through the layer's input
     norm (the previous half computes it, `_attn_out`): writes k and v into the layer's cache
     (B, kv_heads, L, D) at `slots` (q_len,) and returns q (B, heads, q_len, D). w: the layer's
     `_FusedLayer` (one q|k|v matmul), or None (the model's three projections). Compiled (the "compile"
     engines), the writes stay in place: Inductor turns the index_copy_ of a graph input into stores of the
     step's B * kv_heads * q_len * D elements (k's inside its rotary kernel), not a copy of the whole cache
-    (tests/test_rollout.py reads the generated code)."""
+    (tests/test_rollout.py reads the generated code). skinny: the q|k|v projection as a split-K Triton
+    matmul (as in `_attn_out`), its partial sums and bias added inside the rotary kernel."""
     attn = layer.self_attn
     B, q_len, _ = h.shape
     if w is None:
         q, k, v = attn.q_proj(h), attn.k_proj(h), attn.v_proj(h)
+    elif skinny:
+        q, k, v = _skinny_proj(h, w.qkv_weight, SKINNY_CONFIGS["qkv"], w.qkv_bias).split(w.qkv_sizes, dim=-1)
     else:
         q, k, v = torch.nn.functional.linear(h, w.qkv_weight, w.qkv_bias).split(w.qkv_sizes, dim=-1)
     q = q.view(B, q_len, -1, attn.head_dim)
@@ -919,22 +922,34 @@ def _attn_out(layer, w, x, out, next_norm, skinny=False):
     return x, next_norm(x)
 
 
+def _attn_in_skinny(layer, w, h, cos, sin, k_cache, v_cache, slots):
+    """`_attn_in` with the q|k|v projection as a split-K Triton matmul (engines "*_skinny")."""
+    return _attn_in(layer, w, h, cos, sin, k_cache, v_cache, slots, skinny=True)
+
+
 def _attn_out_skinny(layer, w, x, out, next_norm):
     """`_attn_out` with the o and down projections as split-K Triton matmuls (engines "*_skinny")."""
     return _attn_out(layer, w, x, out, next_norm, skinny=True)
 
 
-# Split-K configurations (`skinny_partials` keywords) of the two narrow decode projections, from
+# Split-K configurations (`skinny_partials` keywords) of the narrow decode projections, from
 # `bench.py decode-gemms --triton` on the H200 (7B shape, 64 rows; kernel alone vs cuBLAS's F.linear):
-# o 6.6 vs 7.8 us, down 37.9 vs 41.1 us (LOG.md). Valid for any shape; tuned for that one.
-SKINNY_CONFIGS = {"o": dict(block_n=64, block_k=128, split=2, num_warps=4, num_stages=4),
+# o 6.6 vs 7.8 us, down 37.9 vs 41.1 us (LOG.md); q|k|v (same K as o) takes o's. In a decode step cuBLAS's
+# q|k|v with Qwen2's bias took 11.8 us (its bias epilogue), against 8.2 us without a bias alone.
+# Valid for any shape; tuned for that one.
+SKINNY_CONFIGS = {"qkv": dict(block_n=64, block_k=128, split=2, num_warps=4, num_stages=4),
+                  "o": dict(block_n=64, block_k=128, split=2, num_warps=4, num_stages=4),
                   "down": dict(block_n=128, block_k=128, split=4, num_warps=4, num_stages=4)}
 
 
-def _skinny_proj(x, weight, config):
-    """x (B, q_len, K) @ weight^T through `skinny_partials`, in x's dtype, as F.linear rounds it."""
+def _skinny_proj(x, weight, config, bias=None):
+    """F.linear(x, weight, bias) for x (B, q_len, K) through `skinny_partials`: the partial sums (and bias)
+    added in fp32 and rounded once to x's dtype, as cuBLAS's epilogue does."""
     B, q_len, K = x.shape
-    return skinny_partials(x.reshape(B * q_len, K), weight, **config).sum(0).to(x.dtype).view(B, q_len, -1)
+    out = skinny_partials(x.reshape(B * q_len, K), weight, **config).sum(0, dtype=torch.float32)
+    if bias is not None:
+        out = out + bias
+    return out.to(x.dtype).view(B, q_len, -1)
 
 
 def _layer_forward(layer, w, x, h, cos, sin, mask, k_cache, v_cache, slots, kv_len: int, next_norm,
@@ -949,20 +964,21 @@ def _layer_forward(layer, w, x, h, cos, sin, mask, k_cache, v_cache, slots, kv_l
     return parts[1](layer, w, x, out, next_norm)
 
 
-_COMPILED = {}  # (function, compile mode) -> torch.compile(function), made once per process
+_COMPILED = {}  # (function, compile mode, dynamic) -> torch.compile(function), made once per process
 
 
-def _compiled(fn, mode=None):
+def _compiled(fn, mode=None, dynamic=False):
     """Regional compilation: one compiled function serves every layer of the model (same code, same shapes;
     the layer's weights are graph inputs), so compiling costs one layer, not the whole stack. mode: None, or
     "max-autotune-no-cudagraphs" (Inductor times its Triton GEMM templates against cuBLAS per shape; the
     engine captures its own CUDA graphs). The cache slots written (`_attn_in`) come from the engine, not from
     data, so Inductor's device-side bounds check on them is off: it is a branch and an assert in the rotary
-    kernel of every layer."""
-    if (fn, mode) not in _COMPILED:
+    kernel of every layer. dynamic: sizes are symbols (the prefill: one compilation serves every batch
+    and prompt width); otherwise every new shape compiles anew."""
+    if (fn, mode, dynamic) not in _COMPILED:
         options = {"assert_indirect_indexing": False, **(torch._inductor.list_mode_options(mode) if mode else {})}
-        _COMPILED[fn, mode] = torch.compile(fn, dynamic=False, options=options)
-    return _COMPILED[fn, mode]
+        _COMPILED[fn, mode, dynamic] = torch.compile(fn, dynamic=dynamic, options=options)
+    return _COMPILED[fn, mode, dynamic]
 
 
 def _layer_fn(mode: str, split_kv: bool, skinny: bool = False):
@@ -972,19 +988,19 @@ def _layer_fn(mode: str, split_kv: bool, skinny: bool = False):
     (one shape per bucket would recompile a compiled attention). "compile_full" compiles the whole layer
     instead, attending over the full cache every step; on the H200 the two ran at the same speed (7,596 vs
     7,609 tokens/s, LOG.md). "compile_tuned": "compile" with Inductor's GEMM autotuning. "static" and
-    "cudagraph" run the layer eagerly (cudagraph then captures it). skinny: the second half as
-    `_attn_out_skinny` (split-K Triton o and down projections)."""
+    "cudagraph" run the layer eagerly (cudagraph then captures it). skinny: the halves as `_attn_in_skinny`
+    and `_attn_out_skinny` (split-K Triton q|k|v, o and down projections)."""
     attend = _attend_split_kv if split_kv else _attend
-    second = _attn_out_skinny if skinny else _attn_out
+    first, second = (_attn_in_skinny, _attn_out_skinny) if skinny else (_attn_in, _attn_out)
     if mode == "compile_full":
         if split_kv or skinny:
             raise ValueError("compile_full compiles the attention too; the Triton kernels run with the other modes")
         return _compiled(_layer_forward)
     if mode in ("compile", "compile_tuned"):
         tune = "max-autotune-no-cudagraphs" if mode == "compile_tuned" else None
-        return functools.partial(_layer_forward, parts=(_compiled(_attn_in, tune), _compiled(second, tune)),
+        return functools.partial(_layer_forward, parts=(_compiled(first, tune), _compiled(second, tune)),
                                  attend=attend)
-    return functools.partial(_layer_forward, parts=(_attn_in, second), attend=attend)
+    return functools.partial(_layer_forward, parts=(first, second), attend=attend)
 
 
 def _static_forward(model, weights, k_cache, v_cache, valid, tokens, positions, slots, kv_len: int,
@@ -1017,7 +1033,7 @@ def _static_forward(model, weights, k_cache, v_cache, valid, tokens, positions, 
 class _StaticDecoder:
     """A static KV cache for one batch and the decode step over it, eager or replayed as CUDA graphs.
     fused: concatenated projection weights, made here and freed with the decoder; split_kv: the
-    decode attention as the split-KV kernel; skinny: the decode step's o and down projections as split-K
+    decode attention as the split-KV kernel; skinny: the decode step's q|k|v, o and down projections as split-K
     Triton matmuls (needs fused)."""
 
     def __init__(self, model, batch, cache_len, device, dtype, mode, kv_bucket, fused=False, split_kv=False,
@@ -1041,6 +1057,12 @@ class _StaticDecoder:
             _skinny_kernels()  # defined before torch.compile traces a call to it
         self.weights = _fused_weights(model) if fused else [None] * n
         self.layer_fn = _layer_fn(mode, split_kv, skinny)
+        # The prefill of the "compile" engines runs the plain halves compiled with symbolic sizes: its norms,
+        # rotary, activation and residuals fuse too (eager, they were ~0.1 s of a 7B 64 x 512 prefill), and a
+        # new batch size or prompt width does not compile again.
+        self.prefill_fn = (functools.partial(_layer_forward, parts=(_compiled(_attn_in, dynamic=True),
+                                                                    _compiled(_attn_out, dynamic=True)))
+                           if mode in ("compile", "compile_tuned") else _layer_forward)
         # static inputs and captured graphs of the decode step, one per kv_len bucket
         self.tokens = torch.zeros(batch, 1, dtype=torch.long, device=device)
         self.positions = torch.zeros(batch, 1, dtype=torch.long, device=device)
@@ -1049,7 +1071,8 @@ class _StaticDecoder:
 
     def prefill(self, ids, attention_mask, max_rows):
         """Run the left-padded prompts (B, W) into the cache, `max_rows` rows at a time; logits (B, vocab).
-        Eager, SDPA attention, fused weights when the engine has them."""
+        SDPA attention, fused weights when the engine has them; the layer halves compiled in the "compile"
+        engines (`prefill_fn`), else eager."""
         B, W = ids.shape
         self.valid[:, :W] = attention_mask.bool()
         # rotary positions as generate builds them: cumsum of the mask - 1 (pads get 1, never read)
@@ -1059,7 +1082,7 @@ class _StaticDecoder:
         for r in range(0, B, max_rows):
             rows = slice(r, r + max_rows)
             out.append(_static_forward(self.model, self.weights, [k[rows] for k in self.k], [v[rows] for v in self.v],
-                                       self.valid[rows], ids[rows], positions[rows], slots, W))
+                                       self.valid[rows], ids[rows], positions[rows], slots, W, self.prefill_fn))
         return torch.cat(out)
 
     def kv_len(self, slot: int) -> int:
@@ -1084,13 +1107,13 @@ class _StaticDecoder:
         return self.graph_out[kv_len]
 
     def _capture(self, kv_len, args):
-        # Warm-up on a side stream (cuBLAS workspaces, torch.compile's compilation, Triton's), as the CUDA-graph
-        # docs ask. It computes this very step, so writing its K/V into the cache is harmless (same values).
+        # One warm-up on a side stream (cuBLAS workspaces, torch.compile's compilation, Triton's), as the
+        # CUDA-graph docs ask; each run of the step from Python takes ~30 ms of a 7B call. It computes this very
+        # step, so writing its K/V into the cache is harmless (same values).
         side = torch.cuda.Stream()
         side.wait_stream(torch.cuda.current_stream())
         with torch.cuda.stream(side):
-            for _ in range(2):
-                _static_forward(*args)
+            _static_forward(*args)
         torch.cuda.current_stream().wait_stream(side)
         if self.pool is None:
             self.pool = torch.cuda.graph_pool_handle()  # buckets replay one at a time, so they share memory
@@ -1217,7 +1240,7 @@ def _generate_static(policy, prompt_ids, max_new_tokens, temperature, top_p, bat
                      gumbel=None, skinny=False):
     """The fast engine over left-padded batches: (completion ids, finish reasons). mode: "static"
     (eager), "cudagraph", "compile", "compile_tuned" or "compile_full" (CUDA only); fused, split_kv: the options of the
-    comment above FAST_MODEL_TYPES; skinny: split-K Triton o and down projections in decode steps (fused only).
+    comment above FAST_MODEL_TYPES; skinny: split-K Triton q|k|v, o and down projections in decode steps (fused only).
     kv_bucket: cache slots per attention-length bucket. sync_every: decode steps between all-finished checks (default 1 on CPU, 16 on CUDA).
     prefill_tokens: prompt tokens per prefill forward (bounds its activation memory).
     gumbel: sampling without top-p by the one-pass Gumbel-max kernel (`gumbel_sample`); default on CUDA.
@@ -1281,8 +1304,8 @@ FAST_ENGINES["compile_full"] = dict(mode="compile_full", fused=False, split_kv=F
 # "compile" whose compiled halves (their GEMMs: the q|k|v, o, gate|up and down projections) are autotuned:
 # minutes of tuning in each new process, for the decode GEMMs' share of the step
 FAST_ENGINES["compile_tuned_fused_splitkv"] = dict(mode="compile_tuned", fused=True, split_kv=True)
-# "compile_fused_splitkv" whose decode steps run the o and down projections as split-K Triton matmuls
-# (`_attn_out_skinny`): their partial sums fuse into the residual's kernel
+# "compile_fused_splitkv" whose decode steps run the q|k|v, o and down projections as split-K Triton matmuls
+# (`_attn_in_skinny`, `_attn_out_skinny`): their partial sums fuse into the rotary and residual kernels
 FAST_ENGINES["compile_fused_splitkv_skinny"] = dict(mode="compile", fused=True, split_kv=True, skinny=True)
 
 # Generation engines by name, each (policy, prompt_ids, max_new_tokens, temperature, top_p, batch_size,

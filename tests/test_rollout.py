@@ -189,22 +189,32 @@ def test_compile_engine_step_equals_static_and_writes_the_cache_in_place(tiny, f
     same whole caches, up to fp32 rounding (Inductor's kernels sum in another order). Its compiled first
     half writes K/V into the cache itself, and must do so at the step's slot: a functionalized write (a new
     cache, copied back whole; 7B: 1,536 slots every step) would allocate a buffer of the cache's shape in
-    Inductor's generated code. One graph per half serves both layers, whatever the attention's length."""
+    Inductor's generated code. One graph per half serves both layers, whatever the attention's length.
+    The prefill's compiled halves (symbolic sizes) against eager, for two batch shapes."""
     from torch._inductor.utils import run_and_get_code
 
     ids, mask = P._left_pad(prompts(3), tiny.tokenizer.pad_token_id)
     B, W = ids.shape
     steps = 5
     tokens = torch.randint(5, 390, (steps, B), generator=torch.Generator().manual_seed(2))
-    # kv_bucket 2: the attention's length changes between steps; the compiled halves must not recompile
-    eager, compiled = (P._StaticDecoder(tiny.model, B, W + steps + 3, ids.device, torch.float32, mode, 2, fused)
-                       for mode in ("static", "compile"))
+    # kv_bucket 2: the attention's length changes between steps; the compiled halves must not recompile.
+    # Made without grad, as sampling_mode makes them (fused weights that require grad are other graphs).
+    with torch.no_grad():
+        eager, compiled = (P._StaticDecoder(tiny.model, B, W + steps + 3, ids.device, torch.float32, mode, 2, fused)
+                           for mode in ("static", "compile"))
 
     def decode(decoder):
         return [decoder.step(tokens[t], mask.sum(-1) + t, W + t, replay=False) for t in range(steps)]
 
     with torch.no_grad():
-        torch.testing.assert_close(compiled.prefill(ids, mask, B), eager.prefill(ids, mask, B), rtol=0, atol=0)
+        # the prefill runs the halves compiled with symbolic sizes: another batch size and width, no new graph
+        torch.testing.assert_close(compiled.prefill(ids, mask, B), eager.prefill(ids, mask, B), rtol=1e-6, atol=1e-6)
+        graphs = torch._dynamo.utils.counters["stats"]["unique_graphs"]
+        other = P._StaticDecoder(tiny.model, 2, W + 3, ids.device, torch.float32, "compile", 2, fused)
+        other_eager = P._StaticDecoder(tiny.model, 2, W + 3, ids.device, torch.float32, "static", 2, fused)
+        torch.testing.assert_close(other.prefill(ids[:2, 5:], mask[:2, 5:], 2),
+                                   other_eager.prefill(ids[:2, 5:], mask[:2, 5:], 2), rtol=1e-6, atol=1e-6)
+        assert torch._dynamo.utils.counters["stats"]["unique_graphs"] == graphs
         want = decode(eager)
         graphs = torch._dynamo.utils.counters["stats"]["unique_graphs"]
         got, codes = run_and_get_code(decode, compiled)  # resets Dynamo first, so both halves compile here
@@ -319,8 +329,10 @@ def test_engine_with_gumbel_sampling_is_seeded_and_suppresses_eos(tiny, monkeypa
 
 @pytest.mark.skipif(os.environ.get("TRITON_INTERPRET") != "1", reason="CPU model: needs the Triton interpreter")
 def test_skinny_projections_engine_equals_generate(tiny, monkeypatch):
-    """Decode steps with the o and down projections as split-K Triton matmuls (interpreted), slices of 16 so
-    that the tiny model's projections are summed from two and four partials: greedy tokens as generate's."""
+    """Decode steps with the q|k|v, o and down projections as split-K Triton matmuls (interpreted), slices of
+    16 so that the tiny model's projections are summed from two and four partials (q|k|v with Qwen2's bias):
+    greedy tokens as generate's."""
+    monkeypatch.setitem(P.SKINNY_CONFIGS, "qkv", dict(block_n=16, block_k=16, split=2))
     monkeypatch.setitem(P.SKINNY_CONFIGS, "o", dict(block_n=16, block_k=16, split=2))
     monkeypatch.setitem(P.SKINNY_CONFIGS, "down", dict(block_n=16, block_k=16, split=4))
     monkeypatch.setitem(P.ENGINES, "static_fused_skinny", functools.partial(P._generate_static, fused=True, skinny=True))
@@ -329,7 +341,8 @@ def test_skinny_projections_engine_equals_generate(tiny, monkeypatch):
     monkeypatch.setattr(P, "skinny_partials", lambda *a, **k: calls.append(real(*a, **k)) or calls[-1])
     hf = run(tiny, "hf", max_new_tokens=4, batch_size=5)
     assert run(tiny, "static_fused_skinny", max_new_tokens=4, batch_size=5) == hf
-    assert sorted({c.shape[0] for c in calls}) == [2, 4]  # o from 2 slices, down from 4; decode steps only
+    assert sorted({c.shape[0] for c in calls}) == [2, 4]  # q|k|v and o from 2 slices, down from 4
+    assert {c.shape[2] for c in calls} == {32, 64}  # q|k|v 64 wide (q 32, k and v 16 each), o and down 32
     assert {c.shape[1] for c in calls} == {5}
     with pytest.raises(ValueError, match="fused"):
         P._StaticDecoder(tiny.model, 1, 8, tiny.device, torch.float32, "static", 2, fused=False, skinny=True)
