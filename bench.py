@@ -929,7 +929,7 @@ def cmd_decode_attn(args):
     ref, nbytes = at(mid)
     print(f"decode-attn | {args.model_config} | batch {B} x {H} q / {kv_heads} kv heads x {D} | cache {cache_len} | "
           f"slot {mid}: {nbytes / 1e6:.1f} MB of K/V", flush=True)
-    default = {"split_tokens": P.SPLIT_KV_TOKENS, "block_n": P.SPLIT_KV_BLOCK, "num_warps": None, "num_stages": None}
+    default = {"split_tokens": None, "block_n": P.SPLIT_KV_BLOCK, "num_warps": None, "num_stages": None}
     rows = [time_config(default, ref, nbytes)]
     for split in (256, 512, 768, 1024, cache_len):
         for bn in (32, 64, 128):
@@ -950,11 +950,11 @@ def cmd_decode_attn(args):
                            "per_step_ms": round(mean_us * c.num_hidden_layers / 1e3, 3)})
     print(f"{'split':>6} {'bn':>4} {'warps':>5} {'stages':>6} {'us':>8} {'TB/s':>6}")
     for r in ok[:10]:
-        print(f"{r['split_tokens']:6d} {r['block_n']:4d} {str(r['num_warps']):>5} {str(r['num_stages']):>6} {r['us']:8.1f} "
+        print(f"{str(r['split_tokens']):>6} {r['block_n']:4d} {str(r['num_warps']):>5} {str(r['num_stages']):>6} {r['us']:8.1f} "
               f"{r['tb_per_s']:6.2f}")
     print("over a rollout (first / middle / last slot; Simpson mean; x layers):")
     for f in finals:
-        print(f"  {f['split_tokens']:6d} {f['block_n']:4d} {str(f['num_warps']):>5} {str(f['num_stages']):>6} "
+        print(f"  {str(f['split_tokens']):>6} {f['block_n']:4d} {str(f['num_warps']):>5} {str(f['num_stages']):>6} "
               f"{f['us_first_mid_last']} -> {f['rollout_mean_us']:.1f} us/layer, {f['per_step_ms']:.3f} ms/step")
     print(json.dumps({"bench": "decode-attn", "model_config": args.model_config, "batch": B, "cache_len": cache_len,
                       "rows": rows, "rollout": finals, "env": _env(), "argv": sys.argv}))
@@ -1172,8 +1172,8 @@ def add_model_args(parser, device_help):
 ENGINE_NAMES_HELP = ("Engines (policy.ENGINES): hf (plain generate); static | cudagraph | compile, each also with "
                      "_fused (one q|k|v and one gate|up matmul per layer), _splitkv (split-KV Triton decode "
                      "attention) or _fused_splitkv, e.g. compile_fused_splitkv; compile_full; compile_tuned_fused_splitkv "
-                     "(its GEMMs autotuned: minutes of compiling); compile_fused_splitkv_skinny (split-K Triton q|k|v, o and "
-                     "down projections); auto")
+                     "(its GEMMs autotuned: minutes of compiling); compile_fused_splitkv_skinny (split-K Triton o and "
+                     "down projections, the q|k|v bias outside cuBLAS); auto")
 
 
 def add_rollout_args(parser):

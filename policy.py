@@ -629,8 +629,10 @@ def _attend(q, k, v, mask, scale, last_slot=None):
 # of its KV head (GQA: the heads are the rows of one tl.dot), and keeps fp32 partials (running max, sum of
 # exponentials, unnormalised output), which a second kernel combines.
 
-# cache slots per program (rounded up to a whole number of SPLIT_KV_BLOCK). H200, 7B shape, batch 64, kv_len
-# 1280, one layer: SDPA 64.4 us; slices of 64/128/256/512/1024 slots 67.8/56.9/56.7/53.8/50.0 us (LOG.md)
+# cache slots per program (rounded up to a whole number of SPLIT_KV_BLOCK) when B * kv_heads programs leave
+# SMs idle; otherwise one split. H200, 7B shape, batch 64, kv_len 1280, one layer: SDPA 64.4 us; slices of
+# 64/128/256/512/1024 slots 67.8/56.9/56.7/53.8/50.0 us; over a rollout's slots 1024 and one split (1536)
+# were level, 41.6 and 41.2 us, with the combine kernel (LOG.md)
 SPLIT_KV_TOKENS = 1024
 SPLIT_KV_BLOCK = 64    # cache slots per inner iteration of a program
 _SPLIT_KV = {}         # the two kernels, made by `_split_kv_kernels` on first use
@@ -648,12 +650,13 @@ def _split_kv_kernels():
     import triton.language as tl
 
     @triton.jit
-    def _attn_split_kv_partial(Q, K, V, Mask, Acc, Max, Sum, LastSlot, kv_len, split_len, scale,
+    def _attn_split_kv_partial(Q, K, V, Mask, Acc, Max, Sum, Out, LastSlot, kv_len, split_len, scale,
                                stride_qb, stride_qh, stride_qd, stride_kb, stride_kh, stride_kn, stride_kd,
-                               stride_vb, stride_vh, stride_vn, stride_vd, stride_mb, stride_mn,
+                               stride_vb, stride_vh, stride_vn, stride_vd, stride_mb, stride_mn, stride_ob,
                                KV_HEADS: tl.constexpr, GROUPS: tl.constexpr, HEAD_DIM: tl.constexpr,
                                BLOCK_G: tl.constexpr, BLOCK_D: tl.constexpr, BLOCK_N: tl.constexpr,
-                               DOT_DTYPE: tl.constexpr, PRECISION: tl.constexpr, HAS_LAST: tl.constexpr):
+                               DOT_DTYPE: tl.constexpr, PRECISION: tl.constexpr, HAS_LAST: tl.constexpr,
+                               DIRECT: tl.constexpr):
         # program (b * KV_HEADS + kv head, split): cache slots [split * split_len, (split + 1) * split_len)
         bh, split = tl.program_id(0), tl.program_id(1)
         if HAS_LAST:  # the decode slot, read on the device: a graph captured once serves every length
@@ -688,6 +691,11 @@ def _split_kv_kernels():
             v = tl.load(v_base + slot[:, None] * stride_vn + d[None, :] * stride_vd, mask=kv_mask, other=0.0)
             acc = acc * alpha[:, None] + tl.dot(p.to(DOT_DTYPE), v.to(DOT_DTYPE), input_precision=PRECISION)
             m_i = m_new
+        if DIRECT:  # one split: this program's sums are the answer, and no combine kernel runs
+            out = acc / l_i[:, None]
+            tl.store(Out + b * stride_ob + (kv_head * GROUPS + g)[:, None] * HEAD_DIM + d[None, :],
+                     out.to(Out.dtype.element_ty), mask=g_ok[:, None] & d_ok[None, :])
+            return
         row = (bh * tl.num_programs(1) + split) * GROUPS + g          # partials are (B * KV_HEADS, splits, GROUPS)
         tl.store(Max + row, m_i, mask=g_ok)
         tl.store(Sum + row, l_i, mask=g_ok)
@@ -715,20 +723,29 @@ def _split_kv_kernels():
     return _SPLIT_KV
 
 
+@functools.lru_cache(maxsize=None)
+def _sm_count(device) -> int:
+    """Streaming multiprocessors of a CUDA device."""
+    return torch.cuda.get_device_properties(device).multi_processor_count
+
+
 def _launch_options(num_warps, num_stages) -> dict:
     """Triton launch keywords, leaving out those given as None (Triton's defaults then apply)."""
     return {k: v for k, v in (("num_warps", num_warps), ("num_stages", num_stages)) if v is not None}
 
 
-def _attend_split_kv(q, k, v, mask, scale, last_slot=None, split_tokens=SPLIT_KV_TOKENS, block_n=SPLIT_KV_BLOCK,
+def _attend_split_kv(q, k, v, mask, scale, last_slot=None, split_tokens=None, block_n=SPLIT_KV_BLOCK,
                      num_warps=None, num_stages=None):
     """`_attend` with the decode step (q_len 1) run by the split-KV Triton kernels; prefill goes to `_attend`.
     Same shapes: q (B, H, 1, D), k, v (B, kv_heads, kv_len, D) (views of the cache), mask additive
     (B, 1, 1, kv_len); output (B, 1, H * D) in q's dtype. last_slot: a one-element tensor holding the slot
     this step writes; slots after it (masked anyway) are then not read, and since the kernel reads it on
     the device, one CUDA graph over the whole cache serves every step. The grid is fixed for a given kv_len
-    and nothing waits on the host, so a CUDA graph can capture it. block_n (cache slots per inner iteration),
-    num_warps, num_stages: the partial kernel's launch configuration (None: Triton's defaults)."""
+    and nothing waits on the host, so a CUDA graph can capture it. split_tokens: cache slots per program;
+    None: the whole cache when B * kv_heads programs fill the GPU's SMs (7B at batch 64: 256 programs on the
+    H200's 132), else SPLIT_KV_TOKENS. With one split the partial kernel writes the output itself (no
+    combine kernel: ~3 us of each layer's ~41). block_n (cache slots per inner iteration), num_warps,
+    num_stages: the partial kernel's launch configuration (None: Triton's defaults)."""
     B, H, q_len, D = q.shape
     if q_len != 1:
         return _attend(q, k, v, mask, scale)
@@ -736,12 +753,16 @@ def _attend_split_kv(q, k, v, mask, scale, last_slot=None, split_tokens=SPLIT_KV
     triton = kernels["triton"]
     kv_heads, kv_len = k.shape[1], k.shape[2]
     groups = H // kv_heads
+    if split_tokens is None:
+        fills = q.device.type == "cuda" and B * kv_heads >= _sm_count(q.device)
+        split_tokens = kv_len if fills else SPLIT_KV_TOKENS
     split_len = triton.cdiv(split_tokens, block_n) * block_n
     n_splits = triton.cdiv(kv_len, split_len)
-    partial = torch.empty(B * kv_heads, n_splits, groups, D, dtype=torch.float32, device=q.device)
-    row_max = torch.empty(B * kv_heads, n_splits, groups, dtype=torch.float32, device=q.device)
-    row_sum = torch.empty_like(row_max)
+    direct = n_splits == 1
     out = torch.empty(B, 1, H * D, dtype=q.dtype, device=q.device)
+    partial = out if direct else torch.empty(B * kv_heads, n_splits, groups, D, dtype=torch.float32, device=q.device)
+    row_max = out if direct else torch.empty(B * kv_heads, n_splits, groups, dtype=torch.float32, device=q.device)
+    row_sum = out if direct else torch.empty_like(row_max)
     block_d = max(16, triton.next_power_of_2(D))  # tl.dot wants every dimension >= 16; padding is masked
     # The dots run in the cache dtype (bf16 on GPU: tensor cores, fp32 accumulation). On CPU they run in
     # fp32: Triton's interpreter multiplies the bit patterns of bf16 inputs (triton 3.9, create_dot).
@@ -749,11 +770,13 @@ def _attend_split_kv(q, k, v, mask, scale, last_slot=None, split_tokens=SPLIT_KV
                                                            torch.float32: tl.float32}[q.dtype]
     precision = "ieee" if dot_dtype == tl.float32 else "tf32"  # fp32 stays exact instead of rounding to tf32
     kernels["partial"][(B * kv_heads, n_splits)](
-        q, k, v, mask, partial, row_max, row_sum, mask if last_slot is None else last_slot, kv_len, split_len, scale,
-        q.stride(0), q.stride(1), q.stride(3), *k.stride(), *v.stride(), mask.stride(0), mask.stride(3),
-        KV_HEADS=kv_heads, GROUPS=groups, HEAD_DIM=D, BLOCK_G=max(16, triton.next_power_of_2(groups)),
+        q, k, v, mask, partial, row_max, row_sum, out, mask if last_slot is None else last_slot, kv_len, split_len,
+        scale, q.stride(0), q.stride(1), q.stride(3), *k.stride(), *v.stride(), mask.stride(0), mask.stride(3),
+        out.stride(0), KV_HEADS=kv_heads, GROUPS=groups, HEAD_DIM=D, BLOCK_G=max(16, triton.next_power_of_2(groups)),
         BLOCK_D=block_d, BLOCK_N=block_n, DOT_DTYPE=dot_dtype, PRECISION=precision,
-        HAS_LAST=last_slot is not None, **_launch_options(num_warps, num_stages))
+        HAS_LAST=last_slot is not None, DIRECT=direct, **_launch_options(num_warps, num_stages))
+    if direct:
+        return out
     kernels["combine"][(B * kv_heads, groups)](
         partial, row_max, row_sum, out, n_splits, out.stride(0), KV_HEADS=kv_heads, GROUPS=groups, HEAD_DIM=D,
         BLOCK_S=max(2, triton.next_power_of_2(n_splits)), BLOCK_D=block_d)
@@ -877,14 +900,14 @@ def _attn_in(layer, w, h, cos, sin, k_cache, v_cache, slots, skinny=False):
     `_FusedLayer` (one q|k|v matmul), or None (the model's three projections). Compiled (the "compile"
     engines), the writes stay in place: Inductor turns the index_copy_ of a graph input into stores of the
     step's B * kv_heads * q_len * D elements (k's inside its rotary kernel), not a copy of the whole cache
-    (tests/test_rollout.py reads the generated code). skinny: the q|k|v projection as a split-K Triton
-    matmul (as in `_attn_out`), its partial sums and bias added inside the rotary kernel."""
+    (tests/test_rollout.py reads the generated code). skinny: the q|k|v bias is added inside the rotary
+    kernel, not by cuBLAS (in a 7B decode step its bias epilogue took 11.8 us, the plain matmul 8.3 us)."""
     attn = layer.self_attn
     B, q_len, _ = h.shape
     if w is None:
         q, k, v = attn.q_proj(h), attn.k_proj(h), attn.v_proj(h)
-    elif skinny:
-        q, k, v = _skinny_proj(h, w.qkv_weight, SKINNY_CONFIGS["qkv"], w.qkv_bias).split(w.qkv_sizes, dim=-1)
+    elif skinny and w.qkv_bias is not None:
+        q, k, v = (torch.nn.functional.linear(h, w.qkv_weight) + w.qkv_bias).split(w.qkv_sizes, dim=-1)
     else:
         q, k, v = torch.nn.functional.linear(h, w.qkv_weight, w.qkv_bias).split(w.qkv_sizes, dim=-1)
     q = q.view(B, q_len, -1, attn.head_dim)
@@ -923,7 +946,7 @@ def _attn_out(layer, w, x, out, next_norm, skinny=False):
 
 
 def _attn_in_skinny(layer, w, h, cos, sin, k_cache, v_cache, slots):
-    """`_attn_in` with the q|k|v projection as a split-K Triton matmul (engines "*_skinny")."""
+    """`_attn_in` with the q|k|v bias added after cuBLAS's matmul (engines "*_skinny")."""
     return _attn_in(layer, w, h, cos, sin, k_cache, v_cache, slots, skinny=True)
 
 
@@ -932,24 +955,21 @@ def _attn_out_skinny(layer, w, x, out, next_norm):
     return _attn_out(layer, w, x, out, next_norm, skinny=True)
 
 
-# Split-K configurations (`skinny_partials` keywords) of the narrow decode projections, from
+# Split-K configurations (`skinny_partials` keywords) of the two narrow decode projections, from
 # `bench.py decode-gemms --triton` on the H200 (7B shape, 64 rows; kernel alone vs cuBLAS's F.linear):
-# o 6.6 vs 7.8 us, down 37.9 vs 41.1 us (LOG.md); q|k|v (same K as o) takes o's. In a decode step cuBLAS's
-# q|k|v with Qwen2's bias took 11.8 us (its bias epilogue), against 8.2 us without a bias alone.
-# Valid for any shape; tuned for that one.
-SKINNY_CONFIGS = {"qkv": dict(block_n=64, block_k=128, split=2, num_warps=4, num_stages=4),
-                  "o": dict(block_n=64, block_k=128, split=2, num_warps=4, num_stages=4),
+# o 6.6 vs 7.8 us, down 37.9 vs 41.1 us (LOG.md); both grids are one wave (112 programs on 132 SMs).
+# q|k|v stays with cuBLAS (8.3 us; the best split-K grid, 144 programs, took 9.9). Valid for any shape;
+# tuned for that one.
+SKINNY_CONFIGS = {"o": dict(block_n=64, block_k=128, split=2, num_warps=4, num_stages=4),
                   "down": dict(block_n=128, block_k=128, split=4, num_warps=4, num_stages=4)}
 
 
-def _skinny_proj(x, weight, config, bias=None):
-    """F.linear(x, weight, bias) for x (B, q_len, K) through `skinny_partials`: the partial sums (and bias)
-    added in fp32 and rounded once to x's dtype, as cuBLAS's epilogue does."""
+def _skinny_proj(x, weight, config):
+    """F.linear(x, weight) for x (B, q_len, K) through `skinny_partials`: the partial sums added in fp32
+    and rounded once to x's dtype."""
     B, q_len, K = x.shape
-    out = skinny_partials(x.reshape(B * q_len, K), weight, **config).sum(0, dtype=torch.float32)
-    if bias is not None:
-        out = out + bias
-    return out.to(x.dtype).view(B, q_len, -1)
+    return skinny_partials(x.reshape(B * q_len, K), weight, **config).sum(0, dtype=torch.float32).to(x.dtype).view(
+        B, q_len, -1)
 
 
 def _layer_forward(layer, w, x, h, cos, sin, mask, k_cache, v_cache, slots, kv_len: int, next_norm,
@@ -989,7 +1009,7 @@ def _layer_fn(mode: str, split_kv: bool, skinny: bool = False):
     instead, attending over the full cache every step; on the H200 the two ran at the same speed (7,596 vs
     7,609 tokens/s, LOG.md). "compile_tuned": "compile" with Inductor's GEMM autotuning. "static" and
     "cudagraph" run the layer eagerly (cudagraph then captures it). skinny: the halves as `_attn_in_skinny`
-    and `_attn_out_skinny` (split-K Triton q|k|v, o and down projections)."""
+    and `_attn_out_skinny` (split-K Triton o and down projections, the q|k|v bias outside cuBLAS)."""
     attend = _attend_split_kv if split_kv else _attend
     first, second = (_attn_in_skinny, _attn_out_skinny) if skinny else (_attn_in, _attn_out)
     if mode == "compile_full":
@@ -1033,8 +1053,8 @@ def _static_forward(model, weights, k_cache, v_cache, valid, tokens, positions, 
 class _StaticDecoder:
     """A static KV cache for one batch and the decode step over it, eager or replayed as CUDA graphs.
     fused: concatenated projection weights, made here and freed with the decoder; split_kv: the
-    decode attention as the split-KV kernel; skinny: the decode step's q|k|v, o and down projections as split-K
-    Triton matmuls (needs fused)."""
+    decode attention as the split-KV kernel; skinny: the decode step's o and down projections as split-K
+    Triton matmuls, the q|k|v bias added outside cuBLAS (needs fused)."""
 
     def __init__(self, model, batch, cache_len, device, dtype, mode, kv_bucket, fused=False, split_kv=False,
                  skinny=False):
@@ -1240,7 +1260,7 @@ def _generate_static(policy, prompt_ids, max_new_tokens, temperature, top_p, bat
                      gumbel=None, skinny=False):
     """The fast engine over left-padded batches: (completion ids, finish reasons). mode: "static"
     (eager), "cudagraph", "compile", "compile_tuned" or "compile_full" (CUDA only); fused, split_kv: the options of the
-    comment above FAST_MODEL_TYPES; skinny: split-K Triton q|k|v, o and down projections in decode steps (fused only).
+    comment above FAST_MODEL_TYPES; skinny: split-K Triton o and down projections in decode steps (fused only).
     kv_bucket: cache slots per attention-length bucket. sync_every: decode steps between all-finished checks (default 1 on CPU, 16 on CUDA).
     prefill_tokens: prompt tokens per prefill forward (bounds its activation memory).
     gumbel: sampling without top-p by the one-pass Gumbel-max kernel (`gumbel_sample`); default on CUDA.
@@ -1304,8 +1324,9 @@ FAST_ENGINES["compile_full"] = dict(mode="compile_full", fused=False, split_kv=F
 # "compile" whose compiled halves (their GEMMs: the q|k|v, o, gate|up and down projections) are autotuned:
 # minutes of tuning in each new process, for the decode GEMMs' share of the step
 FAST_ENGINES["compile_tuned_fused_splitkv"] = dict(mode="compile_tuned", fused=True, split_kv=True)
-# "compile_fused_splitkv" whose decode steps run the q|k|v, o and down projections as split-K Triton matmuls
-# (`_attn_in_skinny`, `_attn_out_skinny`): their partial sums fuse into the rotary and residual kernels
+# "compile_fused_splitkv" whose decode steps run the o and down projections as split-K Triton matmuls, their
+# partial sums fused into the residual kernels, and add the q|k|v bias in the rotary kernel (`_attn_in_skinny`,
+# `_attn_out_skinny`)
 FAST_ENGINES["compile_fused_splitkv_skinny"] = dict(mode="compile", fused=True, split_kv=True, skinny=True)
 
 # Generation engines by name, each (policy, prompt_ids, max_new_tokens, temperature, top_p, batch_size,
