@@ -807,7 +807,8 @@ def _skinny_kernels():
     @triton.jit
     def _skinny_mm(X, W, Out, M, N, K, split_len, stride_xm, stride_xk, stride_wn, stride_wk,
                    stride_os, stride_om, stride_on,
-                   BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, EVEN: tl.constexpr):
+                   BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, EVEN: tl.constexpr,
+                   PRECISION: tl.constexpr):
         # program (column tile, reduction slice): Out[slice] = X[:, slice] @ W[tile, slice]^T, fp32 sums
         pid_n, pid_k = tl.program_id(0), tl.program_id(1)
         m = tl.arange(0, BLOCK_M)
@@ -825,7 +826,7 @@ def _skinny_kernels():
                 k_ok = (kk + k0 < split_len) & (k_lo + k0 + kk < K)
                 x = tl.load(x_ptrs, mask=(m < M)[:, None] & k_ok[None, :], other=0.0)
                 w = tl.load(w_ptrs, mask=k_ok[:, None] & (n < N)[None, :], other=0.0)
-            acc = tl.dot(x, w, acc)
+            acc = tl.dot(x, w, acc, input_precision=PRECISION)
             x_ptrs += BLOCK_K * stride_xk
             w_ptrs += BLOCK_K * stride_wk
         out = Out + pid_k * stride_os + m[:, None] * stride_om + n[None, :] * stride_on
@@ -833,13 +834,13 @@ def _skinny_kernels():
 
     @triton.jit
     def _skinny_mm_tma(x_desc, w_desc, Out, M, N, K, split_len, stride_os, stride_om, stride_on,
-                       BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+                       BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, PRECISION: tl.constexpr):
         # `_skinny_mm` with tensor-memory-accelerator loads (Hopper on): blocks outside x or W read as zeros
         pid_n, pid_k = tl.program_id(0), tl.program_id(1)
         n0, k_lo = pid_n * BLOCK_N, pid_k * split_len
         acc = tl.zeros((BLOCK_M, BLOCK_N), tl.float32)
         for k0 in range(k_lo, tl.minimum(k_lo + split_len, K), BLOCK_K):
-            acc = tl.dot(x_desc.load([0, k0]), w_desc.load([n0, k0]).T, acc)
+            acc = tl.dot(x_desc.load([0, k0]), w_desc.load([n0, k0]).T, acc, input_precision=PRECISION)
         m = tl.arange(0, BLOCK_M)
         n = n0 + tl.arange(0, BLOCK_N)
         out = Out + pid_k * stride_os + m[:, None] * stride_om + n[None, :] * stride_on
@@ -867,17 +868,19 @@ def skinny_partials(x, weight, block_n=128, block_k=128, split=1, num_warps=4, n
     n_split = triton.cdiv(K, split_len)
     out = torch.empty(n_split, M, N, device=x.device, dtype=x.dtype if n_split == 1 else torch.float32)
     grid = (triton.cdiv(N, block_n), n_split)
+    precision = "ieee" if x.dtype == torch.float32 else "tf32"  # fp32 stays fp32, not rounded to tf32 on GPU
     if tma:
         from triton.tools.tensor_descriptor import TensorDescriptor
         kernels["mm_tma"][grid](
             TensorDescriptor.from_tensor(x, [block_m, block_k]), TensorDescriptor.from_tensor(weight, [block_n, block_k]),
             out, M, N, K, split_len, *out.stride(), BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k,
-            num_warps=num_warps, num_stages=num_stages)
+            PRECISION=precision, num_warps=num_warps, num_stages=num_stages)
         return out
     even = M == block_m and N % block_n == 0 and split_len * n_split == K
     kernels["mm"][grid](
         x, weight, out, M, N, K, split_len, *x.stride(), *weight.stride(), *out.stride(),
-        BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k, EVEN=even, num_warps=num_warps, num_stages=num_stages)
+        BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k, EVEN=even, PRECISION=precision, num_warps=num_warps,
+        num_stages=num_stages)
     return out
 
 
