@@ -10,7 +10,9 @@
     python bench.py rollout --model-config qwen2.5-7b   # H200: issue 9 (64 x 512 + 1024 tokens, >= 10x generate)
     python bench.py rollout-profile --model-config qwen2.5-7b --engines compile,compile_fused   # H200: step time by kernel
     python bench.py sft-step --model-config qwen2.5-7b  # H200: issue 5 (LoRA r64, 16 x 2048, <= 80 GB, >= 7k tok/s)
-    python bench.py decode-gemms --model-config qwen2.5-7b  # H200: the decode step's matmuls alone, TB/s
+    python bench.py decode-gemms --model-config qwen2.5-7b --triton o,down  # H200: decode matmuls alone, TB/s
+    python bench.py decode-attn --model-config qwen2.5-7b   # H200: split-KV decode attention, launch sweep
+    python bench.py decode-sample --model-config qwen2.5-7b # H200: generate's sampling rule vs Gumbel-max
 
 verify: builds `--n` candidate solutions of mixed quality (known-good Triton kernels, cheats and faults
 from tests/) for small KernelBench-like tasks (tests/judge_tasks/), then verifies them twice with the same
@@ -42,7 +44,13 @@ sampling) with the top kernels; on CPU the aten ops' self CPU time instead. Kern
 engine's ms/step means the GPU waits (launches, syncs); a category far over its bytes/bandwidth is the target.
 decode-gemms: the matmuls of one decode step (q|k|v, o, gate|up, down, lm_head of the model config) at
 --batch rows, each alone: on W (N, K) as the engines call it and on a pre-transposed copy (K, N), with the
-weight bytes per second (CUDA: CUDA-graph timing; CPU: wall clock, for the code path only).
+weight bytes per second (CUDA: CUDA-graph timing; CPU: wall clock, for the code path only). `--triton`
+sweeps policy.skinny_partials (split-K Triton, pointer or descriptor loads) for the named matmuls: each
+configuration with the sum of its partials and as the kernel alone (inside the engine the sum fuses into
+the next elementwise kernel).
+decode-attn: the split-KV decode attention of one layer as the engines run it (whole cache, the step's slot
+read on the device): slice length and slots per iteration, then warps and stages, then the best few over
+a rollout's first, middle and last slot. decode-sample: one step's sampling at batch x vocab.
 sft-step: LoRA SFT steps through train.py's `sft_step` (loss via policy.token_logprobs) on random tokens.
 """
 import argparse

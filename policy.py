@@ -523,7 +523,7 @@ def _generate_hf(policy, prompt_ids, max_new_tokens, temperature, top_p, batch_s
 # - temperature and top-p use transformers' own logits warpers in the same order, then softmax and
 #   torch.multinomial as `generate` does; so on CPU the same seed gives the same tokens as engine "hf".
 #   On CUDA, sampling without top-p (the rollout default) is one Gumbel-max kernel instead (`gumbel_sample`:
-#   the same distribution from another random stream; 69 vs 221 us a step at 64 x 152k on the H200).
+#   the same distribution from another random stream; 49 vs 220 us a step at 64 x 152k on the H200).
 # - fused projections and the split-KV kernel sum in a different order (bf16: ties of near-equal
 #   logits may break the other way; fp32 on CPU gives the same greedy tokens).
 # Supported: decoder-only Llama-style models (Qwen2/2.5, Qwen3, Llama, Mistral without sliding window);
