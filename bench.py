@@ -479,13 +479,20 @@ def greedy_check(pol, engine, prompts, ref, args):
     return {"rows_equal": sum(r["first_diff"] is None for r in rows), "rows": rows}
 
 
+def default_batch(model_config):
+    """Sequences of a batch when --batch is unset: issue 9's 64 for 7B, 8 for tiny."""
+    return 64 if model_config == "qwen2.5-7b" else 8
+
+
 def rollout_defaults(args):
-    """Sizes of rollout and rollout-profile left unset: the issue-9 batch for 7B, a small one for tiny."""
+    """Sizes of rollout, rollout-profile and decode-attn left unset: the issue-9 batch for 7B, a small one for
+    tiny (and the profiled token, where there is one)."""
     big = args.model_config == "qwen2.5-7b"
-    args.batch = args.batch or (64 if big else 8)
+    args.batch = args.batch or default_batch(args.model_config)
     args.prompt_len = args.prompt_len or (512 if big else 64)
     args.new_tokens = args.new_tokens or (1024 if big else 64)
-    args.at_token = args.new_tokens // 2 if args.at_token is None else args.at_token
+    if hasattr(args, "at_token"):
+        args.at_token = args.new_tokens // 2 if args.at_token is None else args.at_token
 
 
 def cmd_rollout(args):
@@ -786,7 +793,7 @@ def cmd_decode_gemms(args):
     import policy as P
     device = P.resolve_device(None if args.device == "auto" else args.device)
     dtype = P.resolve_dtype(None, device)
-    M = args.batch or (64 if args.model_config == "qwen2.5-7b" else 8)
+    M = args.batch or default_batch(args.model_config)
     if device.type == "cuda":
         import triton.testing
         bench_us = lambda fn: triton.testing.do_bench_cudagraph(fn, rep=200) * 1e3  # noqa: E731
@@ -834,6 +841,11 @@ def cmd_decode_gemms(args):
                       "rows": rows, "env": _env(), "argv": sys.argv}))
 
 
+def skinny_stage_bytes(block_m, block_k, block_n):
+    """Shared memory of one pipeline stage of policy.skinny_partials: a bf16 tile of x and one of W."""
+    return (block_m * block_k + block_k * block_n) * 2
+
+
 def skinny_configs(M, N, K, sms):
     """First-round configurations of policy.skinny_partials for one matmul shape: each column tile and K
     block with the slice counts whose grids come nearest 1, 2 and 4 programs per SM, as many pipeline
@@ -843,7 +855,7 @@ def skinny_configs(M, N, K, sms):
     out = []
     for bn in (64, 128, 256):
         for bk in (128, 256):
-            stage_bytes = (block_m * bk + bk * bn) * 2
+            stage_bytes = skinny_stage_bytes(block_m, bk, bn)
             stages = min(4, 220_000 // stage_bytes)
             if stages < 2:
                 continue
@@ -860,6 +872,7 @@ def triton_gemm_sweep(name, x, w, bench_us, top=2):
     Each row: us with the sum of the partials (what F.linear's place costs) and us of the kernel alone
     (the sum can fuse into the next elementwise op), the largest difference from F.linear."""
     import torch
+    import triton
 
     import policy as P
     ref = torch.nn.functional.linear(x, w).float()
@@ -878,12 +891,13 @@ def triton_gemm_sweep(name, x, w, bench_us, top=2):
             row = {"gemm": name, **cfg, "error": f"{type(e).__name__}: {str(e)[:120]}"}
         rows.append(row)
 
-    for cfg in skinny_configs(x.shape[0], w.shape[0], w.shape[1], torch.cuda.get_device_properties(x.device).multi_processor_count):
+    block_m = max(16, triton.next_power_of_2(x.shape[0]))  # as skinny_partials tiles the rows
+    for cfg in skinny_configs(x.shape[0], w.shape[0], w.shape[1], P._sm_count(x.device)):
         try_config(cfg)
     ok = sorted((r for r in rows if "us" in r), key=lambda r: r["us"])
     for best in ok[:top]:
         cfg = {k: best[k] for k in ("block_n", "block_k", "split", "tma")}
-        stage_bytes = (64 * cfg["block_k"] + cfg["block_k"] * cfg["block_n"]) * 2
+        stage_bytes = skinny_stage_bytes(block_m, cfg["block_k"], cfg["block_n"])
         for stages in (2, 3, 4, 5, 6):
             for warps in (4, 8):
                 if stages * stage_bytes <= 228_000:
@@ -907,8 +921,8 @@ def cmd_decode_attn(args):
     c, _ = model_config_of(args.model_config)
     H, kv_heads = c.num_attention_heads, c.num_key_value_heads
     D = getattr(c, "head_dim", None) or c.hidden_size // H
-    big = args.model_config == "qwen2.5-7b"
-    B, W, new = args.batch or (64 if big else 8), args.prompt_len or (512 if big else 64), args.new_tokens or (1024 if big else 64)
+    rollout_defaults(args)
+    B, W, new = args.batch, args.prompt_len, args.new_tokens
     cache_len = -(-(W + new) // P.KV_BUCKET) * P.KV_BUCKET      # as the compile engines round it
     g = torch.Generator(device=device).manual_seed(args.seed)
     q = torch.randn(B, H, 1, D, generator=g, device=device, dtype=dtype)
@@ -979,7 +993,7 @@ def cmd_decode_sample(args):
     if device.type != "cuda":
         raise SystemExit("decode-sample times CUDA kernels; run it on a GPU")
     c, _ = model_config_of(args.model_config)
-    B = args.batch or (64 if args.model_config == "qwen2.5-7b" else 8)
+    B = args.batch or default_batch(args.model_config)
     logits = torch.randn(B, c.vocab_size, device=device, dtype=P.resolve_dtype(None, device))
     stop_t = torch.tensor([0], device=device)
     rule = P._token_sampler(stop_t, args.temperature, 1.0, suppress_eos=False)

@@ -760,9 +760,12 @@ def _attend_split_kv(q, k, v, mask, scale, last_slot=None, split_tokens=None, bl
     n_splits = triton.cdiv(kv_len, split_len)
     direct = n_splits == 1
     out = torch.empty(B, 1, H * D, dtype=q.dtype, device=q.device)
-    partial = out if direct else torch.empty(B * kv_heads, n_splits, groups, D, dtype=torch.float32, device=q.device)
-    row_max = out if direct else torch.empty(B * kv_heads, n_splits, groups, dtype=torch.float32, device=q.device)
-    row_sum = out if direct else torch.empty_like(row_max)
+    if direct:  # the partial kernel writes `out`; its partial-sum arguments are unused
+        partial = row_max = row_sum = out
+    else:
+        partial = torch.empty(B * kv_heads, n_splits, groups, D, dtype=torch.float32, device=q.device)
+        row_max = torch.empty(B * kv_heads, n_splits, groups, dtype=torch.float32, device=q.device)
+        row_sum = torch.empty_like(row_max)
     block_d = max(16, triton.next_power_of_2(D))  # tl.dot wants every dimension >= 16; padding is masked
     # The dots run in the cache dtype (bf16 on GPU: tensor cores, fp32 accumulation). On CPU they run in
     # fp32: Triton's interpreter multiplies the bit patterns of bf16 inputs (triton 3.9, create_dot).
@@ -886,7 +889,7 @@ def skinny_partials(x, weight, block_n=128, block_k=128, split=1, num_warps=4, n
 
 def skinny_linear(x, weight, **config):
     """`F.linear(x, weight)` without bias through `skinny_partials` (config: its keyword arguments);
-    x (..., K) -> (..., N) in x's dtype."""
+    x (..., K) -> (..., N) in x's dtype: the fp32 partial sums added and rounded once."""
     parts = skinny_partials(x.reshape(-1, x.shape[-1]), weight, **config)
     out = parts[0] if parts.shape[0] == 1 else parts.sum(0).to(x.dtype)
     return out.reshape(*x.shape[:-1], weight.shape[0])
@@ -929,10 +932,10 @@ def _attn_out(layer, w, x, out, next_norm, skinny=False):
     next layer's input norm; the model's final norm after the last layer) of the result: (x, normed x).
     Compiled, the residual add and that norm are one kernel instead of one in each half. w as in `_attn_in`
     (one gate|up matmul; the MLP is down(act(gate) * up) in every supported model). skinny: the o and down
-    projections as split-K Triton matmuls (`skinny_partials`, `SKINNY_CONFIGS`; fused weights, decode steps
+    projections as split-K Triton matmuls (`skinny_linear`, `SKINNY_CONFIGS`; fused weights, decode steps
     only; a projection with a bias stays F.linear), their partial sums added inside the residual's kernel."""
     if skinny and w.o_weight is not None:
-        x = x + _skinny_proj(out, w.o_weight, SKINNY_CONFIGS["o"])
+        x = x + skinny_linear(out, w.o_weight, **SKINNY_CONFIGS["o"])
     else:
         x = x + layer.self_attn.o_proj(out)
     h = layer.post_attention_layernorm(x)
@@ -942,7 +945,7 @@ def _attn_out(layer, w, x, out, next_norm, skinny=False):
     gate, up = torch.nn.functional.linear(h, w.gate_up_weight, w.gate_up_bias).chunk(2, dim=-1)
     act = layer.mlp.act_fn(gate) * up
     if skinny and w.down_weight is not None:
-        x = x + _skinny_proj(act, w.down_weight, SKINNY_CONFIGS["down"])
+        x = x + skinny_linear(act, w.down_weight, **SKINNY_CONFIGS["down"])
     else:
         x = x + layer.mlp.down_proj(act)
     return x, next_norm(x)
@@ -965,14 +968,6 @@ def _attn_out_skinny(layer, w, x, out, next_norm):
 # tuned for that one.
 SKINNY_CONFIGS = {"o": dict(block_n=64, block_k=128, split=2, num_warps=4, num_stages=4),
                   "down": dict(block_n=128, block_k=128, split=4, num_warps=4, num_stages=4)}
-
-
-def _skinny_proj(x, weight, config):
-    """F.linear(x, weight) for x (B, q_len, K) through `skinny_partials`: the partial sums added in fp32
-    and rounded once to x's dtype."""
-    B, q_len, K = x.shape
-    return skinny_partials(x.reshape(B * q_len, K), weight, **config).sum(0, dtype=torch.float32).to(x.dtype).view(
-        B, q_len, -1)
 
 
 def _layer_forward(layer, w, x, h, cos, sin, mask, k_cache, v_cache, slots, kv_len: int, next_norm,
@@ -1228,6 +1223,13 @@ def _token_sampler(stop_t, temperature, top_p, suppress_eos, gumbel=False):
     fp32 scores; temperature and top-p are transformers' own warpers in generate's order; stop_t: eos ids.
     gumbel: sample without top-p (top_p 1) by `gumbel_sample` instead (same distribution, another random
     stream); with suppress_eos it then overwrites the stop-token logits in place."""
+    if gumbel and temperature > 0 and top_p >= 1.0:
+        def gumbel_token(logits):
+            if suppress_eos:
+                logits.index_fill_(1, stop_t, -float("inf"))
+            return gumbel_sample(logits, temperature)
+        return gumbel_token
+
     from transformers.generation.logits_process import TemperatureLogitsWarper, TopPLogitsWarper
 
     warpers = []
@@ -1235,13 +1237,6 @@ def _token_sampler(stop_t, temperature, top_p, suppress_eos, gumbel=False):
         warpers.append(TemperatureLogitsWarper(temperature))
     if temperature > 0 and top_p < 1.0:
         warpers.append(TopPLogitsWarper(top_p))
-
-    if gumbel and temperature > 0 and top_p >= 1.0:
-        def gumbel_token(logits):
-            if suppress_eos:
-                logits.index_fill_(1, stop_t, -float("inf"))
-            return gumbel_sample(logits, temperature)
-        return gumbel_token
 
     def next_token(logits):
         scores = logits.float()                                                      # (B, vocab) fp32, as generate
@@ -1262,9 +1257,10 @@ def _generate_static(policy, prompt_ids, max_new_tokens, temperature, top_p, bat
                      mode="static", fused=False, split_kv=False, kv_bucket=KV_BUCKET, sync_every=None, prefill_tokens=32768,
                      gumbel=None, skinny=False):
     """The fast engine over left-padded batches: (completion ids, finish reasons). mode: "static"
-    (eager), "cudagraph", "compile", "compile_tuned" or "compile_full" (CUDA only); fused, split_kv: the options of the
-    comment above FAST_MODEL_TYPES; skinny: split-K Triton o and down projections in decode steps (fused only).
-    kv_bucket: cache slots per attention-length bucket. sync_every: decode steps between all-finished checks (default 1 on CPU, 16 on CUDA).
+    (eager), "cudagraph", "compile", "compile_tuned" or "compile_full" (CUDA only); fused, split_kv: the
+    options of the comment above FAST_MODEL_TYPES; skinny: split-K Triton o and down projections in decode
+    steps (fused only). kv_bucket: cache slots per attention-length bucket. sync_every: decode steps between
+    all-finished checks (default 1 on CPU, 16 on CUDA).
     prefill_tokens: prompt tokens per prefill forward (bounds its activation memory).
     gumbel: sampling without top-p by the one-pass Gumbel-max kernel (`gumbel_sample`); default on CUDA.
     On CPU the engine keeps generate's rule and random stream, so its tokens equal engine "hf"'s."""

@@ -26,6 +26,13 @@ def corpus():
     return [p["prompt"] for p in pairs] + [p["completion"] for p in pairs]
 
 
+# The tiny CPU model through a Triton kernel needs the interpreter; a kernel alone runs interpreted or on CUDA.
+needs_interpreter = pytest.mark.skipif(os.environ.get("TRITON_INTERPRET") != "1",
+                                       reason="CPU model: needs the Triton interpreter")
+needs_triton = pytest.mark.skipif(os.environ.get("TRITON_INTERPRET") != "1" and not torch.cuda.is_available(),
+                                  reason="a Triton kernel: needs the interpreter or CUDA")
+
+
 @pytest.fixture(scope="module", autouse=True)
 def one_thread():
     """Tiny matmuls: one thread is many times faster than two on a shared 2-core machine."""
@@ -273,15 +280,14 @@ def test_split_kv_attention_equals_attend(B, H, kv_heads, D, kv_len, pads, slot,
     assert torch.equal(prefill, P._attend(q.expand(B, H, 3, D), k, v, mask.expand(B, 1, 3, kv_len), D ** -0.5))
 
 
-@pytest.mark.skipif(os.environ.get("TRITON_INTERPRET") != "1", reason="CPU model: needs the Triton interpreter")
+@needs_interpreter
 def test_split_kv_engine_equals_generate(tiny):
     """The whole decode path with the split-KV kernel (interpreted: slow, so few steps in one batch)."""
     hf = run(tiny, "hf", max_new_tokens=5, batch_size=5)
     assert run(tiny, "static_fused_splitkv", max_new_tokens=5, batch_size=5) == hf
 
 
-@pytest.mark.skipif(os.environ.get("TRITON_INTERPRET") != "1" and not torch.cuda.is_available(),
-                    reason="a Triton kernel: needs the interpreter or CUDA")
+@needs_triton
 def test_gumbel_sample_draws_from_softmax_over_temperature():
     """Frequencies of 300 one-pass Gumbel-max draws against softmax(logits / T) (chi-square, p < 1e-4 to fail:
     T = 1 instead of 0.5 would give chi2 ~ 40 on average); -inf entries never drawn; a seeded generator
@@ -290,7 +296,7 @@ def test_gumbel_sample_draws_from_softmax_over_temperature():
     device = "cuda" if torch.cuda.is_available() else "cpu"
     V, T, n = 40, 0.5, 300
     logits = torch.full((V,), -40.0)
-    hot = torch.tensor([0, 7, 8, 31, 33, 39])          # both programs' blocks, the first and the last entry
+    hot = torch.tensor([0, 7, 8, 31, 33, 39])          # three of the program's blocks, the first and last entry
     logits[hot] = torch.tensor([1.0, 0.2, 0.9, 0.6, -0.1, 0.5])
     logits[5] = float("-inf")
     rows = logits.expand(n, V).contiguous().to(device)
@@ -310,7 +316,7 @@ def test_gumbel_sample_draws_from_softmax_over_temperature():
         P.gumbel_sample(rows, 0.0)
 
 
-@pytest.mark.skipif(os.environ.get("TRITON_INTERPRET") != "1", reason="CPU model: needs the Triton interpreter")
+@needs_interpreter
 def test_engine_with_gumbel_sampling_is_seeded_and_suppresses_eos(tiny, monkeypatch):
     """The CUDA default (Gumbel-max sampling without top-p) through the static engine on CPU: seeded, different
     from generate's random stream, and eos suppressed; with top-p it keeps generate's rule (same tokens as hf)."""
@@ -327,7 +333,7 @@ def test_engine_with_gumbel_sampling_is_seeded_and_suppresses_eos(tiny, monkeypa
     assert with_top_p == run(tiny, "hf", temperature=0.8, top_p=0.9, seed=5, max_new_tokens=8)
 
 
-@pytest.mark.skipif(os.environ.get("TRITON_INTERPRET") != "1", reason="CPU model: needs the Triton interpreter")
+@needs_interpreter
 def test_skinny_projections_engine_equals_generate(tiny, monkeypatch):
     """Decode steps with the o and down projections as split-K Triton matmuls (interpreted) and the q|k|v
     bias added apart, slices of 16 so that the tiny model's projections are summed from two and four
@@ -347,8 +353,7 @@ def test_skinny_projections_engine_equals_generate(tiny, monkeypatch):
         P._StaticDecoder(tiny.model, 1, 8, tiny.device, torch.float32, "static", 2, fused=False, skinny=True)
 
 
-@pytest.mark.skipif(os.environ.get("TRITON_INTERPRET") != "1" and not torch.cuda.is_available(),
-                    reason="a Triton kernel: needs the interpreter or CUDA")
+@needs_triton
 @pytest.mark.parametrize("M, N, K, config", [
     (8, 48, 96, dict(block_n=16, block_k=32, split=2)),                 # even: two whole slices
     (5, 40, 100, dict(block_n=16, block_k=32, split=3)),                # ragged rows, columns and K: 2 slices remain
