@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The H200 measurements behind LOG.md, in named sections so one device call can run several:
 #   bash gpu_run.sh noise judgetests search   # logs in /tmp/gpu_work, packed into $OUT/results.tgz after each
-# Sections: env train trainab rlab q4 noise judgetests verify teacher2 teacher2x3 teacher5 search search5 sft rollout profile kernels rl, in the order given
+# Sections: env train trainab rlab q4 noise judgetests verify teacher2 teacher2x3 teacher5 search search5 sft rollout profile kernels rl kb kbsearch, in the order given
 # (one after another: run at once, 20+ judge workers on 16 cores starved each other, LOG.md). Every section is
 # time-boxed with `timeout` so one slow step cannot eat the whole call; each prints the end of its log.
 set -u
@@ -191,8 +191,31 @@ run_rl() {  # issue 6: one RL step, 7B shape, 8 prompts x G=8 x 1024 new tokens
   tail -8 "$O/rl_step.txt"
 }
 
+run_kb() {  # issue 19: the teacher over a whole KernelBench level (KB_LEVEL=1|2), real sizes, vs eager and torch.compile.
+  # Carry devdata (a copy of ../shared/KernelBench) and devout (eval dirs and the baseline cache of earlier calls):
+  # a call cut short resumes where it stopped, and each task's baselines are measured once across calls.
+  local L=${KB_LEVEL:-2}
+  section "kb level$L"
+  mkdir -p devout
+  timeout ${KB_S:-500} $PY eval.py --tasks devdata/KernelBench/level$L --policy teacher --baseline eager,compile \
+    --device cuda --workers ${KB_WORKERS:-8} --out devout/eval_kb$L --baseline-cache devout/baselines.json \
+    > "$O/eval_kb$L.txt" 2>&1
+  echo "eval rc $?"; grep -c '"task_id"' devout/eval_kb$L/results.jsonl; tail -3 "$O/eval_kb$L.txt"
+}
+
+run_kbsearch() {  # issue 19: eval.py --search over a whole KernelBench level: a row for every task, no abort
+  local L=${KB_LEVEL:-2}
+  section "kbsearch level$L"
+  mkdir -p devout
+  timeout ${KB_S:-500} $PY eval.py --tasks devdata/KernelBench/level$L --policy teacher --search --device cuda \
+    --workers ${KB_WORKERS:-8} --out devout/search_kb$L --baseline-cache devout/baselines.json ${KBSEARCH_FLAGS:-} \
+    > "$O/search_kb$L.txt" 2>&1
+  echo "eval rc $?"; grep -c '"task_id"' devout/search_kb$L/results.jsonl; tail -3 "$O/search_kb$L.txt"
+}
+
 pack() {  # after every section, so a call cut short still brings back what finished
   [ -n "${OUT:-}" ] && tar czf "$OUT/results.tgz" --exclude='*.safetensors' --exclude='*.pt' -C "$O" .
+  [ -n "${OUT:-}" ] && [ -d devout ] && tar czf "$OUT/devout.tgz" --exclude='*.safetensors' --exclude='*.pt' devout
 }
 
 for s in "$@"; do
