@@ -218,7 +218,9 @@ def is_remap(node) -> bool:
 
 
 def is_view(node) -> bool:
-    return node["op"].startswith("view:")
+    """A call forward makes itself: an imported torch view ("view:<name>": reshape, permute, x.shape, indexing)
+    or a torch op kept as torch ("torch:dropout", see Prog._lower)."""
+    return node["op"].startswith(("view:", "torch:"))
 
 
 def module_ref(path: str) -> str:
@@ -304,6 +306,8 @@ class Prog:
         self.nodes: list[dict] = []
         self.n_new = 0
         self.tuple_nodes = set()
+        self.non_tensors = set()
+        self.source = source
         for node in program["nodes"]:
             self._lower(dict(node, attrs=dict(node.get("attrs") or {})))
         self.output = program["output"]
@@ -324,6 +328,8 @@ class Prog:
         return name
 
     def add(self, node):
+        if node.get("shape") is None and is_view(node):
+            self.non_tensors.add(node["name"])    # x.shape, x.size(): a tuple or an int, not a tensor
         node["shape"] = list(node["shape"] or [])
         if self.symbolic:
             node["shape"] = self.infer_shape(node)
@@ -344,14 +350,25 @@ class Prog:
             node["shape"] = [1 if i == d else s for i, s in enumerate(S)] if a.get("keepdim") else \
                 [s for i, s in enumerate(S) if i != d]
             self.tuple_nodes.add(name)
-        if op == "view:getitem" and node["inputs"] and node["inputs"][0] in self.tuple_nodes:
-            if a.get("args") != [0]:
+        if op in ("view:getitem", "view:getattr") and node["inputs"] and node["inputs"][0] in self.tuple_nodes:
+            if a.get("args") not in ([0], ["values"]):    # [0] or .values
                 raise TeacherError("indices of torch.max/min(x, dim) are not supported")
             return self.add(dict(node, op="identity", attrs={}))
+        if op == "einsum" and "equation" not in a:
+            # an import that dropped the equation (a string argument): the source's einsum calls, if they
+            # all use one equation (else the guess bij,bjk->bik would compute the wrong contraction)
+            eqs = set(re.findall(r"einsum\(\s*['\"]([^'\"]+)['\"]", self.source or ""))
+            if len(eqs) != 1:
+                raise TeacherError("einsum without its equation")
+            a["equation"] = eqs.pop()
         if op == "dropout":
-            p = a.get("p", 0.5 if node.get("module") else 0.5)
+            p = a.get("p", 0.5)
             if p and a.get("training", bool(node.get("module"))) is not False:
-                raise TeacherError("dropout with p > 0 in training mode is random: its output cannot be matched")
+                # Random (KernelBench never calls .eval()): no kernel can reproduce torch's mask, so forward
+                # calls the same torch dropout at the same place in the RNG stream. The judge seeds the RNG
+                # before each trial's get_inputs and nothing else in either forward draws from it, so both
+                # draw the same mask (a hybrid solution: the judge's default policy allows the torch op).
+                return self.add(dict(node, op="torch:dropout", attrs=dict(a, p=p)))
         if op in ("mse_loss", "smooth_l1_loss", "kl_div"):
             red = a.get("reduction", "mean")
             if red == "none":
@@ -566,12 +583,17 @@ def plan(P: Prog) -> list[tuple[str, str]]:
         members = {A}
         best = [A]
         for m in P.nodes[order[A] + 1:]:
-            if m["name"] in must or m["name"] in in_region or not is_pointwise(m) or m["shape"] != P.t[A].shape:
+            if m["name"] in in_region or not is_pointwise(m) or m["shape"] != P.t[A].shape:
                 continue
             ins = m["inputs"]
             if not any(i in members for i in ins):
                 continue
             if any(i in members and P.t[i].shape != m["shape"] for i in ins):
+                continue
+            if m["name"] in must:  # forward reads it (a view's or a torch op's input): it can only end the region
+                if all(c in members or c == m["name"] for r in region for c in P.consumers[r]):
+                    best = region + [m["name"]]
+                    break
                 continue
             region.append(m["name"])
             members.add(m["name"])
@@ -711,6 +733,7 @@ class KB:
         self.bind: dict[str, Ix] = {}
         self.flat = None                                # (idx codes, shape, offset Ix): contiguous fast path
         self.n = 0
+        self.out = None                                 # the tensor out_ptr writes (set by finish)
 
     # --- plumbing ---
     def line(self, s: str):
@@ -1004,6 +1027,7 @@ def finish(kb: KB, E: str, grid: str, blocks: dict, summary: str, num_warps: int
     """Assemble kernel and wrapper sources; drops assignments nobody reads (no dead code). zero_out: the
     output starts as zeros (programs add into it)."""
     P = kb.P
+    kb.out = E
     src, call = kernel_source(kb, blocks, "out")
     out = P.t[E]
     wname = kb.st.wrapper_name(kb.name)
@@ -1027,11 +1051,18 @@ def finish(kb: KB, E: str, grid: str, blocks: dict, summary: str, num_warps: int
     return Kernel(kb.name, wname, "\n".join(src), "\n".join(w), [P.t[t].ref for t, _ in leaf_names], E, summary)
 
 
+INDEX_INT64_MIN = 2 ** 31  # a kernel touching a tensor of this many elements computes offsets in int64
+
+
 def kernel_source(kb: KB, blocks: dict, out: str) -> tuple[list[str], list[str]]:
     """The @triton.jit source lines of kb (dead assignments dropped) and the launch's arguments, with `out`
-    (a wrapper variable) for its out_ptr."""
+    (a wrapper variable) for its out_ptr. A kernel that reads or writes a tensor of INDEX_INT64_MIN elements
+    or more takes its program ids and aranges as int64 (KernelBench L1 45 pools a 4.3G-element input)."""
     P = kb.P
     body = dce(kb.lines)
+    if any(prod(P.t[t].shape) >= INDEX_INT64_MIN for t in list(kb.leaves) + [kb.out] if t):
+        # int32 offsets would overflow: program ids and aranges become int64, and with them every offset
+        body = [re.sub(r"(tl\.(?:program_id|arange)\([^()]*\))", r"\1.to(tl.int64)", ln) for ln in body]
     ptrs = [p for p in kb.params if p[0].endswith("_ptr")]
     others = [p for p in kb.params if not p[0].endswith("_ptr")]
     sizes = sizes_used(P, body)   # --sizes symbolic: the size names the kernel reads, passed as constexprs
@@ -1598,6 +1629,57 @@ def dot_code(a: str, b: str, st: Style) -> str:
     return f"tl.dot({a}, {b}, input_precision=\"{st.dot_precision}\")"
 
 
+def contraction(P: Prog, n: dict, xs, ys, out_shape):
+    """A matmul of any ranks (torch.matmul's batch broadcasting) or an einsum as one batched GEMM: the
+    output's dims split into batch dims (in x, y and the output), M dims (x only) and N dims (y only); the
+    K dims are in x and y but not the output. Each group is flattened (B, M, N, K) and unravelled back into
+    the operands' dims in the kernel (`A (b, i, j, l) @ B (l, k)` is one GEMM with M = b * i * j). A size-1
+    dim of an operand reads index 0 (broadcasting). Returns (B, M, K, N, a_idx, b_idx, o_idx)."""
+    op = n["op"]
+    if op == "matmul":
+        if len(xs) < 2 or len(ys) < 2:
+            raise TeacherError("matmul with a 1-D operand is not supported")
+        r = len(out_shape)
+        batch = "abcdefgh"[:r - 2]
+        xl = batch[len(batch) - (len(xs) - 2):] + "mk"
+        yl = batch[len(batch) - (len(ys) - 2):] + "kn"
+        ol = batch + "mn"
+    else:
+        eq = n["attrs"]["equation"].replace(" ", "")
+        m_ = re.fullmatch(r"([a-zA-Z]+),([a-zA-Z]+)->([a-zA-Z]*)", eq)
+        if not m_:
+            raise TeacherError(f"einsum {eq!r} is not supported (two operands, no ellipsis)")
+        xl, yl, ol = m_.groups()
+        if any(len(set(t)) != len(t) for t in (xl, yl, ol)) or set(ol) - set(xl + yl) or \
+                (set(xl) ^ set(yl)) - set(ol):
+            raise TeacherError(f"einsum {eq!r} is not supported (repeated or summed-out single-operand letters)")
+    size = {}
+    for letters, shape in ((xl, xs), (yl, ys), (ol, out_shape)):
+        if len(letters) != len(shape):
+            raise TeacherError(f"{op}: operand ranks do not match {xl},{yl}->{ol}")
+        for c, v in zip(letters, shape):
+            if v != 1 or c not in size:
+                size[c] = v
+    bl = [c for c in ol if c in xl and c in yl]
+    ml = [c for c in ol if c in xl and c not in yl]
+    nl = [c for c in ol if c in yl and c not in xl]
+    kl = [c for c in xl if c in yl and c not in ol]
+    if not kl:
+        raise TeacherError(f"{op}: no contracted dim")
+    B, M, N, K = (prod(size[c] for c in g) for g in (bl, ml, nl, kl))
+
+    def index(kb, letters, shape, groups):
+        got = {}
+        for flat, g, hint in groups:
+            for c, i in zip(g, kb.unravel(flat, [size[c] for c in g], hint) if g else []):
+                got[c] = i
+        return [ZERO if s == 1 else got[c] for c, s in zip(letters, shape)]
+    a_idx = lambda kb, m, k, b: index(kb, xl, xs, [(b, bl, "b"), (m, ml, "m"), (k, kl, "k")])
+    b_idx = lambda kb, k, nn_, b: index(kb, yl, ys, [(b, bl, "b"), (k, kl, "k"), (nn_, nl, "n")])
+    o_idx = lambda kb, m, nn_, b: index(kb, ol, out_shape, [(b, bl, "b"), (m, ml, "m"), (nn_, nl, "n")])
+    return B, M, K, N, a_idx, b_idx, o_idx
+
+
 def k_matmul(P: Prog, st: Style, A: str, E: str) -> Kernel:
     n = P.node_of[A]
     op = n["op"]
@@ -1625,23 +1707,23 @@ def k_matmul(P: Prog, st: Style, A: str, E: str) -> Kernel:
     else:
         y = n["inputs"][1]
         ys = P.t[y].shape
-        if op == "matmul" and (len(xs) != 2 or len(ys) != 2):
-            raise TeacherError("matmul: only 2-D @ 2-D")
         eq = n["attrs"].get("equation", "bij,bjk->bik").replace(" ", "")
-        if op == "einsum" and eq not in ("bij,bjk->bik", "bij,jk->bik"):
-            raise TeacherError(f"einsum {eq!r} is not supported")
-        if op == "matmul" or (op == "einsum" and eq == "bij,jk->bik"):
+        if (op == "matmul" and (len(xs) != 2 or len(ys) != 2)) or \
+                (op == "einsum" and eq not in ("bij,bjk->bik", "bij,jk->bik")):
+            B, M, K, N, a_idx, b_idx, o_idx = contraction(P, n, xs, ys, out_shape)
+        elif op == "matmul" or (op == "einsum" and eq == "bij,jk->bik"):
             K, N = xs[-1], ys[1]   # K named after x (ys[0] has the same value)
             B, M = 1, prod(xs[:-1])
             lead = xs[:-1]
             a_idx = lambda kb, m, k, b: kb.unravel(m, lead, "m") + [k]
             o_idx = lambda kb, m, nn_, b: kb.unravel(m, lead, "m") + [nn_]
+            b_idx = lambda kb, k, nn_, b: [k, nn_]
         else:
             B, M, K = xs
             N = ys[2]
             a_idx = lambda kb, m, k, b: [b, m, k]
             o_idx = lambda kb, m, nn_, b: [b, m, nn_]
-        b_idx = (lambda kb, k, nn_, b: [k, nn_]) if len(ys) == 2 else (lambda kb, k, nn_, b: [b, k, nn_])
+            b_idx = lambda kb, k, nn_, b: [b, k, nn_]
     BM, BN, BK, nw = st.mm_blocks(M, N, K, batch=B)
     m_ix, n_ix, bvar = gemm_tile(kb, M, N, K, "pid_b" if B > 1 else None)
     kb.line("acc = tl.zeros([BLOCK_M, BLOCK_N], dtype=tl.float32)")
@@ -2115,6 +2197,22 @@ def _forward_args(source: str) -> list[str]:
     return [a.arg for a in fwd.args.args[1:]]
 
 
+def index_code(a, top: bool = False) -> str:
+    """Python code of an imported index (synth._json_index): ints, {"slice": [start, stop, step]}, "None",
+    "Ellipsis", and lists for tuples."""
+    if isinstance(a, dict) and "slice" in a:
+        lo, hi, step = ("" if v is None else repr(v) for v in a["slice"])
+        return f"{lo}:{hi}" + (f":{step}" if step else "")
+    if isinstance(a, list):
+        inner = ", ".join(index_code(x) for x in a)
+        return inner if top and a else f"({inner},)" if len(a) == 1 else f"({inner})"
+    if a in ("None", "Ellipsis"):
+        return "..." if a == "Ellipsis" else "None"
+    if isinstance(a, int) and not isinstance(a, bool):
+        return repr(a)
+    raise TeacherError(f"index {a!r} is not supported")
+
+
 def view_call(P: Prog, n: dict) -> str:
     """Forward code for an imported view node (torch view calls are allowed under the strict policy)."""
     short = n["op"][5:]
@@ -2128,12 +2226,28 @@ def view_call(P: Prog, n: dict) -> str:
     kwargs = n["attrs"].get("kwargs", {})
     if short in ("getattr",):
         return f"{r(src)}.{args[0]}" + (".contiguous()" if args[0] in ("T", "mT", "H", "mH") else "")
-    if short == "getitem":
-        raise TeacherError("indexing views are not supported")
+    if short == "getitem":   # x.shape[0], x[:, 0]: an indexed tensor is a view, made contiguous
+        if len(args) != 1:
+            raise TeacherError(f"indexing with {args!r} is not supported")
+        code = f"{r(src)}[{index_code(args[0], top=True)}]"
+        return code if src in P.non_tensors else code + ".contiguous()"
+    if n["op"] == "torch:dropout":
+        if n.get("module"):
+            return f"{module_ref(n['module'])}({r(src)})"
+        return f"torch.nn.functional.dropout({r(src)}, p={n['attrs']['p']!r}, training=True)"
     parts = [r(x) for x in args] + [f"{k}={v!r}" for k, v in kwargs.items()]
     if short in ("size", "dim", "numel"):
         return f"{r(src)}.{short}({', '.join(parts)})"
     return f"{r(src)}.{short}({', '.join(parts)}).contiguous()"
+
+
+KEPT_TORCH_OP = "stays a torch op"  # forward's comment where a random op is kept: the solution is hybrid
+
+
+def keeps_torch_ops(solution: str) -> bool:
+    """Whether a teacher solution calls a torch compute op in forward (a random dropout), so the judge must
+    verify it under the hybrid policy (strict forbids every torch compute op)."""
+    return KEPT_TORCH_OP in solution
 
 
 def compile_program(record_or_program, seed: int = 0, target: str = "cpu", source: str | None = None,
@@ -2163,6 +2277,10 @@ def compile_program(record_or_program, seed: int = 0, target: str = "cpu", sourc
             P.t[n["name"]].ref = n["name"]
     launches = plan(P)
     kernels = [build_kernel(P, st, A, E) for A, E in launches]
+    if not kernels:
+        kept = sorted({n["op"][6:] for n in P.nodes if n["op"].startswith("torch:")})
+        raise TeacherError("nothing to compute in Triton" + (f": {', '.join(kept)} with p > 0 in training mode "
+                                                               "stays a torch op (random)" if kept else ""))
     by_end = {k.out: k for k in kernels}
     init_src, consts = _init_from_source(source)
     fargs = _forward_args(source)
@@ -2185,6 +2303,9 @@ def compile_program(record_or_program, seed: int = 0, target: str = "cpu", sourc
             k = by_end[n["name"]]
             body.append(f"{var} = {k.wrapper}({', '.join(k.leaf_refs)})")
         elif is_view(n):
+            if n["op"].startswith("torch:"):
+                body.append(f"# {n['op'][6:]} with p > 0 in training mode is random: it {KEPT_TORCH_OP} "
+                            "(the same RNG draw as the reference)")
             body.append(f"{var} = {view_call(P, n)}")
     ret = P.t[P.output].ref
     lines = ["import torch", "import torch.nn as nn", "import triton", "import triton.language as tl", ""]
@@ -2217,9 +2338,10 @@ def completion_text(solution: str, seed: int = 0) -> str:
 # --------------------------------------------------------------------------------------------------
 def launch_geometry(solution: str, task_source: str, resources: bool = False) -> list[dict]:
     """The kernel launches of one forward of `solution` on the task's inputs, recorded instead of run:
-    [{kernel, programs, elements (of the largest tensor argument), per_program}]. `triton.jit` is swapped
-    for a recorder while the solution is defined, so this needs no GPU and runs no kernel: a CPU-side check
-    of the GPU target's geometry (`teacher.py --launches`). resources: each launch is also compiled for an
+    [{kernel, programs, elements (of the largest tensor argument), per_program, grid}]. `triton.jit` is swapped
+    for a recorder while the solution is defined, and the model runs on meta tensors, so this needs no GPU,
+    runs no kernel and allocates no tensor: a CPU-side check of the GPU target's geometry at any size
+    (`teacher.py --launches`). resources: each launch is also compiled for an
     H200 (`kernel_resources`: registers and stack bytes a thread). For the teacher's own solutions only: it
     execs the source in this process (never a model's)."""
     import torch
@@ -2239,7 +2361,7 @@ def launch_geometry(solution: str, task_source: str, resources: bool = False) ->
                 programs = math.prod(int(d) for d in dims)
                 elements = max([a.numel() for a in args if isinstance(a, torch.Tensor)] + [0])
                 launches.append({"kernel": self.name, "programs": programs, "elements": elements,
-                                 "per_program": elements // max(1, programs)})
+                                 "per_program": elements // max(1, programs), "grid": [int(d) for d in dims]})
                 if resources:
                     specs.append(_launch_spec(self.name, self.params, args, meta))
             return launch
@@ -2253,8 +2375,8 @@ def launch_geometry(solution: str, task_source: str, resources: bool = False) ->
     finally:
         triton.jit = jit
     torch.manual_seed(0)
-    model = ns["ModelNew"](*task["get_init_inputs"]())
-    with torch.no_grad():
+    with torch.device("meta"), torch.no_grad():   # shapes only: real KernelBench sizes allocate nothing
+        model = ns["ModelNew"](*task["get_init_inputs"]())
         model(*task["get_inputs"]())
     if resources:
         for row, usage in zip(launches, kernel_resources(solution, specs)):
@@ -2335,11 +2457,17 @@ def kernel_resources(solution: str, specs: list[dict]) -> list[dict]:
 SPILL_STACK_BYTES = 32  # `--launches --resources` marks kernels with more stack than this (register spills)
 
 
+def grid_fits(grid: list) -> bool:
+    """Whether a launch grid is within CUDA's limits (x up to 2^31 - 1 programs, y and z up to 65,535)."""
+    return all(0 < d <= (2 ** 31 - 1 if k == 0 else 65535) for k, d in enumerate(grid))
+
+
 def print_launches(tasks, args) -> int:
     """`--launches`: each program's GPU-target launches; `!` marks one that leaves SMs idle (fewer programs
     than SM_COUNT) while each program handles over 8,192 elements (a candidate for smaller blocks or a split);
-    with --resources, `S` one whose kernel spills registers on sm_90."""
-    flagged = spilled = 0
+    `G` one whose grid exceeds CUDA's limits; with --resources, `S` one whose kernel spills registers on
+    sm_90."""
+    flagged = spilled = over_grid = failed = 0
     for i, rec in enumerate(tasks):
         try:
             sol = compile_program(rec, seed=args.seed + (i if args.style == "varied" else 0), target="cuda",
@@ -2347,16 +2475,21 @@ def print_launches(tasks, args) -> int:
             rows = launch_geometry(sol, rec["source"], resources=args.resources)
         except Exception as e:  # one program's failure is reported, the rest still print
             print(f"{rec['id']}: {type(e).__name__}: {e}")
+            failed += 1
             continue
         marks = [("!" if r["programs"] < SM_COUNT and r["per_program"] > 8192 else " ") +
-                 ("S" if r.get("stack_bytes", 0) > SPILL_STACK_BYTES else " ") for r in rows]
+                 ("S" if r.get("stack_bytes", 0) > SPILL_STACK_BYTES else " ") +
+                 ("G" if not grid_fits(r["grid"]) else " ") for r in rows]
         flagged += any("!" in m for m in marks)
         spilled += any("S" in m for m in marks)
+        over_grid += any("G" in m for m in marks)
         print(f"{rec['id']} [{' -> '.join(rec.get('ops') or [])}]")
         for mark, r in zip(marks, rows):
             extra = f"  registers {r['registers']:>3}  stack {r['stack_bytes']:>5}" if "registers" in r else ""
             print(f" {mark} {r['kernel']:<40} programs {r['programs']:>7}  elements {r['elements']:>10}  "
-                  f"per program {r['per_program']:>8}{extra}")
+                  f"per program {r['per_program']:>8}  grid {r['grid']}{extra}")
+    print(f"{failed}/{len(tasks)} programs failed to compile or record; {over_grid}/{len(tasks)} have a launch "
+          f"marked G (a grid beyond CUDA's limits: x < 2^31, y and z <= 65,535)")
     print(f"{flagged}/{len(tasks)} programs have a launch marked ! (< {SM_COUNT} programs, > 8,192 elements each)")
     if args.resources:
         print(f"{spilled}/{len(tasks)} programs have a kernel marked S (> {SPILL_STACK_BYTES} bytes of stack a "
@@ -2422,10 +2555,18 @@ def main(argv=None) -> int:
             failures.append((rec, "teacher_error", str(e)))
         except Exception as e:  # a teacher bug on one program must not lose the rest of a long run
             failures.append((rec, "teacher_bug", f"{type(e).__name__}: {e} (please report: a teacher bug)"))
+    hybrid = [keeps_torch_ops(sol) for _, sol in sols]   # a random dropout stays torch: policy hybrid
     print(f"compiled {len(sols)}/{len(tasks)} in {time.time() - t0:.1f}s; verifying with the judge "
-          f"({args.device}, {args.workers} workers, policy strict)")
+          f"({args.device}, {args.workers} workers, policy strict; hybrid for the {sum(hybrid)} that keep a "
+          f"torch op)")
+    verdicts = [None] * len(sols)
     with Judge(workers=args.workers, device=args.device, timeout_s=args.timeout_s, policy="strict") as j:
-        verdicts = j.verify_many([(rec["source"], sol) for rec, sol in sols])
+        for pol in ("strict", "hybrid"):
+            idx = [k for k, h in enumerate(hybrid) if h == (pol == "hybrid")]
+            if idx:
+                j.policy = pol
+                for k, v in zip(idx, j.verify_many([(sols[k][0]["source"], sols[k][1]) for k in idx])):
+                    verdicts[k] = v
     per_op, per_level = defaultdict(lambda: [0, 0]), defaultdict(lambda: [0, 0])
     for rec, _, _ in failures:
         for o in set(rec.get("ops") or []):
