@@ -52,8 +52,10 @@ import time
 
 FAST_PS = (0.0, 1.0, 1.5, 2.0)
 PASS_KS = (1, 2, 4, 5, 8, 10, 16, 32, 64, 100)
-IDENTITY_FLAGS = ("tasks", "policy", "samples", "device", "judge_policy", "baseline", "search", "seed", "trials")
+IDENTITY_FLAGS = ("tasks", "policy", "samples", "device", "judge_policy", "baseline", "search", "seed", "trials",
+                  "level", "search_budget", "search_time_budget_s")
 ERROR_MSG_CHARS = 500  # error_msg kept per row in results.jsonl (the full verdict sits next to it)
+KB_TOL_FLAG = "fails_kb_tol"  # the judge's flag on a correct verdict outside KernelBench's fp32 atol = rtol = 1e-4
 
 
 class UsageError(Exception):
@@ -71,6 +73,15 @@ def fast_p(rows, p, key="speedup"):
         return None
     hits = sum(1 for r in rows if r.get("correct") and (p == 0 or (r.get(key) is not None and r[key] > p)))
     return hits / len(rows)
+
+
+def acc_kb_tol(rows):
+    """Acc at KernelBench's own fp32 tolerance (atol = rtol = 1e-4): share of ALL rows that are correct and
+    whose flags lack "fails_kb_tol" (the judge's mark on an answer within its default tolerance, 1e-2, but not
+    within 1e-4)."""
+    if not rows:
+        return None
+    return sum(1 for r in rows if r.get("correct") and KB_TOL_FLAG not in (r.get("flags") or [])) / len(rows)
 
 
 def geomean(xs):
@@ -107,7 +118,7 @@ def aggregate(rows, speed_measured=None, compile_measured=None, ps=FAST_PS):
         compile_measured = any(r.get("correct") and r.get("speedup_vs_compile") is not None for r in rows)
     out = {"n_tasks": n, "n_correct": sum(bool(r.get("correct")) for r in rows),
            "compiled": sum(bool(r.get("compiled")) for r in rows) / n if n else None,
-           "acc": fast_p(rows, 0.0), "speed_measured": bool(speed_measured)}
+           "acc": fast_p(rows, 0.0), "acc_kb_tol": acc_kb_tol(rows), "speed_measured": bool(speed_measured)}
     for p in ps:
         if p == 0 or speed_measured:  # fast_0 = Acc is defined without timing; the rest is not
             out[f"fast_{p:g}"] = fast_p(rows, p)
@@ -147,11 +158,10 @@ def aggregate_by_level(rows, speed_measured=None, compile_measured=None):
 
 
 def task_level(record):
-    """The record's level; for KernelBench files (level None) the file name's leading "N_", else "-"."""
-    if record.get("level") is not None:
-        return str(record["level"])
-    m = re.match(r"(\d+)_", str(record["id"]))
-    return m.group(1) if m else "-"
+    """The record's level as a string, "-" when it has none. load_tasks sets it: --level, else the task
+    directory's "levelN" (search.level_of_path), else the record's own; never the file name's number
+    (KernelBench's "16_Matmul_with_transposed_A.py" is task 16 of level 1)."""
+    return "-" if record.get("level") is None else str(record["level"])
 
 
 def safe_name(task_id):
@@ -226,6 +236,18 @@ def _no_answer(error_type, msg):
     return {"text": None, "completion": False, "error_type": error_type, "error_msg": msg}
 
 
+def _failure(error_type, exc):
+    """A task's failure from an exception (import_error, teacher_bug, search_bug, search_error): the type and
+    text as the message, the traceback kept for samples.jsonl. One task's failure never stops the run."""
+    import traceback
+
+    from search import exception_text
+
+    answer = _no_answer(error_type, exception_text(exc))
+    answer["traceback"] = "".join(traceback.format_exception(exc))
+    return answer
+
+
 class SolutionsPolicy:
     """solutions:DIR: DIR/<task id>.py (or the id made file-name safe)."""
 
@@ -253,9 +275,10 @@ class ReferencePolicy:
 
 
 class TeacherPolicy:
-    """teacher.compile_program(record, seed, target) per task; TeacherError becomes a failed task
-    ("teacher_error"). target = --device: the teacher picks block sizes and num_warps per target. The seed is
-    --seed for every task (not the per-batch sampling seed), so a resumed run compiles the same solutions."""
+    """teacher.compile_program(record, seed, target) per task; TeacherError (an unsupported program) becomes a
+    failed task "teacher_error", any other exception (a bug in the teacher) "teacher_bug" with its traceback.
+    target = --device: the teacher picks block sizes and num_warps per target. The seed is --seed for every
+    task (not the per-batch sampling seed), so a resumed run compiles the same solutions."""
 
     def __init__(self, target, seed, dot_precision="ieee"):
         import teacher  # imported here: only this policy needs it
@@ -270,9 +293,8 @@ class TeacherPolicy:
                                                                  dot_precision=self.dot_precision))])
             except self.teacher.TeacherError as e:
                 out.append([_no_answer("teacher_error", str(e))])
-            except Exception as e:  # a teacher bug: stop, naming the task (finished rows are already saved)
-                e.add_note(f"eval.py: teacher.compile_program failed on task {rec['id']!r}")
-                raise
+            except Exception as e:  # noqa: BLE001 -- a teacher bug: this task's failed row, the run goes on
+                out.append([_failure("teacher_bug", e)])
         return out
 
 
@@ -351,14 +373,40 @@ def make_policy(spec, args):
 
 def search_answers(records, proposer, judge, args):
     """--search: one answer per task from search.py (issue 7), which samples fragments through `proposer`
-    and verifies them with `judge`. Contract: search.search_task(record, proposer, judge, samples=, seed=)
-    returns a solution source (str) or None when it found nothing correct."""
+    and verifies them with `judge`. Contract: search.search_task(record, proposer, judge, samples=, seed=,
+    sample_budget=, time_budget_s=, log=) returns a solution source (str) or None when it found nothing
+    correct. An exception is that task's failure: SearchError (a task the search cannot handle) is
+    "search_error", anything else "search_bug" (issue 19). Prints one line when a task's search starts and one
+    when it ends (a KernelBench level-2 task can take minutes)."""
     import search
 
     out = []
     for rec in records:
-        source = search.search_task(rec, proposer, judge, samples=args.samples, seed=args.seed)
-        out.append([_answer(source)] if source else [_no_answer("search_failed", "search found no correct program")])
+        t0, result = time.time(), {}
+
+        def log(event, rec=rec, result=result):
+            if event.get("event") == "start":
+                print(f"search | {rec['id']} | ops {event['n_ops']} | fragments {event['fragments']} "
+                      f"(skipped {event['skipped']}) | budget {args.search_budget or '-'} samples, "
+                      f"{args.search_time_budget_s or '-'} s", flush=True)
+            elif event.get("event") == "result":
+                result.update(event)
+        try:
+            source = search.search_task(rec, proposer, judge, samples=args.samples, seed=args.seed,
+                                        sample_budget=args.search_budget, time_budget_s=args.search_time_budget_s,
+                                        log=log)
+            answer = _answer(source) if source else _no_answer("search_failed", "search found no correct program")
+        except search.SearchError as e:
+            answer = _failure("search_error", e)
+        except Exception as e:  # noqa: BLE001 -- a search bug: this task's failed row, the run goes on
+            answer = _failure("search_bug", e)
+        stats = result.get("stats") or {}
+        answer["search"] = {k: result.get(k) for k in ("kind", "cover", "stats")} if result else None
+        print(f"search | {rec['id']} | {result.get('kind') or answer['error_type']} | kernels {stats.get('kernels', '-')} "
+              f"| cover {search._cover_str(result.get('cover'))} | samples {stats.get('samples', '-')} | "
+              f"{'stopped: ' + stats['stopped'] + ' | ' if stats.get('stopped') else ''}{time.time() - t0:.1f} s",
+              flush=True)
+        out.append([answer])
     return out
 
 
@@ -423,14 +471,16 @@ def _pct(x):
 
 def level_table(agg, speed_measured, compile_measured):
     """Markdown rows: one per level and one for all tasks."""
-    head = ["level", "tasks", "compiled", "Acc"] + [f"fast_{p:g}" for p in FAST_PS[1:]] + ["geomean speedup"]
+    head = ["level", "tasks", "compiled", "Acc", "Acc at 1e-4"] + [f"fast_{p:g}" for p in FAST_PS[1:]] + \
+        ["geomean speedup"]
     if compile_measured:
         head += [f"fast_{p:g} vs compile" for p in FAST_PS[1:]] + ["geomean vs compile"]
     ks = sorted({k for a in [agg["overall"]] for k in a if k.startswith("pass@")}, key=lambda k: int(k[5:]))
     head += ks
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for name, a in list(agg["levels"].items()) + [("all", agg["overall"])]:
-        cells = [f"**{name}**" if name == "all" else name, str(a["n_tasks"]), _pct(a["compiled"]), _pct(a["acc"])]
+        cells = [f"**{name}**" if name == "all" else name, str(a["n_tasks"]), _pct(a["compiled"]), _pct(a["acc"]),
+                 _pct(a.get("acc_kb_tol"))]
         for suffix, measured in [("", speed_measured)] + ([("_vs_compile", True)] if compile_measured else []):
             for p in FAST_PS[1:]:
                 cells.append(_pct(a.get(f"fast_{p:g}{suffix}")) if measured else "not measured")
@@ -439,6 +489,13 @@ def level_table(agg, speed_measured, compile_measured):
         cells += [_pct(a.get(k)) for k in ks]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def short_message(row, chars=160):
+    """A row's error message on one line, fit for a markdown table cell."""
+    msg = " ".join(str(row.get("error_msg") or "").split())
+    msg = msg if len(msg) <= chars else msg[:chars - 3] + "..."
+    return msg.replace("|", "\\|") or "-"
 
 
 def write_report(out_dir, rows, agg, run, speed_measured, compile_measured, plots):
@@ -469,6 +526,8 @@ def write_report(out_dir, rows, agg, run, speed_measured, compile_measured, plot
         lines += [f"{len(capped)} correct tasks have speedup above the judge's cap (flag speedup_above_cap), "
                   f"worth checking by hand: {', '.join(capped[:10])}.", ""]
     lines += ["## Per level", "", level_table(agg, speed_measured, compile_measured), "",
+              "Acc at 1e-4: share of all tasks correct within KernelBench's own fp32 tolerance (atol = rtol = "
+              "1e-4): correct and without the judge's flag fails_kb_tol. "
               "fast_p: share of all tasks that are correct and faster than the baseline by more than p "
               "(KernelBench). geomean: over correct tasks.", "", "## Failures by error type", ""]
     if errors:
@@ -477,6 +536,11 @@ def write_report(out_dir, rows, agg, run, speed_measured, compile_measured, plot
             lines.append(f"| {et} | {len(rs)} | {', '.join(str(r['task_id']) for r in rs[:5])} |")
     else:
         lines.append("none")
+    failed = [r for r in rows if not r["correct"]]
+    if failed:  # every failure named with its cause (issue 19)
+        lines += ["", "## Failures", "", "| task | level | error type | message |", "|---|---|---|---|"]
+        lines += [f"| {r['task_id']} | {r['level']} | {r['error_type'] or 'unknown'} | {short_message(r)} |"
+                  for r in failed]
     lines += ["", "## Tasks", "", "| task | level | compiled | correct | speedup | "
               + ("vs compile | " if compile_measured else "") + "error |", "|---|---|---|---|---|"
               + ("---|" if compile_measured else "") + "---|"]
@@ -565,7 +629,24 @@ def build_parser():
                    help="policy.generate engine for model policies (policy.ENGINES); auto = the fast engine on CUDA "
                         "(plain generate made the first gpu-small eval take 211 s), plain generate on CPU")
     p.add_argument("--limit", type=int, default=None, help="evaluate only the first N tasks")
+    p.add_argument("--level", default=None,
+                   help="level recorded for every task; default: the task directory's levelN (KernelBench/level2 -> "
+                        "2), else the record's own, else '-'")
+    p.add_argument("--search-budget", type=int, default=None,
+                   help="--search: most policy samples (fragment candidates) judged per task; the whole program is "
+                        "tried first, then fragments shortest first (unbounded: ~5 x ops fragments per task)")
+    p.add_argument("--search-time-budget-s", type=float, default=None,
+                   help="--search: wall-clock limit of a task's fragment phase, seconds (checked between batches)")
+    p.add_argument("--baseline-cache", default=default_baseline_cache(),
+                   help="JSON cache of eager/torch.compile reference times per task (keyed by task hash, GPU and "
+                        "versions), reused across runs; 'none' disables it")
     return p
+
+
+def default_baseline_cache():
+    """$XDG_CACHE_HOME/drtriton-lite/baselines.json (~/.cache/... when XDG_CACHE_HOME is unset)."""
+    root = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(root, "drtriton-lite", "baselines.json")
 
 
 def check_args(args):
@@ -583,6 +664,14 @@ def check_args(args):
         raise UsageError(f"--timeout-s must be > 0, got {args.timeout_s}")
     if args.limit is not None and args.limit < 1:
         raise UsageError(f"--limit must be >= 1, got {args.limit}")
+    if args.search_budget is not None and args.search_budget < 1:
+        raise UsageError(f"--search-budget must be >= 1, got {args.search_budget}")
+    if args.search_time_budget_s is not None and args.search_time_budget_s < 0:
+        raise UsageError(f"--search-time-budget-s must be >= 0, got {args.search_time_budget_s}")
+    if (args.search_budget is not None or args.search_time_budget_s is not None) and not args.search:
+        raise UsageError("--search-budget / --search-time-budget-s need --search")
+    args.baseline_cache = None if str(args.baseline_cache).lower() in ("none", "") else \
+        os.path.abspath(os.path.expanduser(args.baseline_cache))
     args.policy_kind = check_policy_spec(args.policy)
     if args.samples > 1 and args.policy_kind not in ("model", "checkpoint") and not args.search:
         raise UsageError(f"--samples {args.samples} needs a model policy; {args.policy!r} gives one answer per task")
@@ -592,6 +681,14 @@ def check_args(args):
         raise UsageError("--samples > 1 with --temperature 0 would repeat one greedy answer")
     if not os.path.exists(args.tasks):
         raise UsageError(f"--tasks {args.tasks!r} does not exist")
+    # Absolute paths: run.json is re-read on resume, maybe from another working directory (issue 19).
+    args.tasks, args.out = os.path.abspath(args.tasks), os.path.abspath(args.out)
+    if args.policy_kind == "solutions":
+        args.policy = "solutions:" + os.path.abspath(args.policy[len("solutions:"):])
+    elif args.policy_kind == "checkpoint":
+        args.policy = os.path.abspath(args.policy)
+    elif args.policy_kind == "model" and os.path.isdir(args.policy[len("model:"):]):  # a local path, not a hub id
+        args.policy = "model:" + os.path.abspath(args.policy[len("model:"):])
     if args.device == "cuda":
         import torch
 
@@ -609,11 +706,13 @@ def check_args(args):
     return args
 
 
-def load_tasks(path, limit):
-    import synth
+def load_tasks(path, limit, level=None):
+    """Task records (search.read_task_set: a directory's levelN or --level sets the level; an unreadable .py
+    file is one failed task, "import_error"). Raises UsageError for a task set that cannot be read at all."""
+    from search import read_task_set
 
     try:
-        records = synth.read_tasks(path)
+        records = read_task_set(path, level)
     except (OSError, ValueError) as e:
         raise UsageError(f"--tasks: {e}") from None
     ids = [str(r["id"]) for r in records]
@@ -632,8 +731,7 @@ def open_out_dir(args):
     if os.path.isfile(path) and os.path.isfile(os.path.join(args.out, "results.jsonl")):
         with open(path) as f:
             previous = json.load(f)
-        old, new = dict(previous["args"]), dict(vars(args))
-        old["tasks"], new["tasks"] = os.path.abspath(old["tasks"]), os.path.abspath(new["tasks"])
+        old, new = _identity(previous["args"]), _identity(vars(args))
         diff = [k for k in IDENTITY_FLAGS if old.get(k) != new[k]]
         if diff:
             raise UsageError(f"--out {args.out} holds results of a different run (differs in "
@@ -648,6 +746,58 @@ def open_out_dir(args):
     return run
 
 
+def _identity(args_dict):
+    """The identity flags of a run's args, paths made absolute (a run.json written before paths were stored
+    absolute is read relative to the working directory)."""
+    out = {k: args_dict.get(k) for k in IDENTITY_FLAGS}
+    out["tasks"] = os.path.abspath(out["tasks"])
+    policy = str(out["policy"])
+    if policy.startswith("solutions:"):
+        out["policy"] = "solutions:" + os.path.abspath(policy[len("solutions:"):])
+    elif policy.startswith("model:"):
+        if os.path.isdir(policy[len("model:"):]):
+            out["policy"] = "model:" + os.path.abspath(policy[len("model:"):])
+    elif policy not in ("teacher", "reference"):
+        out["policy"] = os.path.abspath(policy)
+    return out
+
+
+def judge_kwargs(args):
+    """Judge keyword arguments for the flags; baseline_cache only where the judge takes it (reward.py's cache of
+    reference times is landing separately; issue 19)."""
+    import inspect
+
+    from reward import Judge
+
+    kw = dict(workers=args.workers, device=args.device, timeout_s=args.timeout_s, policy=args.judge_policy,
+              trials=args.trials, time_trials=args.time_trials if args.speed_measured else 0,
+              compile_baseline=args.compile_measured, seed=args.seed)
+    if "baseline_cache" in inspect.signature(Judge.__init__).parameters:
+        kw["baseline_cache"] = args.baseline_cache
+    return kw
+
+
+def prepare_chunk(chunk, needs_program):
+    """Per task, None when it is ready to propose for, else its failure answer ([candidate]): an unreadable
+    file, or (teacher and search, which work on the traced program) a source synth.load_task cannot trace.
+    Traced programs are kept in record["program"], so teacher and search trace each task once."""
+    from search import trace_task
+
+    out = []
+    for rec in chunk:
+        if rec.get("import_error"):
+            out.append([_no_answer("import_error", rec["import_error"])])
+            continue
+        if needs_program and not (rec.get("program") and "nodes" in rec["program"]):
+            try:
+                trace_task(rec)
+            except Exception as e:  # noqa: BLE001 -- a task the importer cannot read: its failed row
+                out.append([_failure("import_error", e)])
+                continue
+        out.append(None)
+    return out
+
+
 def chunks(items, size):
     for i in range(0, len(items), size):
         yield items[i:i + size]
@@ -655,7 +805,7 @@ def chunks(items, size):
 
 def run_eval(args):
     """Propose, judge and record every unfinished task; returns (rows in task order, aggregates)."""
-    records = load_tasks(args.tasks, args.limit)
+    records = load_tasks(args.tasks, args.limit, args.level)
     run = open_out_dir(args)
     results_path = os.path.join(args.out, "results.jsonl")
     _repair_tail(results_path)
@@ -669,17 +819,21 @@ def run_eval(args):
 
         proposer = make_policy(args.policy, args)
         chunk_size = args.gen_batch_size if isinstance(proposer, ModelPolicy) else 2 * args.workers
+        needs_program = args.search or isinstance(proposer, TeacherPolicy)
         t0, n_done, t_propose = time.time(), len(records) - len(todo), 0.0
-        with Judge(workers=args.workers, device=args.device, timeout_s=args.timeout_s, policy=args.judge_policy,
-                   trials=args.trials, time_trials=args.time_trials if args.speed_measured else 0,
-                   compile_baseline=args.compile_measured, seed=args.seed) as judge:
+        with Judge(**judge_kwargs(args)) as judge:
             for chunk_index, chunk in enumerate(chunks(todo, chunk_size)):
                 seed = args.seed + chunk_index
                 t_chunk = time.time()
-                if args.search:
-                    candidates = search_answers(chunk, proposer, judge, args)
-                else:
-                    candidates = proposer.propose(chunk, args.samples, seed)
+                # One task's failure of any kind (import, teacher, search) is its failed row (issue 19).
+                candidates = prepare_chunk(chunk, needs_program)
+                live = [i for i, c in enumerate(candidates) if c is None]
+                if live:
+                    live_records = [chunk[i] for i in live]
+                    answers = search_answers(live_records, proposer, judge, args) if args.search else \
+                        proposer.propose(live_records, args.samples, seed)
+                    for i, answer in zip(live, answers):
+                        candidates[i] = answer
                 t_propose += time.time() - t_chunk
                 verdicts = judge_candidates(judge, chunk, candidates)
                 rows = [task_row(rec, vs) for rec, vs in zip(chunk, verdicts)]
@@ -690,7 +844,8 @@ def run_eval(args):
                             f.write(source)
                 append_jsonl(os.path.join(args.out, "samples.jsonl"),
                              [{"task_id": str(rec["id"]), "sample": j, "completion": c["text"] if c["completion"] else None,
-                               "verdict": v.to_dict()}
+                               "verdict": v.to_dict(),
+                               **{k: c[k] for k in ("traceback", "search") if c.get(k) is not None}}
                               for rec, cands, vs in zip(chunk, candidates, verdicts)
                               for j, (c, v) in enumerate(zip(cands, vs))])
                 append_jsonl(results_path, rows)  # last: a row on disk means everything else for it is there too

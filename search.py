@@ -56,10 +56,70 @@ import sys
 import time
 
 PY_NAMES = {"torch", "nn", "F", "triton", "tl", "self", "math"}
+# Keyword attributes the import leaves out when the task leaves them out: torch.clamp(x, min=m) has no "max"
+# (issue 19: KernelBench L2 task 100). Rendered with PyTorch's own default.
+OPTIONAL_ATTRS = {"clamp": {"min": None, "max": None}}
 
 
 class SearchError(Exception):
     """A task or fragment search cannot handle (unsupported node, multi-output fragment, ...)."""
+
+
+# ----------------------------------------------------------------------------------------------------
+# Task sets (shared with eval.py): levels from the directory, one unreadable file is one failed task
+
+
+def level_of_path(path):
+    """The level a task directory names: "levelN" (also "level_N", "level-N") anywhere in its last component,
+    e.g. KernelBench/level2 -> "2"; None if it names none. Never the file name's number: KernelBench's
+    "16_Matmul_with_transposed_A.py" is task 16 of its level, not level 16."""
+    m = re.search(r"level[_-]?(\d+)", os.path.basename(os.path.normpath(os.path.abspath(path))), re.I)
+    return m.group(1) if m else None
+
+
+def exception_text(e):
+    """One line naming an exception: its type and text (what a failed task's error_msg says)."""
+    return f"{type(e).__name__}: {e}".strip()
+
+
+def read_task_set(path, level=None):
+    """Task records of a synthetic JSONL, a directory of KernelBench-format .py files, or one .py file.
+    level (the --level flag) overrides every record's level; otherwise a directory's (or a file's directory's)
+    level_of_path, else the record's own, else None. A .py file that cannot be read becomes a record with
+    "import_error" set (that task fails; the others run). Whole-file problems of a JSONL raise OSError or
+    ValueError (synth.read_tasks)."""
+    import synth
+
+    if os.path.isdir(path) or (path.endswith(".py") and os.path.isfile(path)):
+        files = [path] if os.path.isfile(path) else \
+            [os.path.join(path, fn) for fn in sorted(os.listdir(path)) if fn.endswith(".py")]
+        if not files:
+            raise ValueError(f"{path}: no .py task files")
+        dir_level = level_of_path(os.path.dirname(os.path.abspath(files[0])))
+        records = []
+        for fp in files:
+            rec = {"id": os.path.basename(fp)[:-3], "level": dir_level, "source": "", "ops": None, "seed": None}
+            try:
+                with open(fp, encoding="utf-8") as f:
+                    rec["source"] = f.read()
+            except (OSError, UnicodeDecodeError) as e:
+                rec["import_error"] = exception_text(e)
+            records.append(rec)
+    else:
+        records = synth.read_tasks(path)
+    if level is not None:
+        for rec in records:
+            rec["level"] = str(level)
+    return records
+
+
+def trace_task(record):
+    """record["program"] traced from the source once (synth.load_task), so the teacher and the search share it.
+    Raises what the import raises (a task the importer cannot trace)."""
+    if record.get("import_error"):
+        raise SearchError(record["import_error"])
+    record["program"] = program_of(record)
+    return record
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -116,7 +176,13 @@ def node_expr(node, refs, mod_expr):
         return f"{refs[0]}.{short}({', '.join(args)})"
     if op not in synth.OPS:
         raise SearchError(f"op {op} has no PyTorch rendering (outside synth's operator table)")
-    fmt = dict(node["attrs"])
+    if op in ("amax", "amin") and node["attrs"].get("returns_indices"):
+        # torch.max(x, dim) as written returns (values, indices); the traced view:getitem [0] that follows
+        # picks the values, so the rendering must return the tuple too (issue 19: KernelBench L2 task 18, where
+        # amax's tensor was indexed by that [0] and a later reduction went out of range)
+        a = node["attrs"]
+        return f"torch.{op[1:]}({refs[0]}, dim={a['dim']!r}, keepdim={a.get('keepdim', False)!r})"
+    fmt = dict(OPTIONAL_ATTRS.get(op, {}), **node["attrs"])
     fmt.update(zip(("x", "y", "z"), refs))
     fmt["mod"] = "__MOD__"
     try:
@@ -126,16 +192,16 @@ def node_expr(node, refs, mod_expr):
     return expr.replace("self.__MOD__", mod_expr or "self.__MOD__")
 
 
-def run_program(program, source, seed=1):
+def run_program(program, source, seed=1, device="cpu"):
     """In-process run of the reference (task code, not model code): the model and every tensor by name."""
     import synth
     import torch
 
     ns = synth.exec_source(source, "search_ref")
     torch.manual_seed(42)
-    model = ns["Model"](*ns["get_init_inputs"]())
+    model = ns["Model"](*ns["get_init_inputs"]()).to(device)
     torch.manual_seed(seed)
-    inputs = ns["get_inputs"]()
+    inputs = [x.to(device) if isinstance(x, torch.Tensor) else x for x in ns["get_inputs"]()]
     env = {t["name"]: x for t, x in zip(program["inputs"], inputs)}
     params = dict(model.named_parameters())
     for t in program["params"]:
@@ -216,13 +282,18 @@ def fragment_task(program, specs, a, b, comp, task_id="task"):
             import synth
 
             op = synth.OPS.get(n["op"])
-            if op is None or not op.module:
-                raise SearchError(f"module node {n['name']} ({n['op']}) cannot be rebuilt from its arguments")
-            mod_flat = flat_name(n["module"])
-            if mod_flat not in modules:
-                modules[mod_flat] = n["module"]
-                kwargs = ", ".join(f"{k}={v!r}" for k, v in (n.get("module_args") or {}).items())
-                init.append(f"        self.{mod_flat} = nn.{op.module}({kwargs})")
+            # A parameter-free module (nn.LeakyReLU(0.1), nn.GELU()) whose op renders functionally from its
+            # attributes needs no module in the fragment (issue 19: KernelBench L2 task 12 lost its single-op
+            # fragment, and with it the PyTorch time of that op).
+            functional = op is not None and not op.module and "{mod}" not in op.call
+            if not functional:
+                if op is None or not op.module:
+                    raise SearchError(f"module node {n['name']} ({n['op']}) cannot be rebuilt from its arguments")
+                mod_flat = flat_name(n["module"])
+                if mod_flat not in modules:
+                    modules[mod_flat] = n["module"]
+                    kwargs = ", ".join(f"{k}={v!r}" for k, v in (n.get("module_args") or {}).items())
+                    init.append(f"        self.{mod_flat} = nn.{op.module}({kwargs})")
         refs = [arg.get(x, x) for x in n["inputs"]]
         body.append(f"        {n['name']} = {node_expr(n, refs, f'self.{mod_flat}' if mod_flat else None)}")
         sub_nodes.append(dict(n, inputs=refs, module=mod_flat))
@@ -501,6 +572,38 @@ def time_torch_ms(task_source, device, trials=20):
     return statistics.median(times)
 
 
+def time_ops_ms(program, source, positions, device, trials=20):
+    """{op position: in-process median CUDA-event ms of that one op} inside the full reference program, for ops
+    that have no single-op fragment to time (a fragment can be skipped, e.g. a module it cannot rebuild); {} on
+    CPU. Each op runs on its real input tensors, after 3 warm-ups."""
+    if device != "cuda" or not positions:
+        return {}
+    import torch
+
+    comp = compute_index(program)
+    model, _, env = run_program(program, source, device=device)
+    scope = {"torch": torch, "nn": torch.nn, "F": torch.nn.functional, "self": model}
+    out = {}
+    with torch.no_grad():
+        for a in positions:
+            n = program["nodes"][comp[a]]
+            scope.update({f"_t{i}": env[x] for i, x in enumerate(n["inputs"])})
+            code = compile(node_expr(n, [f"_t{i}" for i in range(len(n["inputs"]))],
+                                     module_ref(n["module"]) if n.get("module") else None), "<op>", "eval")
+            times = []
+            for i in range(trials + 3):
+                start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                torch.cuda.synchronize()
+                start.record()
+                eval(code, scope)
+                end.record()
+                torch.cuda.synchronize()
+                if i >= 3:
+                    times.append(start.elapsed_time(end))
+            out[a] = statistics.median(times)
+    return out
+
+
 def reference_result(record, why):
     """The PyTorch program itself, not judged (the judge requires a Triton launch): a labelled stand-in verdict."""
     solution = re.sub(r"\bModel\b", "ModelNew", record["source"])
@@ -520,14 +623,16 @@ def search_program(record, proposer, judge, *, max_fragment=5, samples=1, beam=4
     speed_measured = device == "cuda" and judge.time_trials > 0
     program = program_of(record)
     comp = compute_index(program)
-    _, _, env = run_program(program, record["source"])
+    _, _, env = run_program(program, record["source"], device=device)  # on the GPU when judging there: real sizes
     specs = {name: tensor_spec(x) for name, x in env.items() if hasattr(x, "shape")}
+    del env  # the program's intermediates; a KernelBench task's can take GBs
     frags, skipped = all_fragments(program, specs, max_fragment, str(record.get("id", "task")))
     # The whole program, when it is a fragment, goes first: it is the policy's single-shot answer, so even a
     # search cut short by its time budget is never worse than not searching; the rest stay shortest first.
     frags.sort(key=lambda f: f["span"] != [0, len(comp) - 1])  # stable: the rest keep their order
     for a, b, why in skipped:
         log({"event": "fragment_skipped", "span": [a, b], "why": why})
+    log({"event": "start", "n_ops": len(comp), "fragments": len(frags), "skipped": len(skipped)})
     stats = {"n_ops": len(comp), "fragments": len(frags), "skipped": len(skipped), "samples": 0, "judged": 0,
              "speed_measured": speed_measured}
     if proposer is None:
@@ -585,10 +690,14 @@ def search_program(record, proposer, judge, *, max_fragment=5, samples=1, beam=4
         log({"event": "budget", "stopped": stopped, "fragments_tried": stats["judged"]})
         stats["stopped"] = stopped
     if speed_measured:
+        single = {f["span"][0]: f for f in frags if f["span"][0] == f["span"][1]}
         for a in range(len(comp)):
-            if a not in torch_ms:
-                frag = next(f for f in frags if f["span"] == [a, a])
-                torch_ms[a], torch_src[a] = time_torch_ms(frag["source"], device), "in_process"
+            if a not in torch_ms and a in single:
+                torch_ms[a], torch_src[a] = time_torch_ms(single[a]["source"], device), "in_process"
+        # ops without a single-op fragment (issue 19: KernelBench L2 task 12 raised StopIteration here)
+        missing = [a for a in range(len(comp)) if a not in torch_ms]
+        for a, ms in time_ops_ms(program, record["source"], missing, device).items():
+            torch_ms[a], torch_src[a] = ms, "in_program"
         log({"event": "torch_ms", "ms": [torch_ms[a] for a in range(len(comp))],
              "source": [torch_src[a] for a in range(len(comp))]})
         kernel_ms = {k: v["runtime_ms"] for k, v in kernels.items() if v["runtime_ms"] is not None}
@@ -649,13 +758,19 @@ def search_program(record, proposer, judge, *, max_fragment=5, samples=1, beam=4
     return winner
 
 
-def search_task(record, proposer, judge, samples=1, seed=0):
-    """eval.py --search contract: the solution source of the best correct hybrid, or None."""
+def search_task(record, proposer, judge, samples=1, seed=0, sample_budget=None, time_budget_s=None, log=None):
+    """eval.py --search contract: the solution source of the best correct hybrid, or None. sample_budget and
+    time_budget_s as search_program's; log receives search_program's events and then one
+    {"event": "result", "kind", "cover", "stats"}. Raises what search_program raises (eval.py records it as the
+    task's failure)."""
     from eval import ReferencePolicy
 
     if isinstance(proposer, ReferencePolicy):
         return None  # the judge has no reference mode; see --policy reference above
-    res = search_program(record, proposer, judge, samples=samples, seed=seed, allow_reference=False, progress=False)
+    res = search_program(record, proposer, judge, samples=samples, seed=seed, sample_budget=sample_budget,
+                         time_budget_s=time_budget_s, allow_reference=False, log=log, progress=False)
+    if log is not None:
+        log({"event": "result", "kind": res["kind"], "cover": res["cover"], "stats": res["stats"]})
     return res["solution"] if res["kind"] == "hybrid" else None
 
 
@@ -686,7 +801,10 @@ def build_parser():
     p.add_argument("--sample-budget", type=int, default=None, help="most policy samples per task (all fragments)")
     p.add_argument("--time-budget-s", type=float, default=None, help="wall-clock limit of the fragment phase, seconds")
     p.add_argument("--autotune", action="store_true", help="tune BLOCK*/num_warps of the winner (CUDA only)")
-    p.add_argument("--limit", type=int, default=None, help="with a JSONL --task: only the first N tasks")
+    p.add_argument("--limit", type=int, default=None, help="with a task set: only the first N tasks")
+    p.add_argument("--level", default=None,
+                   help="level recorded for every task; default: a directory's levelN (KernelBench/level2 -> 2), "
+                        "else the record's own")
     p.add_argument("--workers", type=int, default=2, help="judge worker processes")
     p.add_argument("--timeout-s", type=float, default=120.0, help="wall-clock limit per candidate, seconds")
     p.add_argument("--trials", type=int, default=3, help="correctness trials per candidate")
@@ -703,13 +821,15 @@ def build_parser():
     return p
 
 
-def load_records(spec, limit=None):
-    import synth
-
-    if spec.endswith(".py") and os.path.isfile(spec):
-        return [{"id": os.path.basename(spec)[:-3], "level": None, "source": open(spec).read()}]
-    path, _, task_id = spec.rpartition(":") if not os.path.exists(spec) else (spec, "", "")
-    records = synth.read_tasks(path)
+def load_records(spec, limit=None, level=None):
+    """--task: a .py file, a directory of them, a synthetic JSONL, or JSONL:ID (read_task_set)."""
+    if os.path.exists(spec):
+        path, task_id = spec, ""
+    else:
+        path, _, task_id = spec.rpartition(":")
+        if not path or not os.path.exists(path):
+            raise SearchError(f"--task {spec}: no such file or directory")
+    records = read_task_set(path, level)
     if task_id:
         records = [r for r in records if str(r["id"]) == task_id]
         if not records:
@@ -737,13 +857,16 @@ def main(argv=None):
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be >= 1")
     try:
-        records = load_records(args.task, args.limit)
+        records = load_records(args.task, args.limit, args.level)
     except (SearchError, OSError, ValueError) as e:
         parser.error(str(e))
     from reward import Judge
     from train import run_info, write_json_atomic
 
     os.makedirs(args.out, exist_ok=True)
+    args.out = os.path.abspath(args.out)  # run.json's paths hold from any working directory
+    if os.path.exists(args.task):
+        args.task = os.path.abspath(args.task)
     write_json_atomic(os.path.join(args.out, "run.json"),
                       {"args": vars(args), "argv": ["python", "search.py"] + argv, **run_info()})
     proposer = make_proposer(args)
@@ -762,13 +885,23 @@ def main(argv=None):
             def log(row, path=log_path):
                 with open(path, "a") as f:
                     f.write(json.dumps(row, default=str) + "\n")
+            # One task never stops the run (issue 19): an import failure, an unsupported task (SearchError) or a
+            # bug in the search or the proposer is this task's failed row; the traceback goes to its log.
+            stage = "import_error"
             try:
+                trace_task(rec)
+                stage = "search_bug"
                 res = search_program(rec, proposer, judge, max_fragment=args.max_fragment, samples=args.samples,
                                      beam=args.beam, seed=args.seed, sample_budget=args.sample_budget,
                                      time_budget_s=args.time_budget_s, do_autotune=args.autotune, log=log)
-            except SearchError as e:  # an unsupported task: recorded, the batch goes on
+            except Exception as e:  # noqa: BLE001 -- recorded by type with its traceback, never swallowed
+                import traceback
+
+                error_type = "search_error" if stage == "search_bug" and isinstance(e, SearchError) else stage
+                log({"event": "error", "error_type": error_type, "error_msg": exception_text(e),
+                     "traceback": traceback.format_exc()})
                 res = {"kind": "failed", "solution": None, "verdict": None, "cover": None,
-                       "stats": {"error": str(e)}}
+                       "stats": {"error_type": error_type, "error": exception_text(e)}}
             if res["solution"] is not None:
                 with open(os.path.join(out, "solution.py"), "w") as f:
                     f.write(res["solution"])
@@ -784,7 +917,9 @@ def main(argv=None):
                 f.write(json.dumps(row) + "\n")
             print(f"task {len(summary):04d}/{len(records):04d} | {row['task_id']} | {row['kind']} | "
                   f"correct {int(row['correct'])} | ops {row.get('n_ops')} | kernels {row.get('kernels')} | "
-                  f"cover {_cover_str(row['cover'])} | speedup {row['speedup']}", flush=True)
+                  f"cover {_cover_str(row['cover'])} | speedup {row['speedup']}"
+                  + (f" | error {row['error_type']}: {row['error'][:120]}" if row.get("error_type") else ""),
+                  flush=True)
     n = len(summary)
     agg = {"n_tasks": n, "hybrid_correct": sum(r["hybrid_correct"] for r in summary) / n if n else None,
            "correct": sum(r["correct"] for r in summary) / n if n else None, "out": args.out}

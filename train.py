@@ -324,6 +324,8 @@ def check_args(parser, args):
         betas = []
     if len(betas) != 2 or not all(0 <= b < 1 for b in betas):
         parser.error(f"--adam-betas must be two numbers in [0, 1), e.g. 0.9,0.95 (got {args.adam_betas!r})")
+    if args.model and os.path.isdir(args.model):  # a local model: absolute, as policy.json and run.json keep it
+        args.model = os.path.abspath(args.model)
     if args.lora_r is None:
         args.lora_r = 16 if args.model else 0
     if args.lora_r < 0:
@@ -1184,7 +1186,9 @@ def load_rl_policy(args, run_dir, ckpt, tasks):
 
 def prepare_run_dir(args):
     """Create (or, with --resume, reopen) the run directory; returns (run_dir, last checkpoint or None)."""
-    run_dir = args.out or os.path.join("runs", f"{args.stage}-{time.strftime('%Y%m%d-%H%M%S')}")
+    # Absolute: run.json and the checkpoints' args.json are re-read by --resume and eval.py, maybe from another
+    # working directory (issue 19).
+    run_dir = os.path.abspath(args.out or os.path.join("runs", f"{args.stage}-{time.strftime('%Y%m%d-%H%M%S')}"))
     args.out = run_dir
     if args.resume:
         if not os.path.isdir(run_dir):
@@ -1463,6 +1467,10 @@ def teacher_pairs(args, tasks_path, pairs_path, log_path):
     """Verified SFT pairs from teacher.py's CLI (it compiles, judges, keeps the correct ones); its log to a file."""
     if os.path.isfile(pairs_path):
         return
+    # teacher.py runs in this repository (cwd=HERE, so it imports its siblings), not in the caller's working
+    # directory: every path handed to it must be absolute (issue 19: `cd /tmp/x && python /work/main/train.py`
+    # failed with "task file runs/pipeline-.../data/tasks_sft.jsonl does not exist").
+    tasks_path, pairs_path, log_path = (os.path.abspath(p) for p in (tasks_path, pairs_path, log_path))
     cmd = [sys.executable, os.path.join(HERE, "teacher.py"), "--tasks", tasks_path, "--out", pairs_path,
            "--workers", str(args.judge_workers), "--seed", str(args.seed), "--style", args.pipeline_teacher_style,
            "--device", args.pipeline_teacher_device, "--sizes", args.pipeline_teacher_sizes]
@@ -1548,13 +1556,19 @@ def _pct(x):
     return "-" if x is None else f"{100 * x:.1f}%"
 
 
+def pipeline_run_dir(args):
+    """The pipeline's run directory, absolute: every stage's paths derive from it and go into run.json files and
+    teacher.py's command line, which runs in this repository's directory (issue 19)."""
+    return os.path.abspath(args.out or os.path.join("runs", f"pipeline-{time.strftime('%Y%m%d-%H%M%S')}"))
+
+
 def run_all(args):
     """The offline pipeline at toy scale: synthesize tasks -> teacher pairs (verified) -> tokenizer + tiny model
     -> SFT -> RL -> eval of the SFT and RL checkpoints on held-out level-1 tasks -> report.md and PNG curves."""
     import copy
 
     t_all = time.time()
-    run_dir = args.out or os.path.join("runs", f"pipeline-{time.strftime('%Y%m%d-%H%M%S')}")
+    run_dir = pipeline_run_dir(args)
     if os.path.isdir(run_dir) and os.listdir(run_dir) and not args.resume:
         raise UsageError(f"{run_dir} is not empty; pass --resume to continue it or choose another --out")
     data_dir = os.path.join(run_dir, "data")

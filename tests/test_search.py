@@ -19,6 +19,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 TASKS = os.path.join(HERE, "search_data", "tasks.jsonl")
 GATE = os.path.join(HERE, "search_data", "linear_gate.py")
+KB_SHAPES = os.path.join(HERE, "search_data", "clamp_max_leaky.py")
 
 
 def gate_record():
@@ -65,6 +66,39 @@ def test_fragments_of_hand_written_task():
         ns = synth.exec_source(f["source"], "frag")
         shapes = [list(x.shape) for x in ns["get_inputs"]()]
         assert shapes == [specs[x]["shape"] for x in f["inputs"]]
+
+
+def test_kernelbench_failures_render_and_fragment():
+    """Issue 19, found on KernelBench level 2: clamp(x, min=m) with no max (task 100: SearchError), an
+    nn.LeakyReLU module (task 12: its single-op fragment was skipped, then StopIteration timing it on CUDA),
+    torch.max(x, dim, keepdim=True)[0] (task 18: amax's tensor was indexed by [0], IndexError later). The
+    program as search runs it equals the task's Model, and every op has its one-op fragment."""
+    rec = {"id": "kb", "level": None, "source": open(KB_SHAPES).read()}
+    program = search.program_of(rec)
+    assert program["ops"] == ["linear", "clamp", "leaky_relu", "amax", "logsumexp"]
+    model, inputs, env = search.run_program(program, rec["source"])
+    with torch.no_grad():
+        want = model(*inputs)
+    torch.testing.assert_close(env[program["output"]], want, rtol=0, atol=0)
+    specs = {k: search.tensor_spec(v) for k, v in env.items() if hasattr(v, "shape")}
+    frags, skipped = search.all_fragments(program, specs, 5, "kb")
+    spans = {tuple(f["span"]): f for f in frags}
+    assert not skipped and all((i, i) in spans for i in range(5)) and len(frags) == 15
+    assert spans[(2, 2)]["modules"] == {} and "negative_slope=0.1" in spans[(2, 2)]["source"]
+    for frag in frags:  # each fragment's own Model reproduces the full program's tensor
+        torch.testing.assert_close(fragment_model_output(frag, model, env), env[frag["output"]], rtol=0, atol=0)
+    # the hybrid with every op in PyTorch except one kernel slot assembles and names torch.max's tuple
+    src = search.assemble(program, rec["source"], [(0, 0, "torch"), (1, 1, "torch"), (2, 2, "torch"),
+                                                   (3, 3, "torch"), (4, 4, "torch")], {})
+    assert "torch.max(" in src and "max_val=None" not in src and "max=None" in src
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="times ops on CUDA")
+def test_time_ops_in_program_on_cuda():
+    rec = {"id": "kb", "level": None, "source": open(KB_SHAPES).read()}
+    program = search.program_of(rec)
+    ms = search.time_ops_ms(program, rec["source"], [2, 3], "cuda", trials=3)
+    assert set(ms) == {2, 3} and all(v > 0 for v in ms.values())
 
 
 def test_fragments_of_synthetic_tasks_match_full_program():
@@ -235,3 +269,39 @@ def test_time_budget_keeps_the_whole_program_single_shot(judge):
     n_ops = res["stats"]["n_ops"]
     assert frags and frags[0]["span"] == [0, n_ops - 1] and frags[0]["n_correct"] == 1
     assert res["verdict"]["correct"] and res["cover"] == [[0, n_ops - 1, "kernel"]]
+
+
+def test_cli_one_task_failure_never_stops_the_run(tmp_path, monkeypatch, capsys):
+    """Issue 19: over a task set, an import failure, an unsupported task and a search bug are each that task's
+    failed row (summary.jsonl, with the traceback in its fragments.jsonl); the other tasks run. The level comes
+    from the directory (level2), not from the file names' numbers."""
+    tasks = tmp_path / "level2"
+    tasks.mkdir()
+    gate = open(GATE).read()
+    for name in ("1_gate", "2_gate", "3_gate"):
+        (tasks / f"{name}.py").write_text(gate)
+    (tasks / "4_unreadable.py").write_bytes(b"\xff\xfe not utf-8")
+    (tasks / "5_untraceable.py").write_text(gate.replace("def forward(self, x):", "def forward(self, x):\n"
+                                                         "        raise ValueError('no trace')\n\n    def _f(self, x):"))
+    real = search.search_program
+
+    def search_program(rec, *a, **kw):
+        if rec["id"] == "2_gate":
+            raise search.SearchError("op foo: unsupported")
+        if rec["id"] == "3_gate":
+            raise IndexError("list index out of range")
+        return real(rec, *a, **kw)
+
+    monkeypatch.setattr(search, "search_program", search_program)
+    out = tmp_path / "s"
+    assert search.main(["--task", str(tasks), "--policy", "reference", "--workers", "1", "--out", str(out)]) == 0
+    rows = {r["task_id"]: r for r in map(json.loads, (out / "summary.jsonl").read_text().splitlines())}
+    assert len(rows) == 5 and {r["level"] for r in rows.values()} == {"2"}
+    assert rows["1_gate"]["kind"] == "reference" and rows["1_gate"]["correct"]
+    assert {k: rows[k].get("error_type") for k in rows} == {
+        "1_gate": None, "2_gate": "search_error", "3_gate": "search_bug", "4_unreadable": "import_error",
+        "5_untraceable": "import_error"}
+    assert rows["3_gate"]["error"] == "IndexError: list index out of range" and not rows["3_gate"]["correct"]
+    log = [json.loads(line) for line in (out / "3_gate" / "fragments.jsonl").read_text().splitlines()]
+    assert log[-1]["event"] == "error" and "search_program" in log[-1]["traceback"]
+    assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["correct"] == pytest.approx(1 / 5)
