@@ -5,9 +5,12 @@
     python eval.py --tasks data/l2.jsonl --policy teacher --baseline eager,compile --device cuda --workers 4 \\
         --out runs/eval-teacher-l2
     python eval.py --tasks data/l2.jsonl --policy runs/sft-7b --samples 8 --device cuda --out runs/eval-sft-l2
+    python eval.py --tasks ../shared/KernelBench/level2 --policy teacher --search --search-budget 8 --device cuda \\
+        --baseline eager,compile --out runs/eval-teacher-kb2-search
 
---tasks is a synthetic JSONL (synth.py) or a directory of KernelBench-format .py files (the level is the
-file name's leading "N_", else "-"). --policy is one of:
+--tasks is a synthetic JSONL (synth.py), a directory of KernelBench-format .py files, or one such file. A task's
+level is --level if given, else its directory's "levelN" (KernelBench/level2 -> 2), else the record's own, else
+"-"; never the file name's number (KernelBench's 16_*.py is task 16 of its level). --policy is one of:
   CKPT_DIR          a train.py run dir (its last checkpoint), one checkpoints/step_N dir, or a dir written by
                     policy.save_policy (base + adapter); answers sampled through policy.py with the shared prompt
   model:ID_OR_PATH  any causal LM without an adapter (the zero-shot base model baseline)
@@ -18,7 +21,8 @@ file name's leading "N_", else "-"). --policy is one of:
                     judge rejects plain PyTorch, not the eager-vs-eager timing noise.
 
 Metrics (KernelBench's definitions; pure functions below, tested against hand-computed tables):
-  Acc        share of tasks whose answer is correct.
+  Acc        share of tasks whose answer is correct (at the judge's tolerance, fp32 atol = rtol = 1e-2).
+  acc_kb_tol Acc at KernelBench's own fp32 tolerance, 1e-4: correct and without the judge's flag fails_kb_tol.
   fast_p     share of ALL tasks (failed and missing ones included) that are correct AND have speedup > p,
              for p in 0, 1, 1.5, 2; speedup = eager reference time / candidate time. fast_0 = Acc.
   geomean    geometric-mean speedup over the correct tasks (tasks whose speed was measured).
@@ -29,15 +33,29 @@ Choices to know about:
     that compiled; else the first), so Acc = pass@N there; pass@k for k < N are the unbiased estimates.
   * On CPU (Triton interpreter) correctness is real but speed is not measured: speed columns say "not
     measured" and fast_p for p > 0 is absent from the aggregates (not 0). No plots are drawn then.
-  * --search hands each task to search.search_task(record, proposer, judge, samples=N, seed=S) (issue 7),
-    with the policy as proposer (`propose(records, n_samples, seed)`, below) and --samples as samples per
-    fragment; its one answer per task is then judged here like any other, so search and plain sampling
-    share one judge and one timing.
+  * --search hands each task to search.search_task(record, proposer, judge, samples=N, seed=S,
+    sample_budget=, time_budget_s=, log=) (issue 7), with the policy as proposer (`propose(records, n_samples,
+    seed)`, below), --samples as samples per fragment, --search-budget as the most fragment candidates judged
+    per task and --search-time-budget-s as its fragment phase's wall-clock limit; it prints a line when each
+    task's search starts and ends. Its one answer per task is then judged here like any other, so search and
+    plain sampling share one judge and one timing.
+  * One task's failure of any kind is that task's failed row and the run goes on (issue 19); error_type says
+    where: import_error (the file cannot be read or traced by synth.load_task), teacher_error (a program the
+    teacher does not support), teacher_bug (any other exception in the teacher), search_failed (no correct
+    hybrid), search_error (a task the search cannot handle), search_bug (any other exception in the search),
+    judge_error (the judge's workers could not start even after a fresh judge), or the judge's own verdict
+    types. The message is the exception's type and text; samples.jsonl keeps its traceback. A judge that
+    closes itself (workers failing to start) is started afresh.
+  * --baseline-cache (default $XDG_CACHE_HOME/drtriton-lite/baselines.json, ~/.cache/... when unset; "none"
+    disables it) is handed to the judge, which reuses eager and torch.compile reference times per task (keyed by
+    task hash, GPU and versions) across runs, where reward.Judge takes the keyword.
 
 Outputs in --out: run.json (args, argv, git commit, versions, GPU), results.jsonl (one line per task,
 appended as each judging chunk finishes, so a crash loses at most one chunk), samples.jsonl (model text and
-every sample's verdict), solutions/<task id>.py (the answer judged for each task), report.md and, when speed
-was measured, speedup_hist.png and fast_p_curve.png. Rerunning with the same --out skips the finished tasks
+every sample's verdict; a failure's traceback; a search's kind, cover and stats), solutions/<task id>.py (the
+answer judged for each task), report.md (per-level table, failures by error type and one line per failed task
+with its message) and, when speed was measured, speedup_hist.png and fast_p_curve.png. Paths in run.json are
+absolute, so a run resumes from any working directory. Rerunning with the same --out skips the finished tasks
 (the identity flags must match). The last line of stdout is one JSON object with the aggregates.
 Not bit-reproducible: model samples are seeded per generation batch, so a resumed run, which batches the
 remaining tasks differently, draws different samples than an uninterrupted one.
@@ -431,7 +449,13 @@ def judge_candidates(judge, records, candidates):
     for kind in (False, True):
         idx = [k for k, w in enumerate(where) if w[2] == kind]
         if idx:
-            for k, v in zip(idx, judge.verify_many([pairs[k] for k in idx], completions=kind, progress=False)):
+            try:
+                got = judge.verify_many([pairs[k] for k in idx], completions=kind, progress=False)
+            except RuntimeError as e:  # the judge itself failed (workers cannot start): these tasks' rows say so
+                from search import exception_text
+
+                got = [Verdict(error_type="judge_error", error_msg=exception_text(e)) for _ in idx]
+            for k, v in zip(idx, got):
                 verdicts[where[k][0]][where[k][1]] = v
     return verdicts
 
@@ -777,6 +801,50 @@ def judge_kwargs(args):
     return kw
 
 
+class RestartingJudge:
+    """A reward.Judge that is started again when it has closed itself. The judge closes after three failed
+    worker starts in a row (reward.Judge._startup_failed), e.g. on a CPU box overloaded for a while; in a
+    100-task KernelBench run (hours on the interpreter) that must not end the run (issue 19). A call that finds
+    the judge closed, or that fails because it just closed, gets one fresh judge and one retry; a second failure
+    raises (judge_candidates then records the chunk's tasks as "judge_error"). Everything else is the judge's."""
+
+    def __init__(self, make_judge):
+        self._make, self._judge, self.restarts = make_judge, make_judge(), 0
+
+    def __getattr__(self, name):  # device, workers, time_trials, ... of the current judge
+        return getattr(self._judge, name)
+
+    def _restart(self, why):
+        print(f"note: the judge closed ({why}); starting a fresh one", file=sys.stderr, flush=True)
+        self._judge.close()
+        self._judge = self._make()
+        self.restarts += 1
+
+    def verify_many(self, pairs, **kw):
+        pairs = list(pairs)
+        for attempt in range(2):
+            if getattr(self._judge, "closed", False):
+                self._restart("found closed")
+            try:
+                return self._judge.verify_many(pairs, **kw)
+            except RuntimeError as e:
+                if attempt or not getattr(self._judge, "closed", False):
+                    raise
+                self._restart(str(e).splitlines()[0][:200])
+
+    def verify(self, task_source, solution_source):
+        return self.verify_many([(task_source, solution_source)], progress=False)[0]
+
+    def close(self):
+        self._judge.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
 def prepare_chunk(chunk, needs_program):
     """Per task, None when it is ready to propose for, else its failure answer ([candidate]): an unreadable
     file, or (teacher and search, which work on the traced program) a source synth.load_task cannot trace.
@@ -821,7 +889,7 @@ def run_eval(args):
         chunk_size = args.gen_batch_size if isinstance(proposer, ModelPolicy) else 2 * args.workers
         needs_program = args.search or isinstance(proposer, TeacherPolicy)
         t0, n_done, t_propose = time.time(), len(records) - len(todo), 0.0
-        with Judge(**judge_kwargs(args)) as judge:
+        with RestartingJudge(lambda: Judge(**judge_kwargs(args))) as judge:
             for chunk_index, chunk in enumerate(chunks(todo, chunk_size)):
                 seed = args.seed + chunk_index
                 t_chunk = time.time()

@@ -14,14 +14,17 @@ end and keep the fastest. Steps and the choices made here:
   2. A fragment is a KernelBench task of its own: tensors it reads from outside (program inputs, nn.Parameters,
      upstream results) become forward inputs with their shapes; nn modules (Linear, Conv, norms, pools) stay
      modules built by the fragment's own __init__ with the same constructor arguments (the judge seeds both
-     Model and ModelNew alike, and the teacher compiles modules, not functional weights). Input values follow
+     Model and ModelNew alike, and the teacher compiles modules, not functional weights); parameter-free
+     modules (nn.LeakyReLU, nn.GELU) render functionally from their attributes. torch.max(x, dim)[0] renders
+     as the tuple-returning call and its [0], as written. Input values follow
      the domain the tensor has in the full program (measured once in-process on the reference: positive ->
      rand + 0.5, non-negative -> rand, integer -> randint, else randn), so log/sqrt fragments see legal inputs.
      Fragments with more than one tensor leaving them are skipped (a task has one output); the single-op
      fragments always exist, so a cover always exists.
   3. K samples per fragment from the policy (eval.py's proposers), judged by the same Judge; keep the fastest
      correct one. PyTorch time per op: the judge's ref_ms of the op's single-op fragment (same timing
-     conditions as the kernels), else an in-process CUDA-event median (logged as torch_ms_source).
+     conditions as the kernels), else an in-process CUDA-event median of that fragment, else (no one-op
+     fragment) of the op inside the full program (logged as torch_ms_source: judge, in_process, in_program).
   4. Cover: a beam DP over the op sequence (each step a fragment kernel or one PyTorch op) keeps the B cheapest
      covers. Cost on CUDA: summed milliseconds. On CPU speed is not measured (Triton interpreter), so the cost
      is (-ops inside Triton fragments, number of fragments): the most work in Triton, in the fewest kernels.
@@ -37,8 +40,13 @@ end and keep the fastest. Steps and the choices made here:
      so the verdict written is a labelled stand-in ({"judged": false, "kind": "reference"}). On CUDA the
      all-PyTorch cover also wins when it beats every judged hybrid (end-to-end ref_ms < runtime_ms).
      --policy single-op is the test stand-in: the teacher on fragments of exactly one op, nothing else.
-Outputs in --out (per task; a JSONL --task gets one subdirectory per task and summary.jsonl): solution.py,
-verdict.json, fragments.jsonl (every fragment tried: ops, samples, verdicts, times), covers.jsonl, run.json.
+--task is a .py file, a directory of them (KernelBench/level2), a synthetic JSONL or JSONL:ID; the level is
+--level, else the directory's levelN, else the record's own (never the file name's number). One task's failure
+never stops a run over a task set (issue 19): it is that task's row in summary.jsonl with error_type import_error
+(unreadable or untraceable file), search_error (SearchError: a task the search cannot handle) or search_bug (any
+other exception), the message as "Type: text", and the traceback in its fragments.jsonl.
+Outputs in --out (per task; a task set gets one subdirectory per task and summary.jsonl): solution.py,
+verdict.json, fragments.jsonl (every fragment tried: ops, samples, verdicts, times; covers; errors), run.json.
 Budgets: --sample-budget (policy samples over all fragments of a task) and --time-budget-s (wall clock of the
 fragment phase, checked before each batch of one fragment per judge worker after the first, so it can be
 overrun by one batch); the whole program (when it fits --max-fragment) is tried first, being the single-shot

@@ -408,3 +408,40 @@ def test_one_task_failure_never_stops_the_run(tmp_path, capsys, monkeypatch):
     # inside the search a proposer's failure is a fragment without an answer, so the search found nothing
     assert rows["1_scale_shift"]["error_type"] == "search_failed"
     assert rows["untraceable"]["error_type"] == "import_error"
+
+
+def test_restarting_judge_and_judge_errors():
+    """A judge that closed itself (workers failed to start three times) is started afresh once per call; when the
+    fresh one fails too, the chunk's tasks become judge_error rows instead of ending the run."""
+    made = []
+
+    class FlakyJudge:
+        def __init__(self, fail_calls):
+            self.closed, self.fail_calls, self.device = False, fail_calls, "cpu"
+            made.append(self)
+
+        def verify_many(self, pairs, completions=False, progress=True):
+            if self.fail_calls:
+                self.fail_calls -= 1
+                self.closed = True
+                raise RuntimeError("judge workers fail to start: worker not ready after 60 s")
+            return [Verdict(compiled=True, correct=True) for _ in pairs]
+
+        def close(self):
+            self.closed = True
+
+    plan = iter([1, 0])  # the first judge fails once and closes; the fresh one works
+    judge = ev.RestartingJudge(lambda: FlakyJudge(next(plan)))
+    assert judge.device == "cpu" and judge.verify("task", "solution").correct
+    assert judge.restarts == 1 and len(made) == 2
+    made[1].closed = True  # found closed before a call: restarted before it
+    plan = iter([0])
+    assert judge.verify("task", "solution").correct and judge.restarts == 2
+
+    plan = iter([1, 1])  # both fail: the rows say judge_error
+    judge = ev.RestartingJudge(lambda: FlakyJudge(next(plan)))
+    recs = [{"id": "a", "source": "task"}, {"id": "b", "source": "task"}]
+    cands = [[ev._answer("solution")], [ev._no_answer("missing_solution", "no file")]]
+    verdicts = ev.judge_candidates(judge, recs, cands)
+    assert verdicts[0][0].error_type == "judge_error" and "fail to start" in verdicts[0][0].error_msg
+    assert verdicts[1][0].error_type == "missing_solution"
