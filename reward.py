@@ -7,7 +7,12 @@ Model-written code never runs in this (the trainer's) process. A pool of worker 
 worker leads its own session (i.e. process group), has an environment scrubbed to an allowlist, its own temp
 cwd, HOME and TRITON_CACHE_DIR, rlimits that CUDA tolerates, and a hard wall-clock limit per candidate that
 the parent enforces by killing the worker's whole process group; the parent also kills a worker whose
-resident host memory passes `rss_limit_gb` (a CUDA process cannot take an address-space rlimit). Messages
+resident host memory passes its host RSS cap (a CUDA process cannot take an address-space rlimit). Memory caps
+follow the machine (`memory_caps`; issue 19): each worker's host RSS and GPU caps are a share of the host's and
+the GPU's total memory over the number of workers, with floors. A job that runs out of memory under its share
+(verdict `oom`, which names the cap it hit) is run once more by the Judge, alone: the worker takes the per-GPU
+lock exclusively and the caps are lifted to the whole GPU and most of the host (flag oom_retried_exclusive;
+a CPU judge does this only with oom_retry=True, and lifts only the caps). Messages
 from a worker are length-prefixed JSON (never pickle: the parent must not unpickle bytes that candidate code
 could forge) and carry a per-job nonce. A worker is started in one of two ways (Judge `start_method`):
   zygote (default on Linux): one helper process per Judge, started like a spawned worker, imports torch and
@@ -23,10 +28,14 @@ A candidate is correct only if (shared/DESIGN.md, "The judge"; issue 3):
   1. it parses and passes the AST checks in `static_check` (no try/except, threads, processes, streams,
      asyncio, ctypes/cffi, load_inline, introspection of frames/gc, patching of imported modules, use of
      the reference `Model`) and defines >= 1 @triton.jit kernel;
-  2. the reference outputs of all trials are computed before the candidate is imported, copied aside, the
-     originals overwritten with NaN and the CUDA caching allocator's free blocks filled with NaN bytes;
+  2. the reference outputs of all trials are computed before the candidate is imported, copied aside (on the
+     GPU, masked with a secret keystream, where they fit in REF_GPU_SHARE of its cap; else on the CPU), the
+     originals overwritten with NaN and the CUDA caching allocator's free blocks filled with NaN bytes. The
+     inputs are drawn on the device where the task's get_inputs allows it (else on the CPU), the same way for
+     the reference and the candidate;
   3. over `trials` seeded inputs (cloned per run) the output has exactly type torch.Tensor, the reference's
-     shape and dtype, is allclose within the tolerance table, and the inputs are unchanged;
+     shape and dtype, is allclose within the tolerance table (computed in chunks: `_chunked_close`), and the
+     inputs are unchanged;
   4. every forward launches >= 1 Triton kernel (counted by wrapping the Triton launchers);
   5. faithfulness: with launches suppressed and fresh `empty*` allocations poisoned, the output is wrong;
   6. torch ops in forward are recorded with a TorchDispatchMode. `hybrid`: allowed, unless they contain
@@ -37,8 +46,11 @@ A candidate is correct only if (shared/DESIGN.md, "The judge"; issue 3):
 Timing (CUDA only): per-GPU readers-writer file lock (timing exclusive), L2 flush, a spin kernel that lets
 the host enqueue the whole call before the start event (device time, not launch latency: `_cuda_times`),
 CUDA events and a device-wide sync, warm-ups outside, `time_trials` interleaved reference/candidate runs in
-the same worker (fewer, but >= MIN_TIME_TRIALS, where they would pass `time_budget_s`), medians. On CPU (Triton interpreter)
-speed is not measured: speedup/runtime_ms/ref_ms are None and the verdict carries "speed_unmeasured".
+the same worker (fewer, but >= MIN_TIME_TRIALS, where they would pass `time_budget_s`), medians. With a
+`BaselineCache` (Judge `baseline_cache`), a task's eager and torch.compile times measured once on this GPU and
+software are reused: the worker then times only the candidate (timings ref_ms_from_cache,
+compile_ref_ms_from_cache). On CPU (Triton interpreter) speed is not measured: speedup/runtime_ms/ref_ms are
+None and the verdict carries "speed_unmeasured".
 
 Rewards (pure functions of verdicts; DESIGN.md "Rewards"): `log_speedup`, `correct_mask`, `drpo_weights`,
 `grpo_rewards`, `group_advantages`. Differences from the paper: speedups are clipped to [1/cap, cap] before
@@ -49,6 +61,7 @@ import ast
 import contextlib
 import dataclasses
 import hashlib
+import itertools
 import json
 import math
 import os
@@ -71,6 +84,9 @@ MAX_MESSAGE_BYTES = 16 << 20       # a worker message longer than this is a prot
 SPEEDUP_CAP = 10.0                 # DESIGN.md: speedup capped at 10 in rewards, flagged above it
 TIME_BUDGET_S = 2.0                # timed trials of one candidate take about this long at most (with the reference)
 MIN_TIME_TRIALS = 20               # ... but never fewer runs than this
+TASK_CACHE_BYTES = 1 << 30         # a worker keeps cached tasks (reference outputs, weights) up to about this much
+# A task's get_inputs that fails like this on the device is drawn on the CPU instead (issue 19)
+DRAW_ERRORS = (RuntimeError, TypeError, ValueError, NotImplementedError, AssertionError)
 MODEL_SEED = 42                    # both Model and ModelNew are built right after this seed
 # Tolerance table: dtype -> (atol, rtol). fp32 default 1e-2 as KernelBench v0 and its peers.
 TOLERANCES = {"float32": (1e-2, 1e-2), "float16": (1e-2, 1e-2), "bfloat16": (2e-2, 2e-2), "float64": (1e-2, 1e-2)}
@@ -204,7 +220,8 @@ FORBIDDEN_ATTRS = {
                     "tensor_subclass"),
     **dict.fromkeys(["set_per_process_memory_fraction", "empty_cache", "caching_allocator_alloc",
                      "caching_allocator_delete", "CUDAPluggableAllocator", "change_current_allocator",
-                     "MemPool", "use_mem_pool"], "allocator"),
+                     "MemPool", "use_mem_pool", "memory_snapshot", "_snapshot", "_record_memory_history",
+                     "_dump_snapshot"], "allocator"),  # a snapshot lists the addresses of the judge's GPU buffers
     "compile": "torch_compile",
 }
 FORBIDDEN_CALLS = {"eval": "dynamic_code", "exec": "dynamic_code", "compile": "dynamic_code",
@@ -386,6 +403,118 @@ def _zscore(xs, eps=1e-6):
 
 
 # ----------------------------------------------------------------------------------------------------
+# Memory caps and the baseline cache (parent side; pure or file-only, no torch)
+
+CAP_HOST_SHARE = 0.75   # the workers together may hold this share of host memory (trainer, parent, OS keep the rest)
+CAP_GPU_SHARE = 0.9     # ... and this share of the GPU (CUDA contexts, the trainer's own tensors)
+CAP_HOST_FLOOR_GB = 8.0  # a worker's host cap is never below this (or the share of a small host)
+CAP_GPU_FLOOR_GB = 4.0   # ... nor its GPU cap below this
+
+
+def memory_caps(host_total_gb, gpu_total_gb, workers):
+    """Per-worker memory caps in GB from the machine's totals and the number of concurrent workers (issue 19).
+    shared (a normal job, next to `workers` - 1 others):
+        rss_gb = max(0.75 * host / workers, min(8, 0.75 * host)),  gpu_gb = max(0.9 * gpu / workers, min(4, 0.9 * gpu))
+    exclusive (the retry of a job that ran out of memory; it holds the GPU alone):
+        rss_exclusive_gb = 0.75 * host,  gpu_exclusive_gb = gpu (the whole GPU)
+    gpu_total_gb 0 (a CPU judge, or not known yet) gives GPU caps of 0 (no cap)."""
+    if workers < 1:
+        raise ValueError(f"workers must be >= 1, got {workers}")
+    host, gpu = max(float(host_total_gb), 0.0), max(float(gpu_total_gb or 0.0), 0.0)
+    return {"rss_gb": max(CAP_HOST_SHARE * host / workers, min(CAP_HOST_FLOOR_GB, CAP_HOST_SHARE * host)),
+            "gpu_gb": max(CAP_GPU_SHARE * gpu / workers, min(CAP_GPU_FLOOR_GB, CAP_GPU_SHARE * gpu)),
+            "rss_exclusive_gb": CAP_HOST_SHARE * host, "gpu_exclusive_gb": gpu}
+
+
+def measured_baselines(v):
+    """The baseline times a verdict measured itself (not taken from the cache), as BaselineCache.put takes
+    them: eager_ms, compile_ms, or compile_failed. Empty for an untimed verdict."""
+    out = {}
+    if v.ref_ms is not None and not v.timings.get("ref_ms_from_cache"):
+        out["eager_ms"] = v.ref_ms
+    if v.timings.get("compile_ref_ms") is not None and not v.timings.get("compile_ref_ms_from_cache"):
+        out["compile_ms"] = v.timings["compile_ref_ms"]
+    elif "compile_baseline_failed" in v.flags and v.ref_ms is not None and "compile_ms" in v.timings:
+        out["compile_failed"] = True  # it failed to compile here, now (compile_ms: the attempt's time)
+    return out
+
+
+def _host_memory_gb():
+    """Total host memory in GB (2^30 bytes), or the cgroup's limit (a container) where that is lower."""
+    total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    for path in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
+        with contextlib.suppress(OSError, ValueError):
+            with open(path) as f:
+                total = min(total, int(f.read().strip()))  # "max" (no limit) raises ValueError
+    return total / (1 << 30)
+
+
+class BaselineCache:
+    """Reference timings measured once per task and machine (issue 19): a JSONL file, one entry a line,
+    {"task_sha256", "gpu", "torch", "triton", "eager_ms", "compile_ms", "compile_failed"}. eager_ms is the median
+    forward time of the eager reference, compile_ms of torch.compile(reference); either may be missing.
+    The key is (sha256 of the task source, GPU name, torch version, triton version): a new GPU or a new torch
+    measures again. Writes are atomic (a temp file in the same folder, then os.replace), after re-reading the
+    file, so two processes sharing it lose at most each other's latest entries (last writer wins) and never
+    leave a corrupt file. Unreadable lines are skipped with one warning on stderr."""
+
+    FIELDS = ("eager_ms", "compile_ms", "compile_failed")
+
+    def __init__(self, path):
+        self.path = os.path.abspath(path)
+        self.entries = self._read()
+
+    @staticmethod
+    def key(task_source, gpu, torch_version, triton_version):
+        return (hashlib.sha256(task_source.encode()).hexdigest(), str(gpu), str(torch_version), str(triton_version))
+
+    def get(self, key):
+        """{"eager_ms", "compile_ms", "compile_failed"} (those stored) for `key`, or None."""
+        e = self.entries.get(tuple(key))
+        return dict(e) if e else None
+
+    def put(self, key, **times):
+        """Merge `times` (FIELDS only) into the entry of `key` and write the file."""
+        bad = set(times) - set(self.FIELDS)
+        if bad:
+            raise ValueError(f"unknown baseline fields {sorted(bad)}; known: {self.FIELDS}")
+        self.entries = self._read()  # another process may have written since
+        self.entries.setdefault(tuple(key), {}).update(times)
+        os.makedirs(os.path.dirname(self.path), exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".baselines-", dir=os.path.dirname(self.path))
+        try:
+            with os.fdopen(fd, "w") as f:
+                for (sha, gpu, tv, trv), e in sorted(self.entries.items()):
+                    f.write(json.dumps({"task_sha256": sha, "gpu": gpu, "torch": tv, "triton": trv, **e}) + "\n")
+            os.replace(tmp, self.path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+
+    def _read(self):
+        entries, bad = {}, 0
+        try:
+            with open(self.path) as f:
+                lines = f.read().splitlines()
+        except FileNotFoundError:
+            return entries
+        except (OSError, UnicodeDecodeError) as e:
+            print(f"judge: baseline cache {self.path} unreadable ({e}); measuring baselines again", file=sys.stderr)
+            return entries
+        for line in lines:
+            try:
+                d = json.loads(line)
+                key = (d["task_sha256"], d["gpu"], d["torch"], d["triton"])
+                entries[key] = {k: d[k] for k in self.FIELDS if k in d}
+            except (ValueError, KeyError, TypeError):
+                bad += line.strip() != ""
+        if bad:
+            print(f"judge: baseline cache {self.path}: skipped {bad} unreadable line(s)", file=sys.stderr)
+        return entries
+
+
+# ----------------------------------------------------------------------------------------------------
 # Wire format between parent and worker: 8-byte little-endian length, then UTF-8 JSON.
 
 
@@ -500,6 +629,13 @@ def _set_limits(device, mem_limit_gb, fsize_mb):
         resource.setrlimit(which, (soft, hard))
 
 
+def _lift_address_space_limit():
+    """An exclusive job on the CPU: the soft address-space rlimit goes up to the hard one."""
+    import resource
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    resource.setrlimit(resource.RLIMIT_AS, (hard, hard))
+
+
 def _rss_gb(pid):
     """Resident host memory of a process in GB (Linux /proc; 0 where unavailable)."""
     try:
@@ -547,7 +683,11 @@ def _serve(fd_in, fd_out, device, threads):
     torch.set_num_threads(threads)
     w = _Worker(torch, triton, device, fd_out)
     # init_s: imports (none after a fork), CUDA's start and the warm-up kernel (bench.py verify reports it)
-    _send(fd_out, {"type": "ready", "pid": os.getpid(), "init_s": round(time.perf_counter() - t, 3)})
+    info = {"torch": torch.__version__, "triton": triton.__version__, "gpu": "cpu", "gpu_total_gb": 0.0}
+    if device == "cuda":  # the Judge derives the GPU caps and the baseline cache's key from these
+        props = torch.cuda.get_device_properties(torch.cuda.current_device())
+        info.update(gpu=props.name, gpu_total_gb=props.total_memory / (1 << 30))
+    _send(fd_out, {"type": "ready", "pid": os.getpid(), "init_s": round(time.perf_counter() - t, 3), **info})
     while True:
         job = _recv_blocking(fd_in)
         if job is None or job.get("type") == "exit":
@@ -710,7 +850,8 @@ class _Worker:
         self.n_candidates = 0
         self.printed_chars = 0
         self._gpu_lock = None  # _GpuLock, made on first CUDA job (needs the device's uuid)
-        self._gpu_capped = False
+        self._gpu_cap_gb = None  # the GPU cap now set (cap_gpu_memory)
+        self.caps = {}  # the running job's caps in words, for oom messages (Judge._caps)
         from triton.runtime.jit import JITFunction
         from triton.runtime.interpreter import InterpretedFunction
         for cls in (JITFunction, InterpretedFunction):
@@ -742,7 +883,7 @@ class _Worker:
         self._warm_up()
         self.critical = self._snapshot()
         # The comparison functions are bound now, so later patching cannot change what the judge uses.
-        self.allclose, self.equal = torch.allclose, torch.equal
+        self.isclose, self.equal = torch.isclose, torch.equal
 
     def _warm_up(self):
         """One tiny kernel through the launcher and the dispatch mode: first use replaces some torch
@@ -787,19 +928,31 @@ class _Worker:
         t0 = time.perf_counter()
         self.printed_chars = 0
         lock = self.gpu_lock(job) if self.device == "cuda" else None
+        self.caps = job["caps"]
+        exclusive = bool(job.get("exclusive"))
         try:
+            if exclusive:  # the retry of an oom: nothing cached may take memory from it
+                self.tasks.clear()
+                if self.device == "cpu" and job.get("mem_limit_gb"):
+                    _lift_address_space_limit()  # the parent's RSS watchdog, at the exclusive cap, still holds
             if self.device == "cuda":
-                self.cap_gpu_memory(job["gpu_mem_limit_gb"])
+                if exclusive:
+                    self.torch.cuda.empty_cache()
+                self.cap_gpu_memory(self.caps["gpu_gb"])
             if lock:
                 _send(self.fd_out, {"type": "pause", "nonce": job["nonce"]})
-                lock.shared()
+                lock.exclusive() if exclusive else lock.shared()
                 _send(self.fd_out, {"type": "resume", "nonce": job["nonce"]})
             v = self.verify(job)
         except _WorkerError as e:
             v = _failed(e.error_type, str(e), **e.kw)
         except BaseException as e:  # SystemExit/KeyboardInterrupt from candidate code included
-            v = _failed("exit_called" if isinstance(e, (SystemExit, KeyboardInterrupt)) else "judge_error",
-                        _describe(e))
+            if isinstance(e, (SystemExit, KeyboardInterrupt)):
+                v = _failed("exit_called", _describe(e))
+            elif _is_oom(self.torch, e):  # the judge's own work (an input draw, a comparison) ran out of memory
+                v = _failed("oom", f"{_describe(e)}; {self.cap_text(e)}")
+            else:
+                v = _failed("judge_error", _describe(e))
         finally:
             if lock:
                 lock.release()
@@ -820,7 +973,8 @@ class _Worker:
             v.flags.append("printed_over_1MB")  # discarded; noted because it slows the judge
         v.timings["worker_s"] = round(time.perf_counter() - t0, 4)
         self.n_candidates += 1
-        recycle = bool(patched) or v.error_type in job["recycle_errors"] or self.n_candidates >= job["recycle_every"]
+        recycle = (bool(patched) or exclusive or v.error_type in job["recycle_errors"]
+                   or self.n_candidates >= job["recycle_every"])
         return {"type": "result", "nonce": job["nonce"], "verdict": v.to_dict(), "recycle": recycle}
 
     def verify(self, job):
@@ -831,7 +985,9 @@ class _Worker:
             msg = "; ".join(f"line {ln}: {rule}: {text}" for rule, ln, text in bad[:8])
             return _failed(err, msg, flags=sorted({f"static:{r}" for r, _, _ in bad}))
         t = time.perf_counter()
+        _send(self.fd_out, {"type": "pause", "nonce": job["nonce"]})  # the reference is the judge's time
         task = self.load_task(job)
+        _send(self.fd_out, {"type": "resume", "nonce": job["nonce"]})
         timings["ref_s"] = round(time.perf_counter() - t, 4)
         self.poison_allocator()
         flags = list(task["flags"])
@@ -909,11 +1065,11 @@ class _Worker:
         except (SystemExit, KeyboardInterrupt) as e:
             raise _WorkerError("exit_called", f"candidate raised {type(e).__name__}({e})") from None
         except MemoryError as e:
-            raise _WorkerError("oom", _describe(e)) from None
+            raise _WorkerError("oom", f"{_describe(e)}; {self.cap_text(e)}") from None
         except Exception as e:
             text = _describe(e)
-            if isinstance(e, torch.OutOfMemoryError) or "out of memory" in text or "can't allocate memory" in text:
-                raise _WorkerError("oom", text) from None
+            if _is_oom(torch, e):
+                raise _WorkerError("oom", f"{text}; {self.cap_text(e)}") from None
             if type(e).__name__ in ("CompilationError", "CompileTimeAssertionFailure", "PTXASError"):
                 raise _WorkerError("compile_error", text) from None
             if _Launches.raised:  # on CPU the interpreter reports compile-time errors this way too
@@ -930,35 +1086,30 @@ class _Worker:
                                flags=["patched_critical"])
 
     def compare(self, out, ref, atol_rtol, where, v):
-        """Exact type/structure, shape, dtype, then allclose. Returns max |out - ref| (float)."""
+        """Exact type/structure, shape, dtype, then allclose. `ref` is a stored reference (`_Stored`) or
+        a reference output itself. Returns max |out - ref| (float; NaN counts as inf)."""
         torch = self.torch
-        if isinstance(ref, torch.Tensor):
-            outs, refs = [out], [ref]
+        ref = ref if isinstance(ref, _Stored) else _Stored(torch, ref)
+        container, refs = ref.container, ref.refs
+        if container is None:
+            outs = [out]
         else:
-            if type(out) is not type(ref) or len(out) != len(ref):
+            if type(out) is not container or len(out) != len(refs):
                 raise _WorkerError("wrong_output_type", f"{where}: output is {type(out).__name__}, "
-                                   f"expected {type(ref).__name__} of {len(ref)} tensors", **_partial(v))
-            outs, refs = list(out), list(ref)
+                                   f"expected {container.__name__} of {len(refs)} tensors", **_partial(v))
+            outs = list(out)
         err = 0.0
         for o, r in zip(outs, refs):
-            if type(o) is not torch.Tensor:
+            if type(o) is not torch.Tensor or o.layout != torch.strided or o.is_meta:
                 raise _WorkerError("wrong_output_type", f"{where}: output type is {type(o).__module__}."
-                                   f"{type(o).__qualname__}, expected exactly torch.Tensor", **_partial(v))
-            if tuple(o.shape) != tuple(r.shape):
-                raise _WorkerError("shape_mismatch", f"{where}: shape {tuple(o.shape)} != {tuple(r.shape)}",
-                                   **_partial(v))
+                                   f"{type(o).__qualname__}" + (f" ({o.layout}, {o.device})" if type(o) is
+                                   torch.Tensor else "") + ", expected exactly a dense torch.Tensor", **_partial(v))
+            if tuple(o.shape) != r.shape:
+                raise _WorkerError("shape_mismatch", f"{where}: shape {tuple(o.shape)} != {r.shape}", **_partial(v))
             if o.dtype != r.dtype:
                 raise _WorkerError("dtype_mismatch", f"{where}: dtype {o.dtype} != {r.dtype}", **_partial(v))
-            o = o.detach().to("cpu")
-            if r.is_floating_point():
-                atol, rtol = atol_rtol.get(str(r.dtype).replace("torch.", ""), atol_rtol["float32"])
-                diff = (o.double() - r.double()).abs()
-                e = float(diff.max()) if diff.numel() else 0.0
-                e = e if e == e else float("inf")  # NaN -> inf
-                ok = self.allclose(o, r, atol=atol, rtol=rtol, equal_nan=bool(torch.isnan(r).any()))
-            else:
-                e = float((o.long() - r.long()).abs().max()) if o.numel() else 0.0
-                ok = self.equal(o, r)
+            atol, rtol = atol_rtol.get(str(r.dtype).replace("torch.", ""), atol_rtol["float32"])
+            e, ok = _chunked_close(torch, o, r, atol, rtol, self.isclose, self.equal, self.device)
             err = max(err, e)
             if not ok:
                 v.max_abs_err = max(v.max_abs_err or 0.0, e)
@@ -1002,12 +1153,19 @@ class _Worker:
     # --- reference ----------------------------------------------------------------------------------
 
     def load_task(self, job):
-        """Import the task, compute the reference outputs of every trial (before any candidate code runs
-        in this job), copy them aside to CPU and NaN-fill the originals. Cached per task source."""
+        """Import the task and compute the reference outputs of every trial (before any candidate code runs in
+        this job), keep them aside and NaN-fill the originals. Kept (`_Stored`) on the GPU, masked, where the
+        outputs of all trials fit in REF_GPU_SHARE of this worker's GPU cap, else on the CPU. The task's inputs
+        are drawn on the device where its get_inputs runs there (task["draw_on_device"]; a 6 GB torch.rand on
+        the CPU took seconds), else on the CPU; every draw of the task in this worker (trials, faithfulness,
+        timing) follows that choice, so the reference and the candidate see the same inputs. Cached per task
+        source; on a miss the oldest cached tasks are dropped until those left hold <= TASK_CACHE_BYTES."""
         torch = self.torch
         key = hashlib.sha256((job["task"] + str(job["seed"]) + str(job["trials"])).encode()).hexdigest()
         if key in self.tasks:
             return self.tasks[key]
+        while self.tasks and (len(self.tasks) >= 8 or sum(t["nbytes"] for t in self.tasks.values()) > TASK_CACHE_BYTES):
+            self.tasks.pop(next(iter(self.tasks)))
         path = os.path.join(os.getcwd(), f"task_{key[:12]}.py")
         try:
             with open(path, "w") as f:
@@ -1018,46 +1176,73 @@ class _Worker:
             torch.manual_seed(MODEL_SEED)
             model = mod.Model(*init_inputs).to(self.device)
             task = {"model": model, "mod": mod, "init_inputs": init_inputs, "flags": [], "ref_outs": [],
-                    "seeds": [job["seed"] * 1000 + 17 * k + 1 for k in range(job["trials"])]}
-            ref_ops = None
-            for seed in task["seeds"]:
-                inputs = self.make_inputs(task, seed)
+                    "seeds": [job["seed"] * 1000 + 17 * k + 1 for k in range(job["trials"])],
+                    "draw_on_device": False}
+            first = None
+            if self.device != "cpu":
+                try:
+                    first = self.make_inputs(task, task["seeds"][0], draw_on_device=True)
+                    task["draw_on_device"] = True
+                except DRAW_ERRORS:
+                    first = None  # drawn on the CPU below
+            ref_ops, where = None, "cpu"
+            for k, seed in enumerate(task["seeds"]):
+                inputs = first if k == 0 and first is not None else self.make_inputs(task, seed)
+                first = None
                 rec = self.OpRecorder()
                 with torch.no_grad(), rec:
                     out = model(*inputs)
                 ref_ops = ref_ops or compute_ops(rec.counts)
-                task["ref_outs"].append(_aside(torch, out))
+                if k == 0 and self.device == "cuda":
+                    need = _output_bytes(torch, out) * len(task["seeds"])
+                    where = "cuda" if need <= REF_GPU_SHARE * self.gpu_cap_bytes() else "cpu"
+                task["ref_outs"].append(_Stored(torch, out, where, mask=where != "cpu"))
                 _poison_tree(torch, out)
                 del out, inputs
         except Exception as e:
+            if _is_oom(torch, e):
+                raise _WorkerError("oom", f"the reference ran out of memory: {_describe(e)}; {self.cap_text(e)}") from None
             raise _WorkerError("task_error", f"reference failed: {_describe(e)}") from None
-        outs = [task["ref_outs"][0]] if isinstance(task["ref_outs"][0], torch.Tensor) else task["ref_outs"][0]
-        if not all(bool(torch.isfinite(o).all()) for o in outs if o.is_floating_point()):
+        if not all(r.finite for r in task["ref_outs"][0].refs):
             task["flags"].append("reference_not_finite")
         task["ref_ops"] = ref_ops
-        if len(self.tasks) >= 8:
-            self.tasks.pop(next(iter(self.tasks)))
+        task["nbytes"] = sum(s.nbytes for s in task["ref_outs"]) + sum(
+            t.numel() * t.element_size() for t in itertools.chain(model.parameters(), model.buffers()))
         self.tasks[key] = task
         return task
 
-    def make_inputs(self, task, seed, draw_on_device=False):
+    def make_inputs(self, task, seed, draw_on_device=None):
         """The task's get_inputs under `seed`, moved to the device. draw_on_device: with the device as the
-        default device, so its random draws happen there (fast: the timing draws a new set per run)."""
+        default device, so its random draws happen there (fast: the timing draws a new set per run); None:
+        as the task's reference was drawn (task["draw_on_device"], set by load_task)."""
         torch = self.torch
+        if draw_on_device is None:
+            draw_on_device = task.get("draw_on_device", False)
         torch.manual_seed(seed)
         with torch.device(self.device) if draw_on_device else contextlib.nullcontext():
             inputs = list(task["mod"].get_inputs())
         return [x.to(self.device) if isinstance(x, torch.Tensor) else x for x in inputs]
 
     def cap_gpu_memory(self, limit_gb):
-        """Once per worker: the caching allocator may hold at most `limit_gb` of the GPU, so a candidate that
-        allocates wildly fails with an OOM of its own instead of starving the trainer on the same GPU."""
-        if self._gpu_capped or not limit_gb or limit_gb <= 0:
+        """The caching allocator may hold at most `limit_gb` of the GPU (0: all of it), so a candidate that
+        allocates wildly fails with an OOM of its own instead of starving the trainer and the other workers on
+        the same GPU. Set per job (a cheap call): an exclusive job, the retry of an oom, lifts it."""
+        limit_gb = float(limit_gb or 0.0)
+        if limit_gb == self._gpu_cap_gb:
             return
         torch = self.torch
-        self._gpu_capped = True  # tried once, whatever happens: an uncapped worker still judges correctly
         total = torch.cuda.get_device_properties(torch.cuda.current_device()).total_memory
-        torch.cuda.set_per_process_memory_fraction(min(1.0, limit_gb * (1 << 30) / total))
+        torch.cuda.set_per_process_memory_fraction(min(1.0, limit_gb * (1 << 30) / total) if limit_gb > 0 else 1.0)
+        self._gpu_cap_gb = limit_gb
+
+    def gpu_cap_bytes(self):
+        total = self.torch.cuda.get_device_properties(self.torch.cuda.current_device()).total_memory
+        return min(total, self._gpu_cap_gb * (1 << 30)) if self._gpu_cap_gb else total
+
+    def cap_text(self, e):
+        """The memory cap that an out-of-memory error `e` ran into, in words (from the job's `caps`)."""
+        gpu = isinstance(e, self.torch.OutOfMemoryError) or "CUDA" in str(e)
+        return self.caps.get("gpu_text" if gpu else "host_text", "")
 
     def poison_allocator(self):
         """Fill every free block of the CUDA caching allocator with 0xFF bytes (NaN in fp16/bf16/fp32/fp64),
@@ -1091,10 +1276,9 @@ class _Worker:
         sets = [self.make_inputs(task, task["seeds"][0])]  # warm-ups and buffers; the rotation made if needed
         seed_base = random.Random(job["nonce"] + ":inputs").randrange(1 << 30)
         layout = lambda xs: [(tuple(x.shape), x.dtype) for x in xs if isinstance(x, torch.Tensor)]  # noqa: E731
-        draw_errors = (RuntimeError, TypeError, ValueError, NotImplementedError, AssertionError)
         try:
             fresh = layout(self.make_inputs(task, seed_base, draw_on_device=True)) == layout(sets[0])
-        except draw_errors:
+        except DRAW_ERRORS:
             fresh = False
         if not fresh:
             v.flags.append("timing_inputs_rotated")
@@ -1103,16 +1287,22 @@ class _Worker:
             if fresh:
                 try:
                     return self.make_inputs(task, seed_base + 1 + i, draw_on_device=True)
-                except draw_errors:
+                except DRAW_ERRORS:
                     pass  # the judge's own input draw failed (out of memory, say): not the candidate's fault
             if len(sets) == 1:
                 sets.extend(self.make_inputs(task, seed) for seed in task["seeds"][1:3])
             return sets[i % len(sets)]
-        inputs_ref = [x.clone() if isinstance(x, torch.Tensor) else x for x in sets[0]]
-        inputs_new = [x.clone() if isinstance(x, torch.Tensor) else x for x in sets[0]]
-        fns = {"ref": lambda: task["model"](*inputs_ref), "new": lambda: model(*inputs_new)}
-        refill = {"ref": inputs_ref, "new": inputs_new}
-        if job["compile_baseline"]:
+        # Baselines the Judge found in its BaselineCache (job["baseline"]) are not timed again: the eager
+        # reference then does not run in the timed loop, and torch.compile is not paid again (issue 19).
+        cached = job.get("baseline") or {}
+        clone = lambda xs: [x.clone() if isinstance(x, torch.Tensor) else x for x in xs]  # noqa: E731
+        fns, refill = {}, {}
+        if cached.get("eager_ms") is None:
+            inputs_ref = clone(sets[0])
+            fns["ref"], refill["ref"] = (lambda: task["model"](*inputs_ref)), inputs_ref
+        inputs_new = clone(sets[0])
+        fns["new"], refill["new"] = (lambda: model(*inputs_new)), inputs_new
+        if job["compile_baseline"] and cached.get("compile_ms") is None and not cached.get("compile_failed"):
             if "compiled" not in task:
                 self.check_identities()  # the candidate's last chance to be caught before the re-snapshot
                 _send(self.fd_out, {"type": "pause", "nonce": job["nonce"]})  # compile time is the judge's
@@ -1120,20 +1310,21 @@ class _Worker:
                 try:
                     task["compiled"] = torch.compile(task["model"])
                     with torch.no_grad():
-                        task["compiled"](*inputs_ref)
+                        task["compiled"](*clone(sets[0]))
                     torch.cuda.synchronize()
                 except Exception as e:  # a baseline that does not compile is reported, not fatal
                     task["compiled"], task["compile_error"] = None, _describe(e)
                 task["compile_ms"] = (time.perf_counter() - t) * 1e3
                 _send(self.fd_out, {"type": "resume", "nonce": job["nonce"]})
                 self.critical = self._snapshot()  # dynamo rebinds some torch functions on first use
+            v.timings["compile_ms"] = round(task["compile_ms"], 1)  # how long compiling took (or failed after)
             if task["compiled"] is not None:
-                inputs_cmp = [x.clone() if isinstance(x, torch.Tensor) else x for x in sets[0]]
-                fns["compile"] = lambda: task["compiled"](*inputs_cmp)
-                refill["compile"] = inputs_cmp
-                v.timings["compile_ms"] = round(task["compile_ms"], 1)
+                inputs_cmp = clone(sets[0])
+                fns["compile"], refill["compile"] = (lambda: task["compiled"](*inputs_cmp)), inputs_cmp
             else:
                 v.flags.append("compile_baseline_failed")
+        elif job["compile_baseline"] and cached.get("compile_failed"):
+            v.flags.append("compile_baseline_failed")
         lock = self.gpu_lock(job)
         _send(self.fd_out, {"type": "pause", "nonce": job["nonce"]})  # waiting is not the candidate's time
         t = time.perf_counter()
@@ -1142,15 +1333,19 @@ class _Worker:
         _send(self.fd_out, {"type": "resume", "nonce": job["nonce"]})
         # Spot checks of the timed outputs against the reference's on the same inputs, at trials the candidate
         # cannot predict (and the last): a solution that is right while checked and cheap garbage once the
-        # timing starts (counting its calls, say) is a mismatch, not a speedup.
+        # timing starts (counting its calls, say) is a mismatch, not a speedup. With a cached eager time the
+        # reference runs here, untimed, on the trial's inputs drawn again (the draws are seeded).
         spots = {}
 
         def check(i, n, outs):  # n: the number of timed trials, known once the warm-ups have measured a run
             if n not in spots:
                 spots[n] = set(random.Random(job["nonce"]).sample(range(n), min(5, n))) | {n - 1}
             if i in spots[n]:
-                ref = outs["ref"]
-                ref = ref.detach().cpu() if isinstance(ref, torch.Tensor) else type(ref)(r.detach().cpu() for r in ref)
+                if "ref" in outs:
+                    ref = outs["ref"]
+                else:
+                    with torch.no_grad():
+                        ref = task["model"](*inputs_for(i))
                 self.compare(outs["new"], ref, job["atol_rtol"], f"timed run {i}", v)
         try:
             times = _cuda_times(torch, fns, refill, inputs_for, job["time_trials"], self.run_candidate, check=check,
@@ -1160,13 +1355,17 @@ class _Worker:
         self.check_identities()
         if len(times["new"]) < job["time_trials"]:
             v.timings["time_trials"] = len(times["new"])
-        v.ref_ms, v.runtime_ms = _median(times["ref"]), _median(times["new"])
+        v.ref_ms = cached["eager_ms"] if "ref" not in times else _median(times["ref"])
+        v.timings["ref_ms_from_cache"] = "ref" not in times
+        v.runtime_ms = _median(times["new"])
         v.speedup = v.ref_ms / v.runtime_ms if v.runtime_ms > 0 else None
         if v.speedup is not None and v.speedup > SPEEDUP_CAP:
             v.flags.append("speedup_above_cap")
-        if "compile" in times:
-            v.timings["compile_ref_ms"] = _median(times["compile"])
-            v.timings["speedup_vs_compile"] = v.timings["compile_ref_ms"] / v.runtime_ms
+        compile_ms = _median(times["compile"]) if "compile" in times else cached.get("compile_ms")
+        if job["compile_baseline"] and compile_ms is not None:
+            v.timings["compile_ref_ms"] = compile_ms
+            v.timings["compile_ref_ms_from_cache"] = "compile" not in times
+            v.timings["speedup_vs_compile"] = compile_ms / v.runtime_ms
 
 
 class _GpuLock:
@@ -1180,29 +1379,38 @@ class _GpuLock:
     before it queues for the gate, so no two workers can wait on each other. A candidate's Triton kernels
     compile under its shared hold although compiling needs no GPU: compiling runs candidate Python (constexpr
     functions, attributes of the globals a kernel reads), which could otherwise launch GPU work into another
-    candidate's timing (LOG.md, session 7: the timers' waits halve without the hold, 14.0 -> 9.9 s a batch)."""
+    candidate's timing (LOG.md, session 7: the timers' waits halve without the hold, 14.0 -> 9.9 s a batch).
+    The retry of an oom job (issue 19) holds it exclusive for the whole job, so no other worker's memory use
+    grows while it runs with the GPU cap lifted."""
 
     def __init__(self, lock_dir, uuid):
         import fcntl
         self.fcntl = fcntl
         self.gate = open(os.path.join(lock_dir, f"gpu-{uuid}.gate"), "a")
         self.lock = open(os.path.join(lock_dir, f"gpu-{uuid}.lock"), "a")
+        self.held = None  # None, "shared" or "exclusive"
 
     def shared(self):
         f = self.fcntl
         f.flock(self.gate, f.LOCK_EX)
         f.flock(self.lock, f.LOCK_SH)
         f.flock(self.gate, f.LOCK_UN)
+        self.held = "shared"
 
     def exclusive(self):
+        """Exclusive hold; a no-op when already held so (an exclusive job's timing keeps its hold throughout)."""
+        if self.held == "exclusive":
+            return
         f = self.fcntl
         f.flock(self.lock, f.LOCK_UN)
         f.flock(self.gate, f.LOCK_EX)
         f.flock(self.lock, f.LOCK_EX)
         f.flock(self.gate, f.LOCK_UN)
+        self.held = "exclusive"
 
     def release(self):
         self.fcntl.flock(self.lock, self.fcntl.LOCK_UN)
+        self.held = None
 
 
 def _cuda_times(torch, fns, refill, inputs_for, trials, run_candidate, warmup=10, check=None, budget_s=None,
@@ -1323,12 +1531,103 @@ def _import_file(path, name, register=True):
     return mod
 
 
-def _aside(torch, out):
-    if isinstance(out, torch.Tensor):
-        return out.detach().to("cpu", copy=True)
-    if isinstance(out, (tuple, list)) and all(isinstance(o, torch.Tensor) for o in out):
-        return type(out)(o.detach().to("cpu", copy=True) for o in out)
-    raise TypeError(f"reference output must be a tensor or a tuple/list of tensors, got {type(out).__name__}")
+REF_CHUNK_ELEMS = 1 << 24  # reference outputs are stored, masked and compared this many elements at a time
+REF_GPU_SHARE = 0.4        # reference outputs of all trials stay on the GPU if they fit in this share of its cap
+
+
+class _RefOut:
+    """One reference output kept for comparison: flat and contiguous on `device`, read in chunks of
+    REF_CHUNK_ELEMS elements (`chunks`), so a 6 GB output is never copied whole for a comparison.
+
+    masked (the GPU copies of the judge's reference outputs): the stored bytes are XORed with a keystream
+    drawn from a secret 56-bit seed per output (torch's Philox generator, seeded per chunk), and each chunk is
+    decoded when compared and NaN-filled right after. Why: a Triton kernel can load from any address of its
+    process's GPU memory, so an answer kept there in clear could be read by a kernel that guesses where it
+    lies; masked, those bytes are noise without the seed, which lives only in this object (reachable from the
+    candidate only by the introspection the static checks refuse, as the CPU copies were before). device None
+    and mask False: a view of `t` itself, without a copy (the timing's spot checks)."""
+
+    def __init__(self, torch, t, device=None, mask=False):
+        t = t.detach()
+        self.shape, self.dtype, self.numel = tuple(t.shape), t.dtype, t.numel()
+        flat = t.contiguous().view(-1)
+        self.key = int.from_bytes(os.urandom(7), "little") if mask else None
+        self.has_nan, self.finite = False, True
+        if t.dtype.is_floating_point:
+            for a in range(0, self.numel, REF_CHUNK_ELEMS):
+                c = flat[a:a + REF_CHUNK_ELEMS]
+                self.has_nan = self.has_nan or bool(torch.isnan(c).any())
+                self.finite = self.finite and bool(torch.isfinite(c).all())
+        if device is None and not mask:
+            self.data = flat
+        elif not mask:
+            self.data = flat.to(device, copy=True)
+        else:
+            es = t.element_size()
+            self.data = torch.empty(self.numel * es, dtype=torch.uint8, device=device)
+            for c, a in enumerate(range(0, self.numel, REF_CHUNK_ELEMS)):
+                raw = flat[a:a + REF_CHUNK_ELEMS].to(device).view(torch.uint8)
+                torch.bitwise_xor(raw, self._keystream(torch, c, raw.numel()), out=self.data[a * es:a * es + raw.numel()])
+        self.nbytes = self.data.numel() * self.data.element_size()
+
+    def _keystream(self, torch, chunk, n):
+        g = torch.Generator(device=self.data.device)
+        g.manual_seed((self.key + chunk) & ((1 << 63) - 1))
+        return torch.randint(0, 256, (n,), dtype=torch.uint8, device=g.device, generator=g)
+
+    def chunks(self, torch):
+        """(start, end, tensor of the elements [start, end) in self.dtype) over the flat output."""
+        es = torch.empty((), dtype=self.dtype).element_size()
+        for c, a in enumerate(range(0, self.numel, REF_CHUNK_ELEMS)):
+            b = min(a + REF_CHUNK_ELEMS, self.numel)
+            if self.key is None:
+                yield a, b, self.data[a:b]
+                continue
+            raw = self.data[a * es:b * es]
+            dec = torch.bitwise_xor(raw, self._keystream(torch, c, raw.numel())).view(self.dtype)
+            try:
+                yield a, b, dec
+            finally:  # the decoded answer must not wait in a free block of the caching allocator
+                _poison(torch, dec)
+
+
+def _chunked_close(torch, o, r, atol, rtol, isclose, equal, device):
+    """(max |o - r| as a float, NaN -> inf; allclose) of output tensor `o` and _RefOut `r` (same shape and
+    dtype), chunk by chunk on `device`: the same answer as torch.allclose(o, r, atol, rtol, equal_nan=r has a
+    NaN) for floating dtypes and torch.equal otherwise, without fp64 copies of the whole output (issue 19).
+    The difference is taken in fp64 one chunk at a time, as the whole-output code did."""
+    o = o.detach()
+    o = (o if o.is_contiguous() else o.contiguous()).view(-1)
+    err, ok = 0.0, True
+    for a, b, rc in r.chunks(torch):
+        oc, rc = o[a:b].to(device), rc.to(device)
+        if r.dtype.is_floating_point:
+            e = float((oc.double() - rc.double()).abs().max())
+            ok = ok and bool(isclose(oc, rc, rtol=rtol, atol=atol, equal_nan=r.has_nan).all())
+        else:
+            e = float((oc.long() - rc.long()).abs().max())
+            ok = ok and equal(oc, rc)
+        err = max(err, e if e == e else float("inf"))
+    return err, ok
+
+
+class _Stored:
+    """A reference output (a tensor, or a tuple/list of tensors) as kept: `container` (None for one tensor, else
+    tuple or list) and one _RefOut per tensor."""
+
+    def __init__(self, torch, out, device=None, mask=False):
+        if isinstance(out, torch.Tensor):
+            self.container, self.refs = None, [_RefOut(torch, out, device, mask)]
+        elif isinstance(out, (tuple, list)) and all(isinstance(o, torch.Tensor) for o in out):
+            self.container, self.refs = type(out), [_RefOut(torch, o, device, mask) for o in out]
+        else:
+            raise TypeError(f"reference output must be a tensor or a tuple/list of tensors, got {type(out).__name__}")
+        self.nbytes = sum(r.nbytes for r in self.refs)
+
+
+def _output_bytes(torch, out):
+    ts = [out] if isinstance(out, torch.Tensor) else list(out)
+    return sum(t.numel() * t.element_size() for t in ts if isinstance(t, torch.Tensor))
 
 
 def _poison(torch, t):
@@ -1343,6 +1642,12 @@ def _poison(torch, t):
 def _poison_tree(torch, out):
     for t in ([out] if isinstance(out, torch.Tensor) else out):
         _poison(torch, t.detach())
+
+
+def _is_oom(torch, e):
+    text = str(e)
+    return (isinstance(e, (MemoryError, torch.OutOfMemoryError)) or "out of memory" in text
+            or "can't allocate memory" in text)
 
 
 def _partial(v):
@@ -1556,7 +1861,9 @@ class _Slot:
         self.job = None          # index into the current batch
         self.nonce = None
         self.started = self.dispatched = self.deadline = 0.0
-        self.paused_at = None    # set while the worker does judge work (GPU lock wait, compile baseline)
+        self.paused_at = None    # set while the worker does judge work (GPU lock wait, reference, compile baseline)
+        self.task = self.sol = self.first_oom = None  # the job's sources; first_oom: set on its exclusive retry
+        self.rss_cap, self.rss_text = 0.0, ""         # the host RSS cap of the running job
         self.n_done = 0
 
 
@@ -1566,13 +1873,20 @@ class Judge:
     Judge(workers, device, timeout_s, policy, trials, atol, rtol, time_trials, compile_baseline) starts the
     workers at once (each imports torch and triton once, then serves many candidates); use it as a context
     manager or call close(). Host memory: on CPU an address-space rlimit of `mem_limit_gb`; on any device the
-    parent kills a worker whose resident memory passes `rss_limit_gb` (checked every <= 0.5 s; CUDA workers
+    parent kills a worker whose resident memory passes its RSS cap (checked every <= 0.5 s; CUDA workers
     cannot take an address-space limit, and a candidate filling host RAM must not take the trainer down with
-    it). GPU memory: each CUDA worker's caching allocator is capped at `gpu_mem_limit_gb` and gives cached
-    blocks back after a job that left more than 2 GB reserved. A worker is replaced after `recycle_every` candidates, after a verdict whose
+    it). GPU memory: each CUDA worker's caching allocator is capped and gives cached blocks back after a job
+    that left more than 2 GB reserved. The caps: `rss_limit_gb` and `gpu_mem_limit_gb` as given, or None
+    (default): derived by `memory_caps` from the host's memory, the GPU's (reported by the first worker) and
+    `workers`. oom_retry (None: on for CUDA, off for CPU, whose memory is the trainer's too): a job whose verdict
+    is oom runs once more on a worker that holds the GPU lock exclusively, with the GPU cap lifted to the whole
+    GPU and the RSS cap to most of the host (on the CPU, when asked for: the RSS cap lifted and the address-space
+    rlimit removed); that worker is replaced afterwards.
+    baseline_cache: path of a BaselineCache file (None: none); cached eager/compile times of a task on this
+    GPU go out with its job and are not timed again, and times measured go into the file. A worker is replaced after `recycle_every` candidates, after a verdict whose
     error type is in `recycle_errors` (default RECYCLE_ERRORS; RECYCLE_ERRORS_CAUTIOUS also replaces it after
-    compile errors and unusable ModelNew classes), and after any candidate that left a critical function
-    patched.
+    compile errors and unusable ModelNew classes), after an exclusive retry, and after any candidate that left
+    a critical function patched.
 
     start_method: how a worker starts (module docstring). "zygote" (default on Linux): forked by one helper
     process that imported torch and triton once; the Judge falls back to "spawn" for good, with one line on
@@ -1583,8 +1897,8 @@ class Judge:
     def __init__(self, workers=2, device="cpu", timeout_s=60.0, policy="hybrid", trials=5, atol=None, rtol=None,
                  time_trials=100, compile_baseline=False, *, time_budget_s=TIME_BUDGET_S, strict_tol=False,
                  recycle_every=50, recycle_errors=None,
-                 mem_limit_gb=8.0, rss_limit_gb=16.0, gpu_mem_limit_gb=16.0, seed=0, threads_per_worker=1, startup_timeout_s=300.0,
-                 spare_workers=None, start_method=None):
+                 mem_limit_gb=8.0, rss_limit_gb=None, gpu_mem_limit_gb=None, oom_retry=None, baseline_cache=None,
+                 seed=0, threads_per_worker=1, startup_timeout_s=300.0, spare_workers=None, start_method=None):
         if device not in ("cpu", "cuda"):
             raise ValueError(f"device must be 'cpu' or 'cuda', got {device!r}")
         if policy not in ("hybrid", "strict"):
@@ -1596,11 +1910,20 @@ class Judge:
         if start_method not in ("zygote", "spawn") or (start_method == "zygote" and not linux):
             raise ValueError(f"start_method must be 'spawn' or, on Linux, 'zygote'; got {start_method!r}")
         self.device, self.timeout_s, self.policy, self.trials = device, float(timeout_s), policy, int(trials)
+        self.workers = int(workers)
         self.time_trials, self.compile_baseline, self.seed = int(time_trials), bool(compile_baseline), int(seed)
         self.time_budget_s = float(time_budget_s) if time_budget_s else None  # None or 0: every time_trials run
         self.recycle_every, self.mem_limit_gb, self.threads = int(recycle_every), float(mem_limit_gb), int(threads_per_worker)
         self.recycle_errors = sorted(RECYCLE_ERRORS if recycle_errors is None else recycle_errors)
-        self.rss_limit_gb, self.gpu_mem_limit_gb = float(rss_limit_gb), float(gpu_mem_limit_gb)
+        # Memory caps (issue 19): None derives them from the machine and `workers` (memory_caps); a number is
+        # the per-worker cap as given. The GPU's size comes with the first worker's ready message.
+        self.rss_limit_arg, self.gpu_mem_limit_arg = rss_limit_gb, gpu_mem_limit_gb
+        self.host_total_gb, self.gpu_total_gb = _host_memory_gb(), 0.0
+        self.oom_retry = device == "cuda" if oom_retry is None else bool(oom_retry)
+        self.rss_limit_gb = self._caps(False)["rss_gb"]
+        self.gpu_mem_limit_gb = None  # known once a CUDA worker is ready
+        self.device_info = None  # {"gpu", "gpu_total_gb", "torch", "triton"} from the first ready worker
+        self.baseline_cache = BaselineCache(baseline_cache) if baseline_cache else None
         self.startup_timeout_s = float(startup_timeout_s)
         table = STRICT_TOLERANCES if strict_tol else TOLERANCES
         self.atol_rtol = {k: (a if atol is None else atol, r if rtol is None else rtol) for k, (a, r) in table.items()}
@@ -1610,6 +1933,7 @@ class Judge:
         self.startup_failures = 0
         # (seconds since this Judge was made, the worker's own init seconds) per worker that became ready
         self.created, self.ready_log = time.monotonic(), []
+        self._retries = []  # (index, task, solution, first oom message): jobs to run again exclusively
         self.closed = False
         self.start_method, self.spawn_reason = start_method, None
         self.zygote = None  # _Zygote while start_method is "zygote" (or while workers it forked live)
@@ -1619,12 +1943,35 @@ class Judge:
         # restarts (bench.py verify: 3 s of worker time in 4 s of wall after startup on CPU without spares).
         if spare_workers is None:
             spare_workers = max(0, min(max(1, workers // 2), (os.cpu_count() or 1) - workers))
-        self.workers = int(workers)
         self.slots = [_Slot() for _ in range(workers + spare_workers)]
         for s in self.slots:
             self._start(s)
         import atexit
         atexit.register(self.close)
+
+    def _caps(self, exclusive):
+        """The caps of one job, in GB and in words (the words go into oom messages): host RSS (the parent's
+        watchdog), host address space (CPU workers' rlimit) and GPU (the worker's caching allocator)."""
+        derived = memory_caps(self.host_total_gb, self.gpu_total_gb, self.workers)
+        on = f"{self.workers} worker{'s' * (self.workers > 1)} on"
+        if exclusive:
+            rss = max(derived["rss_exclusive_gb"], float(self.rss_limit_arg or 0.0))
+            gpu = derived["gpu_exclusive_gb"]
+            rss_text = f"host RSS cap {rss:.1f} GB (exclusive retry: {CAP_HOST_SHARE:g} of {self.host_total_gb:.1f} GB)"
+            gpu_text = f"GPU cap {gpu:.1f} GB (exclusive retry: the whole GPU)"
+        else:
+            rss = derived["rss_gb"] if self.rss_limit_arg is None else float(self.rss_limit_arg)
+            gpu = derived["gpu_gb"] if self.gpu_mem_limit_arg is None else float(self.gpu_mem_limit_arg)
+            rss_text = (f"host RSS cap {rss:.1f} GB per worker ({on} {self.host_total_gb:.1f} GB)"
+                        if self.rss_limit_arg is None else f"host RSS cap {rss:g} GB per worker (rss_limit_gb)")
+            gpu_text = (f"GPU cap {gpu:.1f} GB per worker ({on} {self.gpu_total_gb:.1f} GB)"
+                        if self.gpu_mem_limit_arg is None else f"GPU cap {gpu:g} GB per worker (gpu_mem_limit_gb)")
+        if self.device == "cpu" and self.mem_limit_gb > 0 and not exclusive:
+            host_text = f"host address-space cap {self.mem_limit_gb:g} GB per worker (mem_limit_gb)"
+        else:
+            host_text = f"the host's memory ran out ({rss_text})"
+        return {"rss_gb": rss, "rss_text": rss_text, "gpu_gb": gpu if self.device == "cuda" else 0.0,
+                "gpu_text": gpu_text, "host_text": host_text}
 
     # --- public API -----------------------------------------------------------------------------------
 
@@ -1651,12 +1998,15 @@ class Judge:
             if not isinstance(sol, str) or len(sol) > MAX_SOLUTION_CHARS:
                 results[i] = _failed("too_long", f"solution is not a str of <= {MAX_SOLUTION_CHARS} chars")
                 continue
-            pending.append((i, task, sol))
+            pending.append((i, task, sol, None))
         pending.reverse()  # pop() from the end keeps input order of dispatch
         bar = _progress_bar(len(pairs), progress)
         if bar is not None:
             bar.update(len(pairs) - len(pending))
-        while pending or any(s.job is not None for s in self.slots):
+        self._retries = []
+        while pending or self._retries or any(s.job is not None for s in self.slots):
+            pending.extend(self._retries)  # dispatched next (pop() takes from the end)
+            self._retries.clear()
             busy = sum(s.job is not None for s in self.slots)
             for s in self.slots:
                 if s.proc is None:
@@ -1698,10 +2048,9 @@ class Judge:
                 self._finish(s, results, bar, _failed("timeout", "judge-side pause (GPU lock or compile "
                                                       "baseline) lasted over 600 s; worker killed"))
                 self._kill(s)
-            elif s.job is not None and self.rss_limit_gb > 0 and _rss_gb(s.proc.pid) > self.rss_limit_gb:
+            elif s.job is not None and s.rss_cap > 0 and _rss_gb(s.proc.pid) > s.rss_cap:
                 self._finish(s, results, bar, _failed(
-                    "oom", f"worker host memory (RSS) passed {self.rss_limit_gb:g} GB; worker process group "
-                           "killed"))
+                    "oom", f"worker host memory (RSS) passed the {s.rss_text}; worker process group killed"))
                 self._kill(s)
             elif not s.ready and now - s.started > self.startup_timeout_s:
                 self._kill(s)
@@ -1802,8 +2151,16 @@ class Judge:
         self.start_method, self.spawn_reason = "spawn", why
         print(f"judge: starting workers with subprocess from now on: {why}", file=sys.stderr)
 
-    def _dispatch(self, s, i, task, sol):
+    def _dispatch(self, s, i, task, sol, first_oom=None):
+        """Send job i to slot s. first_oom: the oom message of its first attempt; this is then the retry, run
+        exclusively (the whole GPU, most of the host)."""
         s.job, s.nonce = i, os.urandom(16).hex()
+        s.task, s.sol, s.first_oom = task, sol, first_oom
+        caps = self._caps(exclusive=first_oom is not None)
+        s.rss_cap, s.rss_text = caps["rss_gb"], caps["rss_text"]
+        baseline = None
+        if self.baseline_cache is not None and self.device_info is not None:
+            baseline = self.baseline_cache.get(self._baseline_key(task))
         s.dispatched = time.monotonic()
         s.deadline = s.dispatched + self.timeout_s
         job = {"type": "job", "nonce": s.nonce, "task": task, "solution": sol, "policy": self.policy,
@@ -1811,7 +2168,8 @@ class Judge:
                "time_budget_s": self.time_budget_s,
                "compile_baseline": self.compile_baseline, "seed": self.seed, "lock_dir": self.lock_dir,
                "recycle_every": self.recycle_every, "recycle_errors": self.recycle_errors,
-               "gpu_mem_limit_gb": self.gpu_mem_limit_gb}
+               "caps": caps, "exclusive": first_oom is not None, "mem_limit_gb": self.mem_limit_gb,
+               "baseline": baseline}
         try:
             _send(s.job_w, job)
         except OSError:  # the worker died while idle; its EOF is handled by _on_readable
@@ -1840,6 +2198,11 @@ class Judge:
             if kind == "ready" and not s.ready and s.job is None:
                 s.ready = True
                 self.startup_failures = 0
+                if self.device_info is None:
+                    self.device_info = {k: msg.get(k) for k in ("gpu", "gpu_total_gb", "torch", "triton")}
+                    self.gpu_total_gb = float(msg.get("gpu_total_gb") or 0.0)
+                    if self.device == "cuda":
+                        self.gpu_mem_limit_gb = self._caps(False)["gpu_gb"]
                 self.ready_log.append((round(time.monotonic() - self.created, 3), msg.get("init_s")))
                 continue
             if s.job is None or msg.get("nonce") != s.nonce:
@@ -1855,6 +2218,10 @@ class Judge:
                 except (KeyError, TypeError) as e:
                     return self._protocol_error(s, results, bar, f"bad verdict: {e}")
                 v.timings["verify_s"] = round(time.monotonic() - s.dispatched, 4)
+                if self.baseline_cache is not None and self.device_info is not None:
+                    measured = measured_baselines(v)
+                    if measured:
+                        self.baseline_cache.put(self._baseline_key(s.task), **measured)
                 self._finish(s, results, bar, v)
                 s.n_done += 1
                 if msg.get("recycle") or s.n_done >= self.recycle_every:
@@ -1894,10 +2261,23 @@ class Judge:
         self._kill(s)
 
     def _finish(self, s, results, bar, v):
+        if v.error_type == "oom" and self.oom_retry and s.first_oom is None:
+            # Out of memory under a per-worker share: judged again alone on the GPU (issue 19)
+            self._retries.append((s.job, s.task, s.sol, v.error_msg))
+            s.job = s.nonce = s.paused_at = None
+            return
+        if s.first_oom is not None:
+            v.flags.append("oom_retried_exclusive")
+            if v.error_type:
+                v.error_msg = f"{v.error_msg} (first attempt: {s.first_oom[:500]})"[:4000]
         results[s.job] = v
         s.job = s.nonce = s.paused_at = None
         if bar is not None:
             bar.update(1)
+
+    def _baseline_key(self, task):
+        info = self.device_info
+        return BaselineCache.key(task, info["gpu"], info["torch"], info["triton"])
 
     def _startup_failed(self, why):
         self.startup_failures += 1

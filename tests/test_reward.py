@@ -149,24 +149,53 @@ def test_wait_ready_then_verify():
     assert v.correct, v.error_msg
 
 
-def test_host_memory_watchdog_kills_a_worker_over_its_rss_limit():
-    """CUDA workers run without an address-space limit, so the parent watches resident memory. Here on CPU
-    with the rlimit off: a forward that fills 1.6 GB and holds it is stopped as oom, long before the
-    timeout, and the pool judges the next candidate normally."""
-    good = read(os.path.join(TASKS, "good", "relu_add.py"))
-    hog = good.replace("        out = torch.empty_like(x)\n",
-                       "        big = torch.ones(400_000_000)\n"
-                       "        for _ in range(200):\n"
-                       "            big.mul_(1.0)\n"
-                       "        out = torch.empty_like(x)\n")
+RELU_ADD = os.path.join(TASKS, "relu_add.py")
+GOOD_RELU_ADD = os.path.join(TASKS, "good", "relu_add.py")
+
+
+def _hog(body):
+    """The known-good relu_add solution with `body` (lines of 8-space-indented code) run first in forward."""
+    good = read(GOOD_RELU_ADD)
+    hog = good.replace("        out = torch.empty_like(x)\n", body + "        out = torch.empty_like(x)\n")
     assert hog != good
-    task = read(os.path.join(TASKS, "relu_add.py"))
-    with Judge(workers=1, device="cpu", timeout_s=60.0, mem_limit_gb=0, rss_limit_gb=1.2) as j:
+    return hog
+
+
+# fills 1.6 GB and holds it (its RSS passes 1.2 GB), long enough for the watchdog's 0.5 s polls
+RSS_HOG = _hog("        big = torch.ones(400_000_000)\n        for _ in range(200):\n            big.mul_(1.0)\n")
+# its first forward reserves 3.2 GB of address space without touching it (a worker's imports take ~3.4 GB)
+AS_HOG = _hog("        self.calls = getattr(self, 'calls', 0) + 1\n"
+              "        if self.calls == 1:\n            big = torch.empty(800_000_000)\n            del big\n")
+
+
+def test_host_memory_watchdog_kills_a_worker_over_its_rss_limit():
+    """CUDA workers run without an address-space limit, so the parent watches resident memory. Here on CPU:
+    a forward that fills 1.6 GB and holds it is stopped as oom, long before the timeout, and the verdict names
+    the cap; a forward over the address-space rlimit is oom too, naming that cap (no retry: oom_retry=False,
+    the CPU's default anyway);
+    the pool judges the next candidate normally."""
+    task, good = read(RELU_ADD), read(GOOD_RELU_ADD)
+    with Judge(workers=1, device="cpu", timeout_s=60.0, mem_limit_gb=6, rss_limit_gb=1.2, oom_retry=False) as j:
         t = time.monotonic()
-        v_hog, v_good = j.verify_many([(task, hog), (task, good)], progress=False)
-    assert v_hog.error_type == "oom" and "RSS" in v_hog.error_msg and not v_hog.correct
+        v_hog, v_as, v_good = j.verify_many([(task, RSS_HOG), (task, AS_HOG), (task, good)], progress=False)
+    assert v_hog.error_type == "oom" and not v_hog.correct
+    assert "RSS" in v_hog.error_msg and "host RSS cap 1.2 GB per worker (rss_limit_gb)" in v_hog.error_msg
+    assert v_as.error_type == "oom" and "host address-space cap 6 GB per worker (mem_limit_gb)" in v_as.error_msg
     assert time.monotonic() - t < 45
     assert v_good.correct, v_good.error_msg
+    assert "oom_retried_exclusive" not in v_hog.flags + v_as.flags
+
+
+def test_oom_is_retried_alone_with_the_caps_lifted():
+    """Issue 19: a job that runs out of memory under a worker's share is judged again exclusively, with the
+    host caps lifted (on the GPU, where it is the default: the whole GPU, under the exclusive GPU lock); it
+    passes and says so."""
+    task, good = read(RELU_ADD), read(GOOD_RELU_ADD)
+    with Judge(workers=1, device="cpu", timeout_s=60.0, mem_limit_gb=6, oom_retry=True) as j:
+        v_as, v_good = j.verify_many([(task, AS_HOG), (task, good)], progress=False)
+    assert v_as.correct, v_as.error_msg
+    assert "oom_retried_exclusive" in v_as.flags
+    assert v_good.correct and "oom_retried_exclusive" not in v_good.flags
 
 
 def _alive(pid):
