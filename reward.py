@@ -1196,9 +1196,16 @@ class _Worker:
                 if k == 0 and self.device == "cuda":
                     need = _output_bytes(torch, out) * len(task["seeds"])
                     where = "cuda" if need <= REF_GPU_SHARE * self.gpu_cap_bytes() else "cpu"
+                    if where == "cpu" and need > 0.75 * self.caps.get("rss_gb", 0.0) * (1 << 30) > 0:
+                        # no room on either side: say so now, not after copying GBs to the host watchdog's kill
+                        raise _WorkerError("oom", f"the reference outputs of {len(task['seeds'])} trials take "
+                                           f"{need / (1 << 30):.1f} GB: over {REF_GPU_SHARE:g} of the "
+                                           f"{self.caps['gpu_text']} and 0.75 of the {self.caps['rss_text']}")
                 task["ref_outs"].append(_Stored(torch, out, where, mask=where != "cpu"))
                 _poison_tree(torch, out)
                 del out, inputs
+        except _WorkerError:
+            raise
         except Exception as e:
             if _is_oom(torch, e):
                 raise _WorkerError("oom", f"the reference ran out of memory: {_describe(e)}; {self.cap_text(e)}") from None
