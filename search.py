@@ -447,7 +447,11 @@ def assemble(program, source, segments, kernels):
     for n in program["nodes"]:
         if n["name"] in start_of:
             k, frag = start_of[n["name"]]
-            body.append(f"{var[frag['output']]} = self.frag{k}({', '.join(var[x] for x in frag['inputs'])})")
+            # .contiguous(): a fragment is judged on contiguous inputs and its kernels index them row-major, but
+            # in the program an input can be a strided view (issue 19: KernelBench L2 task 14 hands x @ weight.T
+            # the transposed weight, and the hybrid was wrong). A no-op for a tensor that is already contiguous.
+            body.append(f"{var[frag['output']]} = self.frag{k}("
+                        f"{', '.join(var[x] + '.contiguous()' for x in frag['inputs'])})")
         elif n["name"] not in skip:
             mod = module_ref(n["module"]) if n.get("module") else None
             body.append(f"{var[n['name']]} = {node_expr(n, [var[x] for x in n['inputs']], mod)}")

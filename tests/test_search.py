@@ -209,6 +209,17 @@ def test_single_op_search_returns_correct_hybrids(judge):
     assert len(covers) == 2 and covers[1]["cover"][-1][2] == "torch" and covers[1]["correct"]
 
 
+def test_hybrid_hands_fragments_contiguous_inputs(judge):
+    """Issue 19 (KernelBench L2 task 14): the matmul fragment reads weight.T, a strided view; its kernel indexes
+    row-major, so without .contiguous() in the hybrid every cover with it was wrong (max_abs_err 11.5)."""
+    rec = {"id": "wt", "level": None, "source": open(os.path.join(HERE, "search_data", "matmul_weight_t.py")).read()}
+    rows = []
+    res = search.search_program(rec, search.SingleOpPolicy("cpu", 0), judge, beam=2, log=rows.append, progress=False)
+    covers = [r for r in rows if r.get("event") == "cover"]
+    assert res["kind"] == "hybrid" and res["cover"] == [[0, 0, "kernel"], [1, 1, "kernel"]], covers
+    assert all(c["correct"] for c in covers) and ".contiguous()" in res["solution"]
+
+
 def test_budgets_stop_sampling(judge):
     rec = synth.read_tasks(TASKS)[0]
     rows = []
