@@ -91,6 +91,9 @@ MODEL_SEED = 42                    # both Model and ModelNew are built right aft
 # Tolerance table: dtype -> (atol, rtol). fp32 default 1e-2 as KernelBench v0 and its peers.
 TOLERANCES = {"float32": (1e-2, 1e-2), "float16": (1e-2, 1e-2), "bfloat16": (2e-2, 2e-2), "float64": (1e-2, 1e-2)}
 STRICT_TOLERANCES = {"float32": (1e-4, 1e-4), "float16": (1e-3, 1e-3), "bfloat16": (1e-2, 1e-2), "float64": (1e-6, 1e-6)}
+# KernelBench's own per-precision tolerance (atol = rtol; its current harness, not v0's 1e-2): a correct verdict
+# whose outputs miss it carries the flag "fails_kb_tol", so one run reports Acc at both (eval.py acc_kb_tol).
+KB_TOLERANCES = {"float32": (1e-4, 1e-4), "float16": (1e-2, 1e-2), "bfloat16": (1e-2, 1e-2), "float64": (1e-4, 1e-4)}
 # Error types after which a worker is not reused (its interpreter or CUDA context may be damaged). Not in it:
 # failures that leave nothing behind -- a Triton compile error (raised before any launch), a missing
 # ModelNew, a constructor signature that does not bind, wrong outputs -- because a worker restart costs seconds
@@ -1109,7 +1112,10 @@ class _Worker:
             if o.dtype != r.dtype:
                 raise _WorkerError("dtype_mismatch", f"{where}: dtype {o.dtype} != {r.dtype}", **_partial(v))
             atol, rtol = atol_rtol.get(str(r.dtype).replace("torch.", ""), atol_rtol["float32"])
-            e, ok = _chunked_close(torch, o, r, atol, rtol, self.isclose, self.equal, self.device)
+            kb_tol = KB_TOLERANCES.get(str(r.dtype).replace("torch.", ""), KB_TOLERANCES["float32"])
+            e, ok, ok_kb = _chunked_close(torch, o, r, atol, rtol, self.isclose, self.equal, self.device, kb_tol)
+            if ok and not ok_kb and where.startswith("trial") and "fails_kb_tol" not in v.flags:
+                v.flags.append("fails_kb_tol")
             err = max(err, e)
             if not ok:
                 v.max_abs_err = max(v.max_abs_err or 0.0, e)
@@ -1598,24 +1604,28 @@ class _RefOut:
                 _poison(torch, dec)
 
 
-def _chunked_close(torch, o, r, atol, rtol, isclose, equal, device):
+def _chunked_close(torch, o, r, atol, rtol, isclose, equal, device, also_tol=None):
     """(max |o - r| as a float, NaN -> inf; allclose) of output tensor `o` and _RefOut `r` (same shape and
     dtype), chunk by chunk on `device`: the same answer as torch.allclose(o, r, atol, rtol, equal_nan=r has a
     NaN) for floating dtypes and torch.equal otherwise, without fp64 copies of the whole output (issue 19).
-    The difference is taken in fp64 one chunk at a time, as the whole-output code did."""
+    The difference is taken in fp64 one chunk at a time, as the whole-output code did. With `also_tol` (an
+    (atol, rtol) pair) a third value says whether the output is also close at that tolerance."""
     o = o.detach()
     o = (o if o.is_contiguous() else o.contiguous()).view(-1)
-    err, ok = 0.0, True
+    err, ok, ok_also = 0.0, True, True
     for a, b, rc in r.chunks(torch):
         oc, rc = o[a:b].to(device), rc.to(device)
         if r.dtype.is_floating_point:
             e = float((oc.double() - rc.double()).abs().max())
             ok = ok and bool(isclose(oc, rc, rtol=rtol, atol=atol, equal_nan=r.has_nan).all())
+            if also_tol is not None and ok_also:
+                ok_also = bool(isclose(oc, rc, rtol=also_tol[1], atol=also_tol[0], equal_nan=r.has_nan).all())
         else:
             e = float((oc.long() - rc.long()).abs().max())
             ok = ok and equal(oc, rc)
+            ok_also = ok_also and ok
         err = max(err, e if e == e else float("inf"))
-    return err, ok
+    return (err, ok) if also_tol is None else (err, ok, ok_also)
 
 
 class _Stored:

@@ -440,3 +440,15 @@ def test_verify_bench_pool_fresh_and_cli_agree(monkeypatch, capsys):
     assert start["workers_started"] >= 1 and start["worker_init_s_median"] >= 0
     assert 0 < start["zygote_ready_s"] <= start["first_ready_s"] < out["pool_s"]
     assert start["first_ready_s"] == pytest.approx(out["pool_startup_s"], abs=0.01)
+
+
+def test_kernelbench_tolerance_flag(judge):
+    """An answer 2e-3 off is correct at the default 1e-2 but flagged "fails_kb_tol" (KernelBench's 1e-4);
+    the exact answer is not flagged."""
+    task = read(os.path.join(TASKS, "relu_add.py"))
+    good = read(os.path.join(TASKS, "good", "relu_add.py"))
+    off = good.replace("tl.maximum(x * 2.0 + y, 0.0)", "tl.maximum(x * 2.0 + y, 0.0) + 2e-3")
+    assert off != good
+    exact, loose = judge.verify_many([(task, good), (task, off)], progress=False)
+    assert exact.correct and "fails_kb_tol" not in exact.flags
+    assert loose.correct and "fails_kb_tol" in loose.flags, (loose.error_msg, loose.flags)

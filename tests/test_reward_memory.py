@@ -166,3 +166,17 @@ def test_measured_baselines_only_what_was_timed_here():
     v = Verdict(correct=True, ref_ms=2.0, flags=["compile_baseline_failed"], timings={"compile_ms": 900.0})
     assert measured_baselines(v) == {"eager_ms": 2.0, "compile_failed": True}
     assert measured_baselines(Verdict(correct=False)) == {}
+
+
+def test_chunked_close_also_tol(monkeypatch):
+    """The second tolerance (KernelBench's 1e-4) is judged chunk by chunk like the first."""
+    monkeypatch.setattr(reward, "REF_CHUNK_ELEMS", 4)
+    r = torch.randn(3, 5)
+    o = r.clone()
+    o.view(-1)[13] += 1e-3  # inside 1e-2, outside 1e-4
+    call = lambda: reward._chunked_close(torch, o, reward._RefOut(torch, r), 1e-2, 1e-2,  # noqa: E731
+                                         torch.isclose, torch.equal, "cpu", (1e-4, 1e-4))
+    e, ok, ok_kb = call()
+    assert ok and not ok_kb and e == pytest.approx(1e-3, rel=1e-3)
+    o.copy_(r)
+    assert call()[1:] == (True, True)
