@@ -627,7 +627,8 @@ def write_plots(out_dir, rows, compile_measured):
 def build_parser():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0],
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    p.add_argument("--tasks", required=True, help="synthetic task JSONL or a directory of KernelBench-format .py files")
+    p.add_argument("--tasks", required=True,
+                   help="synthetic task JSONL, a directory of KernelBench-format .py files (KernelBench/level2), or one")
     p.add_argument("--policy", required=True,
                    help="checkpoint dir | model:ID_OR_PATH | teacher | solutions:DIR | reference (see the docstring)")
     p.add_argument("--out", required=True, help="output directory; rerunning with the same one skips finished tasks")
@@ -658,7 +659,8 @@ def build_parser():
                         "2), else the record's own, else '-'")
     p.add_argument("--search-budget", type=int, default=None,
                    help="--search: most policy samples (fragment candidates) judged per task; the whole program is "
-                        "tried first, then fragments shortest first (unbounded: ~5 x ops fragments per task)")
+                        "tried first, then fragments shortest first (unbounded: every fragment of <= 5 ops, 15 for "
+                        "5 ops, then up to 8 hybrids end to end)")
     p.add_argument("--search-time-budget-s", type=float, default=None,
                    help="--search: wall-clock limit of a task's fragment phase, seconds (checked between batches)")
     p.add_argument("--baseline-cache", default=default_baseline_cache(),
