@@ -300,9 +300,12 @@ class Prog:
         self.symbolic = sizes == "symbolic"
         self.t: dict[str, TInfo] = {}
         self.input_names = []
+        self.scalars = set()   # inputs that are Python numbers (L1 5 passes `s = 3.14`): scalar kernel arguments
         for t in program["inputs"]:
             self.t[t["name"]] = TInfo(t["name"], list(t["shape"] or []), t.get("dtype") or "float32", t["name"])
             self.input_names.append(t["name"])
+            if t.get("shape") is None:
+                self.scalars.add(t["name"])
         for t in program["params"]:
             self.t[t["name"]] = TInfo(t["name"], list(t["shape"] or []), t.get("dtype") or "float32",
                                       module_ref(t["name"]))
@@ -820,6 +823,8 @@ class KB:
         return res
 
     def load(self, t: str, idx, valid=()) -> Ix:
+        if t in self.P.scalars:   # a number, passed by value
+            return Ix(self.arg(f"{self.leaf(t)}_value", self.leaf(t)))
         off = self.offset(self.P.t[t].shape, idx)
         p = self.ptr(t)
         m = self.mask(off.axes, valid)
@@ -1043,8 +1048,9 @@ def finish(kb: KB, E: str, grid: str, blocks: dict, summary: str, num_warps: int
     leaf_names = list(kb.leaves.items())
     w = [f"def {wname}(" + ", ".join(pn for _, pn in leaf_names) + "):"]
     dtype = "torch.int64" if out.dtype == "int64" else "torch.float32"
-    same = [pn for t, pn in leaf_names if P.t[t].shape == out.shape and P.t[t].dtype == out.dtype]
-    dev = leaf_names[0][1] + ".device" if leaf_names else "'cuda'"
+    tensors = [(t, pn) for t, pn in leaf_names if t not in P.scalars]
+    same = [pn for t, pn in tensors if P.t[t].shape == out.shape and P.t[t].dtype == out.dtype]
+    dev = tensors[0][1] + ".device" if tensors else "'cuda'"
     alloc = "zeros" if zero_out else "empty"
     if same:
         w.append(f"    out = torch.{alloc}_like({same[0]})")
