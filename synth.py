@@ -6,7 +6,9 @@ consume tensors. The difficulty level k is the number of compute ops. This file 
 the sampler, the shape solver, rendering to KernelBench-format source, validation and import (torch.fx).
 
     python synth.py --num-programs 300 --levels 1,2,5 --seed 0 --out data/tasks.jsonl
+    python synth.py --num-programs 300 --levels 1,2 --size kernelbench --out data/tasks_kb.jsonl  # KernelBench sizes
     python synth.py --import path/to/kernelbench/level2 --report
+    python synth.py --decontaminate data/tasks.jsonl --against ../shared/KernelBench   # exits 1 naming leaks
 
 How a program is grown (and how that differs from the textbook description):
   * Ops are drawn *uniformly* from the samplable pool in a balanced way: for each level we cut a deck that
@@ -33,6 +35,22 @@ How a program is grown (and how that differs from the textbook description):
     input, and not passed by an all-zeros answer under the judge's fp32 tolerance (atol = rtol = 1e-2).
     Duplicates are removed by a canonical hash of the program structure.
 
+Surface style (issue 21; `--style kernelbench`, the CLI default; `--style plain` is the one fixed form the teacher's
+regression set was made from). KernelBench sources vary in ways ours did not, and a model trained on one form must
+carry over: `render_kernelbench` writes the same DAG with docstrings written from the op list, varied names of
+inputs, parameters, modules and constants, functional / method / module spellings of each op (`torch.relu(x)`,
+`F.relu(x)`, `x.relu()`, `nn.ReLU()`), constructor arguments through get_init_inputs() or as literals (positional or
+keyword), size constants as expressions (`2048 * 2`), chains (`height = width = 64`) and tuples (`*input_shape`).
+Its choices come from an RNG of their own seeded by the program's coordinates, so ops, shapes and hashes are those
+of the plain style and the bytes do not depend on the worker count. `--size kernelbench` is a render-only budget:
+the program is validated at cpu sizes and its twin, grown again from the same RNG state at KernelBench's sizes, is
+rendered and shape-checked in a FakeTensorMode (nothing that size is computed on the CPU).
+
+Decontamination (`decontaminate`, `--decontaminate`): a task is reported when its normalised source (Model's
+__init__ and forward with names, sizes, docstrings and comments erased) equals a KernelBench file's, and that file
+has 2+ ops or shares a docstring with the task; or when the two are the same text up to docstrings and comments.
+A single op alone is not contamination (the function's docstring says why).
+
 Import (`--import DIR`, `load_task`) reads KernelBench-format files back into the same node list: torch.fx traces
 forward and shapes come from a run in a FakeTensorMode, so nothing is computed or allocated at a task's real size
 (issue 19: a level of 100 files imports in about 11 s on 2 CPU cores; computing them took over 20 minutes).
@@ -46,6 +64,7 @@ import json
 import math
 import os
 import random
+import re
 import sys
 import time
 from collections import Counter
@@ -69,6 +88,11 @@ SIZE_PRESETS = {
     # KernelBench-like sizes for GPU runs (paper: batch 128, 3-64 channels, 32x32 images, 1k-8k features)
     "paper": dict(batch=(16, 128), channel=(3, 128), spatial=(8, 64), spatial3d=(4, 32), feature=(64, 4096),
                   max_elements=1 << 27, max_flops=1 << 35),
+    # KernelBench L1/L2's own ranges (issue 21: batch 16-4096, 3-256 channels, 64-512 px images, features to
+    # 16k) for rendering only: each program is grown and validated at "cpu" sizes, then grown again from the same
+    # RNG state at these sizes (its "twin": same ops and choices, larger dims) and shape-checked in a FakeTensorMode.
+    "kernelbench": dict(batch=(16, 2048), channel=(3, 256), spatial=(32, 512), spatial3d=(16, 96),
+                        feature=(256, 16384), max_elements=1 << 30, max_flops=1 << 42, validate_at="cpu"),
 }
 
 
@@ -81,6 +105,7 @@ class Budget:
     feature: tuple
     max_elements: int
     max_flops: int
+    validate_at: str | None = None  # a render-only budget: validate at this preset's sizes, render at ours
 
     def scaled(self, factor: float) -> "Budget":
         """A smaller size scale for restarts: every range's upper end shrinks by `factor`."""
@@ -947,6 +972,482 @@ def canonical_hash(prog: dict) -> str:
 
 
 # --------------------------------------------------------------------------------------------------
+# KernelBench surface style (issue 21): the same DAG written the many ways KernelBench writes programs
+# --------------------------------------------------------------------------------------------------
+# Spellings of each op that the importer reads back to the same op and attrs. "{F}" is the functional prefix
+# (F. or torch.nn.functional.), "{kd}" an optional keepdim, "{idx}" an x[...] index; a spelling starting with
+# "nn." is a module built in __init__ and called as self.<name>(x). Attr fields hold rendered text.
+def _spellings() -> dict[str, list[str]]:
+    s: dict[str, list[str]] = {}
+    for n in ("relu", "sigmoid", "tanh"):
+        cls = {"relu": "ReLU", "sigmoid": "Sigmoid", "tanh": "Tanh"}[n]
+        s[n] = [f"torch.{n}({{x}})", f"{{F}}{n}({{x}})", f"{{x}}.{n}()", f"nn.{cls}()"]
+    for n, cls in (("gelu", "GELU"), ("hardswish", "Hardswish"), ("hardsigmoid", "Hardsigmoid"), ("mish", "Mish"),
+                   ("softplus", "Softplus"), ("relu6", "ReLU6"), ("softsign", "Softsign"), ("silu", "SiLU"),
+                   ("logsigmoid", "LogSigmoid"), ("tanhshrink", "Tanhshrink")):
+        s[n] = [f"{{F}}{n}({{x}})", f"nn.{cls}()"]
+    s["selu"] = ["torch.selu({x})", "{F}selu({x})", "nn.SELU()"]
+    s["leaky_relu"] = ["{F}leaky_relu({x}, negative_slope={negative_slope})", "{F}leaky_relu({x}, {negative_slope})",
+                       "nn.LeakyReLU(negative_slope={negative_slope})", "nn.LeakyReLU({negative_slope})"]
+    s["hardtanh"] = ["{F}hardtanh({x}, min_val={min_val}, max_val={max_val})",
+                     "nn.Hardtanh(min_val={min_val}, max_val={max_val})", "nn.Hardtanh({min_val}, {max_val})"]
+    for n, cls in (("elu", "ELU"), ("celu", "CELU")):
+        s[n] = [f"{{F}}{n}({{x}}, alpha={{alpha}})", f"nn.{cls}(alpha={{alpha}})"]
+    for n in ("abs", "sqrt", "rsqrt", "exp", "log", "sin", "cos", "erf"):
+        s[n] = [f"torch.{n}({{x}})", f"{{x}}.{n}()"]
+    s["neg"] = ["torch.neg({x})", "{x}.neg()", "-{x}"]
+    s["clamp"] = ["torch.clamp({x}, min={min}, max={max})", "{x}.clamp(min={min}, max={max})",
+                  "torch.clip({x}, min={min}, max={max})", "torch.clamp({x}, {min}, {max})"]
+    s["pow"] = ["torch.pow({x}, {exponent})", "{x}.pow({exponent})", "{x} ** {exponent}"]
+    for n, sym in (("add", "+"), ("sub", "-"), ("mul", "*"), ("div", "/")):
+        s[f"{n}_scalar"] = [f"{{x}} {sym} {{value}}", f"{{x}} {sym} {{value}}", f"torch.{n}({{x}}, {{value}})",
+                            f"{{x}}.{n}({{value}})"]
+        s[n] = [f"{{x}} {sym} {{y}}", f"{{x}} {sym} {{y}}", f"torch.{n}({{x}}, {{y}})", f"{{x}}.{n}({{y}})"]
+    for n, short in (("maximum", "max"), ("minimum", "min")):
+        s[n] = [f"torch.{n}({{x}}, {{y}})", f"torch.{short}({{x}}, {{y}})", f"{{x}}.{n}({{y}})"]
+    for n in ("sum", "mean", "amax", "amin", "logsumexp", "var", "argmax", "argmin"):
+        s[n] = [f"torch.{n}({{x}}, dim={{dim}}{{kd}})", f"{{x}}.{n}(dim={{dim}}{{kd}})", f"torch.{n}({{x}}, {{dim}}{{kd}})"]
+    s["norm"] = ["torch.norm({x}, p={p}, dim={dim}{kd})", "{x}.norm(p={p}, dim={dim}{kd})"]
+    for n in ("cumsum", "cumprod"):
+        s[n] = [f"torch.{n}({{x}}, dim={{dim}})", f"{{x}}.{n}(dim={{dim}})", f"torch.{n}({{x}}, {{dim}})"]
+    for n, cls in (("softmax", "Softmax"), ("log_softmax", "LogSoftmax")):
+        s[n] = [f"torch.{n}({{x}}, dim={{dim}})", f"{{F}}{n}({{x}}, dim={{dim}})", f"{{x}}.{n}(dim={{dim}})",
+                f"nn.{cls}(dim={{dim}})"]
+    s["l2_normalize"] = ["{F}normalize({x}, p=2.0, dim={dim})"]
+    s["matmul"] = ["torch.matmul({x}, {y})", "{x} @ {y}", "torch.mm({x}, {y})", "{x}.matmul({y})"]
+    s["bmm"] = ["torch.bmm({x}, {y})", "{x}.bmm({y})"]
+    s["einsum"] = ["torch.einsum({equation}, {x}, {y})"]
+    s["flip"] = ["torch.flip({x}, dims={dims})", "{x}.flip(dims={dims})", "torch.flip({x}, {dims})"]
+    for n in ("triu", "tril"):
+        s[n] = [f"torch.{n}({{x}}, diagonal={{diagonal}})", f"{{x}}.{n}(diagonal={{diagonal}})", f"torch.{n}({{x}}, {{diagonal}})"]
+    s["cat"] = ["torch.cat([{x}, {y}], dim={dim})", "torch.cat(({x}, {y}), dim={dim})", "torch.cat([{x}, {y}], {dim})"]
+    s["narrow"] = ["torch.narrow({x}, {dim}, {start}, {length})", "{x}.narrow({dim}, {start}, {length})", "{x}[{idx}]"]
+    s["select"] = ["torch.select({x}, {dim}, {index})", "{x}.select({dim}, {index})", "{x}[{idx}]"]
+    for n, cls, extra in (("mse_loss", "MSELoss", ""), ("smooth_l1_loss", "SmoothL1Loss", ", beta={beta}"),
+                          ("kl_div", "KLDivLoss", ""), ("cross_entropy", "CrossEntropyLoss", "")):
+        s[n] = [f"{{F}}{n}({{x}}, {{y}}, reduction={{reduction}}{extra})", f"nn.{cls}(reduction={{reduction}}{extra})"]
+    s["triplet_margin_loss"] = ["{F}triplet_margin_loss({x}, {y}, {z}, margin={margin}, reduction={reduction})",
+                                "nn.TripletMarginLoss(margin={margin}, reduction={reduction})"]
+    s["sdpa"] = ["{F}scaled_dot_product_attention({x}, {y}, {z})"]
+    for d in (1, 2, 3):  # pools: the module (written from module_args) or the functional form
+        s[f"max_pool{d}d"] = ["module", f"{{F}}max_pool{d}d({{x}}, {{pool_args}})"]
+        s[f"avg_pool{d}d"] = ["module", f"{{F}}avg_pool{d}d({{x}}, {{pool_args}})"]
+        s[f"adaptive_avg_pool{d}d"] = ["module", f"{{F}}adaptive_avg_pool{d}d({{x}}, {{output_size}})"]
+    return s
+
+
+SPELLINGS = _spellings()
+
+# nn constructor signatures (positional order), so a render may pass a prefix of the arguments positionally
+CTOR_ORDER = {"Linear": ("in_features", "out_features", "bias"),
+              "Conv": ("in_channels", "out_channels", "kernel_size", "stride", "padding", "dilation", "groups", "bias"),
+              "ConvTranspose": ("in_channels", "out_channels", "kernel_size", "stride", "padding", "output_padding",
+                                "groups", "bias", "dilation"),
+              "MaxPool": ("kernel_size", "stride", "padding", "dilation"), "AvgPool": ("kernel_size", "stride", "padding"),
+              "AdaptiveAvgPool": ("output_size",), "GroupNorm": ("num_groups", "num_channels", "eps", "affine"),
+              "LayerNorm": ("normalized_shape", "eps"), "RMSNorm": ("normalized_shape", "eps"),
+              "BatchNorm": ("num_features",), "InstanceNorm": ("num_features",)}
+
+# attribute names KernelBench-like sources give modules and parameters (first match of the op wins)
+MODULE_NAMES = {"conv": ("conv", "conv{d}d", "conv1"), "conv_transpose": ("conv_transpose", "conv_transpose{d}d", "deconv"),
+                "linear": ("linear", "fc", "gemm", "matmul", "dense"), "max_pool": ("max_pool", "maxpool", "pool"),
+                "avg_pool": ("avg_pool", "avgpool", "pool"), "adaptive_avg_pool": ("avgpool", "adaptive_pool", "gap"),
+                "layer_norm": ("layer_norm", "ln", "norm"), "rms_norm": ("rms_norm", "norm", "rms"),
+                "group_norm": ("group_norm", "gn", "norm"), "batch_norm": ("batch_norm", "bn", "norm"),
+                "instance_norm": ("instance_norm", "norm", "inorm")}
+PARAM_NAMES = {"add": ("bias", "add_bias", "offset"), "sub": ("subtract", "shift", "bias"),
+               "mul": ("scale", "multiplier", "weight", "scaling"), "div": ("divisor", "denominator", "scale"),
+               "maximum": ("threshold", "floor", "other"), "minimum": ("ceiling", "cap", "other"),
+               "matmul": ("weight", "W", "proj"), "bmm": ("weight", "kernel"), "einsum": ("weight", "W"),
+               "cat": ("extra", "prefix", "pad_tensor")}
+# module-level names for attrs passed through get_init_inputs() (scalar op values, activation parameters, dims)
+ATTR_NAMES = {("add_scalar", "value"): ("add_value", "bias_value", "shift"),
+              ("sub_scalar", "value"): ("subtract_value", "offset", "sub_value"),
+              ("mul_scalar", "value"): ("scaling_factor", "multiplier", "scale_factor", "scale"),
+              ("div_scalar", "value"): ("divisor", "divide_by", "div_value"),
+              ("clamp", "min"): ("clamp_min", "min_value"), ("clamp", "max"): ("clamp_max", "max_value"),
+              ("hardtanh", "min_val"): ("hardtanh_min", "min_val"), ("hardtanh", "max_val"): ("hardtanh_max", "max_val"),
+              ("leaky_relu", "negative_slope"): ("negative_slope",), ("elu", "alpha"): ("alpha",),
+              ("celu", "alpha"): ("alpha",), ("pow", "exponent"): ("exponent", "power"),
+              ("smooth_l1_loss", "beta"): ("beta",), ("triplet_margin_loss", "margin"): ("margin",)}
+DIM_ATTR_NAMES = ("dim", "reduce_dim", "reduction_dim")
+PHRASES = {"relu": "ReLU", "sigmoid": "Sigmoid", "tanh": "Tanh", "gelu": "GELU", "leaky_relu": "LeakyReLU",
+           "hardtanh": "HardTanh", "hardswish": "HardSwish", "hardsigmoid": "HardSigmoid", "mish": "Mish",
+           "softplus": "Softplus", "selu": "SELU", "elu": "ELU", "silu": "SiLU (Swish)", "abs": "absolute value",
+           "sqrt": "square root", "rsqrt": "reciprocal square root", "exp": "exponential", "log": "natural logarithm",
+           "neg": "negation", "clamp": "clamp", "relu6": "ReLU6", "celu": "CELU", "softsign": "Softsign",
+           "logsigmoid": "LogSigmoid", "tanhshrink": "Tanhshrink", "sin": "sine", "cos": "cosine", "erf": "error function",
+           "pow": "power", "add_scalar": "scalar addition", "sub_scalar": "scalar subtraction",
+           "mul_scalar": "scaling", "div_scalar": "division by a constant", "add": "addition", "sub": "subtraction",
+           "mul": "elementwise multiplication", "div": "elementwise division", "maximum": "elementwise maximum",
+           "minimum": "elementwise minimum", "sum": "sum reduction", "mean": "mean reduction", "amax": "max reduction",
+           "amin": "min reduction", "logsumexp": "LogSumExp", "norm": "L2 norm", "var": "variance",
+           "argmax": "argmax", "argmin": "argmin", "cumsum": "cumulative sum", "cumprod": "cumulative product",
+           "softmax": "Softmax", "log_softmax": "LogSoftmax", "l2_normalize": "L2 normalization",
+           "layer_norm": "Layer Normalization", "rms_norm": "RMS Normalization", "group_norm": "Group Normalization",
+           "linear": "linear layer (GEMM)", "matmul": "matrix multiplication", "bmm": "batched matrix multiplication",
+           "einsum": "einsum contraction", "flip": "flip", "triu": "upper-triangular mask", "tril": "lower-triangular mask",
+           "cat": "concatenation", "narrow": "slice", "select": "index select", "mse_loss": "Mean Squared Error loss",
+           "smooth_l1_loss": "Smooth L1 (Huber) loss", "kl_div": "KL divergence", "cross_entropy": "Cross Entropy loss",
+           "triplet_margin_loss": "Triplet Margin loss", "sdpa": "scaled dot-product attention"}
+
+
+def op_phrase(name: str) -> str:
+    """A short human name of an op for docstrings ('2D transposed convolution', 'ReLU')."""
+    if name in PHRASES:
+        return PHRASES[name]
+    d = name[-2:].upper()  # 1D / 2D / 3D
+    for prefix, what in (("conv_transpose", "transposed convolution"), ("conv", "convolution"),
+                         ("max_pool", "max pooling"), ("adaptive_avg_pool", "adaptive average pooling"),
+                         ("avg_pool", "average pooling"), ("batch_norm", "Batch Normalization"),
+                         ("instance_norm", "Instance Normalization")):
+        if name.startswith(prefix):
+            return f"{d} {what}"
+    return name
+
+
+def _class_doc(ops: list[str], rng: random.Random) -> list[str]:
+    """The class docstring's lines (without quotes): written from the op list, one of several templates."""
+    ph = [op_phrase(o) for o in ops]
+    if len(ph) == 1:
+        return [rng.choice(("Simple model that performs a {}.", "Performs a {} on the input.",
+                            "A model that applies a {}.", "Computes a {}."
+                            )).format(ph[0])]
+    form = rng.randrange(3)
+    if form == 0:
+        return ["Model that performs a series of operations:"] + [f"{i + 1}. {p}" for i, p in enumerate(ph)]
+    joined = ", ".join(ph[:-1]) + (", and " if len(ph) > 2 else " and ") + ph[-1]
+    if form == 1:
+        return [f"Model that performs {joined}."]
+    return [f"A {ph[0]} followed by " + (", ".join(ph[1:-1]) + " and " if len(ph) > 2 else "") + f"{ph[-1]}."]
+
+
+def _int_expr(v: int, rng: random.Random) -> str:
+    """A size written as KernelBench writes some (`2048 * 2`, `2 ** 12`), or the plain literal."""
+    if isinstance(v, bool) or not isinstance(v, int) or v < 64 or rng.random() < 0.7:
+        return repr(v)
+    if v & (v - 1) == 0 and rng.random() < 0.3:
+        return f"2 ** {v.bit_length() - 1}"
+    for f in (2, 4, 8, 16):
+        if v % f == 0 and v // f >= 16 and rng.random() < 0.5:
+            return f"{v // f} * {f}"
+    return repr(v)
+
+
+def render_kernelbench(prog: dict, rng: random.Random) -> tuple[str, dict]:
+    """`prog` rendered in KernelBench's surface variety, every choice drawn from `rng` (seeded per program):
+    docstrings, names of inputs/params/modules/constants, functional / method / module spellings of each op,
+    constructor args through get_init_inputs() or as literals (positional or keyword), size constants as
+    expressions, chained (`height = width = 64`) or tuples (`*input_shape`), and where the constants sit.
+    Returns (source, program with its params and modules renamed as the source names them), so a teacher
+    reading the program and the source sees one model. Parameters are created in the order `render` uses."""
+    prog = json.loads(json.dumps(prog))  # renamed copy
+    nodes = prog["nodes"]
+    compute = [n for n in nodes if n["op"] != "flatten"]
+    fpre = "F." if rng.random() < 0.75 else "torch.nn.functional."
+    init_args = rng.random() < 0.7        # constructor args via get_init_inputs() (else literals in __init__)
+    reassign = rng.random() < 0.75        # x = op(x) chains (else a fresh name per step)
+    annotate = rng.random() < 0.35
+    consts: dict[str, Any] = {}           # module-level constants, in definition order
+
+    def const(base: str, value) -> str:
+        name, i = base, 2
+        while name in taken or (name in consts and consts[name] != value):
+            name, i = f"{base}{i}" if base[-1].isalpha() else f"{base}_{i}", i + 1
+        consts[name] = value
+        return name
+
+    taken = {"self", "torch", "nn", "F", "x", "Model"}
+
+    def fresh(base: str) -> str:
+        name, i = base, 2
+        while name in taken or name in consts:
+            name, i = f"{base}{i}", i + 1
+        taken.add(name)
+        return name
+
+    users: dict[str, list[int]] = {}
+    for i, n in enumerate(nodes):
+        for a in n["inputs"]:
+            users.setdefault(a, []).append(i)
+    # ---- names: forward args, params, modules ----
+    rename: dict[str, str] = {}
+    first_use = {}
+    for i, n in enumerate(nodes):
+        for slot, a in enumerate(n["inputs"]):
+            first_use.setdefault(a, (n["op"], slot))
+    for k, t in enumerate(prog["inputs"]):
+        op, slot = first_use.get(t["name"], ("", 0))
+        if k == 0:
+            base = {"matmul": "A", "bmm": "A", "einsum": "A", "sdpa": "Q", "triplet_margin_loss": "anchor"}.get(op, None)
+            base = base or ("predictions" if OPS.get(op) and OPS[op].kind == "loss" and rng.random() < 0.6 else "x")
+        elif op in ("matmul", "bmm", "einsum"):
+            base = "B"
+        elif op == "sdpa":
+            base = ("K", "V")[slot - 1] if "Q" in rename.values() else ("key", "value")[slot - 1]
+        elif op == "triplet_margin_loss":
+            base = ("positive", "negative")[slot - 1]
+        elif OPS.get(op) and OPS[op].kind == "loss":
+            base = rng.choice(("targets", "target")) if t["dtype"] == "float32" else rng.choice(("targets", "labels"))
+        else:
+            base = rng.choice(("y", "other", "residual", "z"))
+        taken.discard("x") if base == "x" else None
+        rename[t["name"]] = fresh(base)
+    for t in prog["params"]:
+        op = first_use.get(t["name"], ("", 0))[0]
+        base = rng.choice(PARAM_NAMES.get(op, ("param", "weight", "bias")))
+        rename[t["name"]] = fresh(base)
+    mod_names: dict[str, str] = {}
+    for n in nodes:
+        if n.get("module"):
+            fam = n["op"][:-2] if n["op"][-2:] in ("1d", "2d", "3d") else n["op"]
+            base = rng.choice(MODULE_NAMES.get(fam, (n["module"],))).format(d=n["op"][-2:-1])
+            mod_names[n["module"]] = fresh(base)
+    # ---- the program with the new names (what the teacher reads) ----
+    for t in prog["inputs"] + prog["params"]:
+        t["name"] = rename[t["name"]]
+    for n in nodes:
+        n["inputs"] = [rename.get(a, a) for a in n["inputs"]]
+        if n.get("module"):
+            n["module"] = mod_names[n["module"]]
+    param_names = {t["name"] for t in prog["params"]}
+    # ---- __init__ ----
+    init_params: list[tuple[str, str]] = []   # (arg name, annotation)
+    init_lines: list[str] = []
+
+    def init_arg(base: str, value) -> str:
+        name = const(base, value)
+        if name not in [a for a, _ in init_params]:
+            ann = "int" if isinstance(value, int) else "float" if isinstance(value, float) else "tuple"
+            init_params.append((name, ann))
+        return name
+
+    def lit(v) -> str:
+        return _py(v) if isinstance(v, (list, tuple)) else repr(v)
+
+    def ctor(node) -> str:
+        op = OPS[node["op"]]
+        fam = next(k for k in CTOR_ORDER if op.module.startswith(k) and not (k == "Conv" and "Transpose" in op.module))
+        margs = dict(node["module_args"])
+        if margs.get("bias") is True and rng.random() < 0.6:
+            del margs["bias"]  # the default
+        order = [k for k in CTOR_ORDER[fam] if k in margs] + [k for k in margs if k not in CTOR_ORDER[fam]]
+        sig, prefix = CTOR_ORDER[fam], 0
+        while prefix < min(len(order), len(sig)) and order[prefix] == sig[prefix]:
+            prefix += 1
+        npos = rng.randint(0, min(prefix, 3))
+        parts = []
+        for j, key in enumerate(order):
+            val = margs[key]
+            if isinstance(val, (bool, float)) or not init_args:
+                text = lit(val)
+            else:
+                text = init_arg(key, tuple(val) if isinstance(val, list) else val)
+            parts.append(text if j < npos else f"{key}={text}")
+        return f"nn.{op.module}({', '.join(parts)})"
+
+    spelled: dict[str, str] = {}
+    attr_text: dict[tuple, str] = {}   # (node name, attr) -> text used in forward (or in a module ctor)
+    ctor_text: dict[tuple, str] = {}
+    scalar_inits: list[str] = []
+    module_lines: list[tuple[str, str]] = []  # (node name, line) in node order
+    for n in compute:
+        op = OPS[n["op"]]
+        choices = SPELLINGS.get(n["op"], ["module"] if op.module else [op.call])
+        sp = rng.choice(choices)
+        spelled[n["name"]] = sp
+        for a, v in n["attrs"].items():
+            if isinstance(v, str):
+                attr_text[(n["name"], a)] = ctor_text[(n["name"], a)] = repr(v)
+                continue
+            if isinstance(v, (list, tuple)) or isinstance(v, bool):
+                attr_text[(n["name"], a)] = ctor_text[(n["name"], a)] = lit(list(v) if isinstance(v, tuple) else v)
+                continue
+            names = ATTR_NAMES.get((n["op"], a)) or (DIM_ATTR_NAMES if a == "dim" and op.kind in ("softmax", "scan", "reduce")
+                                                      else None)
+            if init_args and names and rng.random() < 0.6 and "{idx}" not in sp and sp != "module":
+                cname = init_arg(rng.choice(names), v)
+                attr_text[(n["name"], a)] = f"self.{cname}"
+                ctor_text[(n["name"], a)] = cname
+                if not sp.startswith("nn.") and f"        self.{cname} = {cname}" not in scalar_inits:
+                    scalar_inits.append(f"        self.{cname} = {cname}")
+            else:
+                attr_text[(n["name"], a)] = ctor_text[(n["name"], a)] = repr(v)
+        if op.module and sp == "module":
+            module_lines.append((n["name"], f"        self.{n['module']} = {ctor(n)}"))
+        elif sp.startswith("nn."):
+            mname = fresh({"nn.Softmax": "softmax", "nn.LogSoftmax": "log_softmax"}.get(sp.split("(")[0], "")
+                          or ("loss_fn" if op.kind == "loss" else "activation" if rng.random() < 0.3 else n["op"]))
+            n["_act_module"] = mname
+            fields = {a: ctor_text[(n["name"], a)] for a in n["attrs"]}
+            module_lines.append((n["name"], f"        self.{mname} = {sp.format(**fields)}"))
+        elif op.module:  # functional pool: no module in the source, so none in the program either
+            n["module"] = None
+            n["_functional"] = True
+    for t in prog["params"]:
+        dims = tuple(t["shape"])
+        shape = init_arg(f"{t['name']}_shape", dims) \
+            if init_args else ", ".join(str(d) for d in dims) or "()"
+        fn = "torch.rand" if t["dist"] in ("pos", "rand") else "torch.randn"
+        extra = " + 0.5" if t["dist"] == "pos" else ""
+        module_lines.append(("", f"        self.{t['name']} = nn.Parameter({fn}({shape}){extra})"))
+    # ---- forward ----
+    var: dict[str, str] = {t["name"]: t["name"] for t in prog["inputs"]}
+    body: list[str] = []
+    out_name = prog["output"]
+    inline_return = rng.random() < 0.5
+    for i, n in enumerate(nodes):
+        refs = [f"self.{a}" if a in param_names else var[a] for a in n["inputs"]]
+        if n["op"] == "flatten":
+            sd = n["attrs"]["start_dim"]
+            forms = [f"{refs[0]}.flatten({sd})", f"torch.flatten({refs[0]}, {sd})"]
+            if sd == 1:
+                forms.append(f"{refs[0]}.view({refs[0]}.size(0), -1)")
+            expr = rng.choice(forms)
+        else:
+            op = OPS[n["op"]]
+            sp = spelled[n["name"]]
+            fields = {a: attr_text[(n["name"], a)] for a in n["attrs"]}
+            fields.update(zip(("x", "y", "z"), refs))
+            fields["F"] = fpre
+            if "keepdim" in n["attrs"]:
+                fields["kd"] = "" if not n["attrs"]["keepdim"] and rng.random() < 0.5 else \
+                    f", keepdim={n['attrs']['keepdim']}"
+            if "{idx}" in sp:
+                d, r = n["attrs"]["dim"], len(nodes_shape(prog, n["inputs"][0]))
+                sel = str(n["attrs"]["index"]) if n["op"] == "select" else \
+                    f"{n['attrs']['start']}:{n['attrs']['start'] + n['attrs']['length']}"
+                fields["idx"] = ", ".join([":"] * d + [sel]) if d < r - 1 or rng.random() < 0.5 else f"..., {sel}"
+            if "{pool_args}" in sp:
+                ma = n["module_args"]
+                fields["pool_args"] = ", ".join(f"{k}={lit(ma[k])}" for k in ("kernel_size", "stride", "padding"))
+            if "{output_size}" in sp:
+                fields["output_size"] = lit(n["module_args"]["output_size"])
+            if sp == "module":
+                expr = f"self.{n['module']}({refs[0]})"
+            elif sp.startswith("nn."):
+                expr = f"self.{n['_act_module']}({', '.join(refs[:op.arity])})"
+            else:
+                expr = sp.format(**fields)
+        if n["name"] == out_name and inline_return:
+            body.append(f"        return {expr}")
+            break
+        src0 = n["inputs"][0]
+        later = [j for j in users.get(src0, []) if j > i]
+        if reassign and src0 in var and not later and src0 not in param_names:
+            v = var[src0]
+        else:
+            v = fresh(rng.choice(("h", "y", "out", "t")) if not reassign else "x" if "x" not in taken else "h")
+        var[n["name"]] = v
+        body.append(f"        {v} = {expr}")
+    else:
+        body.append(f"        return {var[out_name]}")
+    fwd_args = [t["name"] for t in prog["inputs"]]
+    # ---- get_inputs: size constants ----
+    dim_names = {1: [("dim", "N", "size", "features")], 2: [("batch_size", "M", "N"), ("dim", "features", "in_features", "K")],
+                 3: [("batch_size", "B"), ("channels", "features", "seq_len", "M"), ("length", "dim", "seq_len", "N")],
+                 4: [("batch_size",), ("channels", "in_channels"), ("height",), ("width",)],
+                 5: [("batch_size",), ("channels", "in_channels"), ("depth",), ("height",), ("width",)]}
+    input_exprs = []
+    for t in prog["inputs"]:
+        shape = t["shape"]
+        pools = dim_names.get(len(shape), [(f"d{j}",) for j in range(len(shape))])
+        names = [const(rng.choice(p), s) for p, s in zip(pools, shape)]
+        if len(shape) >= 2 and rng.random() < 0.15 and t["dist"] in ("randn", "rand"):
+            tail = const(rng.choice(("input_shape", "feature_shape")), tuple(shape[1:]))
+            names = [names[0], f"*{tail}"]
+        dist = t["dist"]
+        dims = ", ".join(names)
+        if dist.startswith("int:"):
+            high = const("num_classes", int(dist[4:]))
+            input_exprs.append((t["name"], f"torch.randint(0, {high}, ({dims}{',' if len(names) == 1 else ''}))"))
+        elif dist == "pos":
+            input_exprs.append((t["name"], f"torch.rand({dims}) + 0.5"))
+        else:
+            input_exprs.append((t["name"], f"torch.{'rand' if dist == 'rand' else 'randn'}({dims})"))
+    # ---- text ----
+    ops = [n["op"] for n in compute]
+    out = ["import torch", "import torch.nn as nn"]
+    if any("{F}" in spelled[n["name"]] for n in compute) and fpre == "F.":
+        out.append("import torch.nn.functional as F")
+    # constants: unused ones (a const() for a tuple whose dims got names) are dropped
+    used_text = "\n".join(body + [ln for _, ln in module_lines] + scalar_inits + [e for _, e in input_exprs])
+    used = [k for k in consts if k in [a for a, _ in init_params] or re.search(rf"(?<![\w.]){k}\b(?!\s*=[^=])", used_text)]
+    const_lines = _const_lines({k: consts[k] for k in used}, rng)
+    cls = ["class Model(nn.Module):"]
+    doc = _class_doc(ops, rng)
+    if len(doc) == 1 and rng.random() < 0.5:
+        cls.append(f'    """{doc[0]}"""')
+    else:
+        cls += ['    """'] + [f"    {d}" for d in doc] + ['    """']
+    sig = ["self"] + [f"{a}: {ann}" if annotate else a for a, ann in init_params]
+    cls.append(f"    def __init__({', '.join(sig)}):")
+    cls.append("        super(Model, self).__init__()" if rng.random() < 0.5 else "        super().__init__()")
+    cls += [ln for _, ln in module_lines] + scalar_inits
+    fsig = ["self"] + [f"{a}: torch.Tensor" if annotate else a for a in fwd_args]
+    cls += ["", f"    def forward({', '.join(fsig)}){' -> torch.Tensor' if annotate else ''}:"]
+    if rng.random() < 0.4:
+        shp = lambda s: "(" + ", ".join(str(d) for d in s) + ")"
+        cls += ['        """', f"        Applies {' -> '.join(op_phrase(o) for o in ops)}.", "", "        Args:"]
+        cls += [f"            {t['name']} (torch.Tensor): Input tensor of shape {shp(t['shape'])}." for t in prog["inputs"]]
+        last = nodes[-1]
+        cls += ["", "        Returns:", f"            torch.Tensor: Output tensor of shape {shp(last['shape'])}.", '        """']
+    cls += body
+    gi = ["def get_inputs():"]
+    if rng.random() < 0.5:
+        gi += [f"    {nm} = {e}" for nm, e in input_exprs] + [f"    return [{', '.join(nm for nm, _ in input_exprs)}]"]
+    else:
+        gi += [f"    return [{', '.join(e for _, e in input_exprs)}]"]
+    gii = ["def get_init_inputs():", f"    return [{', '.join(a for a, _ in init_params)}]"]
+    if rng.random() < 0.4:  # constants first, as our plain render
+        parts = [out, const_lines, cls, gi, gii]
+    else:  # KernelBench's usual order: the class, then the test config
+        header = [rng.choice(("# Test code", "# === Test config ===", "# Sizes"))] if rng.random() < 0.4 else []
+        parts = [out, cls, header + const_lines, gi, gii]
+    text = "\n\n".join("\n".join(p) for p in parts if p) + "\n"
+    for n in nodes:
+        n.pop("_act_module", None)
+        n.pop("_functional", None)
+    prog["output"] = out_name
+    return text, prog
+
+
+def nodes_shape(prog: dict, name: str) -> list:
+    for t in prog["inputs"] + prog["params"] + prog["nodes"]:
+        if t["name"] == name:
+            return t["shape"]
+    raise KeyError(name)
+
+
+def _const_lines(consts: dict, rng: random.Random) -> list[str]:
+    """Module-level constant lines: ints as literals or expressions, equal neighbours chained
+    (`height = width = 64`), tuples whose items equal an earlier constant written with its name."""
+    lines, done = [], set()
+    keys = list(consts)
+    align = rng.random() < 0.3
+    width = max((len(k) for k in keys), default=0)
+    for i, k in enumerate(keys):
+        if k in done:
+            continue
+        v = consts[k]
+        targets = [k]
+        if isinstance(v, int) and not isinstance(v, bool):
+            for k2 in keys[i + 1:]:
+                if k2 not in done and consts[k2] == v and type(consts[k2]) is int and rng.random() < 0.5:
+                    targets.append(k2)
+        done.update(targets)
+        if isinstance(v, tuple):
+            names = {consts[p]: p for p in keys[:i] if type(consts[p]) is int and consts[p] > 1}
+            items = [names[e] if e in names and rng.random() < 0.6 else repr(e) for e in v]
+            text = "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+        else:
+            text = _int_expr(v, rng) if isinstance(v, int) else repr(v)
+        lhs = " = ".join(targets)
+        lines.append(f"{lhs.ljust(width) if align and len(targets) == 1 else lhs} = {text}")
+    return lines
+
+
+# --------------------------------------------------------------------------------------------------
 # Validation (runs the reference once on CPU)
 # --------------------------------------------------------------------------------------------------
 def exec_source(source: str, name: str = "task") -> dict:
@@ -1050,11 +1551,53 @@ def _ill_conditioned(model, inputs, out) -> str | None:
 # --------------------------------------------------------------------------------------------------
 # Sampling programs
 # --------------------------------------------------------------------------------------------------
+STYLES = ("plain", "kernelbench")
+
+
+def render_style(prog: dict, style: str, style_seed: str) -> tuple[str, dict]:
+    """(source, program as the source names it) in `style`: "plain" is `render` (names v0, p0, conv; the
+    teacher's regression set), "kernelbench" is `render_kernelbench` with choices drawn from `style_seed`."""
+    if style == "plain":
+        return render(prog), prog
+    if style == "kernelbench":
+        return render_kernelbench(prog, random.Random(style_seed))
+    raise ValueError(f"unknown style {style!r}; choose from {STYLES}")
+
+
+def _twin(order: list[str], state, budget: Budget, style: str, style_seed: str):
+    """The validated program grown again at a render-only budget's sizes from the same RNG state (same ops,
+    same draws where sizes do not decide them), rendered with the same style choices, and checked by an import
+    in a FakeTensorMode (nothing is allocated): every node's shape must be the one the solver recorded. Tries
+    the budget scaled by 1, 1/2, 1/4; None when no twin fits."""
+    import warnings
+    for scale in (1.0, 0.5, 0.25):
+        rng = random.Random()
+        rng.setstate(state)
+        try:
+            big = grow(order, rng, budget.scaled(scale) if scale < 1 else budget)
+        except Reject:
+            continue
+        source, named = render_style(big, style, style_seed)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                traced = load_task(source)
+        except Exception:  # noqa: BLE001 (a twin PyTorch rejects is dropped; the small program stands)
+            continue
+        if [n["shape"] for n in traced["nodes"]] == [n["shape"] for n in big["nodes"]]:
+            return source, named, big
+    return None
+
+
 def sample_program(level: int, index: int, seed: int, budget: Budget, bag: list[str] | None = None,
-                   retries: int = 8, salt: int = 0, pool: list[str] | None = None
+                   retries: int = 8, salt: int = 0, pool: list[str] | None = None, style: str = "plain"
                    ) -> tuple[dict | None, str | None, list[str]]:
     """Program `index` of `level`: (task record or None, last rejection reason, rejection reasons).
-    `salt` > 0 redraws shapes and order for the same op bag (used when the first draw was a duplicate)."""
+    `salt` > 0 redraws shapes and order for the same op bag (used when the first draw was a duplicate).
+    `style` picks the surface (render_style); its choices come from their own RNG seeded by the program's
+    coordinates, so the program itself (ops, shapes, hash) is the same in every style. A render-only budget
+    (`validate_at`, the "kernelbench" preset) validates at small sizes and renders the twin (`_twin`); the
+    record then also keeps the validated source ("validated_source")."""
     rng = random.Random(f"prog:{seed}:{level}:{index}" + (f":{salt}" if salt else ""))
     if bag is None:
         bag = level_deck(seed, level, (index + 1) * level, pool)[index * level:]
@@ -1066,16 +1609,19 @@ def sample_program(level: int, index: int, seed: int, budget: Budget, bag: list[
                 bag[i] = rng.choice([p for p in (pool or POOL) if not OPS[p].terminal])
             terminal_seen = True
     reasons = []
+    vbudget = make_budget(budget.validate_at) if budget.validate_at else budget
     for attempt in range(retries):
         scale = 1.0 if attempt < retries // 2 else 0.5 ** (attempt - retries // 2 + 1)
-        b = budget.scaled(scale) if scale < 1 else budget
+        b = vbudget.scaled(scale) if scale < 1 else vbudget
         try:
             order = order_bag(bag, rng)
+            state = rng.getstate()
             prog = grow(order, rng, b)
         except Reject as e:
             reasons.append(f"reject: {e}")
             continue
-        source = render(prog)
+        style_seed = f"style:{seed}:{level}:{index}:{salt}:{attempt}"
+        source, named = render_style(prog, style, style_seed)
         why = validate(source)
         if why:
             reasons.append(why)
@@ -1083,7 +1629,15 @@ def sample_program(level: int, index: int, seed: int, budget: Budget, bag: list[
         ops = [n["op"] for n in prog["nodes"] if n["op"] != "flatten"]
         rec = {"id": f"L{level}_{seed}_{index:05d}", "level": level, "source": source, "ops": ops,
                "seed": seed, "flops": prog["flops"], "bytes": prog["bytes"], "hash": canonical_hash(prog),
-               "program": prog}
+               "program": named}
+        if budget.validate_at:
+            twin = _twin(order, state, budget, style, style_seed)
+            rec["validated_source"] = source
+            if twin:
+                rec["source"], rec["program"], big = twin
+                rec["flops"], rec["bytes"] = big["flops"], big["bytes"]
+            else:
+                reasons.append("no twin fits the render budget; kept the validated sizes")
         return rec, None, reasons
     return None, reasons[-1] if reasons else "no attempt", reasons
 
@@ -1092,17 +1646,19 @@ MAX_SALT = 8  # redraws of one deck slot after duplicates, so deduplication does
 
 
 def _work(args):
-    level, index, seed, budget, salt, pool = args
+    level, index, seed, budget, salt, pool, style = args
     import torch
     torch.set_num_threads(1)
-    rec, why, _ = sample_program(level, index, seed, budget, salt=salt, pool=pool)
+    rec, why, _ = sample_program(level, index, seed, budget, salt=salt, pool=pool, style=style)
     return level, index, salt, rec, why
 
 
 def generate(num_programs: int, levels: list[int], seed: int, budget: Budget, workers: int = 1,
-             progress: bool = True, ops: str | None = None) -> tuple[list[dict], dict]:
+             progress: bool = True, ops: str | None = None, style: str = "plain") -> tuple[list[dict], dict]:
     """num_programs validated, deduplicated programs split evenly over levels; deterministic for a seed.
-    `ops` restricts the pool (see op_pool); the default is every samplable op."""
+    `ops` restricts the pool (see op_pool); the default is every samplable op. `style` is the surface
+    (render_style): the programs are the same in every style. The function's default stays "plain" (callers
+    and the teacher's regression set read that surface); the CLI's default is "kernelbench"."""
     op_list = None if not ops or ops == "all" else op_pool(ops)
     from tqdm import tqdm
     per_level = {lv: num_programs // len(levels) + (1 if i < num_programs % len(levels) else 0)
@@ -1125,7 +1681,7 @@ def generate(num_programs: int, levels: list[int], seed: int, budget: Budget, wo
                 missing = per_level[lv] - len(accepted[lv]) - sum(1 for j in jobs if j[0] == lv)
                 if missing > 0:
                     n = missing + max(2, missing // 20)
-                    jobs += [(lv, next_index[lv] + j, seed, budget, 0, op_list) for j in range(n)]
+                    jobs += [(lv, next_index[lv] + j, seed, budget, 0, op_list, style) for j in range(n)]
                     next_index[lv] += n
             results = pool.map(_work, jobs, chunksize=8) if pool else [_work(j) for j in jobs]
             for lv, idx, salt, rec, why in results:  # in job order: deterministic whatever the worker count
@@ -1137,7 +1693,7 @@ def generate(num_programs: int, levels: list[int], seed: int, budget: Budget, wo
                 if rec["hash"] in seen:
                     stats["duplicate"] += 1
                     if salt < MAX_SALT:
-                        redo.append((lv, idx, seed, budget, salt + 1, op_list))
+                        redo.append((lv, idx, seed, budget, salt + 1, op_list, style))
                     continue
                 seen.add(rec["hash"])
                 accepted[lv].append(rec)
@@ -1237,8 +1793,11 @@ def _target_key(node) -> str:
             for name in dir(mod):
                 obj = getattr(mod, name, None)
                 if callable(obj) and not name.startswith("_"):
-                    try:
-                        _FN_NAMES.setdefault(obj, prefix + name)
+                    try:  # an op's own spelling wins over an alias of the same builtin (torch.mm, not torch.dsmm)
+                        if prefix + name in ALIASES:
+                            _FN_NAMES[obj] = prefix + name
+                        else:
+                            _FN_NAMES.setdefault(obj, prefix + name)
                     except TypeError:  # unhashable
                         pass
     try:
@@ -1682,6 +2241,169 @@ def import_report(directory: str) -> tuple[list[tuple[str, list[str], list[str],
     return rows, covered, len(files)
 
 
+# --------------------------------------------------------------------------------------------------
+# Decontamination against KernelBench (issue 21)
+# --------------------------------------------------------------------------------------------------
+_KEEP_NAMES = {"self", "torch", "nn", "F", "super", "Model", "math", "range", "len", "int", "float", "tuple", "list"}
+
+
+def _strip_docstrings(tree):
+    import ast
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef)) and node.body and \
+                isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant) and \
+                isinstance(node.body[0].value.value, str):
+            node.body = node.body[1:] or [ast.Pass()]
+    return tree
+
+
+def _docstrings(tree) -> set[str]:
+    """Whitespace- and case-normalised docstrings of Model, its methods and the module (20+ characters)."""
+    import ast
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef)):
+            doc = ast.get_docstring(node)
+            if doc:
+                text = " ".join(doc.lower().split())
+                if len(text) >= 20:
+                    out.add(text)
+    return out
+
+
+class _Normalise:
+    """Model's __init__ and forward with every size and name erased: numbers become 0; arguments, locals and
+    self.<attribute> names become n0, n1, ... in order of first appearance; torch.nn.functional is F and
+    torch.nn is nn; annotations, defaults, super().__init__() and docstrings are dropped. What is left is
+    the op sequence and the constructor structure (which nn modules, which keywords, which data flow)."""
+
+    def __init__(self):
+        self.names: dict[str, str] = {}
+        self.attrs: dict[str, str] = {}
+
+    def name(self, n: str) -> str:
+        return n if n in _KEEP_NAMES else self.names.setdefault(n, f"n{len(self.names)}")
+
+    def __call__(self, cls):
+        import ast
+        norm = self
+
+        class T(ast.NodeTransformer):
+            def visit_Constant(self, node):
+                if isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+                    return ast.copy_location(ast.Constant(0), node)
+                return node
+
+            def visit_Name(self, node):
+                return ast.copy_location(ast.Name(norm.name(node.id), node.ctx), node)
+
+            def visit_arg(self, node):
+                return ast.copy_location(ast.arg(norm.name(node.arg)), node)
+
+            def visit_Attribute(self, node):
+                dotted = ast.unparse(node)
+                for long, short in (("torch.nn.functional", "F"), ("torch.nn", "nn")):
+                    if dotted == long or dotted.startswith(long + "."):
+                        return ast.copy_location(ast.parse(short + dotted[len(long):], mode="eval").body, node)
+                self.generic_visit(node)
+                if isinstance(node.value, ast.Name) and node.value.id == "self":
+                    node.attr = norm.attrs.setdefault(node.attr, f"a{len(norm.attrs)}")
+                return node
+
+            def visit_FunctionDef(self, node):
+                node.returns = None
+                node.args.defaults, node.args.kw_defaults = [], []
+                node.body = [s for s in node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Call)
+                                                          and "super(" in ast.unparse(s.value))] or [ast.Pass()]
+                self.generic_visit(node)
+                return node
+
+        methods = [m for m in cls.body if isinstance(m, ast.FunctionDef)]
+        methods.sort(key=lambda m: m.name != "__init__")  # __init__ first, then forward and helpers in order
+        return "\n".join(ast.dump(T().visit(m)) for m in methods)
+
+
+def normalized_source(source: str) -> tuple[str, int, set[str], str] | None:
+    """(structure key, number of ops in forward, docstrings, verbatim key) of a KernelBench-format source, or
+    None when it does not parse or has no class Model. The structure key is `_Normalise`'s; the op count is
+    the calls, arithmetic operators and indexing in forward; the verbatim key is the whole module with
+    docstrings and comments gone (names and sizes kept)."""
+    import ast
+    import copy
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    cls = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Model"), None)
+    if cls is None:
+        return None
+    docs = _docstrings(tree)
+    _strip_docstrings(tree)
+    verbatim = ast.dump(tree)
+    fwd = next((m for m in cls.body if isinstance(m, ast.FunctionDef) and m.name == "forward"), None)
+    n_ops = 0 if fwd is None else sum(isinstance(n, (ast.Call, ast.BinOp, ast.UnaryOp, ast.Subscript))
+                                      for n in ast.walk(fwd))
+    return _Normalise()(copy.deepcopy(cls)), n_ops, docs, verbatim
+
+
+def kernelbench_files(dirs: list[str]) -> list[str]:
+    """Every .py task file under the given directories (a KernelBench root, or level folders)."""
+    files = []
+    for d in dirs:
+        if os.path.isfile(d):
+            files.append(d)
+            continue
+        for root, _, names in sorted(os.walk(d)):
+            files += [os.path.join(root, f) for f in sorted(names) if f.endswith(".py")]
+    return files
+
+
+def decontaminate(records: list[dict], kernelbench_dirs: list[str]) -> list[tuple[str, str, str]]:
+    """Training tasks that share a normalised source with a KernelBench file: a list of (task_id,
+    kernelbench_file, rule). The rules, strongest first:
+
+      verbatim   : the same module once docstrings, comments and whitespace are gone (names and sizes kept);
+      structure  : the same Model structure (`_Normalise`: __init__ and forward with names and numbers
+                   erased, so a renamed or resized copy matches) and the KernelBench forward has 2+ ops;
+      docstring  : the same structure with a 1-op forward, and a docstring of the task equals one of the file's.
+
+    Why single-op files need the docstring: a 1-op forward has exactly one text once names and sizes are erased
+    (`return torch.relu(x)` IS level1/19_ReLU.py's forward), so matching it would flag every synthetic program
+    of that op, and the op itself is not contamination (the whole pool covers KernelBench's ops on purpose).
+    What would leak is KernelBench's own text, and in a 1-op file the only text beyond the op is its prose
+    (or its exact names and sizes, which `verbatim` catches). A 1-op copy with its docstrings rewritten and its
+    names or sizes changed is therefore not reported: it is indistinguishable from a synthetic program."""
+    kb = []
+    for path in kernelbench_files(kernelbench_dirs):
+        with open(path) as f:
+            norm = normalized_source(f.read())
+        if norm:
+            kb.append((path, norm))
+    by_struct: dict[str, list] = {}
+    by_verbatim: dict[str, list] = {}
+    for path, norm in kb:
+        by_struct.setdefault(norm[0], []).append((path, norm))
+        by_verbatim.setdefault(norm[3], []).append(path)
+    hits = []
+    for rec in records:
+        norm = normalized_source(rec["source"])
+        if norm is None:
+            continue
+        struct, _, docs, verbatim = norm
+        seen = set()
+        for path in by_verbatim.get(verbatim, []):
+            hits.append((rec["id"], path, "verbatim"))
+            seen.add(path)
+        for path, (_, kb_ops, kb_docs, _) in by_struct.get(struct, []):
+            if path in seen:
+                continue
+            if kb_ops >= 2:
+                hits.append((rec["id"], path, "structure"))
+            elif docs & kb_docs:
+                hits.append((rec["id"], path, "docstring"))
+    return hits
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -1689,7 +2411,12 @@ def main(argv=None) -> int:
     p.add_argument("--levels", default="1,2,5", help="comma-separated difficulty levels (compute ops per program)")
     p.add_argument("--seed", type=int, default=0, help="master seed; the same seed gives a byte-identical file")
     p.add_argument("--out", default=None, help="output JSONL of task records")
-    p.add_argument("--size", default="cpu", choices=sorted(SIZE_PRESETS), help="size preset (dims and budgets)")
+    p.add_argument("--size", default="cpu", choices=sorted(SIZE_PRESETS),
+                   help="size preset (dims and budgets); kernelbench renders KernelBench-sized twins of programs "
+                        "validated at cpu sizes (the record keeps the validated source)")
+    p.add_argument("--style", default="kernelbench", choices=STYLES,
+                   help="surface of the rendered source: kernelbench (docstrings, names, op spellings, constructor "
+                        "and constant patterns drawn per program) or plain (one fixed form)")
     p.add_argument("--max-elements", type=int, default=None, help="budget: total tensor elements per program")
     p.add_argument("--max-flops", type=int, default=None, help="budget: total FLOPs per program")
     p.add_argument("--workers", type=int, default=max(1, min(4, os.cpu_count() or 1)), help="worker processes")
@@ -1698,7 +2425,32 @@ def main(argv=None) -> int:
     p.add_argument("--import", dest="import_dir", default=None, help="directory of KernelBench-format .py files")
     p.add_argument("--report", action="store_true", help="with --import: print ops per file and coverage")
     p.add_argument("--list-ops", action="store_true", help="print the operator table and exit")
+    p.add_argument("--decontaminate", default=None, metavar="TASKS",
+                   help="a task JSONL (or directory): report tasks sharing a normalised source with --against files "
+                        "(see decontaminate); exits 1 naming them, 0 when clean")
+    p.add_argument("--against", action="append", default=None,
+                   help="with --decontaminate: a KernelBench root or level directory (repeatable; "
+                        "default ../shared/KernelBench next to this file)")
     args = p.parse_args(argv)
+    if args.decontaminate:
+        against = args.against or [os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "shared",
+                                                "KernelBench")]
+        missing = [d for d in against if not os.path.exists(d)]
+        if missing:
+            print(f"error: --against {missing[0]}: does not exist", file=sys.stderr)
+            return 2
+        try:
+            records = read_tasks(args.decontaminate)
+        except (OSError, ValueError) as e:
+            print(f"error: --decontaminate: {e}", file=sys.stderr)
+            return 2
+        hits = decontaminate(records, against)
+        for task_id, path, rule in hits:
+            print(f"CONTAMINATED {task_id}: {rule} match with {path}")
+        n_files = len(kernelbench_files(against))
+        print(f"{len({h[0] for h in hits})}/{len(records)} tasks share a normalised source with "
+              f"{n_files} KernelBench files")
+        return 1 if hits else 0
     if args.list_ops:
         for op in OPS.values():
             print(f"{op.name:22s} {op.kind:15s} {op.family:30s} arity={op.arity} ranks={op.ranks} "
@@ -1741,7 +2493,8 @@ def main(argv=None) -> int:
         return 2
     budget = make_budget(args.size, args.max_elements, args.max_flops)
     t0 = time.time()
-    records, stats = generate(args.num_programs, levels, args.seed, budget, workers=args.workers, ops=args.ops)
+    records, stats = generate(args.num_programs, levels, args.seed, budget, workers=args.workers, ops=args.ops,
+                              style=args.style)
     dt = time.time() - t0
     if args.out:
         os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
