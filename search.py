@@ -64,9 +64,12 @@ import sys
 import time
 
 PY_NAMES = {"torch", "nn", "F", "triton", "tl", "self", "math"}
-# Keyword attributes the import leaves out when the task leaves them out: torch.clamp(x, min=m) has no "max"
-# (issue 19: KernelBench L2 task 100). Rendered with PyTorch's own default.
-OPTIONAL_ATTRS = {"clamp": {"min": None, "max": None}}
+# Keyword attributes the import leaves out when the task leaves them out, rendered with PyTorch's own default
+# (issue 19): torch.clamp(x, min=m) has no "max" (KernelBench L2 task 100), x.mean(dim=[1, 2, 3, 4]) no
+# "keepdim" (tasks 23, 27; every reduction with a keepdim).
+OPTIONAL_ATTRS = {"clamp": {"min": None, "max": None},
+                  **{op: {"keepdim": False} for op in ("sum", "mean", "amax", "amin", "logsumexp", "norm", "var",
+                                                       "argmax", "argmin")}}
 
 
 class SearchError(Exception):
@@ -190,6 +193,8 @@ def node_expr(node, refs, mod_expr):
         # amax's tensor was indexed by that [0] and a later reduction went out of range)
         a = node["attrs"]
         return f"torch.{op[1:]}({refs[0]}, dim={a['dim']!r}, keepdim={a.get('keepdim', False)!r})"
+    if "{mod}" in synth.OPS[op].call and not mod_expr:  # e.g. F.adaptive_avg_pool2d(x, 1), imported without a module
+        raise SearchError(f"op {op} renders as a module call but node {node['name']} has no module")
     fmt = dict(OPTIONAL_ATTRS.get(op, {}), **node["attrs"])
     fmt.update(zip(("x", "y", "z"), refs))
     fmt["mod"] = "__MOD__"

@@ -93,6 +93,19 @@ def test_kernelbench_failures_render_and_fragment():
     assert "torch.max(" in src and "max_val=None" not in src and "max=None" in src
 
 
+def test_node_rendering_defaults_and_clear_errors():
+    """x.mean(dim=[1, 2]) is imported without keepdim (KernelBench L2 tasks 23, 27): PyTorch's default renders;
+    a module op imported from a functional call without a module (L2 task 67) is a SearchError, not an
+    AttributeError on '__MOD__'."""
+    mean = {"name": "mean", "op": "mean", "inputs": ["x"], "attrs": {"dim": [1, 2]}}
+    assert search.node_expr(mean, ["x"], None) == "torch.mean(x, dim=[1, 2], keepdim=False)"
+    clamp = {"name": "c", "op": "clamp", "inputs": ["x"], "attrs": {"max": 2.0}}
+    assert search.node_expr(clamp, ["x"], None) == "torch.clamp(x, min=None, max=2.0)"
+    pool = {"name": "p", "op": "adaptive_avg_pool2d", "inputs": ["x"], "attrs": {}}
+    with pytest.raises(search.SearchError, match="no module"):
+        search.node_expr(pool, ["x"], None)
+
+
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="times ops on CUDA")
 def test_time_ops_in_program_on_cuda():
     rec = {"id": "kb", "level": None, "source": open(KB_SHAPES).read()}
