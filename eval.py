@@ -536,7 +536,8 @@ def write_report(out_dir, rows, agg, run, speed_measured, compile_measured, plot
              f"Judge: reward.py, device {a['device']}, policy {a['judge_policy']}, {a['trials']} correctness trials, "
              f"tolerance table fp32 atol = rtol = 1e-2 (reward.TOLERANCES), timeout {a['timeout_s']:g} s, "
              f"{a['workers']} workers, samples per task {a['samples']}, search {a['search']}"
-             + (f", {a['time_trials']} timed runs per model (median; L2 flushed; CUDA events), "
+             + (f", {a['time_trials']} timed runs per model (median; L2 flushed; CUDA events; fewer, >= 20, past "
+                f"{a.get('time_budget_s') or 'the default'} s a candidate), "
                 f"baselines {a['baseline']}."
                 if speed_measured else "."), ""]
     if not speed_measured:
@@ -546,6 +547,9 @@ def write_report(out_dir, rows, agg, run, speed_measured, compile_measured, plot
         lines += [f"Each task's row is the best of {a['samples']} samples (Acc = pass@{a['samples']}); "
                   "pass@k is the unbiased estimator.", ""]
     capped = [str(r["task_id"]) for r in rows if r["correct"] and "speedup_above_cap" in (r.get("flags") or [])]
+    if run.get("unfinished"):
+        lines += [f"**Unfinished: {run['unfinished']} tasks not judged yet** (--stop-after-s); the tables cover the "
+                  f"{len(rows)} finished ones. Rerun with the same --out to go on.", ""]
     if capped:  # implausible speedups (reward.SPEEDUP_CAP) are reported as measured but deserve a look
         lines += [f"{len(capped)} correct tasks have speedup above the judge's cap (flag speedup_above_cap), "
                   f"worth checking by hand: {', '.join(capped[:10])}.", ""]
@@ -642,6 +646,14 @@ def build_parser():
                    help="hybrid: torch ops allowed next to faithful kernels (paper); strict: only alloc/view/copy")
     p.add_argument("--trials", type=int, default=5, help="correctness trials with fresh seeded inputs")
     p.add_argument("--time-trials", type=int, default=100, help="timed runs per model (cuda only)")
+    p.add_argument("--stop-after-s", type=float, default=None,
+                   help="start no new judging chunk after this many seconds (nor one the last chunk's time says "
+                        "would end past it); the report covers the finished tasks, and a rerun with the same --out "
+                        "goes on (one level over several device calls)")
+    p.add_argument("--time-budget-s", type=float, default=None,
+                   help="about how long one candidate's timed runs may take, seconds: fewer runs (>= 20) for slow "
+                        "programs; default reward.TIME_BUDGET_S (2 s). Timing holds the GPU alone, so in a whole-level "
+                        "sweep this sets the pace")
     p.add_argument("--seed", type=int, default=0, help="seed of trial inputs, sampling and the teacher")
     p.add_argument("--teacher-dot-precision", choices=["ieee", "tf32x3"], default="ieee",
                    help="--policy teacher: fp32 tl.dot precision of its GEMM/conv/attention kernels")
@@ -692,6 +704,9 @@ def check_args(args):
         raise UsageError(f"--limit must be >= 1, got {args.limit}")
     if args.search_budget is not None and args.search_budget < 1:
         raise UsageError(f"--search-budget must be >= 1, got {args.search_budget}")
+    for name in ("stop_after_s", "time_budget_s"):
+        if getattr(args, name) is not None and getattr(args, name) < 0:
+            raise UsageError(f"--{name.replace('_', '-')} must be >= 0, got {getattr(args, name)}")
     if args.search_time_budget_s is not None and args.search_time_budget_s < 0:
         raise UsageError(f"--search-time-budget-s must be >= 0, got {args.search_time_budget_s}")
     if (args.search_budget is not None or args.search_time_budget_s is not None) and not args.search:
@@ -798,6 +813,8 @@ def judge_kwargs(args):
     kw = dict(workers=args.workers, device=args.device, timeout_s=args.timeout_s, policy=args.judge_policy,
               trials=args.trials, time_trials=args.time_trials if args.speed_measured else 0,
               compile_baseline=args.compile_measured, seed=args.seed)
+    if args.time_budget_s is not None:
+        kw["time_budget_s"] = args.time_budget_s
     if "baseline_cache" in inspect.signature(Judge.__init__).parameters:
         kw["baseline_cache"] = args.baseline_cache
     return kw
@@ -891,8 +908,14 @@ def run_eval(args):
         chunk_size = args.gen_batch_size if isinstance(proposer, ModelPolicy) else 2 * args.workers
         needs_program = args.search or isinstance(proposer, TeacherPolicy)
         t0, n_done, t_propose = time.time(), len(records) - len(todo), 0.0
+        last_chunk_s = 0.0
         with RestartingJudge(lambda: Judge(**judge_kwargs(args))) as judge:
             for chunk_index, chunk in enumerate(chunks(todo, chunk_size)):
+                if args.stop_after_s is not None and time.time() - t0 + last_chunk_s > args.stop_after_s:
+                    # a chunk that would not finish in time is not started (a kill would lose all of it)
+                    print(f"--stop-after-s {args.stop_after_s:g}: stopping before chunk {chunk_index} (the last took "
+                          f"{last_chunk_s:.0f} s); rerun with the same --out to go on", flush=True)
+                    break
                 seed = args.seed + chunk_index
                 t_chunk = time.time()
                 # One task's failure of any kind (import, teacher, search) is its failed row (issue 19).
@@ -923,13 +946,16 @@ def run_eval(args):
                     n_done += 1
                     done[row["task_id"]] = row
                     print(progress_line(n_done, len(records), row, args.speed_measured), flush=True)
-        print(f"judged {len(todo)} tasks in {time.time() - t0:.1f} s ({t_propose:.1f} s proposing"
+                last_chunk_s = time.time() - t_chunk
+        print(f"judged {sum(str(r['id']) in done for r in todo)} of {len(todo)} tasks in {time.time() - t0:.1f} s ({t_propose:.1f} s proposing"
               f"{' and searching' if args.search else ''}, the rest judging)", flush=True)
-    rows = [done[str(r["id"])] for r in records]
+    rows = [done[str(r["id"])] for r in records if str(r["id"]) in done]
+    unfinished = len(records) - len(rows)  # only after --stop-after-s: the aggregates cover finished tasks
     agg = aggregate_by_level(rows, args.speed_measured, args.compile_measured)
     plots = write_plots(args.out, rows, args.compile_measured) if args.speed_measured else []
+    run["unfinished"] = unfinished
     write_report(args.out, rows, agg, run, args.speed_measured, args.compile_measured, plots)
-    agg.update(out=args.out, judged=len(todo), skipped=len(records) - len(todo))
+    agg.update(out=args.out, judged=len(todo) - unfinished, skipped=len(records) - len(todo), unfinished=unfinished)
     return rows, agg
 
 

@@ -445,3 +445,15 @@ def test_restarting_judge_and_judge_errors():
     verdicts = ev.judge_candidates(judge, recs, cands)
     assert verdicts[0][0].error_type == "judge_error" and "fail to start" in verdicts[0][0].error_msg
     assert verdicts[1][0].error_type == "missing_solution"
+
+
+def test_stop_after_s_leaves_the_rest_for_a_rerun(tmp_path, capsys):
+    """--stop-after-s 0 starts no chunk: nothing judged, all unfinished and said so; the rerun judges them all."""
+    out = str(tmp_path / "ev")
+    argv = ["--tasks", TASKS, "--policy", f"solutions:{SOLUTIONS}", "--out", out, "--workers", "2", "--timeout-s", "60"]
+    agg = run_main(argv + ["--stop-after-s", "0"], capsys)
+    assert (agg["judged"], agg["unfinished"]) == (0, 7)
+    assert "Unfinished: 7 tasks" in open(os.path.join(out, "report.md")).read()
+    agg = run_main(argv, capsys)
+    assert (agg["judged"], agg["skipped"], agg["unfinished"]) == (7, 0, 0)
+    check_cpu_table(agg)
