@@ -67,9 +67,9 @@ PY_NAMES = {"torch", "nn", "F", "triton", "tl", "self", "math"}
 # Keyword attributes the import leaves out when the task leaves them out, rendered with PyTorch's own default
 # (issue 19): torch.clamp(x, min=m) has no "max" (KernelBench L2 task 100), x.mean(dim=[1, 2, 3, 4]) no
 # "keepdim" (tasks 23, 27; every reduction with a keepdim).
-OPTIONAL_ATTRS = {"clamp": {"min": None, "max": None},
-                  **{op: {"keepdim": False} for op in ("sum", "mean", "amax", "amin", "logsumexp", "norm", "var",
-                                                       "argmax", "argmin")}}
+OPTIONAL_ATTRS = {"clamp": {"min": None, "max": None}, "triu": {"diagonal": 0}, "tril": {"diagonal": 0},
+                  **{op: {"keepdim": False} for op in ("amax", "amin", "logsumexp", "var", "argmax", "argmin")},
+                  **{op: {"dim": None, "keepdim": False} for op in ("sum", "mean", "norm")}}
 
 
 class SearchError(Exception):
@@ -196,6 +196,14 @@ def node_expr(node, refs, mod_expr):
     if "{mod}" in synth.OPS[op].call and not mod_expr:  # e.g. F.adaptive_avg_pool2d(x, 1), imported without a module
         raise SearchError(f"op {op} renders as a module call but node {node['name']} has no module")
     fmt = dict(OPTIONAL_ATTRS.get(op, {}), **node["attrs"])
+    if op.endswith("_scalar") and fmt.get("reverse"):  # 1 - x, 2.0 / x (KernelBench L1 task 100, HingeLoss)
+        sign = {"sub_scalar": "-", "div_scalar": "/", "add_scalar": "+", "mul_scalar": "*"}.get(op)
+        if sign:
+            return f"({fmt['value']!r} {sign} {refs[0]})"
+    if op == "norm" and isinstance(fmt.get("p"), str):  # torch.norm(x, p="fro"): a string, not a name
+        fmt["p"] = repr(fmt["p"])
+    if op == "flip" and isinstance(fmt.get("dims"), int):  # x.flip(1): torch.flip wants a sequence
+        fmt["dims"] = [fmt["dims"]]
     fmt.update(zip(("x", "y", "z"), refs))
     fmt["mod"] = "__MOD__"
     try:

@@ -101,6 +101,12 @@ def test_node_rendering_defaults_and_clear_errors():
     assert search.node_expr(mean, ["x"], None) == "torch.mean(x, dim=[1, 2], keepdim=False)"
     clamp = {"name": "c", "op": "clamp", "inputs": ["x"], "attrs": {"max": 2.0}}
     assert search.node_expr(clamp, ["x"], None) == "torch.clamp(x, min=None, max=2.0)"
+    assert search.node_expr({"name": "m", "op": "mean", "inputs": ["x"], "attrs": {}}, ["x"], None) == \
+        "torch.mean(x, dim=None, keepdim=False)"  # torch.mean(x): KernelBench L1 MSELoss, HingeLoss
+    rsub = {"name": "s", "op": "sub_scalar", "inputs": ["x"], "attrs": {"value": 1, "reverse": True}}
+    assert search.node_expr(rsub, ["x"], None) == "(1 - x)"  # 1 - x, not x - 1
+    norm = {"name": "n", "op": "norm", "inputs": ["x"], "attrs": {"p": "fro"}}
+    assert search.node_expr(norm, ["x"], None) == "torch.norm(x, p='fro', dim=None, keepdim=False)"
     pool = {"name": "p", "op": "adaptive_avg_pool2d", "inputs": ["x"], "attrs": {}}
     with pytest.raises(search.SearchError, match="no module"):
         search.node_expr(pool, ["x"], None)
