@@ -1200,8 +1200,19 @@ class _Worker:
                     out = model(*inputs)
                 ref_ops = ref_ops or compute_ops(rec.counts)
                 if k == 0 and self.device == "cuda":
-                    need = _output_bytes(torch, out) * len(task["seeds"])
-                    where = "cuda" if need <= REF_GPU_SHARE * self.gpu_cap_bytes() else "cpu"
+                    out_b = _output_bytes(torch, out)
+                    need = out_b * len(task["seeds"])
+                    # What the rest of the job holds at once besides the stored outputs: timing keeps a refill
+                    # set per timed function (reference, torch.compile, candidate), a fresh draw and the pristine
+                    # copy, and three outputs. Where that and the outputs together pass the cap, the outputs go
+                    # to the host if it has room (L1 38_L1Norm_, 8.6 GB a tensor: 43 GB of outputs on the GPU
+                    # left no room for the exclusive retry's timing, which ran out of memory).
+                    in_b = _output_bytes(torch, [x for x in inputs if isinstance(x, torch.Tensor)])
+                    working = 5 * in_b + 4 * out_b
+                    host_room = 0.75 * self.caps.get("rss_gb", 0.0) * (1 << 30)
+                    fits_gpu = need <= REF_GPU_SHARE * self.gpu_cap_bytes()
+                    where = "cuda" if fits_gpu and (need + working <= self.gpu_cap_bytes() or need > host_room) \
+                        else "cpu"
                     if where == "cpu" and need > 0.75 * self.caps.get("rss_gb", 0.0) * (1 << 30) > 0:
                         # no room on either side: say so now, not after copying GBs to the host watchdog's kill
                         raise _WorkerError("oom", f"the reference outputs of {len(task['seeds'])} trials take "
