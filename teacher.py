@@ -1970,6 +1970,7 @@ def pool_mean(kb: KB, n: dict, acc: str, cnt: str | None, bounds, axes: str) -> 
 # unrolled loop per output (an adaptive_avg_pool3d with 4 x 7 x 12 windows unrolled 336 loads per output and
 # ran as 67 programs, 0.36x eager on the H200, LOG.md session 5). Up to POOL_TILE_MAX, one tile covers it.
 POOL_TILE_MIN, POOL_TILE_MAX = 32, 4096
+POOL_TILE_LOOP = 2048  # columns a loop step of a window larger than POOL_TILE_MAX (any target)
 
 
 def k_pool(P: Prog, st: Style, A: str, E: str) -> Kernel:
@@ -1982,7 +1983,7 @@ def k_pool(P: Prog, st: Style, A: str, E: str) -> Kernel:
     kb = KB(P, st, st.kernel_name(ops[:3]))
     total = max(1, prod(out_shape))
     window = pool_window(P, n)
-    if st.target != "cpu" and POOL_TILE_MIN <= prod(window) <= POOL_TILE_MAX:
+    if (st.target != "cpu" and prod(window) >= POOL_TILE_MIN) or prod(window) > POOL_TILE_MAX:
         return k_pool_tile(kb, n, E, window, ops)
     BLOCK = st.block_1d(total)
     kb.arg("n_elements", bare(total))
@@ -2027,39 +2028,56 @@ def k_pool(P: Prog, st: Style, A: str, E: str) -> Kernel:
 
 
 def k_pool_tile(kb: KB, n: dict, E: str, window: list, ops: list) -> Kernel:
-    """Pooling with a large window (GPU target): each program takes BLOCK_ROWS outputs (the rows of its tile)
-    and their whole windows, flattened (the columns: BLOCK_W >= the window's size), and reduces along the
-    columns, so the window is one vectorised load and tl.sum / tl.max instead of an unrolled loop."""
+    """Pooling with a large window: each program takes BLOCK_ROWS outputs (the rows of its tile) and their
+    windows, flattened (the columns), and reduces along the columns, so the window is a vectorised load and
+    tl.sum / tl.max instead of an unrolled loop. A window of up to POOL_TILE_MAX elements is one tile
+    (BLOCK_W >= its size); a larger one is walked in tiles of POOL_TILE_LOOP columns (a global pool over
+    254 x 254 positions, KernelBench L2 67, unrolled 64,516 loads per output and never finished compiling)."""
     P, A = kb.P, n["name"]
     is_max, cip, _ = pool_checks(n)
     out_shape = P.t[A].shape
     total = max(1, prod(out_shape))
     size = prod(window)
-    BW = npow2(size)
+    looped = size > POOL_TILE_MAX
+    BW = POOL_TILE_LOOP if looped else npow2(size)
     BR = halve_to_waves(max(1, min(npow2(total), 4096 // BW)), total, 1)
     kb.arg("n_elements", bare(total))
     kb.line("pid = tl.program_id(0)")
     kb.line("offs = pid * BLOCK_ROWS + tl.arange(0, BLOCK_ROWS)[:, None]")
     kb.line("mask = offs < n_elements")
-    kb.line("w = tl.arange(0, BLOCK_W)[None, :]")
-    kb.line(f"wmask = w < {size}")
     kb.masks["o"], kb.masks["w"] = "mask", "wmask"
     offs = Ix("offs", frozenset("o"))
     oi = kb.unravel(offs, out_shape, "o")
-    k = kb.unravel(Ix("w", frozenset("w")), window, "k")
     bounds = pool_bounds(kb, n, oi)
+    counted = not is_max and not cip and not bounds
+    if looped:  # the window's tiles in a loop; the accumulators are [BLOCK_ROWS, 1]
+        kb.line("acc = " + ("tl.full([BLOCK_ROWS, 1], float('-inf'), tl.float32)" if is_max
+                            else "tl.zeros([BLOCK_ROWS, 1], dtype=tl.float32)"))
+        if counted:
+            kb.line("cnt = tl.zeros([BLOCK_ROWS, 1], dtype=tl.float32)")
+        kb.line(f"for w0 in range(0, {size}, BLOCK_W):")
+        kb.ind += 1
+        kb.line("w = w0 + tl.arange(0, BLOCK_W)[None, :]")
+    else:
+        kb.line("w = tl.arange(0, BLOCK_W)[None, :]")
+    kb.line(f"wmask = w < {size}")
+    k = kb.unravel(Ix("w", frozenset("w")), window, "k")
     pos, valid = pool_positions(kb, n, oi, k, "ow", bounds)
     v = kb.value(n["inputs"][0], oi[:2] + pos, tuple(valid))
     ok = " & ".join(["mask", "wmask"] + [q.code for q in valid])
-    counted = not is_max and not cip and not bounds
     if is_max:
-        kb.line(f"acc = tl.max(tl.where({ok}, {v.code}, float('-inf')), axis=1, keep_dims=True)")
-        res = Ix("acc", frozenset("o"))
+        part = f"tl.max(tl.where({ok}, {v.code}, float('-inf')), axis=1, keep_dims=True)"
+        kb.line(f"acc = tl.maximum(acc, {part})" if looped else f"acc = {part}")
     else:
-        kb.line(f"acc = tl.sum(tl.where({ok}, {v.code}, 0.0), axis=1, keep_dims=True)")
+        part = f"tl.sum(tl.where({ok}, {v.code}, 0.0), axis=1, keep_dims=True)"
+        kb.line(f"acc += {part}" if looped else f"acc = {part}")
         if counted:
-            kb.line(f"cnt = tl.sum(tl.where({ok}, 1.0, 0.0), axis=1, keep_dims=True)")
-        res = pool_mean(kb, n, "acc", "cnt", bounds, "o")
+            part = f"tl.sum(tl.where({ok}, 1.0, 0.0), axis=1, keep_dims=True)"
+            kb.line(f"cnt += {part}" if looped else f"cnt = {part}")
+    if looped:
+        kb.ind -= 1
+        kb.cache.clear()  # names made inside the loop are not defined after it
+    res = Ix("acc", frozenset("o")) if is_max else pool_mean(kb, n, "acc", "cnt", bounds, "o")
     kb.cache.clear()
     kb.flat = (tuple(i.code for i in oi), list(out_shape), offs)
     val = kb.epilogue(A, E, res, oi)
