@@ -430,6 +430,8 @@ class Prog:
                 re.fullmatch(TEMPLATE_LOCAL, name) or name in self.t or not name.isidentifier() or \
                 keyword.iskeyword(name):
             name, k = f"{base}_{k}", k + 1
+            if re.fullmatch(TEMPLATE_LOCAL, name):  # `M_2` reads as a kernel local: `M_size` (KernelBench's M, N, K)
+                name = f"{base}_size" + (str(k - 1) if k > 3 else "")
         self.sizes[name] = value
         sym = Sym(value, name)
         self.size_of_value.setdefault(value, sym)

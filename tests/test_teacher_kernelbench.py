@@ -135,3 +135,17 @@ def test_cli_run_survives_a_failing_task(tmp_path):
     assert "verified 1/3" in res.stdout
     pairs = [json.loads(line) for line in (tmp_path / "pairs.jsonl").read_text().splitlines()]
     assert [p["task_id"] for p in pairs] == ["a_good"]
+
+
+def test_symbolic_sizes_named_like_kernel_names():
+    """KernelBench names GEMM sizes M, N, K: taken by the templates, they become M_size, ... (the numbered
+    variant M_2 reads as a kernel local, and the search for a free name once never ended)."""
+    import torch
+    src = open(os.path.join(HERE, "kernelbench_small", "level1", "10_3D_tensor_matrix_multiplication.py")).read()
+    sol = compile_program(src, sizes="symbolic")
+    assert "N_size, M_size, K_size = a.shape" in sol and "M_size: tl.constexpr" in sol
+    task, ns = {}, {}
+    exec(src, task)
+    exec(sol, ns)
+    inputs = task["get_inputs"]()
+    assert torch.allclose(ns["ModelNew"]()(*inputs), task["Model"]()(*inputs), atol=1e-4, rtol=1e-4)
