@@ -35,7 +35,7 @@ Choices to know about:
     measured" and fast_p for p > 0 is absent from the aggregates (not 0). No plots are drawn then.
   * --search hands each task to search.search_task(record, proposer, judge, samples=N, seed=S,
     sample_budget=, time_budget_s=, log=) (issue 7), with the policy as proposer (`propose(records, n_samples,
-    seed)`, below), --samples as samples per fragment, --search-budget as the most fragment candidates judged
+    seed)`, policy.py), --samples as samples per fragment, --search-budget as the most fragment candidates judged
     per task and --search-time-budget-s as its fragment phase's wall-clock limit; it prints a line when each
     task's search starts and ends. Its one answer per task is then judged here like any other, so search and
     plain sampling share one judge and one timing.
@@ -182,10 +182,6 @@ def task_level(record):
     return "-" if record.get("level") is None else str(record["level"])
 
 
-def safe_name(task_id):
-    return re.sub(r"[^A-Za-z0-9._-]", "_", str(task_id))
-
-
 def pick_best(verdicts):
     """Index of the sample that represents a task: fastest correct, else first compiled, else first."""
     correct = [i for i, v in enumerate(verdicts) if v.correct]
@@ -240,153 +236,8 @@ def _repair_tail(path):
 
 
 # ----------------------------------------------------------------------------------------------------
-# Policies. propose(records, n_samples, seed) -> per record, n_samples candidates, each a dict:
-#   {"text": str | None, "completion": bool, "error_type": str | None, "error_msg": str}
-# text None means the policy gave no answer (the error says why); completion True means raw model text whose
-# last ```python block is the solution. search.py receives the same proposer.
-
-
-def _answer(text, completion=False):
-    return {"text": text, "completion": completion, "error_type": None, "error_msg": ""}
-
-
-def _no_answer(error_type, msg):
-    return {"text": None, "completion": False, "error_type": error_type, "error_msg": msg}
-
-
-def _failure(error_type, exc):
-    """A task's failure from an exception (import_error, teacher_bug, search_bug, search_error): the type and
-    text as the message, the traceback kept for samples.jsonl. One task's failure never stops the run."""
-    import traceback
-
-    from search import exception_text
-
-    answer = _no_answer(error_type, exception_text(exc))
-    answer["traceback"] = "".join(traceback.format_exception(exc))
-    return answer
-
-
-class SolutionsPolicy:
-    """solutions:DIR: DIR/<task id>.py (or the id made file-name safe)."""
-
-    def __init__(self, directory):
-        self.directory = directory
-
-    def propose(self, records, n_samples, seed):
-        out = []
-        for rec in records:
-            paths = [os.path.join(self.directory, f"{name}.py") for name in (str(rec["id"]), safe_name(rec["id"]))]
-            path = next((p for p in paths if os.path.isfile(p)), None)
-            if path is None:
-                out.append([_no_answer("missing_solution", f"no solution file {paths[-1]}")])
-                continue
-            with open(path, encoding="utf-8", errors="replace") as f:
-                out.append([_answer(f.read())])
-        return out
-
-
-class ReferencePolicy:
-    """The task's own Model, renamed ModelNew (with every reference to the name Model)."""
-
-    def propose(self, records, n_samples, seed):
-        return [[_answer(re.sub(r"\bModel\b", "ModelNew", rec["source"]))] for rec in records]
-
-
-class TeacherPolicy:
-    """teacher.compile_program(record, seed, target) per task; TeacherError (an unsupported program) becomes a
-    failed task "teacher_error", any other exception (a bug in the teacher) "teacher_bug" with its traceback.
-    target = --device: the teacher picks block sizes and num_warps per target. The seed is --seed for every
-    task (not the per-batch sampling seed), so a resumed run compiles the same solutions."""
-
-    def __init__(self, target, seed, dot_precision="ieee"):
-        import teacher  # imported here: only this policy needs it
-
-        self.teacher, self.target, self.seed, self.dot_precision = teacher, target, seed, dot_precision
-
-    def propose(self, records, n_samples, seed):
-        out = []
-        for rec in records:
-            try:
-                out.append([_answer(self.teacher.compile_program(rec, seed=self.seed, target=self.target,
-                                                                 dot_precision=self.dot_precision))])
-            except self.teacher.TeacherError as e:
-                out.append([_no_answer("teacher_error", str(e))])
-            except Exception as e:  # noqa: BLE001 -- a teacher bug: this task's failed row, the run goes on
-                out.append([_failure("teacher_bug", e)])
-        return out
-
-
-def resolve_checkpoint(path):
-    """The directory load_policy reads (it holds policy.json) for a train.py run dir (its last checkpoint),
-    a checkpoints/step_N dir, or a save_policy dir; None if `path` is none of these."""
-    if os.path.isfile(os.path.join(path, "policy.json")):
-        return path
-    if os.path.isfile(os.path.join(path, "policy", "policy.json")):
-        return os.path.join(path, "policy")
-    root = os.path.join(path, "checkpoints")
-    if os.path.isdir(root):
-        steps = sorted(n for n in os.listdir(root) if n.startswith("step_") and n[5:].isdigit())
-        for name in reversed(steps):
-            ckpt = os.path.join(root, name, "policy")
-            if os.path.isfile(os.path.join(ckpt, "policy.json")):
-                return ckpt
-    return None
-
-
-class ModelPolicy:
-    """A causal LM through policy.py: the shared prompt, batched seeded sampling, N samples per task."""
-
-    def __init__(self, model_path, args):
-        import policy as policy_lib
-
-        self.lib, self.args = policy_lib, args
-        if args.engine not in policy_lib.ENGINES:
-            raise UsageError(f"--engine must be one of {', '.join(policy_lib.ENGINES)}, got {args.engine!r}")
-        self.policy = policy_lib.load_policy(model_path, lora_r=0, device=args.device, seed=args.seed)
-        self.policy.model.eval()
-
-    def propose(self, records, n_samples, seed):
-        a = self.args
-        prompts = [self.lib.render_prompt(self.policy.tokenizer, rec["source"])
-                   for rec in records for _ in range(n_samples)]
-        samples = self.lib.generate(self.policy, prompts, a.max_new_tokens, a.temperature, a.top_p, seed=seed,
-                                    batch_size=a.gen_batch_size, engine=a.engine)
-        texts = [_answer(s.text, completion=True) for s in samples]
-        return [texts[i * n_samples:(i + 1) * n_samples] for i in range(len(records))]
-
-
-def check_policy_spec(spec):
-    """Cheap validation of --policy (no model is loaded); returns its kind. Raises UsageError."""
-    if spec.startswith("solutions:"):
-        if not os.path.isdir(spec[len("solutions:"):]):
-            raise UsageError(f"--policy {spec}: {spec[len('solutions:'):]!r} is not a directory")
-        return "solutions"
-    if spec in ("reference", "teacher"):
-        if spec == "teacher":
-            try:
-                import teacher  # noqa: F401
-            except ImportError as e:
-                raise UsageError(f"--policy teacher needs teacher.py (issue 4), which cannot be imported: {e}") \
-                    from None
-        return spec
-    if spec.startswith("model:"):
-        return "model"
-    if not (os.path.isdir(spec) and resolve_checkpoint(spec)):
-        raise UsageError(f"--policy {spec!r} is not teacher, reference, solutions:DIR, model:ID_OR_PATH or a "
-                         "checkpoint directory (a train.py run dir, checkpoints/step_N, or a dir with policy.json)")
-    return "checkpoint"
-
-
-def make_policy(spec, args):
-    """The proposer for --policy (check_policy_spec has validated it)."""
-    kind = check_policy_spec(spec)
-    if kind == "solutions":
-        return SolutionsPolicy(spec[len("solutions:"):])
-    if kind == "reference":
-        return ReferencePolicy()
-    if kind == "teacher":
-        return TeacherPolicy(args.device, args.seed, args.teacher_dot_precision)
-    return ModelPolicy(spec[len("model:"):] if kind == "model" else resolve_checkpoint(spec), args)
+# Proposers: policy.py's (--policy: solutions, reference, teacher, model, checkpoint), or search.py's search
+# over one of them (--search). policy.py loads torch, so it is imported where a proposer is needed.
 
 
 def search_answers(records, proposer, judge, args):
@@ -396,6 +247,7 @@ def search_answers(records, proposer, judge, args):
     correct. An exception is that task's failure: SearchError (a task the search cannot handle) is
     "search_error", anything else "search_bug" (issue 19). Prints one line when a task's search starts and one
     when it ends (a KernelBench level-2 task can take minutes)."""
+    import policy
     import search
 
     out = []
@@ -413,11 +265,12 @@ def search_answers(records, proposer, judge, args):
             source = search.search_task(rec, proposer, judge, samples=args.samples, seed=args.seed,
                                         sample_budget=args.search_budget, time_budget_s=args.search_time_budget_s,
                                         log=log)
-            answer = _answer(source) if source else _no_answer("search_failed", "search found no correct program")
+            answer = policy.answer(source) if source else \
+                policy.no_answer("search_failed", "search found no correct program")
         except search.SearchError as e:
-            answer = _failure("search_error", e)
+            answer = policy.failure("search_error", e)
         except Exception as e:  # noqa: BLE001 -- a search bug: this task's failed row, the run goes on
-            answer = _failure("search_bug", e)
+            answer = policy.failure("search_bug", e)
         stats = result.get("stats") or {}
         answer["search"] = {k: result.get(k) for k in ("kind", "cover", "stats")} if result else None
         print(f"search | {rec['id']} | {result.get('kind') or answer['error_type']} | kernels {stats.get('kernels', '-')} "
@@ -429,47 +282,7 @@ def search_answers(records, proposer, judge, args):
 
 
 # ----------------------------------------------------------------------------------------------------
-# Judging
-
-
-def judge_candidates(judge, records, candidates):
-    """Verdicts per record (lists aligned with `candidates`): one verify_many call for the whole chunk."""
-    from reward import Verdict
-
-    pairs, where = [], []
-    verdicts = [[None] * len(c) for c in candidates]
-    for i, (rec, cands) in enumerate(zip(records, candidates)):
-        for j, c in enumerate(cands):
-            if c["text"] is None:
-                verdicts[i][j] = Verdict(error_type=c["error_type"], error_msg=c["error_msg"])
-            else:
-                pairs.append((rec["source"], c["text"]))
-                where.append((i, j, c["completion"]))
-    # verify_many takes one completions flag per call; policies never mix kinds, but split to be safe.
-    for kind in (False, True):
-        idx = [k for k, w in enumerate(where) if w[2] == kind]
-        if idx:
-            try:
-                got = judge.verify_many([pairs[k] for k in idx], completions=kind, progress=False)
-            except RuntimeError as e:  # the judge itself failed (workers cannot start): these tasks' rows say so
-                from search import exception_text
-
-                got = [Verdict(error_type="judge_error", error_msg=exception_text(e)) for _ in idx]
-            for k, v in zip(idx, got):
-                verdicts[where[k][0]][where[k][1]] = v
-    return verdicts
-
-
-def solution_text(candidate):
-    """The solution source inside a candidate (None if there is none)."""
-    from reward import SolutionError, extract_solution
-
-    if candidate["text"] is None or not candidate["completion"]:
-        return candidate["text"]
-    try:
-        return extract_solution(candidate["text"])
-    except SolutionError:
-        return None
+# Progress lines (judging itself is reward.judge_candidates, shared with search.py)
 
 
 def fmt_speed(x, measured):
@@ -713,7 +526,12 @@ def check_args(args):
         raise UsageError("--search-budget / --search-time-budget-s need --search")
     args.baseline_cache = None if str(args.baseline_cache).lower() in ("none", "") else \
         os.path.abspath(os.path.expanduser(args.baseline_cache))
-    args.policy_kind = check_policy_spec(args.policy)
+    import policy
+
+    try:
+        args.policy_kind = policy.check_policy_spec(args.policy)
+    except policy.PolicySpecError as e:
+        raise UsageError(str(e)) from None
     if args.samples > 1 and args.policy_kind not in ("model", "checkpoint") and not args.search:
         raise UsageError(f"--samples {args.samples} needs a model policy; {args.policy!r} gives one answer per task")
     if args.temperature is None:
@@ -765,7 +583,7 @@ def load_tasks(path, limit, level=None):
 
 def open_out_dir(args):
     """Create --out and write run.json; with finished rows already there, the identity flags must match."""
-    from train import run_info, write_json_atomic
+    from search import run_info, write_json_atomic
 
     os.makedirs(os.path.join(args.out, "solutions"), exist_ok=True)
     path = os.path.join(args.out, "run.json")
@@ -868,18 +686,19 @@ def prepare_chunk(chunk, needs_program):
     """Per task, None when it is ready to propose for, else its failure answer ([candidate]): an unreadable
     file, or (teacher and search, which work on the traced program) a source synth.load_task cannot trace.
     Traced programs are kept in record["program"], so teacher and search trace each task once."""
+    from policy import failure, no_answer
     from search import trace_task
 
     out = []
     for rec in chunk:
         if rec.get("import_error"):
-            out.append([_no_answer("import_error", rec["import_error"])])
+            out.append([no_answer("import_error", rec["import_error"])])
             continue
         if needs_program and not (rec.get("program") and "nodes" in rec["program"]):
             try:
                 trace_task(rec)
             except Exception as e:  # noqa: BLE001 -- a task the importer cannot read: its failed row
-                out.append([_failure("import_error", e)])
+                out.append([failure("import_error", e)])
                 continue
         out.append(None)
     return out
@@ -902,11 +721,15 @@ def run_eval(args):
           f"policy {args.policy} | device {args.device} | samples {args.samples} | temperature {args.temperature:g} | "
           f"baseline {args.baseline} | speed {'measured' if args.speed_measured else 'not measured'}", flush=True)
     if todo:
-        from reward import Judge
+        import policy
+        from reward import Judge, judge_candidates, solution_text
 
-        proposer = make_policy(args.policy, args)
-        chunk_size = args.gen_batch_size if isinstance(proposer, ModelPolicy) else 2 * args.workers
-        needs_program = args.search or isinstance(proposer, TeacherPolicy)
+        try:
+            proposer = policy.make_policy(args.policy, args)
+        except policy.PolicySpecError as e:  # --engine, checked when the model loads
+            raise UsageError(str(e)) from None
+        chunk_size = args.gen_batch_size if isinstance(proposer, policy.ModelPolicy) else 2 * args.workers
+        needs_program = args.search or isinstance(proposer, policy.TeacherPolicy)
         t0, n_done, t_propose = time.time(), len(records) - len(todo), 0.0
         last_chunk_s = 0.0
         with RestartingJudge(lambda: Judge(**judge_kwargs(args))) as judge:
@@ -933,7 +756,7 @@ def run_eval(args):
                 for rec, cands, row in zip(chunk, candidates, rows):
                     source = solution_text(cands[row["best_sample"]])
                     if source is not None:
-                        with open(os.path.join(args.out, "solutions", f"{safe_name(rec['id'])}.py"), "w") as f:
+                        with open(os.path.join(args.out, "solutions", f"{policy.safe_name(rec['id'])}.py"), "w") as f:
                             f.write(source)
                 append_jsonl(os.path.join(args.out, "samples.jsonl"),
                              [{"task_id": str(rec["id"]), "sample": j, "completion": c["text"] if c["completion"] else None,

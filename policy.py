@@ -1,4 +1,4 @@
-"""policy.py: the model side of DRTriton: loading, LoRA, the prompt, generation and token log-probs.
+"""policy.py: the model side of DRTriton: loading, LoRA, the prompt, generation, token log-probs, proposers.
 
 One place owns each of these so that SFT, RL, search and eval agree on them (issue 5):
 
@@ -23,6 +23,10 @@ One place owns each of these so that SFT, RL, search and eval agree on them (iss
   runs over the *selected* positions only, in chunks, in fp32, each chunk under activation checkpointing,
   so full fp32 vocab logits for a batch never exist (7B: 152k vocab x 16 x 2048 tokens would be 20 GB).
   The SFT loss (-mean over completion tokens) and the RL scores both use it.
+- The proposers (end of file): every source of answers eval.py and search.py use, behind one interface
+  `propose(records, n_samples, seed)`: `ModelPolicy` (a model or checkpoint through the above), `TeacherPolicy`
+  (teacher.compile_program), `ReferencePolicy`, `SolutionsPolicy`; `make_policy(spec, args)` picks one for a
+  --policy flag, and `answer` / `no_answer` / `failure` build their candidates.
 
 Differences from a textbook setup, on purpose:
 - Log-probs in `Sample.logprobs` are of the model's own distribution (temperature 1, no top-p), computed
@@ -1382,6 +1386,169 @@ def generate(policy: Policy, prompts, max_new_tokens: int, temperature: float, t
     return [Sample(text=policy.tokenizer.decode(c, skip_special_tokens=True), prompt_ids=p, completion_ids=c,
                    logprobs=lp, finish_reason=r)
             for p, c, lp, r in zip(prompt_ids, completions, logprobs, reasons)]
+
+
+# ----------------------------------------------------------------------------------------------------
+# Proposers: every source of answers behind one interface, for eval.py and search.py (issue 22).
+# propose(records, n_samples, seed) -> per record, n_samples candidates, each a dict:
+#   {"text": str | None, "completion": bool, "error_type": str | None, "error_msg": str}
+# text None means the proposer gave no answer (the error says why); completion True means raw model text
+# whose last ```python block is the solution (reward.solution_text). The teacher is imported where it is
+# used: only its proposer needs it.
+
+
+class PolicySpecError(ValueError):
+    """A --policy (or --engine) that names no proposer; eval.py reports it as a usage error."""
+
+
+def answer(text, completion=False):
+    """A candidate holding an answer."""
+    return {"text": text, "completion": completion, "error_type": None, "error_msg": ""}
+
+
+def no_answer(error_type, msg):
+    """A candidate without an answer; the judge turns it into a failed Verdict with this error."""
+    return {"text": None, "completion": False, "error_type": error_type, "error_msg": msg}
+
+
+def failure(error_type, exc):
+    """A task's failure from an exception (import_error, teacher_bug, search_bug, search_error): the type and
+    text as the message, the traceback kept for samples.jsonl. One task's failure never stops the run."""
+    import traceback
+
+    from reward import exception_text
+
+    out = no_answer(error_type, exception_text(exc))
+    out["traceback"] = "".join(traceback.format_exception(exc))
+    return out
+
+
+def safe_name(task_id):
+    """A task id made file-name safe (solutions/<name>.py)."""
+    return re.sub(r"[^A-Za-z0-9._-]", "_", str(task_id))
+
+
+class SolutionsPolicy:
+    """solutions:DIR: DIR/<task id>.py (or the id made file-name safe)."""
+
+    def __init__(self, directory):
+        self.directory = directory
+
+    def propose(self, records, n_samples, seed):
+        out = []
+        for rec in records:
+            paths = [os.path.join(self.directory, f"{name}.py") for name in (str(rec["id"]), safe_name(rec["id"]))]
+            path = next((p for p in paths if os.path.isfile(p)), None)
+            if path is None:
+                out.append([no_answer("missing_solution", f"no solution file {paths[-1]}")])
+                continue
+            with open(path, encoding="utf-8", errors="replace") as f:
+                out.append([answer(f.read())])
+        return out
+
+
+class ReferencePolicy:
+    """The task's own Model, renamed ModelNew (with every reference to the name Model)."""
+
+    def propose(self, records, n_samples, seed):
+        return [[answer(re.sub(r"\bModel\b", "ModelNew", rec["source"]))] for rec in records]
+
+
+class TeacherPolicy:
+    """teacher.compile_program(record, seed, target) per task; TeacherError (an unsupported program) becomes a
+    failed task "teacher_error", any other exception (a bug in the teacher) "teacher_bug" with its traceback.
+    target = --device: the teacher picks block sizes and num_warps per target. The seed is --seed for every
+    task (not the per-batch sampling seed), so a resumed run compiles the same solutions."""
+
+    def __init__(self, target, seed, dot_precision="ieee"):
+        import teacher  # imported here: only this proposer needs it
+
+        self.teacher, self.target, self.seed, self.dot_precision = teacher, target, seed, dot_precision
+
+    def propose(self, records, n_samples, seed):
+        out = []
+        for rec in records:
+            try:
+                out.append([answer(self.teacher.compile_program(rec, seed=self.seed, target=self.target,
+                                                                dot_precision=self.dot_precision))])
+            except self.teacher.TeacherError as e:
+                out.append([no_answer("teacher_error", str(e))])
+            except Exception as e:  # noqa: BLE001 -- a teacher bug: this task's failed row, the run goes on
+                out.append([failure("teacher_bug", e)])
+        return out
+
+
+def resolve_checkpoint(path):
+    """The directory load_policy reads (it holds policy.json) for a train.py run dir (its last checkpoint),
+    a checkpoints/step_N dir, or a save_policy dir; None if `path` is none of these."""
+    if os.path.isfile(os.path.join(path, "policy.json")):
+        return path
+    if os.path.isfile(os.path.join(path, "policy", "policy.json")):
+        return os.path.join(path, "policy")
+    root = os.path.join(path, "checkpoints")
+    if os.path.isdir(root):
+        steps = sorted(n for n in os.listdir(root) if n.startswith("step_") and n[5:].isdigit())
+        for name in reversed(steps):
+            ckpt = os.path.join(root, name, "policy")
+            if os.path.isfile(os.path.join(ckpt, "policy.json")):
+                return ckpt
+    return None
+
+
+class ModelPolicy:
+    """A causal LM: the shared prompt, batched seeded sampling, N samples per task. args: the caller's flags
+    (device, seed, engine, max_new_tokens, temperature, top_p, gen_batch_size)."""
+
+    def __init__(self, model_path, args):
+        self.args = args
+        if args.engine not in ENGINES:
+            raise PolicySpecError(f"--engine must be one of {', '.join(ENGINES)}, got {args.engine!r}")
+        self.policy = load_policy(model_path, lora_r=0, device=args.device, seed=args.seed)
+        self.policy.model.eval()
+
+    def propose(self, records, n_samples, seed):
+        a = self.args
+        prompts = [render_prompt(self.policy.tokenizer, rec["source"]) for rec in records for _ in range(n_samples)]
+        samples = generate(self.policy, prompts, a.max_new_tokens, a.temperature, a.top_p, seed=seed,
+                           batch_size=a.gen_batch_size, engine=a.engine)
+        texts = [answer(s.text, completion=True) for s in samples]
+        return [texts[i * n_samples:(i + 1) * n_samples] for i in range(len(records))]
+
+
+def check_policy_spec(spec):
+    """Cheap validation of --policy (no model is loaded); returns its kind. Raises PolicySpecError."""
+    if spec.startswith("solutions:"):
+        if not os.path.isdir(spec[len("solutions:"):]):
+            raise PolicySpecError(f"--policy {spec}: {spec[len('solutions:'):]!r} is not a directory")
+        return "solutions"
+    if spec in ("reference", "teacher"):
+        if spec == "teacher":
+            try:
+                import teacher  # noqa: F401
+            except ImportError as e:
+                raise PolicySpecError(f"--policy teacher needs teacher.py (issue 4), which cannot be imported: "
+                                      f"{e}") from None
+        return spec
+    if spec.startswith("model:"):
+        return "model"
+    if not (os.path.isdir(spec) and resolve_checkpoint(spec)):
+        raise PolicySpecError(f"--policy {spec!r} is not teacher, reference, solutions:DIR, model:ID_OR_PATH or a "
+                              "checkpoint directory (a train.py run dir, checkpoints/step_N, or a dir with "
+                              "policy.json)")
+    return "checkpoint"
+
+
+def make_policy(spec, args):
+    """The proposer for --policy (check_policy_spec has validated it). args: the caller's flags (device, seed,
+    teacher_dot_precision, and ModelPolicy's)."""
+    kind = check_policy_spec(spec)
+    if kind == "solutions":
+        return SolutionsPolicy(spec[len("solutions:"):])
+    if kind == "reference":
+        return ReferencePolicy()
+    if kind == "teacher":
+        return TeacherPolicy(args.device, args.seed, args.teacher_dot_precision)
+    return ModelPolicy(spec[len("model:"):] if kind == "model" else resolve_checkpoint(spec), args)
 
 
 # ----------------------------------------------------------------------------------------------------

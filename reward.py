@@ -717,19 +717,7 @@ def _zygote_main(sock_fd, device):
     _die_with_parent()
     _drop_script_dir_from_path()
     sock = socket.socket(fileno=sock_fd)
-    if device == "cuda":  # torch.cuda.is_available() through NVML, not the CUDA runtime, if an import asks
-        os.environ["PYTORCH_NVML_BASED_CUDA_CHECK"] = "1"
-    import torch
-    import triton
-    import triton.language  # noqa: F401  (everything _Worker.__init__ imports that is safe before a fork)
-    import triton.runtime.interpreter  # noqa: F401
-    import triton.runtime.jit  # noqa: F401
-    import torch.utils._python_dispatch  # noqa: F401
-    import torch._dynamo  # noqa: F401  (2 s of the 6 s a worker took to start on CPU)
-    import importlib.util  # noqa: F401
-    import inspect  # noqa: F401
-    import resource  # noqa: F401
-    import traceback
+    torch = _import_worker_modules(device)
     wake_r, wake_w = os.pipe()  # SIGCHLD wakes the select below
     os.set_blocking(wake_r, False)
     os.set_blocking(wake_w, False)
@@ -753,36 +741,68 @@ def _zygote_main(sock_fd, device):
             if req["op"] == "release" and req["pid"] in children:
                 children[req["pid"]][1] = True
             elif req["op"] == "fork":
-                why = _fork_unsafe(torch) if len(fds) == 2 else f"{len(fds)} file descriptors attached, not 2"
-                pid = None
-                if why is None:
-                    sys.stdout.flush()
-                    sys.stderr.flush()
-                    try:
-                        pid = os.fork()
-                    except OSError as e:
-                        why = f"fork failed: {e}"
-                if pid == 0:
-                    try:
-                        _forked_worker(req, fds, sock, (wake_r, wake_w))
-                    except BaseException:  # nothing may return into this loop in the child; the log says why
-                        traceback.print_exc()
-                    finally:
-                        os._exit(1)
-                for fd in fds:
-                    os.close(fd)
+                pid, why = _fork_worker(torch, req, fds, sock, (wake_r, wake_w))
                 if why is None:
                     children[pid] = [None, False]
                 send({"type": "forked", "pid": pid} if why is None else {"type": "refused", "why": why})
-        for pid, child in list(children.items()):
-            if child[0] is None:
-                st = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)  # look, do not reap
-                if st is not None:
-                    child[0] = st.si_status if st.si_code == os.CLD_EXITED else -st.si_status
-                    send({"type": "exit", "pid": pid, "rc": child[0]})
-            if child[0] is not None and child[1]:
-                os.waitpid(pid, 0)
-                del children[pid]
+        _report_and_reap(children, send)
+
+
+def _import_worker_modules(device):
+    """The zygote's imports: what a worker imports, without initialising CUDA. Returns torch."""
+    if device == "cuda":  # torch.cuda.is_available() through NVML, not the CUDA runtime, if an import asks
+        os.environ["PYTORCH_NVML_BASED_CUDA_CHECK"] = "1"
+    import torch
+    import triton  # noqa: F401
+    import triton.language  # noqa: F401  (everything _Worker.__init__ imports that is safe before a fork)
+    import triton.runtime.interpreter  # noqa: F401
+    import triton.runtime.jit  # noqa: F401
+    import torch.utils._python_dispatch  # noqa: F401
+    import torch._dynamo  # noqa: F401  (2 s of the 6 s a worker took to start on CPU)
+    import importlib.util  # noqa: F401
+    import inspect  # noqa: F401
+    import resource  # noqa: F401
+    import traceback  # noqa: F401  (_fork_worker's child prints with it)
+    return torch
+
+
+def _fork_worker(torch, req, fds, sock, wake_fds):
+    """One fork request in the zygote: (pid, None) for a forked worker, (None, why) when the zygote refused
+    (the Judge then spawns). The child becomes the worker and never returns here. Closes the attached fds."""
+    import traceback
+    why = _fork_unsafe(torch) if len(fds) == 2 else f"{len(fds)} file descriptors attached, not 2"
+    pid = None
+    if why is None:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        try:
+            pid = os.fork()
+        except OSError as e:
+            why = f"fork failed: {e}"
+    if pid == 0:
+        try:
+            _forked_worker(req, fds, sock, wake_fds)
+        except BaseException:  # nothing may return into the zygote's loop in the child; the log says why
+            traceback.print_exc()
+        finally:
+            os._exit(1)
+    for fd in fds:
+        os.close(fd)
+    return pid, why
+
+
+def _report_and_reap(children, send):
+    """The zygote's children ({pid: [exit code or None, released by the Judge]}): report each new exit (looked
+    at, not reaped), and reap the exited ones the Judge has released."""
+    for pid, child in list(children.items()):
+        if child[0] is None:
+            st = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)  # look, do not reap
+            if st is not None:
+                child[0] = st.si_status if st.si_code == os.CLD_EXITED else -st.si_status
+                send({"type": "exit", "pid": pid, "rc": child[0]})
+        if child[0] is not None and child[1]:
+            os.waitpid(pid, 0)
+            del children[pid]
 
 
 def _fork_unsafe(torch):
@@ -934,14 +954,7 @@ class _Worker:
         self.caps = job["caps"]
         exclusive = bool(job.get("exclusive"))
         try:
-            if exclusive:  # the retry of an oom: nothing cached may take memory from it
-                self.tasks.clear()
-                if self.device == "cpu" and job.get("mem_limit_gb"):
-                    _lift_address_space_limit()  # the parent's RSS watchdog, at the exclusive cap, still holds
-            if self.device == "cuda":
-                if exclusive:
-                    self.torch.cuda.empty_cache()
-                self.cap_gpu_memory(self.caps["gpu_gb"])
+            self.make_room(job, exclusive)
             if lock:
                 _send(self.fd_out, {"type": "pause", "nonce": job["nonce"]})
                 lock.exclusive() if exclusive else lock.shared()
@@ -960,12 +973,7 @@ class _Worker:
             if lock:
                 lock.release()
         if self.device == "cuda" and v.error_type not in job["recycle_errors"]:
-            try:  # a candidate's huge buffers go back to the GPU, not to this cache
-                if self.torch.cuda.memory_reserved() > (2 << 30):
-                    self.torch.cuda.empty_cache()
-            except RuntimeError:  # a sticky CUDA error: the verdict stands, the worker is replaced
-                v.flags.append("cuda_context_damaged")
-                self.n_candidates = job["recycle_every"]
+            self.return_gpu_cache(job, v)
         # Whatever the verdict: a run that ended in an exception (the faithfulness run included) skipped the
         # identity check that follows each forward, and a patched worker must judge nothing else.
         patched = self._patched()
@@ -979,6 +987,28 @@ class _Worker:
         recycle = (bool(patched) or exclusive or v.error_type in job["recycle_errors"]
                    or self.n_candidates >= job["recycle_every"])
         return {"type": "result", "nonce": job["nonce"], "verdict": v.to_dict(), "recycle": recycle}
+
+    def make_room(self, job, exclusive):
+        """Memory for the job: its GPU cap; for the exclusive retry of an oom, no cached reference and (CPU) no
+        address-space limit."""
+        if exclusive:  # the retry of an oom: nothing cached may take memory from it
+            self.tasks.clear()
+            if self.device == "cpu" and job.get("mem_limit_gb"):
+                _lift_address_space_limit()  # the parent's RSS watchdog, at the exclusive cap, still holds
+        if self.device == "cuda":
+            if exclusive:
+                self.torch.cuda.empty_cache()
+            self.cap_gpu_memory(self.caps["gpu_gb"])
+
+    def return_gpu_cache(self, job, v):
+        """After a job: a candidate's huge buffers go back to the GPU, not to this worker's caching allocator. A
+        sticky CUDA error here keeps the verdict, flags it and has the worker replaced."""
+        try:
+            if self.torch.cuda.memory_reserved() > (2 << 30):
+                self.torch.cuda.empty_cache()
+        except RuntimeError:  # a sticky CUDA error: the verdict stands, the worker is replaced
+            v.flags.append("cuda_context_damaged")
+            self.n_candidates = job["recycle_every"]
 
     def verify(self, job):
         torch = self.torch
@@ -2345,6 +2375,50 @@ def _progress_bar(total, progress):
     except ImportError:
         return None
     return tqdm(total=total, desc="verify", unit="cand", file=sys.stderr)
+
+
+# ----------------------------------------------------------------------------------------------------
+# Judging a proposer's candidates (policy.py's format: {"text", "completion", "error_type", "error_msg"});
+# eval.py and search.py share these, so a search's fragments and eval's answers are judged alike.
+
+
+def exception_text(e):
+    """One line naming an exception: its type and text (what a failed task's error_msg says)."""
+    return f"{type(e).__name__}: {e}".strip()
+
+
+def judge_candidates(judge, records, candidates):
+    """Verdicts per record (lists aligned with `candidates`): one verify_many call for the whole chunk."""
+    pairs, where = [], []
+    verdicts = [[None] * len(c) for c in candidates]
+    for i, (rec, cands) in enumerate(zip(records, candidates)):
+        for j, c in enumerate(cands):
+            if c["text"] is None:
+                verdicts[i][j] = Verdict(error_type=c["error_type"], error_msg=c["error_msg"])
+            else:
+                pairs.append((rec["source"], c["text"]))
+                where.append((i, j, c["completion"]))
+    # verify_many takes one completions flag per call; policies never mix kinds, but split to be safe.
+    for kind in (False, True):
+        idx = [k for k, w in enumerate(where) if w[2] == kind]
+        if idx:
+            try:
+                got = judge.verify_many([pairs[k] for k in idx], completions=kind, progress=False)
+            except RuntimeError as e:  # the judge itself failed (workers cannot start): these tasks' rows say so
+                got = [Verdict(error_type="judge_error", error_msg=exception_text(e)) for _ in idx]
+            for k, v in zip(idx, got):
+                verdicts[where[k][0]][where[k][1]] = v
+    return verdicts
+
+
+def solution_text(candidate):
+    """The solution source inside a candidate (None if there is none)."""
+    if candidate["text"] is None or not candidate["completion"]:
+        return candidate["text"]
+    try:
+        return extract_solution(candidate["text"])
+    except SolutionError:
+        return None
 
 
 # ----------------------------------------------------------------------------------------------------

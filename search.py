@@ -21,7 +21,7 @@ end and keep the fastest. Steps and the choices made here:
      rand + 0.5, non-negative -> rand, integer -> randint, else randn), so log/sqrt fragments see legal inputs.
      Fragments with more than one tensor leaving them are skipped (a task has one output); the single-op
      fragments always exist, so a cover always exists.
-  3. K samples per fragment from the policy (eval.py's proposers), judged by the same Judge; keep the fastest
+  3. K samples per fragment from the policy (policy.py's proposers), judged by the same Judge; keep the fastest
      correct one. PyTorch time per op: the judge's ref_ms of the op's single-op fragment (same timing
      conditions as the kernels), else an in-process CUDA-event median of that fragment, else (no one-op
      fragment) of the op inside the full program (logged as torch_ms_source: judge, in_process, in_program).
@@ -58,10 +58,16 @@ import ast
 import json
 import math
 import os
+import platform
 import re
 import statistics
+import subprocess
 import sys
 import time
+
+from reward import exception_text, judge_candidates, solution_text
+
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 PY_NAMES = {"torch", "nn", "F", "triton", "tl", "self", "math"}
 # Keyword attributes the import leaves out when the task leaves them out, rendered with PyTorch's own default
@@ -77,6 +83,50 @@ class SearchError(Exception):
 
 
 # ----------------------------------------------------------------------------------------------------
+# Run records (shared with eval.py and train.py): what produced a run, written next to its outputs
+
+
+def git_commit():
+    try:
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=HERE, capture_output=True, text=True,
+                                timeout=10).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=HERE,
+                               capture_output=True, text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return (commit + ("-dirty" if dirty else "")) or None
+
+
+def run_info() -> dict:
+    """What produced a run: code version, package versions, hardware."""
+    import importlib.metadata as md
+
+    import torch
+
+    versions = {}
+    for name in ["torch", "triton", "transformers", "peft", "tokenizers", "bitsandbytes", "numpy"]:
+        try:
+            versions[name] = md.version(name)
+        except md.PackageNotFoundError:
+            versions[name] = None
+    gpus = []
+    if torch.cuda.is_available():
+        for i in range(torch.cuda.device_count()):
+            props = torch.cuda.get_device_properties(i)
+            gpus.append({"name": props.name, "memory_gb": round(props.total_memory / 2**30, 1)})
+    return {"git_commit": git_commit(), "python": platform.python_version(), "platform": platform.platform(),
+            "versions": versions, "gpus": gpus, "cpu_count": os.cpu_count(), "torch_threads": torch.get_num_threads(),
+            "hostname": platform.node(), "time": time.strftime("%Y-%m-%d %H:%M:%S")}
+
+
+def write_json_atomic(path, obj):
+    tmp = f"{path}.tmp-{os.getpid()}"
+    with open(tmp, "w") as f:
+        json.dump(obj, f, indent=1, default=str)
+    os.replace(tmp, path)
+
+
+# ----------------------------------------------------------------------------------------------------
 # Task sets (shared with eval.py): levels from the directory, one unreadable file is one failed task
 
 
@@ -86,11 +136,6 @@ def level_of_path(path):
     "16_Matmul_with_transposed_A.py" is task 16 of its level, not level 16."""
     m = re.search(r"level[_-]?(\d+)", os.path.basename(os.path.normpath(os.path.abspath(path))), re.I)
     return m.group(1) if m else None
-
-
-def exception_text(e):
-    """One line naming an exception: its type and text (what a failed task's error_msg says)."""
-    return f"{type(e).__name__}: {e}".strip()
 
 
 def read_task_set(path, level=None):
@@ -555,19 +600,19 @@ class SingleOpPolicy:
     """Test stand-in: the teacher on fragments of exactly one compute op; no answer for anything longer."""
 
     def __init__(self, target="cpu", seed=0):
-        from eval import TeacherPolicy
+        from policy import TeacherPolicy
 
         self.teacher = TeacherPolicy(target, seed)
 
     def propose(self, records, n_samples, seed):
-        from eval import _no_answer
+        from policy import no_answer
 
         out = []
         for rec in records:
             if rec.get("n_ops", 1) == 1:
                 out += self.teacher.propose([rec], n_samples, seed)
             else:
-                out.append([_no_answer("single_op_only", "the single-op stand-in answers one-op fragments only")])
+                out.append([no_answer("single_op_only", "the single-op stand-in answers one-op fragments only")])
         return out
 
 
@@ -682,8 +727,6 @@ def search_program(record, proposer, judge, *, max_fragment=5, samples=1, beam=4
         part = frags[i:i + chunk]
         if sample_budget is not None:
             part = part[:max(1, (sample_budget - stats["samples"]) // samples)]
-        from eval import judge_candidates
-
         cands = proposer.propose(part, samples, seed + i)
         verdicts = judge_candidates(judge, part, cands)
         stats["samples"] += samples * len(part)
@@ -693,8 +736,6 @@ def search_program(record, proposer, judge, *, max_fragment=5, samples=1, beam=4
             ok = [j for j, v in enumerate(vs) if v.correct]
             best = min(ok, key=lambda j: (vs[j].runtime_ms if vs[j].runtime_ms is not None else 0.0, j)) if ok else None
             if best is not None:
-                from eval import solution_text
-
                 kernels[(a, b)] = {"solution": solution_text(cs[best]), "fragment": frag,
                                    "runtime_ms": vs[best].runtime_ms}
             if a == b and best is not None and vs[best].ref_ms is not None:
@@ -788,7 +829,7 @@ def search_task(record, proposer, judge, samples=1, seed=0, sample_budget=None, 
     time_budget_s as search_program's; log receives search_program's events and then one
     {"event": "result", "kind", "cover", "stats"}. Raises what search_program raises (eval.py records it as the
     task's failure)."""
-    from eval import ReferencePolicy
+    from policy import ReferencePolicy
 
     if isinstance(proposer, ReferencePolicy):
         return None  # the judge has no reference mode; see --policy reference above
@@ -867,9 +908,9 @@ def make_proposer(args):
         return None
     if args.policy == "single-op":
         return SingleOpPolicy(args.device, args.seed)
-    import eval as ev
+    import policy
 
-    return ev.make_policy(args.policy, args)
+    return policy.make_policy(args.policy, args)
 
 
 def main(argv=None):
@@ -886,7 +927,6 @@ def main(argv=None):
     except (SearchError, OSError, ValueError) as e:
         parser.error(str(e))
     from reward import Judge
-    from train import run_info, write_json_atomic
 
     os.makedirs(args.out, exist_ok=True)
     args.out = os.path.abspath(args.out)  # run.json's paths hold from any working directory

@@ -66,7 +66,6 @@ import importlib.util
 import json
 import math
 import os
-import platform
 import random
 import shutil
 import subprocess
@@ -76,6 +75,7 @@ import time
 import torch
 
 import policy as policy_lib
+from search import run_info, write_json_atomic  # what produced a run, shared with eval.py and search.py
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -383,44 +383,6 @@ def check_args(parser, args):
 
 # ----------------------------------------------------------------------------------------------------
 # Run directory, run.json, metrics (shared with the RL stage)
-
-
-def git_commit():
-    try:
-        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=HERE, capture_output=True, text=True,
-                                timeout=10).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=HERE,
-                               capture_output=True, text=True, timeout=10).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return (commit + ("-dirty" if dirty else "")) or None
-
-
-def run_info() -> dict:
-    """What produced a run: code version, package versions, hardware."""
-    import importlib.metadata as md
-
-    versions = {}
-    for name in ["torch", "triton", "transformers", "peft", "tokenizers", "bitsandbytes", "numpy"]:
-        try:
-            versions[name] = md.version(name)
-        except md.PackageNotFoundError:
-            versions[name] = None
-    gpus = []
-    if torch.cuda.is_available():
-        for i in range(torch.cuda.device_count()):
-            props = torch.cuda.get_device_properties(i)
-            gpus.append({"name": props.name, "memory_gb": round(props.total_memory / 2**30, 1)})
-    return {"git_commit": git_commit(), "python": platform.python_version(), "platform": platform.platform(),
-            "versions": versions, "gpus": gpus, "cpu_count": os.cpu_count(), "torch_threads": torch.get_num_threads(),
-            "hostname": platform.node(), "time": time.strftime("%Y-%m-%d %H:%M:%S")}
-
-
-def write_json_atomic(path, obj):
-    tmp = f"{path}.tmp-{os.getpid()}"
-    with open(tmp, "w") as f:
-        json.dump(obj, f, indent=1, default=str)
-    os.replace(tmp, path)
 
 
 def write_run_json(run_dir, args, extra=None):
@@ -1155,9 +1117,7 @@ def load_rl_policy(args, run_dir, ckpt, tasks):
                                      gradient_checkpointing=args.gradient_checkpointing, load_in_4bit=args.load_in_4bit)
         return pol, (base_dir if os.path.isdir(base_dir) else None)
     if args.init:
-        import eval as eval_lib  # its checkpoint resolution understands run dirs and step dirs
-
-        path = eval_lib.resolve_checkpoint(args.init)
+        path = policy_lib.resolve_checkpoint(args.init)  # a run dir, a step dir or a policy dir
         pol = policy_lib.load_policy(path, dtype=dtype, device=args.device, load_in_4bit=args.load_in_4bit,
                                      gradient_checkpointing=args.gradient_checkpointing)
         if not pol.quantized:  # merge the SFT adapter (if any) and keep the result as this run's base
@@ -1342,9 +1302,7 @@ def run_rl(args) -> dict:
         if args.init and not os.path.isdir(args.init):
             raise UsageError(f"--init: not a directory: {args.init}")
         if args.init:
-            import eval as eval_lib
-
-            if eval_lib.resolve_checkpoint(args.init) is None:
+            if policy_lib.resolve_checkpoint(args.init) is None:
                 raise UsageError(f"--init {args.init}: no policy checkpoint there (policy.json)")
             args.init = os.path.abspath(args.init)
         read_jsonl(args.tasks, "tasks")

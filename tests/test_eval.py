@@ -16,7 +16,8 @@ import sys
 import pytest
 
 import eval as ev
-from reward import Verdict, static_check
+import policy as P
+from reward import Verdict, judge_candidates, static_check
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -186,7 +187,7 @@ def test_task_row_picks_fastest_correct_sample():
 
 def test_reference_policy_is_plain_pytorch_which_the_judge_rejects():
     src = open(os.path.join(TASKS, "1_softmax.py")).read()
-    [[cand]] = ev.ReferencePolicy().propose([{"id": "t", "source": src}], 1, 0)
+    [[cand]] = P.ReferencePolicy().propose([{"id": "t", "source": src}], 1, 0)
     assert "class ModelNew(nn.Module)" in cand["text"] and "Model(" not in cand["text"].replace("ModelNew(", "")
     assert static_check(cand["text"])[0] == "no_triton_kernel"  # reward.py has no reference mode
 
@@ -196,10 +197,10 @@ def test_resolve_checkpoint_layouts(tmp_path):
     step.mkdir(parents=True)
     (step / "policy.json").write_text("{}")
     (tmp_path / "run" / "checkpoints" / ".tmp-step_000020-1" / "policy").mkdir(parents=True)  # half-written
-    assert ev.resolve_checkpoint(str(tmp_path / "run")) == str(step)
-    assert ev.resolve_checkpoint(str(step.parent)) == str(step)
-    assert ev.resolve_checkpoint(str(step)) == str(step)
-    assert ev.resolve_checkpoint(str(tmp_path)) is None
+    assert P.resolve_checkpoint(str(tmp_path / "run")) == str(step)
+    assert P.resolve_checkpoint(str(step.parent)) == str(step)
+    assert P.resolve_checkpoint(str(step)) == str(step)
+    assert P.resolve_checkpoint(str(tmp_path)) is None
 
 
 def test_report_and_plots_with_measured_speed(tmp_path):
@@ -441,8 +442,8 @@ def test_restarting_judge_and_judge_errors():
     plan = iter([1, 1])  # both fail: the rows say judge_error
     judge = ev.RestartingJudge(lambda: FlakyJudge(next(plan)))
     recs = [{"id": "a", "source": "task"}, {"id": "b", "source": "task"}]
-    cands = [[ev._answer("solution")], [ev._no_answer("missing_solution", "no file")]]
-    verdicts = ev.judge_candidates(judge, recs, cands)
+    cands = [[P.answer("solution")], [P.no_answer("missing_solution", "no file")]]
+    verdicts = judge_candidates(judge, recs, cands)
     assert verdicts[0][0].error_type == "judge_error" and "fail to start" in verdicts[0][0].error_msg
     assert verdicts[1][0].error_type == "missing_solution"
 

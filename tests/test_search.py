@@ -289,7 +289,7 @@ def test_cli_writes_solution_verdict_and_log(tmp_path):
 def test_time_budget_keeps_the_whole_program_single_shot(judge):
     """The whole program is tried first and the first batch always runs: a search whose time budget is spent
     before it starts still returns the policy's single-shot answer."""
-    from eval import TeacherPolicy
+    from policy import TeacherPolicy
 
     rec = synth.read_tasks(TASKS)[0]
     rows = []
