@@ -884,6 +884,9 @@ def build_parser():
     p.add_argument("--temperature", type=float, default=None, help="sampling temperature; default 0 for K=1, else 0.8")
     p.add_argument("--top-p", type=float, default=0.95, help="nucleus sampling mass")
     p.add_argument("--gen-batch-size", type=int, default=16, help="prompts per generation call (model policies)")
+    p.add_argument("--engine", default="auto",
+                   help="policy.generate engine for model policies (policy.ENGINES); auto = the fast engine on CUDA, "
+                        "plain generate on CPU")
     return p
 
 
@@ -934,7 +937,12 @@ def main(argv=None):
         args.task = os.path.abspath(args.task)
     write_json_atomic(os.path.join(args.out, "run.json"),
                       {"args": vars(args), "argv": ["python", "search.py"] + argv, **run_info()})
-    proposer = make_proposer(args)
+    from policy import PolicySpecError
+
+    try:
+        proposer = make_proposer(args)
+    except (PolicySpecError, OSError, ValueError) as e:  # a bad --policy/--engine, a model that will not load
+        parser.error(f"--policy {args.policy}: {exception_text(e)}")
     print(f"tasks {len(records)} | policy {args.policy} | device {args.device} | max-fragment {args.max_fragment} | "
           f"samples {args.samples} | beam {args.beam} | speed {'measured' if args.device == 'cuda' else 'not measured: CPU covers prefer most ops in Triton, fewest fragments'}",
           flush=True)

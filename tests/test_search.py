@@ -335,3 +335,14 @@ def test_cli_one_task_failure_never_stops_the_run(tmp_path, monkeypatch, capsys)
     log = [json.loads(line) for line in (out / "3_gate" / "fragments.jsonl").read_text().splitlines()]
     assert log[-1]["event"] == "error" and "search_program" in log[-1]["traceback"]
     assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["correct"] == pytest.approx(1 / 5)
+
+
+@pytest.mark.parametrize("extra, message", [([], "--policy model:/no/such/model"),
+                                            (["--engine", "bogus"], "--engine must be one of")])
+def test_cli_bad_model_policy_is_a_usage_error(tmp_path, capsys, extra, message):
+    """A model policy that cannot load, or an unknown --engine, is one line and exit 2 (search.py had no --engine
+    flag, and ModelPolicy read it: an AttributeError)."""
+    task = os.path.join(os.path.dirname(os.path.abspath(__file__)), "kernelbench", "1_argmax_over_dim.py")
+    with pytest.raises(SystemExit) as e:
+        search.main(["--task", task, "--policy", "model:/no/such/model", "--out", str(tmp_path / "s")] + extra)
+    assert e.value.code == 2 and message in capsys.readouterr().err
