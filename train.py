@@ -271,6 +271,10 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--pipeline-teacher-device", choices=["cpu", "cuda"], default="cpu",
                    help="judge device for the teacher's SFT pairs: cpu (Triton interpreter) checks correctness, "
                         "all a pair needs, and spares the GPU one Triton compile per pair")
+    g.add_argument("--kernelbench", default=None,
+                   help="KernelBench root (with level1/, level2/) that every training set the pipeline writes is "
+                        "checked against (the run fails on a copy); default ../shared/KernelBench when present, "
+                        "'none' skips the check")
     g.add_argument("--pipeline-data-only", action="store_true",
                    help="stop after the synth and teacher stages (make the data on a CPU box; a later run with "
                         "--resume on the GPU reuses it)")
@@ -1421,6 +1425,41 @@ def synth_pipeline_tasks(args, data_dir):
     return paths
 
 
+def kernelbench_dirs(args):
+    """The KernelBench level folders the training sets are checked against (issue 21): --kernelbench, else
+    ../shared/KernelBench beside this repository if it is there, else none (a laptop without the benchmark)."""
+    root = args.kernelbench
+    if root is None:
+        root = os.path.join(HERE, "..", "shared", "KernelBench")
+        if not os.path.isdir(root):
+            return []
+    if root.lower() == "none":
+        return []
+    dirs = [os.path.join(root, d) for d in ("level1", "level2") if os.path.isdir(os.path.join(root, d))]
+    if not dirs:
+        raise UsageError(f"--kernelbench {root}: no level1/ or level2/ folder there")
+    return [os.path.abspath(d) for d in dirs]
+
+
+def check_decontaminated(task_paths, kb_dirs):
+    """Fail the run if a training task shares a normalised source with a KernelBench file (synth.decontaminate:
+    verbatim, renamed/resized structure, or a 1-op program with a KernelBench docstring). KernelBench is the
+    evaluation set: a training set that holds one of its files would make every KernelBench number a lie."""
+    import synth
+
+    if not kb_dirs:
+        print("decontamination skipped: no KernelBench folder (--kernelbench)", flush=True)
+        return
+    records = [r for p in task_paths for r in read_jsonl(p, "tasks")]
+    hits = synth.decontaminate(records, kb_dirs)
+    if hits:
+        raise UsageError(f"{len(hits)} training tasks copy KernelBench files (the evaluation set): "
+                         + "; ".join(f"{tid} ~ {os.path.basename(f)} ({rule})" for tid, f, rule in hits[:5])
+                         + ". Remove them from " + ", ".join(task_paths))
+    print(f"decontamination: {len(records)} training tasks, none shares a normalised source with "
+          f"{len(synth.kernelbench_files(kb_dirs))} KernelBench files", flush=True)
+
+
 def teacher_pairs(args, tasks_path, pairs_path, log_path):
     """Verified SFT pairs from teacher.py's CLI (it compiles, judges, keeps the correct ones); its log to a file."""
     if os.path.isfile(pairs_path):
@@ -1521,7 +1560,8 @@ def pipeline_run_dir(args):
 
 
 def run_all(args):
-    """The offline pipeline at toy scale: synthesize tasks -> teacher pairs (verified) -> tokenizer + tiny model
+    """The offline pipeline at toy scale: synthesize tasks -> check them against KernelBench (a copy fails the run)
+    -> teacher pairs (verified) -> tokenizer + tiny model
     -> SFT -> RL -> eval of the SFT and RL checkpoints on held-out level-1 tasks -> report.md and PNG curves."""
     import copy
 
@@ -1548,6 +1588,10 @@ def run_all(args):
                  f"({args.pipeline_eval_tasks} held out for eval) + "
                  f"{args.pipeline_rl_tasks} RL programs per level in --levels {args.levels} above 1",
         lambda: synth_pipeline_tasks(args, data_dir))
+    kb_dirs = kernelbench_dirs(args)
+    stage("decontaminate", "no training task may share a normalised source with a KernelBench L1/L2 file "
+                           f"({', '.join(kb_dirs) if kb_dirs else 'KernelBench not found: skipped'})",
+          lambda: check_decontaminated([sft_path, rl_path], kb_dirs))
     pairs_path = os.path.join(data_dir, "pairs.jsonl")
     stage("teacher", "teacher.py compiles every SFT task and keeps the judge-verified solutions",
           lambda: teacher_pairs(args, sft_path, pairs_path, os.path.join(run_dir, "teacher.log")))
