@@ -2387,6 +2387,21 @@ def exception_text(e):
     return f"{type(e).__name__}: {e}".strip()
 
 
+def verify_by_policy(pairs, policies, **judge_kwargs):
+    """Verdicts of (task source, solution) pairs, each judged under its own policy ("strict" or "hybrid"): one
+    Judge(policy="strict", **judge_kwargs), one verify_many per policy, strict first. teacher.py's command line
+    verifies its solutions with it (strict, and hybrid for those that keep a torch op)."""
+    verdicts = [None] * len(pairs)
+    with Judge(policy="strict", **judge_kwargs) as j:
+        for pol in ("strict", "hybrid"):
+            idx = [k for k, p in enumerate(policies) if p == pol]
+            if idx:
+                j.policy = pol
+                for k, v in zip(idx, j.verify_many([pairs[k] for k in idx])):
+                    verdicts[k] = v
+    return verdicts
+
+
 def judge_candidates(judge, records, candidates):
     """Verdicts per record (lists aligned with `candidates`): one verify_many call for the whole chunk."""
     pairs, where = [], []

@@ -2532,7 +2532,10 @@ def print_launches(tasks, args) -> int:
     return 0
 
 
-def main(argv=None) -> int:
+def main(argv=None, verify_by_policy=None, task_prompt=None) -> int:
+    """`python teacher.py`. Verifying pairs needs the judge and the prompt, which sit above the teacher on the
+    ladder (shared/DESIGN.md "Files"): the entry point at the end of this file hands them in
+    (reward.verify_by_policy, policy.task_prompt). Without them only --launches runs."""
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--tasks", help="task JSONL (synth.py --out) or a directory of .py tasks (required)")
@@ -2571,10 +2574,11 @@ def main(argv=None) -> int:
         p.error("--resources goes with --launches")
     if args.launches:
         return print_launches(synth.read_tasks(args.tasks)[:args.limit or None], args)
+    if verify_by_policy is None or task_prompt is None:
+        p.error("verifying pairs needs the judge and the prompt: run `python teacher.py` (its entry point hands "
+                "them in), or pass --launches")
     if args.device == "cpu":
         os.environ.setdefault("TRITON_INTERPRET", "1")
-    import policy
-    from reward import Judge
     tasks = synth.read_tasks(args.tasks)
     if args.limit:
         tasks = tasks[:args.limit]
@@ -2595,14 +2599,8 @@ def main(argv=None) -> int:
     print(f"compiled {len(sols)}/{len(tasks)} in {time.time() - t0:.1f}s; verifying with the judge "
           f"({args.device}, {args.workers} workers, policy strict; hybrid for the {sum(hybrid)} that keep a "
           f"torch op)")
-    verdicts = [None] * len(sols)
-    with Judge(workers=args.workers, device=args.device, timeout_s=args.timeout_s, policy="strict") as j:
-        for pol in ("strict", "hybrid"):
-            idx = [k for k, h in enumerate(hybrid) if h == (pol == "hybrid")]
-            if idx:
-                j.policy = pol
-                for k, v in zip(idx, j.verify_many([(sols[k][0]["source"], sols[k][1]) for k in idx])):
-                    verdicts[k] = v
+    verdicts = verify_by_policy([(rec["source"], sol) for rec, sol in sols], ["hybrid" if h else "strict" for h in hybrid],
+                                workers=args.workers, device=args.device, timeout_s=args.timeout_s)
     per_op, per_level = defaultdict(lambda: [0, 0]), defaultdict(lambda: [0, 0])
     for rec, _, _ in failures:
         for o in set(rec.get("ops") or []):
@@ -2616,7 +2614,7 @@ def main(argv=None) -> int:
         per_level[rec.get("level")][0] += ok
         per_level[rec.get("level")][1] += 1
         if ok:
-            pairs.append({"task_id": rec["id"], "prompt": policy.task_prompt(rec["source"]),
+            pairs.append({"task_id": rec["id"], "prompt": task_prompt(rec["source"]),
                           "completion": completion_text(sol, seed=args.seed + (len(pairs) if args.style == "varied" else 0)),
                           "verdict": v.to_dict()})
         else:
@@ -2643,4 +2641,17 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # The command line reaches up the ladder: the judge (reward.py) verifies the pairs and the prompt (policy.py)
+    # heads them. Only this block does; it runs as __main__, which no file imports, so it closes no import
+    # circle (tests/test_layering.py leaves it out).
+    def verify_by_policy(*args, **kwargs):  # imported when pairs are verified: --help and --launches stay light
+        import reward
+
+        return reward.verify_by_policy(*args, **kwargs)
+
+    def task_prompt(source):
+        import policy
+
+        return policy.task_prompt(source)
+
+    sys.exit(main(verify_by_policy=verify_by_policy, task_prompt=task_prompt))
