@@ -238,7 +238,13 @@ def node_expr(node, refs, mod_expr):
         # amax's tensor was indexed by that [0] and a later reduction went out of range)
         a = node["attrs"]
         return f"torch.{op[1:]}({refs[0]}, dim={a['dim']!r}, keepdim={a.get('keepdim', False)!r})"
-    if "{mod}" in synth.OPS[op].call and not mod_expr:  # e.g. F.adaptive_avg_pool2d(x, 1), imported without a module
+    if "{mod}" in synth.OPS[op].call and not mod_expr and node.get("module_args") is not None \
+            and op.startswith(("adaptive_avg_pool", "max_pool", "avg_pool")):
+        # a functional pool (F.adaptive_avg_pool2d(x, 1): KernelBench L2 task 67) is imported without a module and
+        # with the module's settings in module_args, which are F's keyword arguments of the same name
+        kwargs = ", ".join(f"{k}={v!r}" for k, v in node["module_args"].items())
+        return f"F.{op}({refs[0]}, {kwargs})"
+    if "{mod}" in synth.OPS[op].call and not mod_expr:
         raise SearchError(f"op {op} renders as a module call but node {node['name']} has no module")
     fmt = dict(OPTIONAL_ATTRS.get(op, {}), **node["attrs"])
     if op.endswith("_scalar") and fmt.get("reverse"):  # 1 - x, 2.0 / x (KernelBench L1 task 100, HingeLoss)

@@ -95,8 +95,8 @@ def test_kernelbench_failures_render_and_fragment():
 
 def test_node_rendering_defaults_and_clear_errors():
     """x.mean(dim=[1, 2]) is imported without keepdim (KernelBench L2 tasks 23, 27): PyTorch's default renders;
-    a module op imported from a functional call without a module (L2 task 67) is a SearchError, not an
-    AttributeError on '__MOD__'."""
+    a module op imported without a module or its settings is a SearchError, not an AttributeError on '__MOD__';
+    with the settings (a functional pool, L2 task 67) it renders as the F call."""
     mean = {"name": "mean", "op": "mean", "inputs": ["x"], "attrs": {"dim": [1, 2]}}
     assert search.node_expr(mean, ["x"], None) == "torch.mean(x, dim=[1, 2], keepdim=False)"
     clamp = {"name": "c", "op": "clamp", "inputs": ["x"], "attrs": {"max": 2.0}}
@@ -110,6 +110,14 @@ def test_node_rendering_defaults_and_clear_errors():
     pool = {"name": "p", "op": "adaptive_avg_pool2d", "inputs": ["x"], "attrs": {}}
     with pytest.raises(search.SearchError, match="no module"):
         search.node_expr(pool, ["x"], None)
+    # a functional pool imported with its settings (L2 task 67) renders as the same F call, and computes it
+    pool["module_args"] = {"output_size": 1}
+    assert search.node_expr(pool, ["x"], None) == "F.adaptive_avg_pool2d(x, output_size=1)"
+    mp = {"name": "q", "op": "max_pool2d", "inputs": ["x"], "attrs": {},
+          "module_args": {"kernel_size": 2, "stride": 2, "padding": 0, "dilation": 1, "ceil_mode": False}}
+    x = torch.randn(2, 3, 8, 8)
+    got = eval(search.node_expr(mp, ["x"], None), {"F": torch.nn.functional, "x": x})
+    torch.testing.assert_close(got, torch.nn.functional.max_pool2d(x, 2), rtol=0, atol=0)
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="times ops on CUDA")
