@@ -2145,6 +2145,9 @@ def _module_args(mod) -> dict:
 def _read_attrs(node, op: Op, rec: dict) -> None:
     """Map positional/keyword args of a call onto the op's attr names."""
     import torch.fx as fx
+    if op.name == "einsum" and node.args and isinstance(node.args[0], str):  # the equation comes first
+        rec["attrs"]["equation"] = node.args[0]
+        return
     pos = list(node.args[1:] if op.name == "cat" else node.args[op.arity:])  # cat's tensors come as one list
     for name, val in zip(op.params, pos):
         if not isinstance(val, fx.Node):

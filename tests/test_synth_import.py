@@ -246,3 +246,23 @@ def test_every_kernelbench_file_imports_fully(level):
     left = {fn: err or reasons for fn, _, reasons, err in rows if err or reasons}
     assert total == 100
     assert covered == 100, left
+
+
+def test_einsum_keeps_its_equation():
+    """torch.einsum's equation is a string before the tensors (KernelBench L1 task 11): it is the op's attr."""
+    src = '''import torch
+import torch.nn as nn
+
+class Model(nn.Module):
+    def forward(self, a, b):
+        return torch.einsum("bijl,lk->bijk", a, b)
+
+def get_inputs():
+    return [torch.rand(2, 3, 4, 5), torch.rand(5, 6)]
+
+def get_init_inputs():
+    return []
+'''
+    prog = synth.load_task(src)
+    [node] = prog["nodes"]
+    assert node["op"] == "einsum" and node["attrs"] == {"equation": "bijl,lk->bijk"} and node["inputs"] == ["a", "b"]
