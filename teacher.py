@@ -1304,9 +1304,71 @@ SPLIT_BLOCK = 1024     # elements per program of the split kernels
 ROW_TILE_MAX = 8192    # GPU target: rows up to this many elements are one tile (16 warps over 8,192)
 
 
+class RowTiles:
+    """The column blocks of a row kernel's rows: each block's load (prologue fused, lanes outside the rows
+    set to the op's neutral value), and a body run over all of them: one straight block when a row fits in
+    BLOCK_COLS, a `for start in range(0, n_cols, BLOCK_COLS)` loop otherwise."""
+
+    zeros = "tl.zeros([BLOCK_ROWS, 1], dtype=tl.float32)"  # a [BLOCK_ROWS, 1] accumulator
+
+    def __init__(self, kb: KB, x: str, S, build, contiguous, loop: bool, neutral: str):
+        self.kb, self.x, self.S, self.build, self.contiguous = kb, x, S, build, contiguous
+        self.loop, self.neutral = loop, neutral
+        self.rows = Ix("rows", frozenset("r"))
+        self.single = None   # the one block of a row that is not looped over, emitted once
+
+    def tile(self, start: str):
+        """Emit the column block starting at `start`; returns (masked value, idx, cols Ix, extra)."""
+        kb = self.kb
+        kb.cache.clear()
+        kb.line(f"cols = {start} + tl.arange(0, BLOCK_COLS)[None, :]" if start != "0" else
+                "cols = tl.arange(0, BLOCK_COLS)[None, :]")
+        kb.line("col_mask = cols < n_cols")
+        cols = Ix("cols", frozenset("j"))
+        idx, extra = self.build(kb, self.rows, cols)
+        kb.flat = (tuple(i.code for i in idx), list(self.S), Ix("rows * n_cols + cols", frozenset("rj"))) \
+            if self.contiguous is True else None
+        v = kb.value(self.x, idx)
+        v = kb.emit(f"tl.where(row_mask & col_mask, {v.code}, {self.neutral})", "rj", "x")
+        return v, idx, cols, extra
+
+    def single_tile(self):
+        """The row's only block (no loop), emitted on first use and shared by every pass."""
+        if self.single is None:
+            self.single = self.tile("0")
+        return self.single
+
+    def loop_over(self, body):
+        """Run body(tile...) over all column blocks: one straight block or a for loop."""
+        kb = self.kb
+        if not self.loop:
+            return body(*self.single_tile())
+        kb.line("for start in range(0, n_cols, BLOCK_COLS):")
+        kb.ind += 1
+        res = body(*self.tile("start"))
+        kb.ind -= 1
+        kb.cache.clear()
+        return res
+
+    def row_sum(self, var: str, term):
+        """`var` = the row sums of term(tile value code): accumulated over the column blocks, or one tl.sum."""
+        kb = self.kb
+        if self.loop:
+            kb.line(f"{var} = {self.zeros}")
+            self.loop_over(lambda v, *_: kb.line(f"{var} += tl.sum({term(v.code)}, axis=1, keep_dims=True)"))
+        else:
+            kb.line(f"{var} = tl.sum({term(self.single_tile()[0].code)}, axis=1, keep_dims=True)")
+
+
+ROW_REDUCTIONS = ("sum", "mean", "norm", "rsum", "var", "amax", "amin", "argmax", "argmin", "logsumexp", "ce_row")
+
+
 def k_rows(P: Prog, st: Style, A: str, E: str) -> Kernel:
+    """A row kernel: BLOCK_ROWS rows per program, each row's columns in one block or a loop over blocks.
+    Reductions (ROW_REDUCTIONS) write one value per row; row maps (softmax-likes, norms, scans) write every
+    element. A large sum of everything and a large batch norm go to the split kernels instead."""
     n = P.node_of[A]
-    op, a = n["op"], n["attrs"]
+    op = n["op"]
     x, n_rows, n_cols, build, contiguous = row_geometry(P, n)
     if st.target != "cpu" and A == E and n_rows == 1 and n_cols > SPLIT_SUM_MIN and op in ("sum", "mean", "rsum") \
             and P.t[E].dtype == "float32":
@@ -1318,8 +1380,6 @@ def k_rows(P: Prog, st: Style, A: str, E: str) -> Kernel:
     kb = KB(P, st, st.kernel_name(ops[:3] if len(ops) > 1 else [op.replace("ce_row", "cross_entropy_row")]))
     BR, BJ = st.row_blocks(n_rows, n_cols)
     loop = n_cols > BJ
-    rowmap = op in ("softmax", "log_softmax", "l2_normalize", "cumsum", "cumprod") or \
-        synth.OPS.get(op, synth.OPS["relu"]).kind == "norm"
     kb.arg("n_rows", bare(n_rows))
     kb.arg("n_cols", bare(n_cols))
     kb.line("pid = tl.program_id(0)")
@@ -1327,198 +1387,177 @@ def k_rows(P: Prog, st: Style, A: str, E: str) -> Kernel:
     kb.line("row_mask = rows < n_rows")
     kb.masks["r"] = "row_mask"
     kb.masks["j"] = "col_mask"
-    rows = Ix("rows", frozenset("r"))
-    neutral = REDUCE_NEUTRAL.get(op, "0.0")
-
-    def tile(start: str):
-        """Emit the column block starting at `start`; returns (masked value, idx, cols Ix, extra)."""
-        kb.cache.clear()
-        kb.line(f"cols = {start} + tl.arange(0, BLOCK_COLS)[None, :]" if start != "0" else
-                "cols = tl.arange(0, BLOCK_COLS)[None, :]")
-        kb.line("col_mask = cols < n_cols")
-        cols = Ix("cols", frozenset("j"))
-        idx, extra = build(kb, rows, cols)
-        kb.flat = (tuple(i.code for i in idx), list(S), Ix("rows * n_cols + cols", frozenset("rj"))) \
-            if contiguous is True else None
-        v = kb.value(x, idx)
-        v = kb.emit(f"tl.where(row_mask & col_mask, {v.code}, {neutral})", "rj", "x")
-        return v, idx, cols, extra
-
-    def loop_over(body):
-        """Run body(tile...) over all column blocks: one straight block or a for loop."""
-        if not loop:
-            return body(*tile_cached())
-        kb.line("for start in range(0, n_cols, BLOCK_COLS):")
-        kb.ind += 1
-        res = body(*tile("start"))
-        kb.ind -= 1
-        kb.cache.clear()
-        return res
-
-    single = {}
-
-    def tile_cached():
-        if "t" not in single:
-            single["t"] = tile("0")
-        return single["t"]
-
-    zeros = "tl.zeros([BLOCK_ROWS, 1], dtype=tl.float32)"
-
-    def row_sum(var: str, term):
-        """`var` = the row sums of term(tile value code): accumulated over the column blocks, or one tl.sum."""
-        if loop:
-            kb.line(f"{var} = {zeros}")
-            loop_over(lambda v, *_: kb.line(f"{var} += tl.sum({term(v.code)}, axis=1, keep_dims=True)"))
-        else:
-            kb.line(f"{var} = tl.sum({term(tile_cached()[0].code)}, axis=1, keep_dims=True)")
-
-    res = None  # [BLOCK_ROWS, 1] result of a reduction
-    eps = float((n.get("module_args") or {}).get("eps") or 1e-5)
-    if op in ("sum", "mean", "norm", "rsum", "var", "amax", "amin", "argmax", "argmin", "logsumexp", "ce_row"):
-        if op == "norm":
-            if a.get("p", 2.0) not in (2.0, 2, "fro", None):
-                raise TeacherError(f"norm with p={a.get('p')!r}")
-            # scaled by the row's max |x| as torch does, so squares of large values do not overflow
-            if loop:
-                kb.line(f"amax = {zeros}")
-                loop_over(lambda v, *_: kb.line(f"amax = tl.maximum(amax, tl.max(tl.abs({v.code}), axis=1, keep_dims=True))"))
-            else:
-                kb.line(f"amax = tl.max(tl.abs({tile_cached()[0].code}), axis=1, keep_dims=True)")
-            kb.line("scale = tl.where(amax > 0.0, amax, 1.0)")
-            row_sum("acc", lambda c: f"({c} / scale) * ({c} / scale)")
-            res = "scale * tl.sqrt(acc)"
-        elif op in ("sum", "mean", "rsum", "var"):
-            row_sum("acc", lambda c: c)
-            if op == "var":
-                corr = a.get("correction", 1 if a.get("unbiased", True) else 0)
-                kb.line(f"mean = acc / {n_cols}")
-                if loop:
-                    kb.line(f"m2 = {zeros}")
-                    loop_over(lambda v, *_: kb.line(
-                        f"m2 += tl.sum(tl.where(row_mask & col_mask, ({v.code} - mean) * ({v.code} - mean), 0.0), axis=1, keep_dims=True)"))
-                else:
-                    v = tile_cached()[0]
-                    kb.line(f"diff = tl.where(row_mask & col_mask, {v.code} - mean, 0.0)")
-                    kb.line("m2 = tl.sum(diff * diff, axis=1, keep_dims=True)")
-                res = f"m2 / {max(1, n_cols - corr)}" if n_cols - corr > 0 else "m2 / 0.0"
-            elif op == "mean":
-                res = f"acc / {n_cols}"
-            elif op == "rsum":
-                res = "acc" if a["count"] == 1 else mean_of("acc", a["count"])
-            else:
-                res = "acc"
-        elif op in ("amax", "amin"):
-            f = "max" if op == "amax" else "min"
-            if loop:
-                kb.line(f"acc = tl.full([BLOCK_ROWS, 1], {neutral}, tl.float32)")
-                loop_over(lambda v, *_: kb.line(f"acc = tl.{f}imum(acc, tl.{f}({v.code}, axis=1, keep_dims=True))"))
-                res = "acc"
-            else:
-                res = f"tl.{f}({tile_cached()[0].code}, axis=1, keep_dims=True)"
-        elif op in ("argmax", "argmin"):
-            f, cmp = ("max", ">") if op == "argmax" else ("min", "<")
-
-            def body(v, idx, cols, extra):
-                kb.line(f"blk = tl.{f}({v.code}, axis=1, keep_dims=True)")
-                kb.line(f"blk_idx = tl.min(tl.where({v.code} == blk, cols, n_cols), axis=1, keep_dims=True)")
-                if loop:
-                    kb.line(f"take = blk {cmp} best")
-                    kb.line("best_idx = tl.where(take, blk_idx, best_idx)")
-                    kb.line("best = tl.where(take, blk, best)")
-            if loop:
-                kb.line(f"best = tl.full([BLOCK_ROWS, 1], {neutral}, tl.float32)")
-                kb.line("best_idx = tl.zeros([BLOCK_ROWS, 1], dtype=tl.int32)")
-                loop_over(body)
-                res = "best_idx"
-            else:
-                body(*tile_cached())
-                res = "blk_idx"
-        else:  # logsumexp, ce_row: online max and sum of exponentials
-            ce = op == "ce_row"
-            if ce:
-                kb.line(f"target = tl.load({kb.ptr(n['inputs'][1])} + rows, mask=row_mask, other=0)")
-
-            def body(v, idx, cols, extra):
-                max_sumexp_update(kb, v.code, loop)
-                if ce:
-                    upd = f"tl.sum(tl.where(cols == target, {v.code}, 0.0), axis=1, keep_dims=True)"
-                    kb.line(f"picked += {upd}" if loop else f"picked = {upd}")
-            if loop:
-                max_sumexp_init(kb, zeros)
-                if ce:
-                    kb.line(f"picked = {zeros}")
-                loop_over(body)
-            else:
-                body(*tile_cached())
-            res = "m + tl.log(s)" + (" - picked" if ce else "")
-        # reduction epilogue: one value per row, stored at the row's place in the (contiguous) output
-        r_ = kb.emit(res, "r", "res")
-        kb.cache.clear()
-        kb.flat = None
-        out_idx = kb.unravel(rows, P.t[A].shape, "o") if P.t[A].shape else []
-        val = kb.epilogue(A, E, r_, out_idx)
-        kb.line(f"tl.store(out_ptr + rows, {val.code}{'.to(tl.int64)' if P.t[E].dtype == 'int64' else ''}, mask=row_mask)")
+    tiles = RowTiles(kb, x, S, build, contiguous, loop, REDUCE_NEUTRAL.get(op, "0.0"))
+    if op in ROW_REDUCTIONS:
+        store_row_result(P, kb, A, E, tiles.rows, row_reduction(kb, tiles, n, n_cols))
     else:
         # row maps: statistics first (if any), then a pass that writes every element
         kind = synth.OPS[op].kind if op in synth.OPS else op
-        margs = n.get("module_args") or {}
         affine = norm_affine(P, n, S) if kind == "norm" else {}
-        if op in ("softmax", "log_softmax"):
-            def body(v, *_):
-                max_sumexp_update(kb, v.code, loop)
-            if loop:
-                max_sumexp_init(kb, zeros)
-            loop_over(body)
-            write = (lambda v, idx, ex: f"tl.exp({v.code} - m) / s") if op == "softmax" else \
-                (lambda v, idx, ex: f"{v.code} - m - tl.log(s)")
-        elif op == "l2_normalize" or op == "rms_norm":
-            row_sum("ss", lambda c: f"{c} * {c}")
-            if op == "l2_normalize":
-                kb.line("inv = 1.0 / tl.maximum(tl.sqrt(ss), 1e-12)")
-            else:
-                kb.line(f"inv = tl.rsqrt(ss / {n_cols} + {flt(margs.get('eps') or 1.1920928955078125e-07)})")
-            write = lambda v, idx, ex: f"{v.code} * inv"
-        elif kind == "norm":
-            if loop:
-                kb.line(f"acc = {zeros}")
-                loop_over(lambda v, *_: kb.line(f"acc += tl.sum({v.code}, axis=1, keep_dims=True)"))
-                kb.line(f"mean = acc / {n_cols}")
-                kb.line(f"m2 = {zeros}")
-                loop_over(lambda v, *_: kb.line(
-                    f"m2 += tl.sum(tl.where(row_mask & col_mask, ({v.code} - mean) * ({v.code} - mean), 0.0), axis=1, keep_dims=True)"))
-            else:
-                v = tile_cached()[0]
-                kb.line(f"mean = tl.sum({v.code}, axis=1, keep_dims=True) / {n_cols}")
-                kb.line(f"diff = tl.where(row_mask & col_mask, {v.code} - mean, 0.0)")
-                kb.line("m2 = tl.sum(diff * diff, axis=1, keep_dims=True)")
-            kb.line(f"rstd = tl.rsqrt(m2 / {n_cols} + {flt(eps)})")
-            write = lambda v, idx, ex: f"({v.code} - mean) * rstd"
-        # the write pass (scans write as they go, carrying the running sum/product across blocks)
-        def wbody(v, idx, cols, extra):
-            if op == "cumsum":
-                y = kb.emit(f"tl.cumsum({v.code}, axis=1)" + (" + carry" if loop else ""), "rj", "y")
-                if loop:
-                    kb.line(f"carry += tl.sum({v.code}, axis=1, keep_dims=True)")
-            elif op == "cumprod":
-                y = kb.emit(f"tl.cumprod({v.code}, axis=1)" + (" * carry" if loop else ""), "rj", "y")
-                if loop:
-                    kb.line(f"carry = tl.sum(tl.where(tl.arange(0, BLOCK_COLS)[None, :] == BLOCK_COLS - 1, {y.code}, 0.0), axis=1, keep_dims=True)")
-            else:
-                y = kb.emit(write(v, idx, extra), "rj", "y")
-            if affine:
-                y = apply_affine(kb, y, affine, extra["cols"] if op in ("layer_norm", "rms_norm") else [extra["channel"]])
-            saved = dict(kb.cache)
-            val = kb.epilogue(A, E, y, idx)
-            kb.cache = saved
-            kb.store(E, idx, val, "rj")
-        if op in ("cumsum", "cumprod") and loop:
-            kb.line(f"carry = {zeros}" if op == "cumsum" else "carry = tl.full([BLOCK_ROWS, 1], 1.0, tl.float32)")
-        loop_over(wbody)
+        write = row_map_stats(kb, tiles, n, kind, n_cols)
+        row_map_write(kb, tiles, A, E, op, write, affine)
     # a single-block row needs BLOCK_COLS >= n_cols: with symbolic sizes the wrapper computes it from them
     blocks = {"BLOCK_ROWS": BR, "BLOCK_COLS": BJ if loop else covering_block(n_cols, BJ)}
     nw = None if st.target == "cpu" else (4 if BR * BJ <= 2048 else 8 if BR * BJ <= 4096 else 16)
     return finish(kb, E, f"(triton.cdiv({bare(n_rows)}, meta['BLOCK_ROWS']),)", blocks,
                   f"row kernel {' + '.join(ops)}", nw)
+
+
+def row_reduction(kb: KB, t: RowTiles, n: dict, n_cols) -> str:
+    """Emit the passes of a row reduction (ROW_REDUCTIONS) over the row's blocks; returns the code of its
+    [BLOCK_ROWS, 1] result."""
+    op, a = n["op"], n["attrs"]
+    loop, zeros = t.loop, t.zeros
+    if op == "norm":
+        if a.get("p", 2.0) not in (2.0, 2, "fro", None):
+            raise TeacherError(f"norm with p={a.get('p')!r}")
+        # scaled by the row's max |x| as torch does, so squares of large values do not overflow
+        if loop:
+            kb.line(f"amax = {zeros}")
+            t.loop_over(lambda v, *_: kb.line(f"amax = tl.maximum(amax, tl.max(tl.abs({v.code}), axis=1, keep_dims=True))"))
+        else:
+            kb.line(f"amax = tl.max(tl.abs({t.single_tile()[0].code}), axis=1, keep_dims=True)")
+        kb.line("scale = tl.where(amax > 0.0, amax, 1.0)")
+        t.row_sum("acc", lambda c: f"({c} / scale) * ({c} / scale)")
+        return "scale * tl.sqrt(acc)"
+    if op in ("sum", "mean", "rsum", "var"):
+        t.row_sum("acc", lambda c: c)
+        if op == "var":
+            corr = a.get("correction", 1 if a.get("unbiased", True) else 0)
+            kb.line(f"mean = acc / {n_cols}")
+            row_m2(kb, t)
+            return f"m2 / {max(1, n_cols - corr)}" if n_cols - corr > 0 else "m2 / 0.0"
+        if op == "mean":
+            return f"acc / {n_cols}"
+        if op == "rsum":
+            return "acc" if a["count"] == 1 else mean_of("acc", a["count"])
+        return "acc"
+    if op in ("amax", "amin"):
+        f = "max" if op == "amax" else "min"
+        if loop:
+            kb.line(f"acc = tl.full([BLOCK_ROWS, 1], {t.neutral}, tl.float32)")
+            t.loop_over(lambda v, *_: kb.line(f"acc = tl.{f}imum(acc, tl.{f}({v.code}, axis=1, keep_dims=True))"))
+            return "acc"
+        return f"tl.{f}({t.single_tile()[0].code}, axis=1, keep_dims=True)"
+    if op in ("argmax", "argmin"):
+        f, cmp = ("max", ">") if op == "argmax" else ("min", "<")
+
+        def body(v, idx, cols, extra):
+            kb.line(f"blk = tl.{f}({v.code}, axis=1, keep_dims=True)")
+            kb.line(f"blk_idx = tl.min(tl.where({v.code} == blk, cols, n_cols), axis=1, keep_dims=True)")
+            if loop:
+                kb.line(f"take = blk {cmp} best")
+                kb.line("best_idx = tl.where(take, blk_idx, best_idx)")
+                kb.line("best = tl.where(take, blk, best)")
+        if loop:
+            kb.line(f"best = tl.full([BLOCK_ROWS, 1], {t.neutral}, tl.float32)")
+            kb.line("best_idx = tl.zeros([BLOCK_ROWS, 1], dtype=tl.int32)")
+            t.loop_over(body)
+            return "best_idx"
+        body(*t.single_tile())
+        return "blk_idx"
+    # logsumexp, ce_row: online max and sum of exponentials
+    ce = op == "ce_row"
+    if ce:
+        kb.line(f"target = tl.load({kb.ptr(n['inputs'][1])} + rows, mask=row_mask, other=0)")
+
+    def body(v, idx, cols, extra):
+        max_sumexp_update(kb, v.code, loop)
+        if ce:
+            upd = f"tl.sum(tl.where(cols == target, {v.code}, 0.0), axis=1, keep_dims=True)"
+            kb.line(f"picked += {upd}" if loop else f"picked = {upd}")
+    if loop:
+        max_sumexp_init(kb, zeros)
+        if ce:
+            kb.line(f"picked = {zeros}")
+        t.loop_over(body)
+    else:
+        body(*t.single_tile())
+    return "m + tl.log(s)" + (" - picked" if ce else "")
+
+
+def row_m2(kb: KB, t: RowTiles) -> None:
+    """m2 = the row's sum of squared deviations from `mean` (already emitted): a second pass over the
+    blocks, or over the one block."""
+    if t.loop:
+        kb.line(f"m2 = {t.zeros}")
+        t.loop_over(lambda v, *_: kb.line(
+            f"m2 += tl.sum(tl.where(row_mask & col_mask, ({v.code} - mean) * ({v.code} - mean), 0.0), axis=1, keep_dims=True)"))
+    else:
+        v = t.single_tile()[0]
+        kb.line(f"diff = tl.where(row_mask & col_mask, {v.code} - mean, 0.0)")
+        kb.line("m2 = tl.sum(diff * diff, axis=1, keep_dims=True)")
+
+
+def store_row_result(P: Prog, kb: KB, A: str, E: str, rows: Ix, res: str) -> None:
+    """The reduction epilogue: one value per row, stored at the row's place in the (contiguous) output."""
+    r_ = kb.emit(res, "r", "res")
+    kb.cache.clear()
+    kb.flat = None
+    out_idx = kb.unravel(rows, P.t[A].shape, "o") if P.t[A].shape else []
+    val = kb.epilogue(A, E, r_, out_idx)
+    kb.line(f"tl.store(out_ptr + rows, {val.code}{'.to(tl.int64)' if P.t[E].dtype == 'int64' else ''}, mask=row_mask)")
+
+
+def row_map_stats(kb: KB, t: RowTiles, n: dict, kind: str, n_cols):
+    """Emit a row map's statistics pass(es) (row max and sum of exps, sum of squares, mean and variance);
+    returns write(v, idx, extra) -> the code of an output element, or None for the scans (their write pass
+    computes them)."""
+    op, margs = n["op"], n.get("module_args") or {}
+    if op in ("softmax", "log_softmax"):
+        def body(v, *_):
+            max_sumexp_update(kb, v.code, t.loop)
+        if t.loop:
+            max_sumexp_init(kb, t.zeros)
+        t.loop_over(body)
+        return (lambda v, idx, ex: f"tl.exp({v.code} - m) / s") if op == "softmax" else \
+            (lambda v, idx, ex: f"{v.code} - m - tl.log(s)")
+    if op == "l2_normalize" or op == "rms_norm":
+        t.row_sum("ss", lambda c: f"{c} * {c}")
+        if op == "l2_normalize":
+            kb.line("inv = 1.0 / tl.maximum(tl.sqrt(ss), 1e-12)")
+        else:
+            kb.line(f"inv = tl.rsqrt(ss / {n_cols} + {flt(margs.get('eps') or 1.1920928955078125e-07)})")
+        return lambda v, idx, ex: f"{v.code} * inv"
+    if kind == "norm":
+        if t.loop:
+            kb.line(f"acc = {t.zeros}")
+            t.loop_over(lambda v, *_: kb.line(f"acc += tl.sum({v.code}, axis=1, keep_dims=True)"))
+            kb.line(f"mean = acc / {n_cols}")
+        else:
+            kb.line(f"mean = tl.sum({t.single_tile()[0].code}, axis=1, keep_dims=True) / {n_cols}")
+        row_m2(kb, t)
+        eps = float(margs.get("eps") or 1e-5)
+        kb.line(f"rstd = tl.rsqrt(m2 / {n_cols} + {flt(eps)})")
+        return lambda v, idx, ex: f"({v.code} - mean) * rstd"
+    return None
+
+
+def row_map_write(kb: KB, t: RowTiles, A: str, E: str, op: str, write, affine: dict) -> None:
+    """The pass that writes every element of a row map: write(...) of each tile (scans write as they go,
+    carrying the running sum/product across blocks), the norm's affine, the region's epilogue, the store."""
+    loop = t.loop
+
+    def wbody(v, idx, cols, extra):
+        if op == "cumsum":
+            y = kb.emit(f"tl.cumsum({v.code}, axis=1)" + (" + carry" if loop else ""), "rj", "y")
+            if loop:
+                kb.line(f"carry += tl.sum({v.code}, axis=1, keep_dims=True)")
+        elif op == "cumprod":
+            y = kb.emit(f"tl.cumprod({v.code}, axis=1)" + (" * carry" if loop else ""), "rj", "y")
+            if loop:
+                kb.line(f"carry = tl.sum(tl.where(tl.arange(0, BLOCK_COLS)[None, :] == BLOCK_COLS - 1, {y.code}, 0.0), axis=1, keep_dims=True)")
+        else:
+            y = kb.emit(write(v, idx, extra), "rj", "y")
+        if affine:
+            y = apply_affine(kb, y, affine, extra["cols"] if op in ("layer_norm", "rms_norm") else [extra["channel"]])
+        saved = dict(kb.cache)
+        val = kb.epilogue(A, E, y, idx)
+        kb.cache = saved
+        kb.store(E, idx, val, "rj")
+    if op in ("cumsum", "cumprod") and loop:
+        kb.line(f"carry = {t.zeros}" if op == "cumsum" else "carry = tl.full([BLOCK_ROWS, 1], 1.0, tl.float32)")
+    t.loop_over(wbody)
 
 
 def k_sum_split(P: Prog, st: Style, A: str, E: str, x: str, n_cols, build, contiguous) -> Kernel:
