@@ -517,11 +517,9 @@ def check_args(args):
         raise UsageError(f"--limit must be >= 1, got {args.limit}")
     if args.search_budget is not None and args.search_budget < 1:
         raise UsageError(f"--search-budget must be >= 1, got {args.search_budget}")
-    for name in ("stop_after_s", "time_budget_s"):
+    for name in ("stop_after_s", "time_budget_s", "search_time_budget_s"):
         if getattr(args, name) is not None and getattr(args, name) < 0:
             raise UsageError(f"--{name.replace('_', '-')} must be >= 0, got {getattr(args, name)}")
-    if args.search_time_budget_s is not None and args.search_time_budget_s < 0:
-        raise UsageError(f"--search-time-budget-s must be >= 0, got {args.search_time_budget_s}")
     if (args.search_budget is not None or args.search_time_budget_s is not None) and not args.search:
         raise UsageError("--search-budget / --search-time-budget-s need --search")
     args.baseline_cache = None if str(args.baseline_cache).lower() in ("none", "") else \

@@ -1141,8 +1141,9 @@ class _Worker:
                 raise _WorkerError("shape_mismatch", f"{where}: shape {tuple(o.shape)} != {r.shape}", **_partial(v))
             if o.dtype != r.dtype:
                 raise _WorkerError("dtype_mismatch", f"{where}: dtype {o.dtype} != {r.dtype}", **_partial(v))
-            atol, rtol = atol_rtol.get(str(r.dtype).replace("torch.", ""), atol_rtol["float32"])
-            kb_tol = KB_TOLERANCES.get(str(r.dtype).replace("torch.", ""), KB_TOLERANCES["float32"])
+            dtype = str(r.dtype).replace("torch.", "")
+            atol, rtol = atol_rtol.get(dtype, atol_rtol["float32"])
+            kb_tol = KB_TOLERANCES.get(dtype, KB_TOLERANCES["float32"])
             e, ok, ok_kb = _chunked_close(torch, o, r, atol, rtol, self.isclose, self.equal, self.device, kb_tol)
             if ok and not ok_kb and where.startswith("trial") and "fails_kb_tol" not in v.flags:
                 v.flags.append("fails_kb_tol")
@@ -1237,13 +1238,13 @@ class _Worker:
                     # copy, and three outputs. Where that and the outputs together pass the cap, the outputs go
                     # to the host if it has room (L1 38_L1Norm_, 8.6 GB a tensor: 43 GB of outputs on the GPU
                     # left no room for the exclusive retry's timing, which ran out of memory).
-                    in_b = _output_bytes(torch, [x for x in inputs if isinstance(x, torch.Tensor)])
+                    in_b = _output_bytes(torch, inputs)
                     working = 5 * in_b + 4 * out_b
                     host_room = 0.75 * self.caps.get("rss_gb", 0.0) * (1 << 30)
                     fits_gpu = need <= REF_GPU_SHARE * self.gpu_cap_bytes()
                     where = "cuda" if fits_gpu and (need + working <= self.gpu_cap_bytes() or need > host_room) \
                         else "cpu"
-                    if where == "cpu" and need > 0.75 * self.caps.get("rss_gb", 0.0) * (1 << 30) > 0:
+                    if where == "cpu" and need > host_room > 0:
                         # no room on either side: say so now, not after copying GBs to the host watchdog's kill
                         raise _WorkerError("oom", f"the reference outputs of {len(task['seeds'])} trials take "
                                            f"{need / (1 << 30):.1f} GB: over {REF_GPU_SHARE:g} of the "
