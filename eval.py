@@ -463,6 +463,10 @@ def build_parser():
                    help="start no new judging chunk after this many seconds (nor one the last chunk's time says "
                         "would end past it); the report covers the finished tasks, and a rerun with the same --out "
                         "goes on (one level over several device calls)")
+    p.add_argument("--chunk-size", type=int, default=None,
+                   help="tasks judged per chunk (rows are written as each chunk ends); default 2 x --workers, or "
+                        "--gen-batch-size for a model. Smaller chunks lose less to a kill and stop nearer "
+                        "--stop-after-s")
     p.add_argument("--time-budget-s", type=float, default=None,
                    help="about how long one candidate's timed runs may take, seconds: fewer runs (>= 20) for slow "
                         "programs; default reward.TIME_BUDGET_S (2 s). Timing holds the GPU alone, so in a whole-level "
@@ -513,6 +517,8 @@ def check_args(args):
             raise UsageError(f"--{name.replace('_', '-')} must be >= {lo}, got {getattr(args, name)}")
     if args.timeout_s <= 0:
         raise UsageError(f"--timeout-s must be > 0, got {args.timeout_s}")
+    if args.chunk_size is not None and args.chunk_size < 1:
+        raise UsageError(f"--chunk-size must be >= 1, got {args.chunk_size}")
     if args.limit is not None and args.limit < 1:
         raise UsageError(f"--limit must be >= 1, got {args.limit}")
     if args.search_budget is not None and args.search_budget < 1:
@@ -726,7 +732,8 @@ def run_eval(args):
             proposer = policy.make_policy(args.policy, args)
         except policy.PolicySpecError as e:  # --engine, checked when the model loads
             raise UsageError(str(e)) from None
-        chunk_size = args.gen_batch_size if isinstance(proposer, policy.ModelPolicy) else 2 * args.workers
+        chunk_size = args.chunk_size or (args.gen_batch_size if isinstance(proposer, policy.ModelPolicy)
+                                         else 2 * args.workers)
         needs_program = args.search or isinstance(proposer, policy.TeacherPolicy)
         t0, n_done, t_propose = time.time(), len(records) - len(todo), 0.0
         last_chunk_s = 0.0

@@ -201,7 +201,7 @@ run_kb() {  # issue 19: the teacher over a whole KernelBench level (KB_LEVEL=1|2
   timeout $(( ${KB_S:-500} + 150 )) $PY eval.py --tasks devdata/KernelBench/level$L --policy teacher \
     --baseline eager,compile --device cuda --workers ${KB_WORKERS:-8} --out devout/eval_kb$L \
     --baseline-cache devout/baselines.json --stop-after-s ${KB_S:-500} --time-budget-s ${KB_TIME_BUDGET_S:-2} \
-    >> "$O/eval_kb$L.txt" 2>&1
+    ${KB_CHUNK:+--chunk-size $KB_CHUNK} >> "$O/eval_kb$L.txt" 2>&1
   echo "eval rc $?"; grep -c '"task_id"' devout/eval_kb$L/results.jsonl; tail -3 "$O/eval_kb$L.txt"
 }
 
@@ -211,7 +211,7 @@ run_kbsearch() {  # issue 19: eval.py --search over a whole KernelBench level: a
   mkdir -p devout
   timeout $(( ${KB_S:-500} + 150 )) $PY eval.py --tasks devdata/KernelBench/level$L --policy teacher --search \
     --device cuda --workers ${KB_WORKERS:-8} --out devout/search_kb$L --baseline-cache devout/baselines.json \
-    --stop-after-s ${KB_S:-500} --time-budget-s ${KB_TIME_BUDGET_S:-2} ${KBSEARCH_FLAGS:-} >> "$O/search_kb$L.txt" 2>&1
+    --stop-after-s ${KB_S:-500} --time-budget-s ${KB_TIME_BUDGET_S:-2} ${KB_CHUNK:+--chunk-size $KB_CHUNK} ${KBSEARCH_FLAGS:-} >> "$O/search_kb$L.txt" 2>&1
   echo "eval rc $?"; grep -c '"task_id"' devout/search_kb$L/results.jsonl; tail -3 "$O/search_kb$L.txt"
 }
 

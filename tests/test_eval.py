@@ -279,6 +279,7 @@ def test_cli_table_rerun_skip_and_torn_tail(tmp_path, capsys):
     (["--samples", "0"], "--samples must be >= 1"),
     (["--workers", "0"], "--workers must be >= 1"),
     (["--timeout-s", "0"], "--timeout-s must be > 0"),
+    (["--chunk-size", "0"], "--chunk-size must be >= 1"),
     (["--samples", "4"], "needs a model policy"),
     (["--policy", "solutions:/no/such/dir"], "is not a directory"),
     (["--policy", "/no/such/checkpoint"], "checkpoint directory"),
@@ -446,6 +447,24 @@ def test_restarting_judge_and_judge_errors():
     verdicts = judge_candidates(judge, recs, cands)
     assert verdicts[0][0].error_type == "judge_error" and "fail to start" in verdicts[0][0].error_msg
     assert verdicts[1][0].error_type == "missing_solution"
+
+
+def test_chunk_size_sets_the_judging_chunks(tmp_path, capsys, monkeypatch):
+    """--chunk-size 3 over 7 tasks judges chunks of 3, 3 and 1 (default: 2 x --workers = 4, 3)."""
+    sizes, chunks = [], ev.chunks
+
+    def spy(items, size):
+        for chunk in chunks(items, size):
+            sizes.append(len(chunk))
+            yield chunk
+
+    monkeypatch.setattr(ev, "chunks", spy)
+    argv = ["--tasks", TASKS, "--policy", f"solutions:{SOLUTIONS}", "--workers", "2", "--timeout-s", "60"]
+    run_main(argv + ["--out", str(tmp_path / "a"), "--chunk-size", "3"], capsys)
+    assert sizes == [3, 3, 1]
+    sizes.clear()
+    run_main(argv + ["--out", str(tmp_path / "b")], capsys)
+    assert sizes == [4, 3]
 
 
 def test_stop_after_s_leaves_the_rest_for_a_rerun(tmp_path, capsys):
