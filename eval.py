@@ -7,6 +7,8 @@
     python eval.py --tasks data/l2.jsonl --policy runs/sft-7b --samples 8 --device cuda --out runs/eval-sft-l2
     python eval.py --tasks ../shared/KernelBench/level2 --policy teacher --search --search-budget 8 --device cuda \\
         --baseline eager,compile --out runs/eval-teacher-kb2-search
+    python eval.py --tasks ../shared/KernelBench/level2 --policy teacher --teacher-plans all --device cuda \\
+        --baseline eager,compile --out runs/eval-teacher-kb2-plans
 
 --tasks is a synthetic JSONL (synth.py), a directory of KernelBench-format .py files, or one such file. A task's
 level is --level if given, else its directory's "levelN" (KernelBench/level2 -> 2), else the record's own, else
@@ -14,7 +16,10 @@ level is --level if given, else its directory's "levelN" (KernelBench/level2 -> 
   CKPT_DIR          a train.py run dir (its last checkpoint), one checkpoints/step_N dir, or a dir written by
                     policy.save_policy (base + adapter); answers sampled through policy.py with the shared prompt
   model:ID_OR_PATH  any causal LM without an adapter (the zero-shot base model baseline)
-  teacher           teacher.compile_program (the deterministic DAG -> Triton compiler; no LLM)
+  teacher           teacher.compile_program (the deterministic DAG -> Triton compiler; no LLM). With
+                    --teacher-plans (issue 20) one candidate per teacher plan it can build (teacher.plans:
+                    triton, triton-tf32x3, hybrid = GEMMs/convs kept in torch, the rest fused in Triton); the
+                    judge measures them all and the row is the fastest correct, its plan in the row's "plan"
   solutions:DIR     DIR/<task id>.py per task; a missing file is a failed task ("missing_solution")
   reference         the task's own Model renamed ModelNew. The judge has no reference mode: it requires a
                     @triton.jit kernel, so every such answer fails with "no_triton_kernel". It checks that the
@@ -33,12 +38,14 @@ Choices to know about:
     that compiled; else the first), so Acc = pass@N there; pass@k for k < N are the unbiased estimates.
   * On CPU (Triton interpreter) correctness is real but speed is not measured: speed columns say "not
     measured" and fast_p for p > 0 is absent from the aggregates (not 0). No plots are drawn then.
-  * --search hands each task to search.search_task(record, proposer, judge, samples=N, seed=S,
-    sample_budget=, time_budget_s=, log=) (issue 7), with the policy as proposer (`propose(records, n_samples,
-    seed)`, policy.py), --samples as samples per fragment, --search-budget as the most fragment candidates judged
-    per task and --search-time-budget-s as its fragment phase's wall-clock limit; it prints a line when each
-    task's search starts and ends. Its one answer per task is then judged here like any other, so search and
-    plain sampling share one judge and one timing.
+  * --search hands each judging chunk's tasks to search.search_tasks(records, proposer, judge, samples=N,
+    seed=S, sample_budget=, time_budget_s=, logs=) (issue 7), which searches them together (one judge call a
+    round for all, issue 20), with the policy as proposer (`propose(records, n_samples, seed)`, policy.py),
+    --samples as samples per fragment, --search-budget as the most fragment candidates judged per task and
+    --search-time-budget-s as its fragment phase's wall-clock limit; it prints a line when each task's search
+    starts and ends. The search judges its answer end to end on the task with this same judge; that verdict is
+    the row's (not judged a second time). It is the fastest of the correct candidates it measured, so its time
+    is a best-of-few (a small optimistic bias where candidates are close).
   * One task's failure of any kind is that task's failed row and the run goes on (issue 19); error_type says
     where: import_error (the file cannot be read or traced by synth.load_task), teacher_error (a program the
     teacher does not support), teacher_bug (any other exception in the teacher), search_failed (no correct
@@ -71,7 +78,7 @@ import time
 FAST_PS = (0.0, 1.0, 1.5, 2.0)
 PASS_KS = (1, 2, 4, 5, 8, 10, 16, 32, 64, 100)
 IDENTITY_FLAGS = ("tasks", "policy", "samples", "device", "judge_policy", "baseline", "search", "seed", "trials",
-                  "level", "search_budget", "search_time_budget_s")
+                  "level", "search_budget", "search_time_budget_s", "teacher_plans")
 ERROR_MSG_CHARS = 500  # error_msg kept per row in results.jsonl (the full verdict sits next to it)
 KB_TOL_FLAG = "fails_kb_tol"  # the judge's flag on a correct verdict outside KernelBench's fp32 atol = rtol = 1e-4
 
@@ -202,6 +209,18 @@ def task_row(record, verdicts):
             "n_compiled": sum(bool(x.compiled) for x in verdicts), "best_sample": best, "verdict": v.to_dict()}
 
 
+def plan_of(candidates, verdicts, row):
+    """Which teacher plan won a task (issue 20): {"plan": the best candidate's plan, or the plans of a search's
+    winning cover joined by ",", "plans": {plan: runtime_ms, or the error type of a failed plan}}; {} when no
+    candidate names a plan (a model, a plain teacher)."""
+    best = candidates[row["best_sample"]]
+    search = best.get("search") or {}
+    plan = best.get("plan") or (",".join(map(str, search["plans"])) if search.get("plans") else None)
+    tried = {c["plan"]: (v.runtime_ms if v.correct else v.error_type) for c, v in zip(candidates, verdicts)
+             if c.get("plan")} or (search.get("stats") or {}).get("whole_plans") or {}
+    return {"plan": plan, "plans": tried} if plan or tried else {}
+
+
 def read_rows(path):
     """Finished rows of a results.jsonl; a torn last line (a crash mid-write) is ignored."""
     rows = {}
@@ -242,43 +261,67 @@ def _repair_tail(path):
 
 def search_answers(records, proposer, judge, args):
     """--search: one answer per task from search.py (issue 7), which samples fragments through `proposer`
-    and verifies them with `judge`. Contract: search.search_task(record, proposer, judge, samples=, seed=,
-    sample_budget=, time_budget_s=, log=) returns a solution source (str) or None when it found nothing
-    correct. An exception is that task's failure: SearchError (a task the search cannot handle) is
-    "search_error", anything else "search_bug" (issue 19). Prints one line when a task's search starts and one
-    when it ends (a KernelBench level-2 task can take minutes)."""
+    and verifies them with `judge`; the chunk's tasks are searched together (search.search_tasks: one judge
+    call a round serves all of them). Contract: search_tasks(records, proposer, judge, samples=, seed=,
+    sample_budget=, time_budget_s=, logs=) returns per record a result dict ("kind" "hybrid" with "solution"
+    and the judge's end-to-end "verdict" of it on the task, or "failed") or the exception that ended its
+    search. The found solution's verdict is the row's (candidate key "verdict": not judged twice); the winner is
+    the fastest correct of the candidates the search measured, so its time is the best of a few measurements
+    (a small optimistic bias, where plans are close). An exception is that task's failure: SearchError (a task
+    the search cannot handle) is "search_error", anything else "search_bug" (issue 19). Prints one line when a
+    task's search starts and one when it ends (a KernelBench level-2 task can take minutes)."""
     import policy
     import search
+    from reward import Verdict
 
-    out = []
-    for rec in records:
-        t0, result = time.time(), {}
+    t0, results = time.time(), [{} for _ in records]
 
-        def log(event, rec=rec, result=result):
+    def logger(rec, result):
+        def log(event):
             if event.get("event") == "start":
                 print(f"search | {rec['id']} | ops {event['n_ops']} | fragments {event['fragments']} "
                       f"(skipped {event['skipped']}) | budget {args.search_budget or '-'} samples, "
                       f"{args.search_time_budget_s or '-'} s", flush=True)
             elif event.get("event") == "result":
                 result.update(event)
-        try:
-            source = search.search_task(rec, proposer, judge, samples=args.samples, seed=args.seed,
-                                        sample_budget=args.search_budget, time_budget_s=args.search_time_budget_s,
-                                        log=log)
-            answer = policy.answer(source) if source else \
-                policy.no_answer("search_failed", "search found no correct program")
-        except search.SearchError as e:
-            answer = policy.failure("search_error", e)
-        except Exception as e:  # noqa: BLE001 -- a search bug: this task's failed row, the run goes on
-            answer = policy.failure("search_bug", e)
+        return log
+    got = search.search_tasks(records, proposer, judge, samples=args.samples, seed=args.seed,
+                              sample_budget=args.search_budget, time_budget_s=args.search_time_budget_s,
+                              logs=[logger(rec, res) for rec, res in zip(records, results)])
+    out = []
+    for rec, res, result in zip(records, got, results):
+        if isinstance(res, search.SearchError):
+            answer = policy.failure("search_error", res)
+        elif isinstance(res, Exception):  # a search bug: this task's failed row, the run goes on
+            answer = policy.failure("search_bug", res)
+        elif res.get("kind") == "hybrid" and res.get("solution"):
+            answer = dict(policy.answer(res["solution"]), verdict=Verdict.from_dict(res["verdict"]))
+        else:
+            answer = policy.no_answer("search_failed", "search found no correct program")
         stats = result.get("stats") or {}
-        answer["search"] = {k: result.get(k) for k in ("kind", "cover", "stats")} if result else None
+        answer["search"] = {k: result.get(k) for k in ("kind", "cover", "stats", "plans")} if result else None
         print(f"search | {rec['id']} | {result.get('kind') or answer['error_type']} | kernels {stats.get('kernels', '-')} "
-              f"| cover {search._cover_str(result.get('cover'))} | samples {stats.get('samples', '-')} | "
-              f"{'stopped: ' + stats['stopped'] + ' | ' if stats.get('stopped') else ''}{time.time() - t0:.1f} s",
+              f"| cover {search._cover_str(result.get('cover'))} | plans {','.join(map(str, result.get('plans') or [])) or '-'} "
+              f"| samples {stats.get('samples', '-')} | "
+              f"{'stopped: ' + stats['stopped'] + ' | ' if stats.get('stopped') else ''}{stats.get('wall_s', '-')} s",
               flush=True)
         out.append([answer])
+    print(f"search | {len(records)} tasks searched together in {time.time() - t0:.1f} s", flush=True)
     return out
+
+
+def judge_chunk(judge, chunk, candidates):
+    """judge_candidates, except candidates that already carry their verdict (a search's end-to-end verdict of
+    the solution it found): those are not judged again."""
+    from reward import judge_candidates
+
+    todo = [[c for c in cands if "verdict" not in c] for cands in candidates]
+    got = judge_candidates(judge, chunk, todo)
+    verdicts = []
+    for cands, vs in zip(candidates, got):
+        vs = iter(vs)
+        verdicts.append([c["verdict"] if "verdict" in c else next(vs) for c in cands])
+    return verdicts
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -474,6 +517,9 @@ def build_parser():
     p.add_argument("--seed", type=int, default=0, help="seed of trial inputs, sampling and the teacher")
     p.add_argument("--teacher-dot-precision", choices=["ieee", "tf32x3"], default="ieee",
                    help="--policy teacher: fp32 tl.dot precision of its GEMM/conv/attention kernels")
+    p.add_argument("--teacher-plans", default=None,
+                   help="--policy teacher: comma list of teacher plans (triton, triton-tf32x3, hybrid) or 'all'; "
+                        "each task's plans are all judged and the fastest correct is its row (issue 20)")
     p.add_argument("--max-new-tokens", type=int, default=2048, help="generation length limit, tokens")
     p.add_argument("--temperature", type=float, default=None,
                    help="sampling temperature; default 0 (greedy) for --samples 1, else 0.8")
@@ -526,6 +572,18 @@ def check_args(args):
     for name in ("stop_after_s", "time_budget_s", "search_time_budget_s"):
         if getattr(args, name) is not None and getattr(args, name) < 0:
             raise UsageError(f"--{name.replace('_', '-')} must be >= 0, got {getattr(args, name)}")
+    if args.teacher_plans is not None:
+        import teacher
+
+        plans = [p.strip() for p in args.teacher_plans.split(",") if p.strip()]
+        plans = list(teacher.PLANS) if plans == ["all"] else plans
+        bad = [p for p in plans if p not in teacher.PLANS]
+        if bad or not plans:
+            raise UsageError(f"--teacher-plans takes 'all' or a comma list of {', '.join(teacher.PLANS)}; "
+                             f"got {args.teacher_plans!r}")
+        if args.policy != "teacher":
+            raise UsageError("--teacher-plans needs --policy teacher")
+        args.teacher_plans = ",".join(plans)
     if (args.search_budget is not None or args.search_time_budget_s is not None) and not args.search:
         raise UsageError("--search-budget / --search-time-budget-s need --search")
     args.baseline_cache = None if str(args.baseline_cache).lower() in ("none", "") else \
@@ -562,8 +620,8 @@ def check_args(args):
             import search
         except ImportError as e:
             raise UsageError(f"--search needs search.py (issue 7), which cannot be imported: {e}") from None
-        if not hasattr(search, "search_task"):
-            raise UsageError("--search: search.py has no search_task(record, proposer, judge, samples=, seed=)")
+        if not hasattr(search, "search_tasks"):
+            raise UsageError("--search: search.py has no search_tasks(records, proposer, judge, samples=, seed=)")
     args.speed_measured = args.device == "cuda" and args.time_trials > 0
     args.compile_measured = args.speed_measured and "compile" in args.baseline
     return args
@@ -726,7 +784,7 @@ def run_eval(args):
           f"baseline {args.baseline} | speed {'measured' if args.speed_measured else 'not measured'}", flush=True)
     if todo:
         import policy
-        from reward import Judge, judge_candidates, solution_text
+        from reward import Judge, solution_text
 
         try:
             proposer = policy.make_policy(args.policy, args)
@@ -756,8 +814,10 @@ def run_eval(args):
                     for i, answer in zip(live, answers):
                         candidates[i] = answer
                 t_propose += time.time() - t_chunk
-                verdicts = judge_candidates(judge, chunk, candidates)
+                verdicts = judge_chunk(judge, chunk, candidates)
                 rows = [task_row(rec, vs) for rec, vs in zip(chunk, verdicts)]
+                for cands, vs, row in zip(candidates, verdicts, rows):
+                    row.update(plan_of(cands, vs, row))
                 for rec, cands, row in zip(chunk, candidates, rows):
                     source = solution_text(cands[row["best_sample"]])
                     if source is not None:

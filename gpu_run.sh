@@ -205,12 +205,14 @@ run_kb() {  # issue 19: the teacher over a whole KernelBench level (KB_LEVEL=1|2
   echo "eval rc $?"; grep -c '"task_id"' devout/eval_kb$L/results.jsonl; tail -3 "$O/eval_kb$L.txt"
 }
 
-run_kbsearch() {  # issue 19: eval.py --search over a whole KernelBench level: a row for every task, no abort
+run_kbsearch() {  # issues 19, 20: eval.py --search over a whole KernelBench level: a row for every task, no abort.
+  # KBSEARCH_FLAGS="--teacher-plans all --search-budget 1": each task's whole-program plans, the fastest correct kept
   local L=${KB_LEVEL:-2}
   section "kbsearch level$L"
   mkdir -p devout
   timeout $(( ${KB_S:-500} + 150 )) $PY eval.py --tasks devdata/KernelBench/level$L --policy teacher --search \
-    --device cuda --workers ${KB_WORKERS:-8} --out devout/search_kb$L --baseline-cache devout/baselines.json \
+    --baseline eager,compile --device cuda --workers ${KB_WORKERS:-8} --out devout/search_kb$L \
+    --baseline-cache devout/baselines.json \
     --stop-after-s ${KB_S:-500} --time-budget-s ${KB_TIME_BUDGET_S:-2} ${KB_CHUNK:+--chunk-size $KB_CHUNK} ${KBSEARCH_FLAGS:-} >> "$O/search_kb$L.txt" 2>&1
   echo "eval rc $?"; grep -c '"task_id"' devout/search_kb$L/results.jsonl; tail -3 "$O/search_kb$L.txt"
 }

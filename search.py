@@ -572,16 +572,20 @@ def site_variants(kws):
     return out
 
 
-def autotune(task_source, solution, verdict, judge, log):
-    """Per-site grid, re-verified; best per site combined and kept if correct and faster. CUDA only."""
+def autotune(task_source, solution, verdict, log):
+    """Per-site grid, re-verified; best per site combined and kept if correct and faster. CUDA only. A generator
+    like search_steps (it yields its judge requests)."""
+    from policy import answer
+
     sites = launch_sites(solution)
     best = {"solution": solution, "verdict": verdict}
     if not sites or verdict.runtime_ms is None:
         log({"event": "autotune", "skipped": "no tunable launch" if not sites else "speed not measured"})
         return best
     trials = [(line, v) for line, kws in sites for v in site_variants(kws)]
-    verdicts = judge.verify_many([(task_source, tune_variant(solution, {line: v})) for line, v in trials],
-                                 progress=False)
+    got = yield [{"source": task_source}] * len(trials), [[answer(tune_variant(solution, {line: v}))]
+                                                          for line, v in trials]
+    verdicts = [vs[0] for vs in got]
     per_site = {}
     for (line, v), vd in zip(trials, verdicts):
         log({"event": "autotune_trial", "line": line, "config": v, "correct": vd.correct, "runtime_ms": vd.runtime_ms})
@@ -590,7 +594,7 @@ def autotune(task_source, solution, verdict, judge, log):
     if not per_site:
         return best
     combined = tune_variant(solution, {line: v for line, (v, _) in per_site.items()})
-    vd = judge.verify(task_source, combined)
+    vd = (yield [{"source": task_source}], [[answer(combined)]])[0][0]
     log({"event": "autotune_combined", "configs": {str(k): v for k, (v, _) in per_site.items()},
          "correct": vd.correct, "runtime_ms": vd.runtime_ms})
     if vd.correct and vd.runtime_ms is not None and vd.runtime_ms < verdict.runtime_ms:
@@ -692,20 +696,81 @@ def reference_result(record, why):
 def search_program(record, proposer, judge, *, max_fragment=5, samples=1, beam=4, seed=0, sample_budget=None,
                    time_budget_s=None, do_autotune=False, allow_reference=True, log=None, progress=True):
     """Search one task. Returns {"kind": "hybrid"|"reference"|"failed", "solution", "verdict" (dict), "cover",
-    "stats"}. proposer None means the reference policy (nothing is sampled)."""
+    "stats"}. proposer None means the reference policy (nothing is sampled). search_tasks runs several at once."""
+    steps = search_steps(record, proposer, judge.device, judge.time_trials, workers=getattr(judge, "workers", 2),
+                         max_fragment=max_fragment,
+                         samples=samples, beam=beam, seed=seed, sample_budget=sample_budget,
+                         time_budget_s=time_budget_s, do_autotune=do_autotune, allow_reference=allow_reference,
+                         log=log, progress=progress)
+    return drive([steps], judge, raise_errors=True)[0]
+
+
+def drive(searches, judge, raise_errors=False):
+    """Run search_steps generators together. Each round gathers every live search's request (records and their
+    candidates) into one judge_candidates call, so the judge's workers serve all of them at once (issue 20: one
+    KernelBench task's fragments do not fill 8 workers at real sizes, and its in-process steps leave them idle).
+    Returns one result per search; an exception in a search is its result (raised at once if raise_errors)."""
+    results, pending = [None] * len(searches), {}
+
+    def step(i, value):
+        try:
+            pending[i] = searches[i].send(value)
+        except StopIteration as stop:
+            results[i] = stop.value
+        except Exception as e:  # noqa: BLE001 -- the caller records it as this task's failure
+            if raise_errors:
+                raise
+            results[i] = e
+
+    for i in range(len(searches)):
+        step(i, None)
+    while pending:
+        order = list(pending)
+        records = [r for i in order for r in pending[i][0]]
+        cands = [c for i in order for c in pending[i][1]]
+        verdicts = judge_candidates(judge, records, cands)
+        at = 0
+        requests, pending = pending, {}
+        for i in order:
+            n = len(requests[i][0])
+            step(i, verdicts[at:at + n])
+            at += n
+    return results
+
+
+def whole_task(record, program, comp):
+    """The whole program as the search's first "fragment": the task's own source and traced program, so its
+    verdicts are end-to-end verdicts of the task itself and a cover of this one fragment needs no re-judging."""
+    ops = [program["nodes"][i]["op"] for i in comp]
+    return {"id": str(record.get("id", "task")), "source": record["source"], "program": program, "n_ops": len(comp),
+            "ops": ops, "span": [0, len(comp) - 1], "level": record.get("level", len(comp)), "whole": True}
+
+
+def search_steps(record, proposer, device, time_trials, *, workers=2, max_fragment=5, samples=1, beam=4, seed=0,
+                 sample_budget=None, time_budget_s=None, do_autotune=False, allow_reference=True, log=None,
+                 progress=True):
+    """search_program as a generator (`drive` runs it): it yields (records, candidates) for the judge and is sent
+    their verdicts (reward.judge_candidates' shape); it returns search_program's result. workers: fragments
+    per batch (the judge's workers), so the time budget is checked once per round of the pool."""
+    from policy import answer
     log = log or (lambda row: None)
     t0 = time.time()
-    device = judge.device
-    speed_measured = device == "cuda" and judge.time_trials > 0
+    speed_measured = device == "cuda" and time_trials > 0
     program = program_of(record)
     comp = compute_index(program)
     _, _, env = run_program(program, record["source"], device=device)  # on the GPU when judging there: real sizes
     specs = {name: tensor_spec(x) for name, x in env.items() if hasattr(x, "shape")}
     del env  # the program's intermediates; a KernelBench task's can take GBs
+    if device == "cuda":
+        import torch
+
+        torch.cuda.empty_cache()  # ... and the caching allocator would keep them from the judge's workers
     frags, skipped = all_fragments(program, specs, max_fragment, str(record.get("id", "task")))
-    # The whole program, when it is a fragment, goes first: it is the policy's single-shot answer, so even a
-    # search cut short by its time budget is never worse than not searching; the rest stay shortest first.
-    frags.sort(key=lambda f: f["span"] != [0, len(comp) - 1])  # stable: the rest keep their order
+    # The whole program goes first, as the task itself (whole_task; its rendered fragment is dropped): it is the
+    # policy's single-shot answer, so even a search cut short by its budget is never worse than not searching;
+    # the rest stay shortest first.
+    frags = [whole_task(record, program, comp)] + [f for f in frags if f["span"] != [0, len(comp) - 1]] \
+        if comp else frags
     for a, b, why in skipped:
         log({"event": "fragment_skipped", "span": [a, b], "why": why})
     log({"event": "start", "n_ops": len(comp), "fragments": len(frags), "skipped": len(skipped)})
@@ -721,7 +786,7 @@ def search_program(record, proposer, judge, *, max_fragment=5, samples=1, beam=4
     bar = _bar(len(frags), progress, f"fragments {record.get('id', '')}")
     # One round of the worker pool per batch, so --time-budget-s is checked often: on the H200 one batch of 16
     # paper-size level-5 fragments (two rounds of 8 workers) outlasted a 120 s call with a 20 s budget.
-    chunk = max(1, getattr(judge, "workers", 2))
+    chunk = max(1, workers)
     stopped = None
     for i in range(0, len(frags), chunk):
         if i > 0 and time_budget_s is not None and time.time() - t0 > time_budget_s:  # the first batch always runs
@@ -734,7 +799,7 @@ def search_program(record, proposer, judge, *, max_fragment=5, samples=1, beam=4
         if sample_budget is not None:
             part = part[:max(1, (sample_budget - stats["samples"]) // samples)]
         cands = proposer.propose(part, samples, seed + i)
-        verdicts = judge_candidates(judge, part, cands)
+        verdicts = yield part, cands
         stats["samples"] += samples * len(part)
         stats["judged"] += sum(c["text"] is not None for cs in cands for c in cs)
         for frag, cs, vs in zip(part, cands, verdicts):
@@ -743,14 +808,18 @@ def search_program(record, proposer, judge, *, max_fragment=5, samples=1, beam=4
             best = min(ok, key=lambda j: (vs[j].runtime_ms if vs[j].runtime_ms is not None else 0.0, j)) if ok else None
             if best is not None:
                 kernels[(a, b)] = {"solution": solution_text(cs[best]), "fragment": frag,
-                                   "runtime_ms": vs[best].runtime_ms}
+                                   "runtime_ms": vs[best].runtime_ms, "plan": cs[best].get("plan"),
+                                   "verdict": vs[best]}
+            if frag.get("whole"):  # each plan's outcome on the task itself (issue 20: which plan wins, by how much)
+                stats["whole_plans"] = {str(c.get("plan", j)): (v.runtime_ms if v.correct else v.error_type)
+                                        for j, (c, v) in enumerate(zip(cs, vs))}
             if a == b and best is not None and vs[best].ref_ms is not None:
                 torch_ms[a], torch_src[a] = vs[best].ref_ms, "judge"
             log({"event": "fragment", "span": [a, b], "ops": frag["ops"], "n_samples": len(vs),
                  "n_correct": len(ok), "best": best, "runtime_ms": vs[best].runtime_ms if ok else None,
-                 "ref_ms": vs[best].ref_ms if ok else None,
+                 "ref_ms": vs[best].ref_ms if ok else None, "whole": bool(frag.get("whole")),
                  "verdicts": [{"correct": v.correct, "error_type": v.error_type, "error_msg": v.error_msg[:300],
-                               "runtime_ms": v.runtime_ms} for v in vs]})
+                               "runtime_ms": v.runtime_ms, "plan": c.get("plan")} for c, v in zip(cs, vs)]})
         if bar is not None:
             bar.update(len(part))
         if len(part) < len(frags[i:i + chunk]):
@@ -761,7 +830,8 @@ def search_program(record, proposer, judge, *, max_fragment=5, samples=1, beam=4
     if stopped:
         log({"event": "budget", "stopped": stopped, "fragments_tried": stats["judged"]})
         stats["stopped"] = stopped
-    if speed_measured:
+    whole_only = list(kernels) == [(0, len(comp) - 1)] and kernels[(0, len(comp) - 1)]["fragment"].get("whole")
+    if speed_measured and not whole_only:
         single = {f["span"][0]: f for f in frags if f["span"][0] == f["span"][1]}
         for a in range(len(comp)):
             if a not in torch_ms and a in single:
@@ -777,34 +847,50 @@ def search_program(record, proposer, judge, *, max_fragment=5, samples=1, beam=4
         kernel_ms = {k: None for k in kernels}
     stats["kernels"] = len(kernel_ms)
 
-    # Covers: beam DP, assemble, judge end to end (a second round of covers if none is correct).
-    ranked = beam_covers(len(comp), torch_ms, kernel_ms, 2 * beam, speed_measured)
+    # Covers: beam DP, assemble, judge end to end (a second round of covers if none is correct). The cover of
+    # the whole program alone is not judged again: its fragment was the task itself (whole_task).
+    if whole_only:   # nothing else was tried (a budget stopped the search): that one cover, no PyTorch timing
+        ranked = [((kernel_ms.get((0, len(comp) - 1)), 1), [(0, len(comp) - 1, "kernel")])]
+    else:
+        ranked = beam_covers(len(comp), torch_ms, kernel_ms, 2 * beam, speed_measured)
     reference_rank = next((r for r, (_, segs) in enumerate(ranked) if all(s[2] == "torch" for s in segs)), None)
     winner = None
     for rnd in range(2):
         round_covers = [(c, segs) for c, segs in ranked[rnd * beam:(rnd + 1) * beam]
                         if any(s[2] == "kernel" for s in segs)]
-        sources, kept = [], []
+        sources, kept, verdicts, judge_at = [], [], [], []
         for c, segs in round_covers:
+            whole = kernels.get((0, len(comp) - 1)) if len(segs) == 1 else None
+            if whole is not None and whole["fragment"].get("whole"):
+                sources.append(whole["solution"])
+                verdicts.append(whole["verdict"])
+                kept.append((c, segs))
+                continue
             try:
                 sources.append(assemble(program, record["source"], segs, kernels))
+                verdicts.append(None)
+                judge_at.append(len(kept))
                 kept.append((c, segs))
             except SearchError as e:
                 log({"event": "cover", "cover": segs, "cost": list(c), "error": f"assembly: {e}"})
-        verdicts = judge.verify_many([(record["source"], s) for s in sources], progress=False) if sources else []
+        if judge_at:
+            got = yield [{"source": record["source"]}] * len(judge_at), [[answer(sources[k])] for k in judge_at]
+            for k, vs in zip(judge_at, got):
+                verdicts[k] = vs[0]
         for (c, segs), src, v in zip(kept, sources, verdicts):
             log({"event": "cover", "round": rnd, "cover": segs, "cost": list(c), "correct": v.correct,
                  "error_type": v.error_type, "error_msg": v.error_msg[:300], "runtime_ms": v.runtime_ms,
-                 "speedup": v.speedup})
+                 "speedup": v.speedup, "plans": [kernels[(a, b)].get("plan") for a, b, k in segs if k == "kernel"]})
             faster = speed_measured and winner is not None and \
                 (v.runtime_ms or math.inf) < (winner["verdict"].runtime_ms or math.inf)
             if v.correct and (winner is None or faster):
-                winner = {"kind": "hybrid", "solution": src, "verdict": v, "cover": segs}
+                winner = {"kind": "hybrid", "solution": src, "verdict": v, "cover": segs,
+                          "plans": [kernels[(a, b)].get("plan") for a, b, k in segs if k == "kernel"]}
         if winner is not None or not round_covers:
             break
     if winner is not None and do_autotune:
         if speed_measured:
-            tuned = autotune(record["source"], winner["solution"], winner["verdict"], judge, log)
+            tuned = yield from autotune(record["source"], winner["solution"], winner["verdict"], log)
             winner.update(tuned)
         else:
             log({"event": "autotune", "skipped": "speed not measured (CPU): autotuning is a no-op"})
@@ -830,20 +916,34 @@ def search_program(record, proposer, judge, *, max_fragment=5, samples=1, beam=4
     return winner
 
 
-def search_task(record, proposer, judge, samples=1, seed=0, sample_budget=None, time_budget_s=None, log=None):
-    """eval.py --search contract: the solution source of the best correct hybrid, or None. sample_budget and
-    time_budget_s as search_program's; log receives search_program's events and then one
-    {"event": "result", "kind", "cover", "stats"}. Raises what search_program raises (eval.py records it as the
-    task's failure)."""
+def search_tasks(records, proposer, judge, samples=1, seed=0, sample_budget=None, time_budget_s=None, logs=None):
+    """eval.py --search contract: the searches of several tasks run together (`drive`: one judge call a round for
+    all of them). Returns one item per record: search_program's result (allow_reference=False, so "kind" is
+    "hybrid" or "failed"; a hybrid's "verdict" is the judge's end-to-end verdict of its "solution" on the task
+    itself, a dict) with "plans" (the teacher plan of each kernel of the cover, where the proposer tags them),
+    or the exception that ended that task's search. sample_budget and time_budget_s as search_program's (the
+    time budget counts from the start of the batch); logs[i] receives record i's events and then one
+    {"event": "result", "kind", "cover", "stats", "plans"}. proposer None (the reference policy) gives
+    "failed" results: the judge has no reference mode (see --policy reference above)."""
+    logs = logs or [None] * len(records)
     from policy import ReferencePolicy
 
-    if isinstance(proposer, ReferencePolicy):
-        return None  # the judge has no reference mode; see --policy reference above
-    res = search_program(record, proposer, judge, samples=samples, seed=seed, sample_budget=sample_budget,
-                         time_budget_s=time_budget_s, allow_reference=False, log=log, progress=False)
-    if log is not None:
-        log({"event": "result", "kind": res["kind"], "cover": res["cover"], "stats": res["stats"]})
-    return res["solution"] if res["kind"] == "hybrid" else None
+    if proposer is None or isinstance(proposer, ReferencePolicy):
+        return [{"kind": "failed", "solution": None, "verdict": None, "cover": None, "stats": {},
+                 "plans": None} for _ in records]
+    steps = []
+    for rec, log in zip(records, logs):
+        steps.append(search_steps(rec, proposer, judge.device, judge.time_trials, workers=getattr(judge, "workers", 2),
+                                  samples=samples, seed=seed, sample_budget=sample_budget, time_budget_s=time_budget_s,
+                                  allow_reference=False, log=log, progress=False))
+    results = drive(steps, judge)
+    for res, log in zip(results, logs):
+        if isinstance(res, dict):
+            res.setdefault("plans", None)
+            if log is not None:
+                log({"event": "result", "kind": res["kind"], "cover": res["cover"], "stats": res["stats"],
+                     "plans": res["plans"]})
+    return results
 
 
 def _bar(total, progress, desc):
@@ -886,6 +986,9 @@ def build_parser():
     p.add_argument("--seed", type=int, default=0, help="seed of trial inputs, sampling and the teacher")
     p.add_argument("--teacher-dot-precision", choices=["ieee", "tf32x3"], default="ieee",
                    help="--policy teacher: fp32 tl.dot precision of its GEMM/conv/attention kernels")
+    p.add_argument("--teacher-plans", default=None,
+                   help="--policy teacher: comma list of teacher plans (triton, triton-tf32x3, hybrid) or 'all', "
+                        "each a candidate per fragment (issue 20); the fastest correct is the fragment's kernel")
     p.add_argument("--max-new-tokens", type=int, default=2048, help="generation length limit, tokens (model policies)")
     p.add_argument("--temperature", type=float, default=None, help="sampling temperature; default 0 for K=1, else 0.8")
     p.add_argument("--top-p", type=float, default=0.95, help="nucleus sampling mass")
@@ -919,6 +1022,11 @@ def make_proposer(args):
         return SingleOpPolicy(args.device, args.seed)
     import policy
 
+    if args.teacher_plans is not None:
+        import teacher
+
+        plans = [p.strip() for p in args.teacher_plans.split(",") if p.strip()]
+        args.teacher_plans = ",".join(teacher.PLANS if plans == ["all"] else plans)
     return policy.make_policy(args.policy, args)
 
 

@@ -85,6 +85,12 @@ import synth
 # the ieee speed on Hopper by design -- not yet measured here (LOG.md: the ieee GEMMs lose to cuBLAS).
 # Plain "tf32" misses the 1e-2 tolerance at large K (tests/judge_tasks/good/matmul.py on the H200).
 DOT_PRECISIONS = ("ieee", "tf32x3")
+# Where a heavy op (GEMM, convolution, transposed convolution) runs (issue 20): "triton" compiles it like any
+# anchor; "torch" keeps it a torch call (cuBLAS/cuDNN) and compiles the rest, so what follows it becomes one fused
+# Triton epilogue kernel (or the prologue of the next anchor). Which wins is measured, not assumed: `plans`.
+HEAVY_PLACES = ("triton", "torch")
+HEAVY_OPS = {"linear", "matmul", "bmm", "einsum", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
+             "conv_transpose2d", "conv_transpose3d"}
 
 
 class TeacherError(Exception):
@@ -294,9 +300,12 @@ class Prog:
     """A program ready to compile: tensors, lowered nodes, consumers. With sizes="symbolic" every shape is a
     list of Sym where the size has a name (see name_sizes) and of plain ints elsewhere."""
 
-    def __init__(self, program: dict, sizes: str = "literal", source: str | None = None):
+    def __init__(self, program: dict, sizes: str = "literal", source: str | None = None, heavy: str = "triton"):
         if sizes not in ("literal", "symbolic"):
             raise ValueError(f"sizes must be 'literal' or 'symbolic', got {sizes!r}")
+        if heavy not in HEAVY_PLACES:
+            raise ValueError(f"heavy must be one of {HEAVY_PLACES}, got {heavy!r}")
+        self.heavy = heavy
         self.symbolic = sizes == "symbolic"
         self.t: dict[str, TInfo] = {}
         self.input_names = []
@@ -356,6 +365,10 @@ class Prog:
             raise TeacherError(f"unknown op {op}")
         a = node["attrs"]
         name = node["name"]
+        if self.heavy == "torch" and op in HEAVY_OPS:
+            if synth.OPS[op].arity == 1 and not node.get("module"):
+                raise TeacherError(f"heavy='torch': functional {op} without its module is not supported")
+            return self.add(dict(node, op="torch:" + op))
         if op in ("amax", "amin") and a.get("returns_indices"):  # torch.max(x, dim): keep the values only
             S = self.t[node["inputs"][0]].shape
             d = a["dim"] % len(S)
@@ -2305,30 +2318,53 @@ def view_call(P: Prog, n: dict) -> str:
             raise TeacherError(f"indexing with {args!r} is not supported")
         code = f"{r(src)}[{index_code(args[0], top=True)}]"
         return code if src in P.non_tensors else code + ".contiguous()"
-    if n["op"] == "torch:dropout":
-        if n.get("module"):
-            return f"{module_ref(n['module'])}({r(src)})"
-        return f"torch.nn.functional.dropout({r(src)}, p={n['attrs']['p']!r}, training=True)"
+    if n["op"].startswith("torch:"):
+        return torch_call(n, [r(i) for i in n["inputs"]])
     parts = [r(x) for x in args] + [f"{k}={v!r}" for k, v in kwargs.items()]
     if short in ("size", "dim", "numel"):
         return f"{r(src)}.{short}({', '.join(parts)})"
     return f"{r(src)}.{short}({', '.join(parts)}).contiguous()"
 
 
-KEPT_TORCH_OP = "stays a torch op"  # forward's comment where a random op is kept: the solution is hybrid
+def torch_call(n: dict, ins: list[str]) -> str:
+    """Forward code for an op kept in torch: a random dropout, or a heavy op under heavy="torch". A module op
+    calls the task's own module (same weights, same cuDNN/cuBLAS path as the reference)."""
+    op = n["op"][6:]
+    if n.get("module"):
+        return f"{module_ref(n['module'])}({ins[0]})"
+    if op == "dropout":
+        return f"torch.nn.functional.dropout({ins[0]}, p={n['attrs']['p']!r}, training=True)"
+    if op == "einsum":
+        return f"torch.einsum({n['attrs']['equation']!r}, {', '.join(ins)})"
+    if op in ("matmul", "bmm"):
+        return f"torch.{op}({ins[0]}, {ins[1]})"
+    raise TeacherError(f"no torch call for {op}")
+
+
+def kept_comment(op: str) -> str:
+    """Forward's comment above an op kept in torch; it names KEPT_TORCH_OP, so `keeps_torch_ops` finds it."""
+    if op == "dropout":
+        return f"# dropout with p > 0 in training mode is random: it {KEPT_TORCH_OP} (the same RNG draw as the reference)"
+    return f"# {op} {KEPT_TORCH_OP} (cuBLAS/cuDNN); the Triton kernels compute what follows it"
+
+
+KEPT_TORCH_OP = "stays a torch op"  # forward's comment where an op is kept in torch: the solution is hybrid
 
 
 def keeps_torch_ops(solution: str) -> bool:
-    """Whether a teacher solution calls a torch compute op in forward (a random dropout), so the judge must
-    verify it under the hybrid policy (strict forbids every torch compute op)."""
+    """Whether a teacher solution calls a torch compute op in forward (a random dropout, or a heavy op under
+    heavy="torch"), so the judge must verify it under the hybrid policy (strict forbids every torch compute op)."""
     return KEPT_TORCH_OP in solution
 
 
 def compile_program(record_or_program, seed: int = 0, target: str = "cpu", source: str | None = None,
-                    generic_names: bool = False, dot_precision: str = "ieee", sizes: str = "literal") -> str:
+                    generic_names: bool = False, dot_precision: str = "ieee", sizes: str = "literal",
+                    heavy: str = "triton") -> str:
     """Solution source (a KernelBench ModelNew with Triton kernels) for a task record, a program dict from
     synth (with `source`) or a KernelBench task source string. sizes="symbolic" writes sizes as names bound
-    from the tensors' shapes (module docstring). Raises TeacherError if unsupported."""
+    from the tensors' shapes (module docstring); heavy="torch" keeps GEMMs and convolutions as torch calls
+    (HEAVY_PLACES). Raises TeacherError if unsupported, and for heavy="torch" where the result would leave the
+    Triton kernels no work after a heavy op (a program with no heavy op, or one that ends in it)."""
     if isinstance(record_or_program, str):
         source = record_or_program
         program = synth.load_task(source)
@@ -2340,10 +2376,17 @@ def compile_program(record_or_program, seed: int = 0, target: str = "cpu", sourc
             program = synth.load_task(source)
     if not source:
         raise TeacherError("the program has no task source (needed for Model.__init__)")
-    P = Prog(program, sizes, source)
+    P = Prog(program, sizes, source, heavy)
     st = Style(seed, target, generic_names, dot_precision)
     if P.output not in P.t:
         raise TeacherError(f"output {P.output!r} is not a tensor of the program")
+    if heavy == "torch":
+        kept = [n for n in P.nodes if n["op"][6:] in HEAVY_OPS and n["op"].startswith("torch:")]
+        if not kept:
+            raise TeacherError("heavy='torch': the program has no GEMM or convolution to keep in torch")
+        if _ends_in_view_of(P, {n["name"] for n in kept}):
+            raise TeacherError("heavy='torch': the program ends in its heavy op, so no Triton kernel would "
+                               "follow it")
     if P.kind(P.output) == "leaf":
         raise TeacherError("the program's output is an input: nothing to compute")
     for n in P.nodes:
@@ -2378,8 +2421,7 @@ def compile_program(record_or_program, seed: int = 0, target: str = "cpu", sourc
             body.append(f"{var} = {k.wrapper}({', '.join(k.leaf_refs)})")
         elif is_view(n):
             if n["op"].startswith("torch:"):
-                body.append(f"# {n['op'][6:]} with p > 0 in training mode is random: it {KEPT_TORCH_OP} "
-                            "(the same RNG draw as the reference)")
+                body.append(kept_comment(n["op"][6:]))
             body.append(f"{var} = {view_call(P, n)}")
     ret = P.t[P.output].ref
     lines = ["import torch", "import torch.nn as nn", "import triton", "import triton.language as tl", ""]
@@ -2392,6 +2434,47 @@ def compile_program(record_or_program, seed: int = 0, target: str = "cpu", sourc
     lines.append("    def forward(self, " + ", ".join(fargs) + "):")
     lines += ["        " + b for b in body] + [f"        return {ret}", ""]
     return "\n".join(lines)
+
+
+def _ends_in_view_of(P: Prog, names: set) -> bool:
+    """Whether the program's output is one of `names` or reached from one through views only."""
+    name = P.output
+    while name not in names:
+        n = P.node_of.get(name)
+        if n is None or not is_view(n) or n["op"].startswith("torch:") or not n["inputs"]:
+            return False
+        name = n["inputs"][0]
+    return True
+
+
+PLANS = ("triton", "triton-tf32x3", "hybrid")
+
+
+def plans(record_or_program, seed: int = 0, target: str = "cpu", source: str | None = None,
+          only=PLANS) -> list[tuple[str, str]]:
+    """The teacher's candidate solutions for one task, [(plan, solution)], each judged and the fastest correct
+    kept (issue 20: the choice is measured, not a fixed rule):
+      triton:        every op in Triton, fp32 dots in "ieee" precision (as eager PyTorch computes);
+      triton-tf32x3: the same with tensor-core "tf32x3" dots (only where the program has a dot);
+      hybrid:        GEMMs and convolutions stay torch (cuBLAS/cuDNN), the rest fused in Triton (only where a
+                     heavy op exists and Triton work follows it).
+    only: the plans to try (a subset of PLANS). A plan the teacher cannot build is left out; TeacherError only
+    if none can be built (the first plan's error)."""
+    out, first_error = [], None
+    options = {"triton": {}, "triton-tf32x3": {"dot_precision": "tf32x3"}, "hybrid": {"heavy": "torch"}}
+    for plan in only:
+        kw = options[plan]
+        try:
+            sol = compile_program(record_or_program, seed=seed, target=target, source=source, **kw)
+        except TeacherError as e:
+            first_error = first_error or e
+            continue
+        if plan == "triton-tf32x3" and "tl.dot(" not in sol:
+            continue
+        out.append((plan, sol))
+    if not out:
+        raise first_error
+    return out
 
 
 def completion_text(solution: str, seed: int = 0) -> str:

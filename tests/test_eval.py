@@ -317,8 +317,9 @@ def test_missing_optional_parts_exit_2(tmp_path, capsys):
 
 
 def test_teacher_and_search_wiring_with_stand_ins(tmp_path, capsys, monkeypatch):
-    """Stand-ins for teacher.compile_program and search.search_task: the teacher's answers are judged,
-    TeacherError becomes a failed row; --search judges what search_task returns and passes the budgets."""
+    """Stand-ins for teacher.compile_program and search.search_tasks: the teacher's answers are judged,
+    TeacherError becomes a failed row; --search passes the budgets and takes the search's own verdict of its
+    answer as the row's (no second judging: the stand-in's verdict says speedup 7)."""
     import search
     import teacher
 
@@ -335,14 +336,21 @@ def test_teacher_and_search_wiring_with_stand_ins(tmp_path, capsys, monkeypatch)
     monkeypatch.setattr(teacher, "compile_program", compile_program)
     calls = []
 
-    def search_task(record, proposer, judge, samples, seed, sample_budget=None, time_budget_s=None, log=None):
-        calls.append((record["id"], sample_budget, time_budget_s))
-        log({"event": "start", "n_ops": 2, "fragments": 3, "skipped": 0})
-        [[cand]] = proposer.propose([record], samples, seed)  # the policy is the proposer
-        log({"event": "result", "kind": "hybrid", "cover": [[0, 1, "kernel"]], "stats": {"samples": 1, "kernels": 1}})
-        return cand["text"]
+    def search_tasks(records, proposer, judge, samples, seed, sample_budget=None, time_budget_s=None, logs=None):
+        from reward import Verdict
 
-    monkeypatch.setattr(search, "search_task", search_task)
+        out = []
+        for record, log in zip(records, logs):
+            calls.append((record["id"], sample_budget, time_budget_s))
+            log({"event": "start", "n_ops": 2, "fragments": 3, "skipped": 0})
+            [[cand]] = proposer.propose([record], samples, seed)  # the policy is the proposer
+            log({"event": "result", "kind": "hybrid", "cover": [[0, 1, "kernel"]], "stats": {"samples": 1, "kernels": 1},
+                 "plans": ["hybrid"]})
+            out.append({"kind": "hybrid", "solution": cand["text"], "cover": [[0, 1, "kernel"]], "stats": {},
+                        "verdict": Verdict(compiled=True, correct=True, speedup=7.0).to_dict()})
+        return out
+
+    monkeypatch.setattr(search, "search_tasks", search_tasks)
     base = ["--tasks", TASKS, "--limit", "3", "--workers", "1"]
     agg = run_main(base + ["--policy", "teacher", "--out", str(tmp_path / "t")], capsys)
     assert (agg["overall"]["n_correct"], agg["overall"]["n_tasks"]) == (2, 3)
@@ -353,6 +361,8 @@ def test_teacher_and_search_wiring_with_stand_ins(tmp_path, capsys, monkeypatch)
     assert calls == [("1_relu_add", 7, None)] and agg["overall"]["acc"] == 1.0
     sample = json.loads(open(tmp_path / "s" / "samples.jsonl").readline())
     assert sample["search"]["kind"] == "hybrid" and sample["search"]["stats"]["samples"] == 1
+    row = json.loads(open(tmp_path / "s" / "results.jsonl").readline())
+    assert row["speedup"] == 7.0 and row["plan"] == "hybrid"  # the search's verdict, not judged again
 
 
 def test_one_task_failure_never_stops_the_run(tmp_path, capsys, monkeypatch):
@@ -392,15 +402,24 @@ def test_one_task_failure_never_stops_the_run(tmp_path, capsys, monkeypatch):
     report = (tmp_path / "t" / "report.md").read_text()
     assert "| 1_scale_shift | 1 | teacher_bug | KeyError: 'a teacher bug' |" in report
 
-    def search_task(record, proposer, judge, samples, seed, sample_budget=None, time_budget_s=None, log=None):
-        if record["id"] == "1_relu_add":
-            raise search.SearchError("op foo: unsupported")
-        if record["id"] == "abs_neg":
-            raise IndexError("list index out of range")
-        [[cand]] = proposer.propose([record], samples, seed)
-        return cand["text"]
+    real = search.search_tasks
 
-    monkeypatch.setattr(search, "search_task", search_task)
+    def search_tasks(records, proposer, judge, **kw):
+        # the real batched search; two tasks' searches raise inside it, and only those tasks fail
+        def broken(rec, *a, **k):
+            if rec["id"] == "1_relu_add":
+                raise search.SearchError("op foo: unsupported")
+            if rec["id"] == "abs_neg":
+                raise IndexError("list index out of range")
+            return (yield from steps(rec, *a, **k))
+        monkeypatch.setattr(search, "search_steps", broken)
+        try:
+            return real(records, proposer, judge, **kw)
+        finally:
+            monkeypatch.setattr(search, "search_steps", steps)
+
+    steps = search.search_steps
+    monkeypatch.setattr(search, "search_tasks", search_tasks)
     agg = run_main(["--tasks", str(tasks), "--policy", "teacher", "--search", "--workers", "1",
                     "--out", str(tmp_path / "s")], capsys)
     rows = {r["task_id"]: r for r in map(json.loads, open(tmp_path / "s" / "results.jsonl"))}
@@ -477,3 +496,22 @@ def test_stop_after_s_leaves_the_rest_for_a_rerun(tmp_path, capsys):
     agg = run_main(argv, capsys)
     assert (agg["judged"], agg["skipped"], agg["unfinished"]) == (7, 0, 0)
     check_cpu_table(agg)
+
+
+def test_teacher_plans_judge_every_plan_and_keep_the_fastest_correct(tmp_path, capsys):
+    """Issue 20: --teacher-plans all gives each task one candidate per plan the teacher can build; all are judged
+    and the row is the best one, naming its plan and every plan's outcome. Bad plan lists are usage errors."""
+    kb = os.path.join(HERE, "kernelbench_small", "level2")
+    out = str(tmp_path / "plans")
+    agg = run_main(["--tasks", kb, "--policy", "teacher", "--teacher-plans", "all", "--limit", "1", "--workers", "2",
+                    "--timeout-s", "120", "--out", out], capsys)
+    row = json.loads(open(os.path.join(out, "results.jsonl")).readline())
+    assert row["task_id"] == "12_Gemm_Multiply_LeakyReLU" and row["correct"] and agg["overall"]["acc"] == 1.0
+    assert row["n_samples"] == 3 and set(row["plans"]) == {"triton", "triton-tf32x3", "hybrid"}
+    assert row["plan"] == "triton"  # on CPU no speed: the first correct candidate represents the task
+    assert json.load(open(os.path.join(out, "run.json")))["args"]["teacher_plans"] == "triton,triton-tf32x3,hybrid"
+    for bad, message in ((["--teacher-plans", "cudnn"], "--teacher-plans takes"),
+                         (["--teacher-plans", "hybrid", "--policy", "reference"], "needs --policy teacher")):
+        with pytest.raises(SystemExit) as e:
+            ev.main(["--tasks", kb, "--policy", "teacher", "--out", str(tmp_path / "bad")] + bad)
+        assert e.value.code == 2 and message in capsys.readouterr().err

@@ -354,3 +354,44 @@ def test_cli_bad_model_policy_is_a_usage_error(tmp_path, capsys, extra, message)
     with pytest.raises(SystemExit) as e:
         search.main(["--task", task, "--policy", "model:/no/such/model", "--out", str(tmp_path / "s")] + extra)
     assert e.value.code == 2 and message in capsys.readouterr().err
+
+
+class CountingJudge:
+    """A Judge seen through search.drive: counts judge calls and the (task, solution) pairs judged."""
+
+    def __init__(self, judge):
+        self.judge, self.calls, self.pairs = judge, 0, []
+        self.device, self.time_trials, self.workers = judge.device, judge.time_trials, judge.workers
+
+    def verify_many(self, pairs, completions=False, progress=False):
+        self.calls += 1
+        self.pairs += pairs
+        return self.judge.verify_many(pairs, completions=completions, progress=progress)
+
+
+def test_search_tasks_batches_tasks_and_reuses_the_whole_programs_verdict(judge):
+    """Issue 20: search_tasks runs several tasks' searches together, one judge call a round for all of them; with
+    teacher plans each fragment gets one candidate per plan and the fastest correct keeps its plan's name; a
+    search cut to the whole program returns its verdict without judging it again; a task whose search raises
+    is that task's result, the others finish."""
+    from policy import TeacherPolicy
+
+    recs = [gate_record(), dict(gate_record(), id="gate_b"), dict(gate_record(), id="broken", source="not python")]
+    counting = CountingJudge(judge)
+    logs = [[], [], []]
+    res = search.search_tasks(recs, TeacherPolicy("cpu", 0, plans=("triton", "hybrid")), counting,
+                              time_budget_s=0.0, logs=[r.append for r in logs])
+    assert isinstance(res[2], Exception)
+    for r, log in zip(res[:2], logs):
+        assert r["kind"] == "hybrid" and r["verdict"]["correct"] and r["cover"] == [[0, 4, "kernel"]]
+        assert r["plans"][0] in ("triton", "hybrid") and log[-1]["event"] == "result"
+        whole = next(e for e in log if e.get("event") == "fragment")
+        assert whole["whole"] and [v["plan"] for v in whole["verdicts"]] == ["triton", "hybrid"]
+        assert all(v["correct"] for v in whole["verdicts"]) and set(r["stats"]["whole_plans"]) == {"triton", "hybrid"}
+    # Two judge calls for both tasks: their first batches (the whole program in 2 plans, the lone linear in 1: a
+    # hybrid of it would leave Triton nothing to do), then their covers. The whole program is judged on the task
+    # itself, once: its cover is not judged again; the other cover (linear kernel, the rest torch) is.
+    assert counting.calls == 2 and len(counting.pairs) == 2 * 3 + 2
+    assert res[0]["solution"] == res[1]["solution"]  # the two tasks share a source: once each, as a fragment
+    assert sum(sol == res[0]["solution"] for _, sol in counting.pairs) == 2
+    assert sum(src == recs[0]["source"] for src, _ in counting.pairs) == 2 * (2 + 1)

@@ -149,3 +149,46 @@ def test_symbolic_sizes_named_like_kernel_names():
     exec(sol, ns)
     inputs = task["get_inputs"]()
     assert torch.allclose(ns["ModelNew"]()(*inputs), task["Model"]()(*inputs), atol=1e-4, rtol=1e-4)
+
+
+@pytest.mark.slow  # six shrunk level-2 files, two plans each, through the interpreter
+def test_hybrid_plan_keeps_the_heavy_op_in_torch_and_passes_the_judge():
+    """Issue 20: teacher.plans(..., only=("hybrid",)) keeps each GEMM/conv a torch call (the task's own module, or
+    torch.matmul) and computes everything after it in Triton; the judge (hybrid policy) passes it, with the heavy
+    op among its recorded torch ops and the epilogue's ops not. A task with nothing after its heavy op (level 1's
+    lone conv) has no hybrid plan, and a task without a heavy op neither."""
+    from reward import Judge
+    level2 = [p for p in SMALL if "/level2/" in p]
+    items = {}
+    for path in level2:
+        src = open(path).read()
+        [(plan, sol)] = teacher.plans(src, only=("hybrid",))
+        assert plan == "hybrid" and teacher.keeps_torch_ops(sol) and "@triton.jit" in sol
+        assert "stays a torch op (cuBLAS/cuDNN)" in sol
+        items[small_label(path)] = (src, sol)
+    with Judge(workers=2, device="cpu", timeout_s=300) as j:
+        verdicts = j.verify_many(list(items.values()), progress=False)
+    bad = {k: (v.error_type, (v.error_msg or "")[:300]) for k, v in zip(items, verdicts) if not v.correct}
+    assert bad == {}
+    for label, v in zip(items, verdicts):
+        fams = {k.split(".")[0] for k in v.torch_ops}
+        assert fams & {"mm", "addmm", "bmm", "convolution", "linear", "matmul", "convolution_overrideable",
+                       "_convolution", "mkldnn_convolution", "conv2d", "conv3d", "conv_transpose3d"}, (label, v.torch_ops)
+        assert not fams & {"leaky_relu", "sigmoid", "native_group_norm", "_softmax", "logsumexp"}, (label, v.torch_ops)
+    lone_conv = next(p for p in SMALL if "/level1/" in p and "conv" in os.path.basename(p).lower())
+    with pytest.raises(teacher.TeacherError, match="ends in its heavy op"):
+        compile_program(open(lone_conv).read(), heavy="torch")
+    softmax = next(p for p in SMALL if p.endswith("level1/23_Softmax.py"))
+    assert [p for p, _ in teacher.plans(open(softmax).read())] == ["triton"]
+
+
+def test_plans_name_what_they_build():
+    """teacher.plans: the tf32x3 plan only where the program has a dot, the hybrid only where a heavy op has work
+    after it; unknown heavy placements are refused."""
+    gemm = next(p for p in SMALL if "12_Gemm_Multiply_LeakyReLU" in p)
+    built = dict(teacher.plans(open(gemm).read()))
+    assert list(built) == ["triton", "triton-tf32x3", "hybrid"]
+    assert 'input_precision="tf32x3"' in built["triton-tf32x3"] and 'input_precision="ieee"' in built["triton"]
+    assert "self.gemm(x)" in built["hybrid"] and "tl.dot" not in built["hybrid"]
+    with pytest.raises(ValueError, match="heavy must be one of"):
+        compile_program(open(gemm).read(), heavy="cudnn")
