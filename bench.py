@@ -13,6 +13,7 @@
     python bench.py decode-gemms --model-config qwen2.5-7b --triton o,down  # H200: decode matmuls alone, TB/s
     python bench.py decode-attn --model-config qwen2.5-7b   # H200: split-KV decode attention, launch sweep
     python bench.py decode-sample --model-config qwen2.5-7b # H200: generate's sampling rule vs Gumbel-max
+    python bench.py kb-table --results runs/eval-teacher-kb2  # per-task KernelBench speed table (LOG.md's), summary
 
 verify: builds `--n` candidate solutions of mixed quality (known-good Triton kernels, cheats and faults
 from tests/) for small KernelBench-like tasks (tests/judge_tasks/), then verifies them twice with the same
@@ -56,6 +57,7 @@ sft-step: LoRA SFT steps through train.py's `sft_step` (loss via policy.token_lo
 import argparse
 import glob
 import json
+import math
 import os
 import random
 import sys
@@ -1184,6 +1186,70 @@ def cmd_timing_noise(args):
                       "max_rel_diff": round(max((d for *_, d in rows), default=0.0), 4), "argv": sys.argv}))
 
 
+def kb_table_rows(rows, order=None):
+    """Markdown lines of a per-task speed table from eval.py results.jsonl rows (issues 19, 20): speedup vs eager
+    and vs torch.compile, the three times, the winning teacher plan where the run had several (and each plan's
+    ms), flags and errors. Rows sorted by the file name's number (KernelBench order)."""
+    def num(tid):
+        head = tid.split("_", 1)[0]
+        return (int(head), tid) if head.isdigit() else (10 ** 9, tid)
+
+    def f(x, nd=2):
+        return "-" if x is None else f"{x:.{nd}f}"
+    has_plans = any(r.get("plans") for r in rows)
+    head = "| task | correct | vs eager | vs compile | eager ms | compile ms | ms |" + (" plan | plans ms |" if has_plans else "") \
+        + " flags / error |"
+    out = [head, "|" + "---|" * (head.count("|") - 1)]
+    for r in sorted(rows, key=lambda r: num(r["task_id"])):
+        notes = [{"fails_kb_tol": "misses 1e-4", "oom_retried_exclusive": "retried alone"}.get(fl, fl)
+                 for fl in r.get("flags") or [] if fl != "speed_unmeasured"]
+        if r.get("error_type"):
+            notes.append(r["error_type"])
+        cells = [r["task_id"], str(int(bool(r["correct"]))), f(r.get("speedup")), f(r.get("speedup_vs_compile")),
+                 f(r.get("ref_ms")), f(r.get("compile_ref_ms")), f(r.get("runtime_ms"))]
+        if has_plans:
+            plans = r.get("plans") or {}
+            cells += [r.get("plan") or "-", ", ".join(f"{k} {v:.2f}" if isinstance(v, (int, float)) else f"{k} {v}"
+                                                      for k, v in plans.items()) or "-"]
+        out.append("| " + " | ".join(cells + [", ".join(notes)]) + " |")
+    return out
+
+
+def kb_summary(rows):
+    """Acc at both tolerances, faster-than-eager and -compile shares and geomeans over correct tasks, plan wins."""
+    from collections import Counter
+    n = len(rows)
+    ok = [r for r in rows if r["correct"]]
+    timed = [r for r in ok if r.get("speedup")]
+    vs_c = [r for r in ok if r.get("speedup_vs_compile")]
+
+    def geo(xs):
+        return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
+    return {"n_tasks": n, "acc": len(ok) / n if n else None,
+            "acc_kb_tol": sum("fails_kb_tol" not in (r.get("flags") or []) for r in ok) / n if n else None,
+            "faster_than_eager": sum(r["speedup"] > 1 for r in timed) / n if n else None,
+            "faster_than_compile": sum(r["speedup_vs_compile"] > 1 for r in vs_c) / n if n else None,
+            "geomean_vs_eager": geo([r["speedup"] for r in timed]),
+            "geomean_vs_compile": geo([r["speedup_vs_compile"] for r in vs_c]),
+            "plan_wins": dict(Counter(r.get("plan") for r in ok if r.get("plan"))),
+            "errors": dict(Counter(r["error_type"] for r in rows if r.get("error_type")))}
+
+
+def cmd_kb_table(args):
+    """Per-task table and summary of an eval.py --out over a KernelBench level (LOG.md's tables), and the slowest
+    tasks against eager with each plan's time (where the time goes, at plan level)."""
+    import eval as ev
+    rows = list(ev.read_rows(os.path.join(args.results, "results.jsonl")).values())
+    if not rows:
+        sys.exit(f"kb-table: no rows in {args.results}/results.jsonl")
+    print("\n".join(kb_table_rows(rows)))
+    slow = sorted((r for r in rows if r["correct"] and r.get("speedup")), key=lambda r: r["speedup"])[:args.slowest]
+    print(f"\nslowest {len(slow)} vs eager: " + "; ".join(
+        f"{r['task_id']} {r['speedup']:.2f}x ({r.get('plan') or 'teacher'} {r['runtime_ms']:.2f} ms vs eager "
+        f"{r['ref_ms']:.2f} ms)" for r in slow))
+    print(json.dumps({"bench": "kb-table", "results": args.results, **kb_summary(rows)}))
+
+
 def add_model_args(parser, device_help):
     """--model-config and --device, shared by the subcommands that build a random-weight model."""
     parser.add_argument("--model-config", choices=["tiny", "qwen2.5-7b"], default="tiny",
@@ -1336,6 +1402,11 @@ def main():
     f.add_argument("--steps", type=int, default=2, help="timed steps")
     f.add_argument("--seed", type=int, default=0, help="seed of weights and data")
     f.set_defaults(fn=cmd_sft_step)
+    k = sub.add_parser("kb-table", help="per-task KernelBench speed table and summary from an eval.py --out",
+                       formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    k.add_argument("--results", required=True, help="an eval.py --out directory (its results.jsonl)")
+    k.add_argument("--slowest", type=int, default=10, help="how many of the slowest correct tasks to list")
+    k.set_defaults(fn=cmd_kb_table)
     q = sub.add_parser("rl-step", help="one RL step (train.rl_step): generate/verify/update seconds, peak memory",
                        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     add_model_args(q, "where model and judge run")

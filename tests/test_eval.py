@@ -515,3 +515,18 @@ def test_teacher_plans_judge_every_plan_and_keep_the_fastest_correct(tmp_path, c
         with pytest.raises(SystemExit) as e:
             ev.main(["--tasks", kb, "--policy", "teacher", "--out", str(tmp_path / "bad")] + bad)
         assert e.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_bench_kb_table_reads_an_eval_out(tmp_path, capsys):
+    """bench.py kb-table: the per-task table LOG.md carries, and its summary, from an eval.py --out."""
+    import subprocess
+    out = str(tmp_path / "ev")
+    run_main(["--tasks", TASKS, "--policy", f"solutions:{SOLUTIONS}", "--out", out, "--workers", "2"], capsys)
+    res = subprocess.run([sys.executable, os.path.join(ROOT, "bench.py"), "kb-table", "--results", out],
+                         capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    lines = res.stdout.splitlines()
+    assert lines[0].startswith("| task | correct | vs eager |") and len([ln for ln in lines if ln.startswith("| ")]) == 1 + 7
+    summary = json.loads(lines[-1])
+    rows = list(map(json.loads, open(os.path.join(out, "results.jsonl"))))
+    assert summary["n_tasks"] == 7 and summary["acc"] == sum(r["correct"] for r in rows) / 7
