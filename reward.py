@@ -38,9 +38,18 @@ A candidate is correct only if (shared/DESIGN.md, "The judge"; issue 3):
      inputs are unchanged;
   4. every forward launches >= 1 Triton kernel (counted by wrapping the Triton launchers);
   5. faithfulness: with launches suppressed and fresh `empty*` allocations poisoned, the output is wrong;
-  6. torch ops in forward are recorded with a TorchDispatchMode. `hybrid`: allowed, unless they contain
-     every compute op of the reference (multiset of op families) -- then torch did the work and the kernel
-     is decoration ("torch_fallback"). `strict`: only allocation, view/shape and copy ops are allowed;
+  6. torch ops in forward are recorded with a TorchDispatchMode. `strict`: only allocation, view/shape and
+     copy ops are allowed. `hybrid`: torch compute ops are allowed next to the kernels unless torch did the
+     work and the kernels are decoration ("torch_fallback"), i.e. (a) the torch ops contain every compute op of
+     the reference (multiset of op families), or (b) (issue 20) in some trial the output of a torch compute op
+     that ran before a later Triton launch equals the returned output: same number of elements, flattened,
+     within the tolerance (exactly for integers), compared at up to FALLBACK_SAMPLE random positions on a copy
+     taken when the op ran (`_FallbackWatch`; the recorded trial forwards, no extra run). So a torch op may make
+     the output only after the last launch (a hybrid ending in torch, fed by the kernels), and kernels that
+     follow torch's work must change its values. An output the tolerance cannot tell from a constant is exempt
+     from (b); an honest hybrid trips (b) only where its kernels' part of the task is the identity on the
+     trial's data (a clamp that clips nothing). (b) misses a torch answer that a kernel reorders or pads, and
+     torch work after a kernel that merely copied an input (left to (a));
   7. identities of critical functions (timers, allclose, synchronize, the Triton launchers, this module)
      are unchanged after import and after every forward.
 Timing (CUDA only): per-GPU readers-writer file lock (timing exclusive), L2 flush, a spin kernel that lets
@@ -58,6 +67,7 @@ the log (the paper caps at 10 only from above), and unmeasured speed counts as s
 """
 import argparse
 import ast
+import collections
 import contextlib
 import dataclasses
 import hashlib
@@ -594,6 +604,90 @@ class _Launches:
     depth = 0  # > 0 while inside a launcher: the interpreter's own torch ops are not the candidate's
 
 
+FALLBACK_SAMPLE = 4096  # torch_fallback: outputs are compared at this many random flat positions (all, if fewer)
+FALLBACK_KEEP = 8       # ... with the last this many torch compute outputs that came before a Triton launch
+
+
+class _FallbackWatch:
+    """What torch computed in one recorded forward, for the torch_fallback check of issue 20 (answered_by).
+
+    Each output of a torch compute op (as `compute_ops` counts them; run outside a Triton launcher) with as many
+    elements as an output of the task is kept as a sample: its values, in logical row-major order, at
+    FALLBACK_SAMPLE flat positions drawn per forward from a private generator (the candidate's random stream is
+    untouched; the positions cannot be known in advance). A sample is a copy taken when the op ran, so a kernel
+    that later rewrites that tensor in place (an honest in-place epilogue) does not change it, and it costs a
+    few KB whatever the output's size, so no output-sized tensor is kept alive. Samples taken since the last
+    Triton launch are pending; the next launch makes them `kept` (the last FALLBACK_KEEP of either)."""
+
+    def __init__(self, torch, numels, device):
+        g = torch.Generator().manual_seed(int.from_bytes(os.urandom(7), "little"))
+        self.torch = torch
+        # dtypes whose indexing and fp64 cast work everywhere; others (complex, float8, quantized) are not sampled,
+        # so the judge's own ops inside the candidate's forward cannot fail
+        self.dtypes = {torch.float16, torch.bfloat16, torch.float32, torch.float64, torch.int8, torch.int16,
+                       torch.int32, torch.int64, torch.uint8, torch.bool}
+        self.positions = {n: (torch.arange(n) if n <= FALLBACK_SAMPLE else
+                              torch.randint(0, n, (FALLBACK_SAMPLE,), generator=g)).to(device)
+                          for n in set(numels) if n > 0}
+        self.pending = collections.deque(maxlen=FALLBACK_KEEP)  # (op name, numel, sample), no launch after yet
+        self.kept = collections.deque(maxlen=FALLBACK_KEEP)     # (op name, numel, sample), a launch ran after
+        self.launches = _Launches.count
+
+    def _promote(self):
+        if _Launches.count != self.launches:  # a Triton launch ran since the pending ops
+            self.kept.extend(self.pending)
+            self.pending.clear()
+            self.launches = _Launches.count
+
+    def record(self, name, out):
+        self._promote()
+        for t in (out if isinstance(out, (tuple, list)) else (out,)):
+            if self.sampled(t):
+                self.pending.append((name, t.numel(), self.sample(t)))
+
+    def sampled(self, t):
+        torch = self.torch
+        return (isinstance(t, torch.Tensor) and t.layout == torch.strided and not t.is_meta
+                and t.dtype in self.dtypes and t.numel() in self.positions)
+
+    def sample(self, t):
+        """t's values at the flat positions for its numel (a copy; row-major order whatever its strides)."""
+        t, idx = t.detach(), self.positions[t.numel()]
+        idx = idx if idx.device == t.device else idx.to(t.device)
+        if t.is_contiguous():
+            return t.reshape(-1)[idx]
+        coords = []
+        for size in reversed(t.shape):
+            coords.append(idx % size)
+            idx = idx // size
+        return t[tuple(reversed(coords))]
+
+    def answered_by(self, outs, atol_rtol):
+        """The name of a torch op, run before a later Triton launch, whose output equals (flattened, within the
+        tolerance of the output's dtype; exactly for integer/bool outputs) every output tensor that the
+        tolerance can tell from a constant, or None. A constant output is exempt: that a torch op made the same
+        constant (zeros, a mean over a size-1 dim) says nothing about who did the task's work."""
+        torch = self.torch
+        self._promote()
+        names = []
+        for o in outs:
+            if not self.sampled(o):
+                continue
+            a = self.sample(o).double()
+            atol, rtol = atol_rtol.get(str(o.dtype).replace("torch.", ""), atol_rtol["float32"])
+            if not o.is_floating_point():
+                atol = rtol = 0.0
+            mid = (a.min() + a.max()) / 2
+            if bool(torch.isclose(a, mid.expand_as(a), atol=atol, rtol=rtol).all()):
+                continue  # the tolerance cannot tell it from a constant
+            match = next((name for name, n, b in reversed(self.kept) if n == o.numel() and bool(
+                torch.isclose(a, b.to(a.device).double(), atol=atol, rtol=rtol, equal_nan=True).all())), None)
+            if match is None:
+                return None
+            names.append(match)
+        return names[0] if names else None
+
+
 class _CappedWriter:
     """sys.stdout/sys.stderr for candidate code: keeps nothing, counts bytes (a candidate may print GBs)."""
 
@@ -883,11 +977,12 @@ class _Worker:
 
         class OpRecorder(TorchDispatchMode):
             """Counts aten ops called by the candidate (not by the Triton launcher); optionally fills fresh
-            `empty*` allocations with NaN / a sentinel for the faithfulness run."""
+            `empty*` allocations with NaN / a sentinel for the faithfulness run, and hands the outputs of
+            compute ops to a _FallbackWatch (`watch`) for the torch_fallback check."""
 
-            def __init__(self, poison=False):
+            def __init__(self, poison=False, watch=None):
                 super().__init__()
-                self.counts, self.poison = {}, poison
+                self.counts, self.poison, self.watch = {}, poison, watch
 
             def __torch_dispatch__(self, func, types, args=(), kwargs=None):
                 out = func(*args, **(kwargs or {}))
@@ -896,6 +991,8 @@ class _Worker:
                     self.counts[name] = self.counts.get(name, 0) + 1
                     if self.poison and name in POISON_OPS and isinstance(out, torch.Tensor):
                         _poison(torch, out)
+                    if self.watch is not None and name not in ALLOC_OPS and name not in VIEW_OPS:
+                        self.watch.record(name, out)
                 return out
 
         self.OpRecorder = OpRecorder
@@ -1056,8 +1153,11 @@ class _Worker:
         for k, seed in enumerate(task["seeds"]):
             inputs = self.make_inputs(task, seed)
             pristine = [x.clone() if isinstance(x, torch.Tensor) else x for x in inputs]
-            rec = self.OpRecorder()
             _Launches.count = 0
+            watch = None
+            if job["policy"] == "hybrid":  # strict forbids every torch compute op anyway
+                watch = _FallbackWatch(torch, [r.numel for r in task["ref_outs"][k].refs], self.device)
+            rec = self.OpRecorder(watch=watch)
             with torch.no_grad():
                 out = self.run_candidate(lambda: _call_recorded(model, inputs, rec, self.device), "runtime_error")
             self.check_identities()
@@ -1075,6 +1175,8 @@ class _Worker:
                     raise _WorkerError("inputs_modified", f"trial {k}: input {i} was modified in place",
                                        **_partial(v))
             self.check_policy(rec.counts, task["ref_ops"], job["policy"], v)
+            if watch is not None:
+                self.check_torch_answer(out, watch, atol_rtol, f"trial {k}", v)
         self.check_faithful(model, task, atol_rtol, v)
         timings["check_s"] = round(time.perf_counter() - t, 4)
         v.correct = True
@@ -1162,6 +1264,15 @@ class _Worker:
         if ref_ops and all(cand.get(fam, 0) >= n for fam, n in ref_ops.items()):
             raise _WorkerError("torch_fallback", f"torch ops in forward {cand} cover all reference compute "
                                f"{ref_ops}: the Triton kernels do none of the task's work", **_partial(v))
+
+    def check_torch_answer(self, out, watch, atol_rtol, where, v):
+        """Issue 20: under hybrid, no torch op may already have computed the output before a Triton launch
+        that followed it (the kernels after it then only copy or rescale torch's answer)."""
+        name = watch.answered_by([out] if isinstance(out, self.torch.Tensor) else list(out), atol_rtol)
+        if name is not None:
+            raise _WorkerError("torch_fallback", f"{where}: a torch op ({name}) already computed the output "
+                               "before a later Triton launch; the Triton kernels after it do no work",
+                               **_partial(v))
 
     def check_faithful(self, model, task, atol_rtol, v):
         """Launches suppressed and fresh empty* buffers poisoned: a faithful solution must now be wrong."""

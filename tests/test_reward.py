@@ -452,3 +452,48 @@ def test_kernelbench_tolerance_flag(judge):
     exact, loose = judge.verify_many([(task, good), (task, off)], progress=False)
     assert exact.correct and "fails_kb_tol" not in exact.flags
     assert loose.correct and "fails_kb_tol" in loose.flags, (loose.error_msg, loose.flags)
+
+
+def test_fallback_watch_rule():
+    """Issue 20, the torch_fallback rule (b) on hand-made tensors: a torch output recorded before a later launch
+    that equals the output is named; one made after the last launch is not; an output the tolerance cannot tell
+    from a constant is exempt; a sample is a copy in row-major order taken when the op ran."""
+    import reward
+    tol = {"float32": (1e-2, 1e-2)}
+    torch.manual_seed(0)
+    try:
+        reward._Launches.count = 0
+        w = reward._FallbackWatch(torch, [12], "cpu")
+        h = torch.tensor([[-1.0, 2.0, -3.0, 4.0], [5.0, -6.0, 7.0, -8.0], [9.0, 10.0, -11.0, 12.0]])
+        w.record("addmm", h)
+        w.record("sum", torch.ones(5))               # another size: not kept
+        w.record("sort", h.sort(dim=1))              # a tuple of two tensors of the output's size: both kept
+        reward._Launches.count = 1                   # a Triton launch
+        w.record("relu", h.relu())                   # after the last launch
+        assert w.answered_by([h.clone()], tol) == "addmm"                  # the kernel only copied it
+        assert w.answered_by([h * (1 + 5e-3)], tol) == "addmm"            # ... or rescaled within the tolerance
+        assert w.answered_by([h.relu()], tol) is None                      # torch made it after the last launch
+        assert w.answered_by([h + 0.5], tol) is None                       # the kernel changed every value
+        assert w.answered_by([h.sort(dim=1).values], tol) == "sort"
+        assert w.answered_by([h, h.relu()], tol) is None                   # a tuple: every output must match
+        assert w.answered_by([h.int()], tol) == "addmm"                    # integers compare exactly ...
+        assert w.answered_by([h.int() + 1], {"int32": (1.0, 1.0), **tol}) is None  # ... whatever the table says
+        h.relu_()                                    # a kernel rewrites the torch tensor in place
+        assert w.answered_by([h], tol) is None       # the sample is addmm's answer, not the final one
+
+        w = reward._FallbackWatch(torch, [12, 10_000], "cpu")
+        z, tiny, t = torch.zeros(12), torch.randn(12) * 1e-3, torch.arange(12.0).reshape(4, 3).t()
+        big = torch.randn(100, 100)
+        for name, x in [("sub", z), ("mul", tiny), ("permute", t), ("gelu", big)]:
+            w.record(name, x)
+        reward._Launches.count = 2
+        assert w.answered_by([torch.zeros(12)], tol) is None                 # a constant output is exempt
+        assert w.answered_by([torch.randn(12) * 1e-3], tol) is None          # ... also within the tolerance
+        assert w.answered_by([t.contiguous()], tol) == "permute"             # row-major order, whatever the strides
+        assert w.answered_by([torch.arange(12.0)], tol) is None              # same values, another order
+        assert w.answered_by([big.clone()], tol) == "gelu"                   # sampled: 4096 of 10,000 positions
+        half = big.clone()
+        half[::2] += 1.0
+        assert w.answered_by([half], tol) is None
+    finally:
+        reward._Launches.count = 0
