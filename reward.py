@@ -1349,12 +1349,17 @@ class _Worker:
                     # copy, and three outputs. Where that and the outputs together pass the cap, the outputs go
                     # to the host if it has room (L1 38_L1Norm_, 8.6 GB a tensor: 43 GB of outputs on the GPU
                     # left no room for the exclusive retry's timing, which ran out of memory).
+                    # The exclusive retry of an oom keeps them on the host whenever it has room: its cap is the
+                    # whole GPU, but idle workers still hold their own caches there, and on the H200 four level-1
+                    # tasks (38, 39, 76, 87) ran out of GPU memory again with their outputs on the GPU.
                     in_b = _output_bytes(torch, inputs)
                     working = 5 * in_b + 4 * out_b
                     host_room = 0.75 * self.caps.get("rss_gb", 0.0) * (1 << 30)
                     fits_gpu = need <= REF_GPU_SHARE * self.gpu_cap_bytes()
                     where = "cuda" if fits_gpu and (need + working <= self.gpu_cap_bytes() or need > host_room) \
                         else "cpu"
+                    if job.get("exclusive") and need <= host_room:
+                        where = "cpu"
                     if where == "cpu" and need > host_room > 0:
                         # no room on either side: say so now, not after copying GBs to the host watchdog's kill
                         raise _WorkerError("oom", f"the reference outputs of {len(task['seeds'])} trials take "
@@ -1455,6 +1460,8 @@ class _Worker:
                     return self.make_inputs(task, seed_base + 1 + i, draw_on_device=True)
                 except DRAW_ERRORS:
                     pass  # the judge's own input draw failed (out of memory, say): not the candidate's fault
+            if sets[0] is None:
+                sets[0] = self.make_inputs(task, task["seeds"][0])
             if len(sets) == 1:
                 sets.extend(self.make_inputs(task, seed) for seed in task["seeds"][1:3])
             return sets[i % len(sets)]
@@ -1491,6 +1498,10 @@ class _Worker:
                 v.flags.append("compile_baseline_failed")
         elif job["compile_baseline"] and cached.get("compile_failed"):
             v.flags.append("compile_baseline_failed")
+        if fresh:
+            # fresh draws serve every trial, so the first set is only a fallback: drawn again if ever needed (one
+            # input set less on the GPU while timing; KernelBench L1 45 has a 17 GB input)
+            sets[0] = None
         lock = self.gpu_lock(job)
         _send(self.fd_out, {"type": "pause", "nonce": job["nonce"]})  # waiting is not the candidate's time
         t = time.perf_counter()
@@ -1503,15 +1514,15 @@ class _Worker:
         # reference runs here, untimed, on the trial's inputs drawn again (the draws are seeded).
         spots = {}
 
-        def check(i, n, outs):  # n: the number of timed trials, known once the warm-ups have measured a run
+        def check(i, n, outs, inputs):  # n: the number of timed trials, known once the warm-ups measured a run
             if n not in spots:
                 spots[n] = set(random.Random(job["nonce"]).sample(range(n), min(5, n))) | {n - 1}
             if i in spots[n]:
                 if "ref" in outs:
                     ref = outs["ref"]
-                else:
+                else:  # the trial's own input set: every fn ran on copies of it, so it is as drawn
                     with torch.no_grad():
-                        ref = task["model"](*inputs_for(i))
+                        ref = task["model"](*inputs)
                 self.compare(outs["new"], ref, job["atol_rtol"], f"timed run {i}", v)
         try:
             times = _cuda_times(torch, fns, refill, inputs_for, job["time_trials"], self.run_candidate, check=check,
@@ -1599,8 +1610,8 @@ def _cuda_times(torch, fns, refill, inputs_for, trials, run_candidate, warmup=10
     100 ms paper-size 3-d convolution (and its eager reference) they held the GPU lock for 20 s, during which
     no other worker could time anything (search on the H200, LOG.md). The median of >= 20 runs of a kernel that
     long is as stable as of 100 (each run is long against the clock's jitter).
-    `check(i, n, outs)`, if given, sees every fn's output of timed trial i of n (all fns ran on the same input
-    set)."""
+    `check(i, n, outs, inputs)`, if given, sees every fn's output of timed trial i of n (all fns ran on copies of
+    that trial's input set `inputs`)."""
     flush = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")  # > L2 of any current GPU
     times = {k: [] for k in fns}
     order = list(fns)
@@ -1640,7 +1651,7 @@ def _cuda_times(torch, fns, refill, inputs_for, trials, run_candidate, warmup=10
                 torch.cuda.synchronize()
                 times[k].append(start.elapsed_time(end))
             if check is not None:
-                check(i, trials, outs)
+                check(i, trials, outs, inputs)
     return times
 
 

@@ -394,6 +394,14 @@ class Prog:
                 # before each trial's get_inputs and nothing else in either forward draws from it, so both
                 # draw the same mask (a hybrid solution: the judge's default policy allows the torch op).
                 return self.add(dict(node, op="torch:dropout", attrs=dict(a, p=p)))
+        if op == "norm" and a.get("p", "fro") in (2, 2.0, "fro") and a.get("dim") is None:
+            # the 2-norm of everything (KernelBench L1 37, 1.9G elements): a sum of squares, which the GPU target
+            # splits over programs (k_sum_split), then its root; one row kernel over one row took 1.8 s there
+            x = node["inputs"][0]
+            shape = self.t[x].shape
+            sq = self._new(name, "mul", [x, x], {}, shape)
+            total = self._new(name, "rsum", [sq], {"dims": list(range(len(shape))), "count": 1}, node["shape"])
+            return self.add(dict(node, op="sqrt", inputs=[total], attrs={}))
         if op in ("mse_loss", "smooth_l1_loss", "kl_div"):
             red = a.get("reduction", "mean")
             if red == "none":
@@ -587,6 +595,13 @@ class Prog:
 # --------------------------------------------------------------------------------------------------
 # Planning: epilogue regions and materialised tensors
 # --------------------------------------------------------------------------------------------------
+def is_split_sum(P: Prog, n: dict) -> bool:
+    """A sum of everything into one value over more than SPLIT_SUM_MIN elements: k_sum_split on the GPU target
+    (its region is the sum alone, so k_rows sees A == E)."""
+    return n["op"] in ("sum", "mean", "rsum") and prod(P.t[n["name"]].shape) == 1 and \
+        prod(P.t[n["inputs"][0]].shape) > SPLIT_SUM_MIN
+
+
 def plan(P: Prog) -> list[tuple[str, str]]:
     """Kernels to launch, in order: (anchor or None-for-elementwise, region end). Marks P.t[...].ref for
     every tensor that becomes visible in forward."""
@@ -603,8 +618,8 @@ def plan(P: Prog) -> list[tuple[str, str]]:
         if P.kind(n["name"]) != "anchor":
             continue
         A = n["name"]
-        if P.t[A].dtype != "float32":
-            launches.append((A, A))
+        if P.t[A].dtype != "float32" or is_split_sum(P, n):
+            launches.append((A, A))   # a split sum's atomics leave no place for an epilogue: its users read it
             continue
         region = [A]
         members = {A}

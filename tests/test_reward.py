@@ -418,7 +418,7 @@ def test_timing_budget_cuts_trials_of_long_runs(run_ms, budget_s, lo, hi):
     fns = {"ref": fake.run("ref"), "new": fake.run("new")}
     seen = []
     times = reward._cuda_times(fake, fns, {"ref": [], "new": []}, lambda i: [], 100, lambda fn, _: fn(),
-                               check=lambda i, n, outs: seen.append((i, n)), budget_s=budget_s)
+                               check=lambda i, n, outs, inputs: seen.append((i, n)), budget_s=budget_s)
     n = len(times["new"])
     assert lo <= n <= hi and len(times["ref"]) == n
     assert [i for i, _ in seen] == list(range(n)) and {m for _, m in seen} == {n}  # check knows the real count
