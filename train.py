@@ -58,7 +58,9 @@ RL tasks of the higher levels), teacher pairs verified by the judge, tokenizer +
 steps, eval.py on held-out level-1 tasks for the SFT and the RL checkpoint; runs/<name>/ gets report.md
 and PNG curves too. `--pipeline-sft-levels` adds higher-level pairs to SFT, `--pipeline-eval-higher` held-out
 higher-level programs to the eval, and `--pipeline-ablation-loss grpo` a second RL stage from the same SFT
-checkpoint (what `--preset gpu-small` uses for the DRPO vs GRPO comparison).
+checkpoint (what `--preset gpu-small` uses for the DRPO vs GRPO comparison). `--pipeline-kernelbench-eval 1,2`
+(on in gpu-small) also judges every checkpoint, and the teacher, on the KernelBench level folders (issue 21), into
+eval_<name>_kb<level> and a KernelBench table in report.md.
 """
 import argparse
 import contextlib
@@ -119,7 +121,11 @@ PRESETS = {
                       # GPU lock: 12-22 s of a ~20 s step went to verify (LOG.md). 30 runs keep the median
                       # within a few percent (the judge's floor is 20), enough to rank rollouts by speed.
                       judge_time_trials=30,
-                      rl_eval_every=5),  # pass@1 of 16 held-out tasks per level: promotion within minutes
+                      rl_eval_every=5,  # pass@1 of 16 held-out tasks per level: promotion within minutes
+                      # the real benchmark next to the synthetic held-out set (issue 21): every checkpoint and the
+                      # teacher on KernelBench levels 1 and 2 (the teacher alone is ~10 min of H200 time; reuse a
+                      # sweep with --pipeline-kernelbench-teacher DIR{level})
+                      pipeline_kernelbench_eval="1,2"),
     # The paper's model: Qwen2.5-Coder-7B-Instruct, LoRA r=64 in bf16 on one 80 GB GPU. Measured on an H200
     # (7B shape, random weights, 16 x 2048 tokens per step): micro-batch 2 without gradient checkpointing
     # 8.5k tok/s at 53 GB peak; micro-batch 4 with it 6.3k tok/s at 22 GB (use that for longer sequences).
@@ -133,6 +139,8 @@ PRESETS = {
 # Flags that describe this invocation rather than the run: on --resume they come from the command line,
 # every other value comes from the checkpoint so the run continues exactly.
 RUNTIME_FLAGS = {"resume", "out", "stop_after", "device", "judge_workers"}
+# The KernelBench levels the pipeline evaluates on: the folders kernelbench_dirs finds (and decontaminates against).
+KERNELBENCH_LEVELS = ("1", "2")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -275,6 +283,19 @@ def build_parser() -> argparse.ArgumentParser:
                    help="KernelBench root (with level1/, level2/) that every training set the pipeline writes is "
                         "checked against (the run fails on a copy); default ../shared/KernelBench when present, "
                         "'none' skips the check")
+    g.add_argument("--pipeline-kernelbench-eval", default="", metavar="LEVELS",
+                   help="KernelBench levels (comma list of 1, 2; '' = off, the tiny default) on which eval.py also "
+                        "judges each checkpoint (SFT, every RL run) after its held-out eval, into "
+                        "<run>/eval_<name>_kb<level>: the level folders of --kernelbench (skipped with a line when "
+                        "there is none), speed vs eager, eval.py's own per-candidate timeout (or --judge-timeout-s "
+                        "where larger) and baseline cache")
+    g.add_argument("--pipeline-kernelbench-teacher", default="auto", metavar="auto|none|DIR",
+                   help="the teacher's KernelBench row beside the checkpoints': auto = eval.py --policy teacher per "
+                        "level into <run>/eval_teacher_kb<level> (resumable); a pattern of eval.py --out folders with "
+                        "{level} (e.g. results/kb-teacher/level{level}) whose results.jsonl is read instead, limited "
+                        "to the tasks the checkpoints are judged on; none = no teacher row")
+    g.add_argument("--pipeline-kernelbench-limit", type=int, default=None, metavar="N",
+                   help="KernelBench files per level judged (eval.py --limit: the first N by name; default all)")
     g.add_argument("--pipeline-data-only", action="store_true",
                    help="stop after the synth and teacher stages (make the data on a CPU box; a later run with "
                         "--resume on the GPU reuses it)")
@@ -383,6 +404,23 @@ def check_args(parser, args):
         parser.error("--resume needs --out RUN_DIR")
     if args.rl_eval_every is not None and args.rl_eval_every < 0:
         parser.error(f"--rl-eval-every must be >= 0 (got {args.rl_eval_every})")
+    kb_levels = [v.strip() for v in args.pipeline_kernelbench_eval.split(",") if v.strip()]
+    if any(v not in KERNELBENCH_LEVELS for v in kb_levels) or len(set(kb_levels)) != len(kb_levels):
+        parser.error(f"--pipeline-kernelbench-eval must be '' (off) or a comma list of the KernelBench levels "
+                     f"{', '.join(KERNELBENCH_LEVELS)}, e.g. 1,2 (got {args.pipeline_kernelbench_eval!r})")
+    args.pipeline_kernelbench_eval = ",".join(kb_levels)
+    if args.pipeline_kernelbench_limit is not None and args.pipeline_kernelbench_limit <= 0:
+        parser.error(f"--pipeline-kernelbench-limit must be > 0 (got {args.pipeline_kernelbench_limit})")
+    teacher = args.pipeline_kernelbench_teacher
+    if teacher not in ("auto", "none"):
+        if "{level}" not in teacher:
+            parser.error(f"--pipeline-kernelbench-teacher must be auto, none or a folder pattern with {{level}}, "
+                         f"e.g. results/kb-teacher/level{{level}} (got {teacher!r})")
+        args.pipeline_kernelbench_teacher = teacher = os.path.abspath(teacher)  # run.json is read from anywhere
+        for level in kb_levels:  # a missing sweep fails now, not after hours of SFT and RL
+            path = os.path.join(teacher.replace("{level}", level), "results.jsonl")
+            if not os.path.isfile(path):
+                parser.error(f"--pipeline-kernelbench-teacher: no eval.py results for level {level} ({path})")
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -1435,7 +1473,8 @@ def kernelbench_dirs(args):
             return []
     if root.lower() == "none":
         return []
-    dirs = [os.path.join(root, d) for d in ("level1", "level2") if os.path.isdir(os.path.join(root, d))]
+    dirs = [os.path.join(root, f"level{lv}") for lv in KERNELBENCH_LEVELS]
+    dirs = [d for d in dirs if os.path.isdir(d)]
     if not dirs:
         raise UsageError(f"--kernelbench {root}: no level1/ or level2/ folder there")
     return [os.path.abspath(d) for d in dirs]
@@ -1477,20 +1516,81 @@ def teacher_pairs(args, tasks_path, pairs_path, log_path):
         raise UsageError(f"teacher.py failed (exit {rc}); see {log_path}")
 
 
-def evaluate(args, tasks_path, policy_dir, out_dir):
-    """eval.py on the held-out tasks (greedy), as a function call; returns its aggregates."""
+def evaluate(args, tasks_path, policy, out_dir, extra_argv=()):
+    """eval.py on a task set (greedy), as a function call; returns its aggregates. `policy`: a checkpoint dir or
+    "teacher"; `extra_argv`: more eval.py flags (a flag given twice takes the later value)."""
     import eval as eval_lib
 
     device = "cuda" if policy_lib.resolve_device(args.device).type == "cuda" else "cpu"
-    argv = ["--tasks", tasks_path, "--policy", policy_dir, "--out", out_dir, "--device", device,
+    argv = ["--tasks", tasks_path, "--policy", policy, "--out", out_dir, "--device", device,
             "--workers", str(args.judge_workers), "--timeout-s", str(args.judge_timeout_s), "--temperature", "0",
             "--max-new-tokens", str(args.rollout_max_new_tokens), "--seed", str(args.seed),
-            "--gen-batch-size", str(args.gen_batch_size), "--engine", args.engine]
+            "--gen-batch-size", str(args.gen_batch_size), "--engine", args.engine, *extra_argv]
     eval_args = eval_lib.build_parser().parse_args(argv)
     eval_args.argv = argv
     eval_lib.check_args(eval_args)
     _, agg = eval_lib.run_eval(eval_args)
     return agg
+
+
+def kernelbench_eval_dirs(args, kb_dirs) -> dict:
+    """{level: KernelBench level folder} of the --pipeline-kernelbench-eval levels that kernelbench_dirs found;
+    a line says which requested level is skipped and why (as the decontamination stage does)."""
+    wanted = [lv for lv in args.pipeline_kernelbench_eval.split(",") if lv]
+    found = {os.path.basename(d)[len("level"):]: d for d in kb_dirs}
+    if not kb_dirs:
+        print("KernelBench eval skipped: no KernelBench folder (--kernelbench)", flush=True)
+    for lv in wanted:
+        if kb_dirs and lv not in found:
+            print(f"KernelBench eval of level {lv} skipped: no level{lv}/ folder beside {', '.join(kb_dirs)}",
+                  flush=True)
+    return {lv: found[lv] for lv in wanted if lv in found}
+
+
+def kernelbench_argv(args):
+    """eval.py flags of a KernelBench eval: speed against eager PyTorch only; eval.py's own per-candidate timeout
+    (--judge-timeout-s where larger), because a real-size KernelBench task takes longer to judge than a synthetic
+    program (gpu-small's 20 s is set for RL rollouts); its default --baseline-cache; the first
+    --pipeline-kernelbench-limit files."""
+    import eval as eval_lib
+
+    timeout_s = max(args.judge_timeout_s, eval_lib.build_parser().get_default("timeout_s"))
+    argv = ["--baseline", "eager", "--timeout-s", str(timeout_s)]
+    if args.pipeline_kernelbench_limit:
+        argv += ["--limit", str(args.pipeline_kernelbench_limit)]
+    return argv
+
+
+def evaluate_kernelbench(args, kb_levels, policy, run_dir, name) -> dict:
+    """eval.py of one policy on each KernelBench level into <run>/eval_<name>_kb<level>; {level: aggregates of
+    that level's tasks, with "out"}."""
+    results = {}
+    for lv, kb_dir in kb_levels.items():
+        agg = evaluate(args, kb_dir, policy, os.path.join(run_dir, f"eval_{name}_kb{lv}"), kernelbench_argv(args))
+        results[lv] = dict(agg["overall"], out=agg["out"])
+    return results
+
+
+def kernelbench_teacher(args, kb_levels, run_dir) -> dict:
+    """The teacher's KernelBench aggregates per level (--pipeline-kernelbench-teacher): auto = eval.py --policy
+    teacher, resumable like every eval; a folder pattern = an earlier eval.py --out per level (an H200 teacher
+    sweep), its rows limited to the tasks the checkpoints are judged on, so every row of the table covers the
+    same files; "missing" counts those tasks that sweep lacks."""
+    import eval as eval_lib
+
+    spec = args.pipeline_kernelbench_teacher
+    if spec == "auto":
+        return evaluate_kernelbench(args, kb_levels, "teacher", run_dir, "teacher")
+    results = {}
+    for lv, kb_dir in kb_levels.items():
+        out_dir = spec.replace("{level}", lv)
+        done = eval_lib.read_rows(os.path.join(out_dir, "results.jsonl"))
+        task_ids = [str(r["id"]) for r in eval_lib.load_tasks(kb_dir, args.pipeline_kernelbench_limit)]
+        rows = [done[t] for t in task_ids if t in done]
+        results[lv] = dict(eval_lib.aggregate_by_level(rows)["overall"], out=out_dir, missing=len(task_ids) - len(rows))
+        if results[lv]["missing"]:
+            print(f"note: {out_dir} lacks {results[lv]['missing']} of the {len(task_ids)} level-{lv} tasks", flush=True)
+    return results
 
 
 def plot_curves(run_dir, sft_rows, rl_rows) -> list:
@@ -1544,9 +1644,43 @@ def write_pipeline_report(run_dir, summary, plots):
             speed = f"{r['geomean_speedup']:.2f}x" if r.get("geomean_speedup") else "-"
             lines.append(f"| {name} | {level} | {r.get('n_tasks')} | {_pct(r.get('compiled'))} | {_pct(r.get('acc'))} "
                          f"| {speed} |")
-    lines += ["", s["verdict_note"], "", "## Curves", ""] + [f"![{p}]({p})" for p in plots]
+    lines += ["", s["verdict_note"]]
+    if s.get("kernelbench_note"):  # --pipeline-kernelbench-eval
+        lines += ["", "## KernelBench", "", s["kernelbench_note"], ""] + kernelbench_table(s["kernelbench"])
+    lines += ["", "## Curves", ""] + [f"![{p}]({p})" for p in plots]
     with open(os.path.join(run_dir, "report.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
+
+
+def kernelbench_table(kb) -> list:
+    """report.md lines of the KernelBench table: `kb` maps policy -> {level: eval.py aggregates}; one row per
+    policy (the teacher first), per level the tasks, Acc, Acc at KernelBench's 1e-4, fast_1 and the geomean
+    speedup over the correct tasks ("not measured" where speed was not, e.g. on CPU)."""
+    levels = sorted({lv for per in kb.values() for lv in per}, key=int)
+    if not levels:
+        return []
+    lines = ["| policy |" + "".join(f" L{lv} tasks | L{lv} Acc | L{lv} Acc at 1e-4 | L{lv} fast_1 | L{lv} geomean |"
+                                    for lv in levels), "|---|" + "---|" * 5 * len(levels)]
+    for name in sorted(kb, key=lambda n: n != "teacher"):  # stable: the teacher, then the checkpoints in run order
+        cells = []
+        for lv in levels:
+            r = kb[name].get(lv)
+            if r is None:
+                cells += ["-"] * 5
+                continue
+            if r.get("speed_measured"):
+                speed = [_pct(r.get("fast_1")), f"{r['geomean_speedup']:.2f}x" if r.get("geomean_speedup") else "-"]
+            else:
+                speed = ["not measured"] * 2
+            cells += [str(r["n_tasks"]), _pct(r.get("acc")), _pct(r.get("acc_kb_tol"))] + speed
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def _kb_accs(kb) -> str:
+    """'teacher L1 100.0% L2 50.0%, sft L1 0.0% ...': the KernelBench Acc per policy and level, one line."""
+    return ", ".join(f"{name}" + "".join(f" L{lv} {_pct(r.get('acc'))}" for lv, r in per.items())
+                     for name, per in sorted(kb.items(), key=lambda kv: kv[0] != "teacher"))
 
 
 def _pct(x):
@@ -1562,7 +1696,8 @@ def pipeline_run_dir(args):
 def run_all(args):
     """The offline pipeline at toy scale: synthesize tasks -> check them against KernelBench (a copy fails the run)
     -> teacher pairs (verified) -> tokenizer + tiny model
-    -> SFT -> RL -> eval of the SFT and RL checkpoints on held-out level-1 tasks -> report.md and PNG curves."""
+    -> SFT -> RL -> eval of the SFT and RL checkpoints on held-out level-1 tasks (and, with
+    --pipeline-kernelbench-eval, on KernelBench beside the teacher) -> report.md and PNG curves."""
     import copy
 
     t_all = time.time()
@@ -1619,12 +1754,45 @@ def run_all(args):
                                             f"held-out tasks",
                             lambda: evaluate(args, eval_path, policy_dir, os.path.join(run_dir, f"eval_{name}")))
 
+    # KernelBench (issue 21, --pipeline-kernelbench-eval): each checkpoint right after its held-out eval, and the
+    # teacher once, on the same first --pipeline-kernelbench-limit files of each level
+    kb_levels = kernelbench_eval_dirs(args, kb_dirs) if args.pipeline_kernelbench_eval else {}
+    kb_evals = {}
+    kb_files = f"the first {args.pipeline_kernelbench_limit} files" if args.pipeline_kernelbench_limit else "all files"
+    if not args.pipeline_kernelbench_eval:
+        kb_note = None
+    elif not kb_levels:
+        kb_note = (f"Not evaluated: no KernelBench level {args.pipeline_kernelbench_eval} folder "
+                   f"(--kernelbench {args.kernelbench or 'default ../shared/KernelBench'}).")
+    else:
+        teacher = {"auto": "eval.py --policy teacher in eval_teacher_kb<level>", "none": "not run"}.get(
+            args.pipeline_kernelbench_teacher, f"read from {args.pipeline_kernelbench_teacher}")
+        kb_note = (f"eval.py (greedy, judged by reward.py, speed vs eager PyTorch) on {kb_files} of "
+                   + ", ".join(kb_levels.values()) + "; outputs in eval_<policy>_kb<level>. Acc is at the judge's "
+                   "tolerance (fp32 1e-2), Acc at 1e-4 at KernelBench's own; fast_1 = share of all tasks correct "
+                   f"and faster than eager; geomean over the correct tasks. Teacher: {teacher}.")
+
+    def evaluate_kernelbench_stage(name, policy):
+        if kb_levels:
+            who = "the teacher" if name == "teacher" else f"the {name.upper()} checkpoint"
+            kb_evals[name] = stage(f"eval-{name}-kb", f"eval.py: {who} on KernelBench level(s) "
+                                                      f"{', '.join(kb_levels)} ({kb_files})",
+                                   lambda: evaluate_kernelbench(args, kb_levels, policy, run_dir, name))
+
     evaluate_stage("sft", sft_args.out)
+    evaluate_kernelbench_stage("sft", sft_args.out)
+    if kb_levels and args.pipeline_kernelbench_teacher == "auto":
+        evaluate_kernelbench_stage("teacher", "teacher")
+    elif kb_levels and args.pipeline_kernelbench_teacher != "none":
+        kb_evals["teacher"] = stage("kb-teacher", f"the teacher's KernelBench rows read from "
+                                                  f"{args.pipeline_kernelbench_teacher}",
+                                    lambda: kernelbench_teacher(args, kb_levels, run_dir))
     if args.pipeline_sft_only:
-        write_run_json(run_dir, args, {"stage": "all", "sft_only": stages, "eval": evals})
+        write_run_json(run_dir, args, {"stage": "all", "sft_only": stages, "eval": evals, "kernelbench": kb_evals})
         acc = (evals["sft"].get("overall") or evals["sft"]).get("acc")
-        print(f"\n--pipeline-sft-only: SFT checkpoint {sft_args.out}, held-out acc {_pct(acc)}", flush=True)
-        return {"stages": stages, "eval": evals}
+        print(f"\n--pipeline-sft-only: SFT checkpoint {sft_args.out}, held-out acc {_pct(acc)}"
+              + (f"; KernelBench acc: {_kb_accs(kb_evals)}" if kb_evals else ""), flush=True)
+        return {"stages": stages, "eval": evals, "kernelbench": kb_evals}
     rl_runs = [("rl", args.loss)] + ([] if args.pipeline_ablation_loss == "none" else
                                      [(f"rl_{args.pipeline_ablation_loss}", args.pipeline_ablation_loss)])
     rl_dirs, rl = {}, None
@@ -1642,6 +1810,7 @@ def run_all(args):
         rl = rl if rl is not None else result
         rl_dirs[name] = rl_args.out
         evaluate_stage(name, rl_args.out)
+        evaluate_kernelbench_stage(name, rl_args.out)
 
     sft_rows = [json.loads(line) for line in open(os.path.join(sft_args.out, "metrics.jsonl"))]
     rl_rows = {name: [json.loads(line) for line in open(os.path.join(d, "metrics.jsonl"))] for name, d in rl_dirs.items()}
@@ -1667,7 +1836,8 @@ def run_all(args):
     held = [r["heldout_loss"] for r in sft_rows if r.get("heldout_loss") is not None]
     summary = {"argv": args.argv, "stages": stages, "eval": evals, "wall_s": time.time() - t_all,
                "device": str(policy_lib.resolve_device(args.device)), "verdict_note": note, "n_pairs": n_pairs,
-               "heldout_loss": held, "rl_curriculum": rl["curriculum"]}
+               "heldout_loss": held, "rl_curriculum": rl["curriculum"], "kernelbench": kb_evals,
+               "kernelbench_note": kb_note}
     write_pipeline_report(run_dir, summary, plots)
     record = write_run_json(run_dir, args, {"stage": "all", "summary": summary})
     if "summary" not in record:  # a resumed pipeline appended to `resumes`; the summary also goes on top
@@ -1677,6 +1847,7 @@ def run_all(args):
           + "; ".join(f"{n} acc {_pct((a.get('overall') or a).get('acc'))}"
                       + "".join(f" (L{lv} {_pct(r.get('acc'))})" for lv, r in sorted((a.get("levels") or {}).items())
                                 if len(a.get("levels") or {}) > 1) for n, a in evals.items())
+          + (f"\nKernelBench acc: {_kb_accs(kb_evals)}" if kb_evals else "")
           + f"\n{note}\nreport: {os.path.join(run_dir, 'report.md')}", flush=True)
     return summary
 

@@ -1,0 +1,119 @@
+"""The pipeline's KernelBench evaluation (issue 21): with --pipeline-kernelbench-eval every checkpoint (SFT, each RL
+run) and the teacher are judged by eval.py on the KernelBench level folders, and report.md gets one table of them.
+CPU, a very small stand-in model and the shrunk KernelBench files of tests/kernelbench_small, two per level."""
+import json
+import os
+
+import pytest
+
+import train
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SMALL = os.path.join(HERE, "kernelbench_small")  # KernelBench files, sizes shrunk, code as written
+TINY_FLAGS = ["--tiny-vocab", "400", "--tiny-hidden", "32", "--tiny-layers", "1", "--tiny-heads", "2",
+              "--tiny-kv-heads", "1", "--tiny-intermediate", "64", "--tiny-max-positions", "8192"]
+KB_FLAGS = ["--kernelbench", SMALL, "--pipeline-kernelbench-eval", "1,2", "--pipeline-kernelbench-limit", "2"]
+# the first two files by name of each level folder (eval.py --limit 2 takes them in sorted order)
+FIRST_TWO = {"1": ["10_3D_tensor_matrix_multiplication", "11_4D_tensor_matrix_multiplication"],
+             "2": ["12_Gemm_Multiply_LeakyReLU", "18_Matmul_Sum_Max_AvgPool_LogSumExp_LogSumExp"]}
+
+
+def read_jsonl(path):
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def test_pipeline_evaluates_checkpoints_and_teacher_on_kernelbench(tmp_path, capsys):
+    out = tmp_path / "run"
+    flags = ["--out", str(out), "--device", "cpu", "--pipeline-ops", "unary", "--pipeline-tasks", "8",
+             "--pipeline-eval-tasks", "2", "--levels", "1", "--pipeline-sft-steps", "2", "--micro-batch", "4",
+             "--eval-every", "0", "--rl-steps", "1", "--prompts-per-step", "2", "--group-size", "2",
+             "--rollout-max-new-tokens", "16", "--rl-heldout-per-level", "1", "--pipeline-ablation-loss", "grpo",
+             "--judge-workers", "2", "--pipeline-max-seq-len", "8192", *TINY_FLAGS, *KB_FLAGS]
+    assert train.main(flags) == 0
+    stdout = capsys.readouterr().out
+
+    for name in ("teacher", "sft", "rl", "rl_grpo"):
+        for level, task_ids in FIRST_TWO.items():
+            eval_dir = out / f"eval_{name}_kb{level}"
+            rows = read_jsonl(eval_dir / "results.jsonl")
+            assert [r["task_id"] for r in rows] == task_ids and {r["level"] for r in rows} == {level}
+            eval_args = json.load(open(eval_dir / "run.json"))["args"]
+            assert eval_args["tasks"] == os.path.join(SMALL, f"level{level}")
+            assert eval_args["baseline"] == "eager" and eval_args["limit"] == 2 and eval_args["timeout_s"] == 120.0
+            assert eval_args["policy"] == ("teacher" if name == "teacher" else str(out / name))
+    kb = json.load(open(out / "run.json"))["summary"]["kernelbench"]
+    assert set(kb) == {"teacher", "sft", "rl", "rl_grpo"}
+    for level in ("1", "2"):  # the teacher compiles all four programs correctly; on CPU speed is not measured
+        assert kb["teacher"][level]["n_tasks"] == 2 and kb["teacher"][level]["acc"] == 1.0
+        assert kb["teacher"][level]["acc_kb_tol"] == 1.0 and kb["teacher"][level]["speed_measured"] is False
+        assert kb["sft"][level]["n_tasks"] == 2 and kb["sft"][level]["out"] == str(out / f"eval_sft_kb{level}")
+    report = (out / "report.md").read_text()
+    table = report[report.index("## KernelBench"):report.index("## Curves")]
+    lines = [line for line in table.splitlines() if line.startswith("|")]
+    assert lines[0].startswith("| policy | L1 tasks | L1 Acc | L1 Acc at 1e-4 | L1 fast_1 | L1 geomean | L2 tasks |")
+    assert lines[2] == ("| teacher | 2 | 100.0% | 100.0% | not measured | not measured "
+                        "| 2 | 100.0% | 100.0% | not measured | not measured |")
+    assert [line.split(" | ")[0] for line in lines[2:]] == ["| teacher", "| sft", "| rl", "| rl_grpo"]
+    assert all(line.split(" | ")[1] == "2" for line in lines[2:])
+    assert "KernelBench acc: teacher L1 100.0% L2 100.0%, sft L1 " in stdout
+    assert "eval-rl_grpo-kb" in json.load(open(out / "run.json"))["summary"]["stages"]
+
+
+def test_teacher_rows_read_from_an_earlier_sweep(tmp_path):
+    """--pipeline-kernelbench-teacher DIR{level}: an H200 sweep's results.jsonl, limited to the files the
+    checkpoints are judged on (a row outside them is left out; a task the sweep lacks is counted missing)."""
+    def row(task_id, level, correct, speedup, flags=()):
+        return {"task_id": task_id, "level": level, "compiled": True, "correct": correct, "speedup": speedup,
+                "flags": list(flags)}
+
+    sweep = {"1": [row(FIRST_TWO["1"][0], "1", True, 2.0), row(FIRST_TWO["1"][1], "1", True, 0.5, ["fails_kb_tol"]),
+                   row("1_Square_matrix_multiplication_", "1", True, 4.0)],  # not among the first two: left out
+             "2": [row(FIRST_TWO["2"][0], "2", True, 3.0)]}  # the second level-2 task is missing
+    for level, rows in sweep.items():
+        os.makedirs(tmp_path / f"level{level}")
+        with open(tmp_path / f"level{level}" / "results.jsonl", "w") as f:
+            f.writelines(json.dumps(r) + "\n" for r in rows)
+    args = train.parse_args(KB_FLAGS + ["--pipeline-kernelbench-teacher", str(tmp_path / "level{level}")])
+    kb_levels = train.kernelbench_eval_dirs(args, train.kernelbench_dirs(args))
+    assert kb_levels == {"1": os.path.join(SMALL, "level1"), "2": os.path.join(SMALL, "level2")}
+    teacher = train.kernelbench_teacher(args, kb_levels, str(tmp_path / "run"))
+    # level 1: 2 tasks, both correct (Acc 100%), one within 1e-4 (50%), one faster than eager (fast_1 50%),
+    # geomean sqrt(2.0 * 0.5) = 1.00x; level 2: 1 task of 2 found, correct at 3.0x
+    assert teacher["1"]["n_tasks"] == 2 and teacher["1"]["missing"] == 0
+    assert (teacher["1"]["acc"], teacher["1"]["acc_kb_tol"], teacher["1"]["fast_1"]) == (1.0, 0.5, 0.5)
+    assert teacher["1"]["geomean_speedup"] == pytest.approx(1.0)
+    assert teacher["2"]["n_tasks"] == 1 and teacher["2"]["missing"] == 1 and teacher["2"]["fast_1"] == 1.0
+    lines = train.kernelbench_table({"sft": {"1": {"n_tasks": 2, "acc": 0.0, "acc_kb_tol": 0.0,
+                                                   "speed_measured": False}}, "teacher": teacher})
+    assert lines[2] == "| teacher | 2 | 100.0% | 50.0% | 50.0% | 1.00x | 1 | 100.0% | 100.0% | 100.0% | 3.00x |"
+    assert lines[3] == "| sft | 2 | 0.0% | 0.0% | not measured | not measured | - | - | - | - | - |"
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--pipeline-kernelbench-eval", "3"], "--pipeline-kernelbench-eval must be '' (off) or a comma list of the "
+                                           "KernelBench levels 1, 2"),
+    (["--pipeline-kernelbench-eval", "1,one"], "(got '1,one')"),
+    (["--pipeline-kernelbench-eval", "1,1"], "(got '1,1')"),
+    (["--pipeline-kernelbench-limit", "0"], "--pipeline-kernelbench-limit must be > 0"),
+    (["--pipeline-kernelbench-eval", "1", "--pipeline-kernelbench-teacher", "results/kb"],
+     "folder pattern with {level}"),
+    (["--pipeline-kernelbench-eval", "1", "--pipeline-kernelbench-teacher", "/nonexistent/level{level}"],
+     "no eval.py results for level 1"),
+])
+def test_bad_kernelbench_flags_exit_2(flags, message, capsys):
+    with pytest.raises(SystemExit) as e:
+        train.main(flags)
+    assert e.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_defaults_and_a_missing_benchmark(capsys):
+    assert train.parse_args([]).pipeline_kernelbench_eval == ""  # the CPU default run does not grow
+    assert train.parse_args(["--preset", "gpu-small"]).pipeline_kernelbench_eval == "1,2"
+    args = train.parse_args(["--kernelbench", "none", "--pipeline-kernelbench-eval", "1,2"])
+    assert train.kernelbench_eval_dirs(args, train.kernelbench_dirs(args)) == {}
+    assert "KernelBench eval skipped: no KernelBench folder (--kernelbench)" in capsys.readouterr().out
+    args = train.parse_args(["--kernelbench", SMALL, "--pipeline-kernelbench-eval", "2"])
+    assert train.kernelbench_eval_dirs(args, [os.path.join(SMALL, "level1")]) == {}
+    assert "KernelBench eval of level 2 skipped: no level2/ folder" in capsys.readouterr().out
