@@ -1227,7 +1227,9 @@ def row_geometry(P: Prog, n: dict):
             sp = kb.unravel(kb.emit(f"{cols.code} % {Psp}", cols.axes, "sp"), S[2:]) if Psp > 1 else [ZERO] * (r - 2)
             c = kb.emit(f"{g.code} * {Cg} + {cl.code}", g.axes | cl.axes, "ch") if C > 1 else ZERO
             return [nn_, c] + sp, {"channel": c}
-        return x, N * G, Cg * Psp, build, False
+        # a group's channels are adjacent: row n * G + g is the flat run at row * (Cg * Psp), so x and the output
+        # are read and written at `rows * n_cols + cols` (the channel index stays, for the affine only)
+        return x, N * G, Cg * Psp, build, True
     elif op.startswith("batch_norm"):
         N, C = S[0], S[1]
         Psp = prod(S[2:])
@@ -1246,7 +1248,7 @@ def row_geometry(P: Prog, n: dict):
             nn_ = kb.emit(f"{rows.code} // {C}", rows.axes, "n") if N > 1 else ZERO
             c = kb.emit(f"{rows.code} % {C}", rows.axes, "ch") if C > 1 else ZERO
             return [nn_, c] + kb.unravel(cols, S[2:]), {"channel": c}
-        return x, N * C, Psp, build, False
+        return x, N * C, Psp, build, True   # row n * C + c is the flat run at row * Psp
     elif op == "ce_row":
         red = [1]
     elif op == "rsum":
