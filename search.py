@@ -21,8 +21,8 @@ end and keep the fastest. Steps and the choices made here:
      rand + 0.5, non-negative -> rand, integer -> randint, else randn), so log/sqrt fragments see legal inputs.
      Fragments with more than one tensor leaving them are skipped (a task has one output); the single-op
      fragments always exist, so a cover always exists.
-  3. K samples per fragment from the policy (policy.py's proposers), judged by the same Judge; keep the fastest
-     correct one. PyTorch time per op: the judge's ref_ms of the op's single-op fragment (same timing
+  3. K samples per fragment from the policy (policy.py's proposers; the teacher with plans gives one candidate
+     per plan, tagged with its name), judged by the same Judge; keep the fastest correct one. PyTorch time per op: the judge's ref_ms of the op's single-op fragment (same timing
      conditions as the kernels), else an in-process CUDA-event median of that fragment, else (no one-op
      fragment) of the op inside the full program (logged as torch_ms_source: judge, in_process, in_program).
   4. Cover: a beam DP over the op sequence (each step a fragment kernel or one PyTorch op) keeps the B cheapest
@@ -49,8 +49,15 @@ Outputs in --out (per task; a task set gets one subdirectory per task and summar
 verdict.json, fragments.jsonl (every fragment tried: ops, samples, verdicts, times; covers; errors), run.json.
 Budgets: --sample-budget (policy samples over all fragments of a task) and --time-budget-s (wall clock of the
 fragment phase, checked before each batch of one fragment per judge worker after the first, so it can be
-overrun by one batch); the whole program (when it fits --max-fragment) is tried first, being the single-shot
-answer, then fragments shortest first, so the single-op cover is complete before longer ones.
+overrun by one batch); the whole program is tried first, as the task itself (its own source, so its verdict is
+an end-to-end verdict and a cover of it alone is not judged again), being the single-shot answer, then
+fragments shortest first, so the single-op cover is complete before longer ones. With --sample-budget 1 (and
+--samples 1) the search is the whole program's candidates only: with `--teacher-plans all`, the teacher's plans
+measured and the fastest correct kept (issue 20).
+Several tasks (eval.py --search, `search_tasks`): `search_steps` is the search as a generator that yields its
+judge requests; `drive` runs a chunk's searches together, one judge call a round for all of them, so the
+workers stay busy at KernelBench sizes (one task's fragments did not fill 8 workers). The time budget then
+counts from the start of the chunk.
 Not bit-reproducible: model samples are seeded per fragment batch; CUDA times vary run to run.
 """
 import argparse
