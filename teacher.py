@@ -49,6 +49,10 @@ How a program becomes kernels (what differs from a hand-written solution is note
       (`height = 9`); a mean divides by names (`acc / batch_size`). Forward's view calls keep their arguments.
   * fp32 `tl.dot` uses input_precision="ieee", as eager PyTorch does (no tf32), so 1e-2 tolerances hold at
     paper sizes (`--dot-precision tf32x3`: fp32-level error through the tensor cores; see DOT_PRECISIONS).
+  * heavy="torch" (issue 20; `compile_program`) keeps GEMMs and convolutions (HEAVY_OPS) as the task's own torch
+    call (its module: the same weights, cuBLAS/cuDNN) and compiles the rest as usual, so what follows a heavy op
+    is one fused Triton epilogue kernel or the prologue of the next anchor. `plans` builds the candidates a
+    caller measures: triton, triton-tf32x3 and hybrid (eval.py/search.py --teacher-plans).
   * Block sizes come from a seeded choice among valid ones. The CPU target uses larger blocks because the
     interpreter pays per program instance, not per element. The GPU target (`target="cuda"`) shrinks row
     blocks, flat blocks (elementwise, pooling) and GEMM tiles until there are two waves of programs on 132
