@@ -192,6 +192,13 @@ def test_plans_name_what_they_build():
     assert "self.gemm(x)" in built["hybrid"] and "tl.dot" not in built["hybrid"]
     with pytest.raises(ValueError, match="heavy must be one of"):
         compile_program(open(gemm).read(), heavy="cudnn")
+    # one-pass tf32 only where every dot is a convolution's (eager's cuDNN convolutions run in TF32 too)
+    conv = next(p for p in SMALL if "54_conv_standard_3D" in p)
+    built = dict(teacher.plans(open(conv).read()))
+    assert list(built) == ["triton", "triton-tf32x3", "triton-tf32"]
+    assert 'input_precision="tf32")' in built["triton-tf32"] and 'input_precision="tf32x3"' in built["triton-tf32x3"]
+    attention = next(p for p in SMALL if "97_ScaledDotProductAttention" in p)
+    assert "triton-tf32" not in dict(teacher.plans(open(attention).read()))
 
 
 def test_norm_of_everything_is_split_over_programs():
