@@ -66,8 +66,23 @@ absolute, so a run resumes from any working directory. Rerunning with the same -
 (the identity flags must match). The last line of stdout is one JSON object with the aggregates.
 Not bit-reproducible: model samples are seeded per generation batch, so a resumed run, which batches the
 remaining tasks differently, draws different samples than an uninterrupted one.
+
+Several GPUs (issue 23): the same command under torchrun shares the tasks out over N processes, one per GPU:
+    torchrun --nproc-per-node 2 eval.py --tasks ../shared/KernelBench/level2 --policy teacher --device cuda \
+        --baseline eager,compile --out runs/eval-teacher-kb2
+    torchrun --nproc-per-node 2 eval.py --tasks data/l2.jsonl --policy runs/sft-7b --device cuda --out runs/eval-sft-l2
+Rank k judges the unfinished tasks k, k + N, k + 2N, ... (round-robin: neighbouring tasks, often of similar size,
+go to different ranks) on cuda:k with its own judge of --workers workers (N x --workers in all) and, for a model
+policy, its own copy of the model; it writes results.rank<k>.jsonl and samples.rank<k>.jsonl, and when every rank is
+done rank 0 merges them into results.jsonl and samples.jsonl in task order and writes run.json (with "ranks"),
+report.md and the plots; the last line of stdout comes from rank 0. Resume as before, with any number of processes
+(leftover rank files of a killed run are merged first). reward.Judge takes no GPU index: each rank narrows
+CUDA_VISIBLE_DEVICES to its own GPU after its CUDA context is up, so its judge workers (which inherit it) use that
+GPU (init_distributed). Model samples are seeded per rank and chunk, so N processes draw other samples than one.
+On CPU the same works with gloo (`torchrun --nproc-per-node 2 eval.py ... --device cpu`), each rank with its judge.
 """
 import argparse
+import contextlib
 import json
 import math
 import os
@@ -387,7 +402,8 @@ def write_report(out_dir, rows, agg, run, speed_measured, compile_measured, plot
             errors.setdefault(r["error_type"] or "unknown", []).append(r)
     lines = [f"# Evaluation: {a['policy']} on {a['tasks']}", "",
              f"Command: `{' '.join(run['argv'])}`", "",
-             f"{run['time']} | git {run.get('git_commit')} | GPU {gpus} | python {run['python']} | "
+             f"{run['time']} | git {run.get('git_commit')} | GPU {gpus} | "
+             + (f"{run['ranks']} processes (torchrun) | " if run.get("ranks") else "") + f"python {run['python']} | "
              + " | ".join(f"{k} {v}" for k, v in run["versions"].items() if v), "",
              f"Judge: reward.py, device {a['device']}, policy {a['judge_policy']}, {a['trials']} correctness trials, "
              f"tolerance table fp32 atol = rtol = 1e-2 (reward.TOLERANCES), timeout {a['timeout_s']:g} s, "
@@ -661,6 +677,8 @@ def open_out_dir(args):
     else:
         previous = None
     run = {"args": vars(args), "argv": ["python", "eval.py"] + args.argv, **run_info()}
+    if world_size() > 1:  # torchrun: the tasks were shared out over this many processes, one judge each
+        run["ranks"] = world_size()
     if previous is not None:  # a resumed evaluation: keep what produced the first part too
         run["earlier_runs"] = previous.pop("earlier_runs", []) + [previous]
     write_json_atomic(path, run)
@@ -771,17 +789,245 @@ def chunks(items, size):
         yield items[i:i + size]
 
 
-def run_eval(args):
-    """Propose, judge and record every unfinished task; returns (rows in task order, aggregates)."""
-    records = load_tasks(args.tasks, args.limit, args.level)
-    run = open_out_dir(args)
-    results_path = os.path.join(args.out, "results.jsonl")
+# ----------------------------------------------------------------------------------------------------
+# Several processes (issue 23): torchrun's process group, shared with train.py. Without torchrun's env vars
+# (WORLD_SIZE unset or 1) no group is made, every helper below is a no-op, and torch is not even imported here.
+
+# How long a rank waits in a collective. Ranks wait for each other at barriers: while rank 0 alone builds the
+# pipeline's data or writes a checkpoint, and while one rank still judges its share of an evaluation (a KernelBench
+# level can take hours on a slow share), so torch's default (10 min for NCCL) would kill healthy runs.
+DIST_TIMEOUT_S = 6 * 3600
+
+
+def _group():
+    """torch.distributed when a process group is up, else None."""
+    if "torch" not in sys.modules:  # nothing has imported torch, so no group can exist
+        return None
+    import torch.distributed as dist
+
+    return dist if dist.is_available() and dist.is_initialized() else None
+
+
+def init_distributed(device_type):
+    """Join the process group torchrun describes (MASTER_ADDR, MASTER_PORT, RANK, WORLD_SIZE, LOCAL_RANK): NCCL
+    when device_type is "cuda", gloo on the CPU. A no-op without WORLD_SIZE > 1, and when a group is already up.
+    Returns this rank's device (cuda:LOCAL_RANK, or cpu), or None for a single process.
+
+    On CUDA the process is pinned to cuda:LOCAL_RANK (torch.cuda.set_device, so a bare "cuda" means that GPU too).
+    reward.Judge takes "cuda" without an index and its workers inherit CUDA_VISIBLE_DEVICES, so once this process's
+    own CUDA context exists, CUDA_VISIBLE_DEVICES is narrowed to this rank's GPU: every judge worker, and any
+    subprocess started later (teacher.py), runs on the rank's GPU, while this process keeps its view of all GPUs
+    (CUDA read the variable when it started; the GPU count is read before the change, for torch's cache)."""
+    world = int(os.environ.get("WORLD_SIZE", "1"))
+    if world <= 1 or _group() is not None:
+        return None
+    import datetime
+
+    import torch
+    import torch.distributed as dist
+
+    local_rank = int(os.environ.get("LOCAL_RANK", "0"))
+    timeout = datetime.timedelta(seconds=DIST_TIMEOUT_S)
+    if device_type != "cuda":
+        dist.init_process_group("gloo", timeout=timeout)
+        return torch.device("cpu")
+    visible = [d for d in os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",") if d.strip()]
+    torch.cuda.init()
+    n_gpus = torch.cuda.device_count()
+    if local_rank >= n_gpus:
+        raise UsageError(f"LOCAL_RANK {local_rank} but this machine shows {n_gpus} GPUs: run torchrun with "
+                         f"--nproc-per-node <= {n_gpus}")
+    device = torch.device("cuda", local_rank)
+    torch.cuda.set_device(device)
+    dist.init_process_group("nccl", timeout=timeout, device_id=device)
+    dist.barrier()  # the communicator exists before the environment changes
+    os.environ["CUDA_VISIBLE_DEVICES"] = visible[local_rank].strip() if visible else str(local_rank)
+    return device
+
+
+def cleanup_distributed():
+    """Leave the process group (the end of a torchrun script); a no-op for a single process."""
+    dist = _group()
+    if dist is not None:
+        dist.destroy_process_group()
+
+
+def rank():
+    dist = _group()
+    return dist.get_rank() if dist else 0
+
+
+def world_size():
+    dist = _group()
+    return dist.get_world_size() if dist else 1
+
+
+def local_rank():
+    return int(os.environ.get("LOCAL_RANK", "0")) if _group() else 0
+
+
+def is_main():
+    """Rank 0, the one that writes shared files (run.json, checkpoints, merged results, reports) and logs."""
+    return rank() == 0
+
+
+def barrier():
+    dist = _group()
+    if dist is not None:
+        dist.barrier()
+
+
+def _comm_device():
+    """Where the tensors of a collective live: this rank's GPU for NCCL, the CPU for gloo."""
+    import torch
+
+    dist = _group()
+    return torch.device("cuda", torch.cuda.current_device()) if dist.get_backend() == "nccl" else torch.device("cpu")
+
+
+def all_reduce_dict(values, op="sum"):
+    """{name: number} reduced over the ranks ("sum" or "max"), the same dict of floats on every rank; a single
+    process gets `values` back as given (ints stay ints). A name missing on a rank counts 0 there for "sum"
+    (-inf for "max"), so ranks may pass different names (e.g. the static-check rules their verdicts hit)."""
+    dist = _group()
+    if dist is None:
+        return dict(values)
+    import torch
+
+    names = set()
+    for keys in all_gather_object(sorted(values)):
+        names.update(keys)
+    names = sorted(names)
+    missing = 0.0 if op == "sum" else float("-inf")
+    t = torch.tensor([float(values.get(k, missing)) for k in names], dtype=torch.float64, device=_comm_device())
+    dist.all_reduce(t, op={"sum": dist.ReduceOp.SUM, "max": dist.ReduceOp.MAX}[op])
+    return dict(zip(names, t.tolist()))
+
+
+def all_gather_object(obj):
+    """[obj of rank 0, obj of rank 1, ...] on every rank (picklable objects); [obj] for a single process."""
+    dist = _group()
+    if dist is None:
+        return [obj]
+    out = [None] * dist.get_world_size()
+    dist.all_gather_object(out, obj)
+    return out
+
+
+def broadcast_object(obj):
+    """Rank 0's obj on every rank (what the others pass is ignored); obj itself for a single process."""
+    dist = _group()
+    if dist is None:
+        return obj
+    box = [obj if dist.get_rank() == 0 else None]
+    dist.broadcast_object_list(box, src=0)
+    return box[0]
+
+
+class FailedOnMain(RuntimeError):
+    """Raised on the other ranks when rank 0 failed inside main_first with an exception that cannot be pickled."""
+
+
+@contextlib.contextmanager
+def main_first():
+    """Rank 0 runs the block, then the other ranks run it: rank 0 writes what they then read (a run directory,
+    the tiny tokenizer, run.json, merged rows). An exception on rank 0 is raised on every rank (the same exception,
+    so a UsageError still ends each rank with its one line and exit code 2) instead of leaving them at a barrier.
+    Plain `yield` for a single process."""
+    if _group() is None:
+        yield
+        return
+    if is_main():
+        try:
+            yield
+        except BaseException as e:
+            import pickle
+
+            try:
+                pickle.loads(pickle.dumps(e))
+                sent = e
+            except Exception:  # noqa: BLE001 -- any pickling failure: send its text instead
+                sent = FailedOnMain(f"rank 0: {type(e).__name__}: {e}")
+            broadcast_object(sent)
+            raise
+        broadcast_object(None)
+        return
+    failure = broadcast_object(None)
+    if failure is not None:
+        raise failure
+    yield
+
+
+def shard(items):
+    """This rank's share of a list, round-robin by index (items[rank::world]): neighbouring tasks, often of
+    similar size, land on different ranks. The whole list for a single process."""
+    return items[rank()::world_size()]
+
+
+def merge_rank_files(out_dir, records):
+    """Fold the per-rank files of a several-process evaluation (results.rank<k>.jsonl, samples.rank<k>.jsonl) into
+    results.jsonl and samples.jsonl, the new rows in task order (`records`' order; unknown ids last), then delete
+    them. Rank 0 runs it when every rank has finished, and at the start too: a killed several-process run then
+    resumes in any number of processes. Rows already in results.jsonl are kept as they are. Returns rows merged."""
+    import glob
+
+    rank_results = sorted(glob.glob(os.path.join(out_dir, "results.rank*.jsonl")))
+    rank_samples = sorted(glob.glob(os.path.join(out_dir, "samples.rank*.jsonl")))
+    if not rank_results and not rank_samples:
+        return 0
+    results_path, samples_path = os.path.join(out_dir, "results.jsonl"), os.path.join(out_dir, "samples.jsonl")
     _repair_tail(results_path)
+    _repair_tail(samples_path)
+    have = read_rows(results_path)
+    new = {}
+    for path in rank_results:
+        new.update({k: v for k, v in read_rows(path).items() if k not in have})
+    order = {str(r["id"]): i for i, r in enumerate(records)}
+    ids = sorted(new, key=lambda t: (order.get(t, len(order)), t))
+    samples = {}
+    for path in rank_samples:
+        with open(path) as f:
+            for line in f:
+                try:
+                    sample = json.loads(line)
+                except json.JSONDecodeError:  # a torn last line: its task has no row either
+                    continue
+                if isinstance(sample, dict) and sample.get("task_id") in new:
+                    samples.setdefault(sample["task_id"], []).append(sample)
+    append_jsonl(samples_path, [s for t in ids for s in samples.get(t, [])])
+    append_jsonl(results_path, [new[t] for t in ids])  # last, as in a single process
+    for path in rank_results + rank_samples:
+        os.remove(path)
+    return len(ids)
+
+
+def run_eval(args):
+    """Propose, judge and record every unfinished task; returns (rows in task order, aggregates). Under torchrun
+    (init_distributed) each rank judges its share of the unfinished tasks (`shard`) with its own judge into
+    results.rank<k>.jsonl and samples.rank<k>.jsonl; rank 0 merges them and writes the report; every rank returns
+    the same rows and aggregates."""
+    records = load_tasks(args.tasks, args.limit, args.level)
+    results_path = os.path.join(args.out, "results.jsonl")
+    with main_first():  # rank 0 checks and writes run.json (the others wait, then read the finished rows)
+        run = None
+        if is_main():
+            if os.path.isdir(args.out):
+                merge_rank_files(args.out, records)  # a killed several-process run's rows
+            run = open_out_dir(args)
+            _repair_tail(results_path)
     done = read_rows(results_path)
-    todo = [r for r in records if str(r["id"]) not in done]
-    print(f"tasks {len(records)} | finished before {len(records) - len(todo)} | to judge {len(todo)} | "
-          f"policy {args.policy} | device {args.device} | samples {args.samples} | temperature {args.temperature:g} | "
-          f"baseline {args.baseline} | speed {'measured' if args.speed_measured else 'not measured'}", flush=True)
+    todo_all = [r for r in records if str(r["id"]) not in done]
+    todo = shard(todo_all)
+    world, prefix = world_size(), (f"rank {rank()} | " if world_size() > 1 else "")
+    if world > 1:  # each rank appends to its own files; rank 0 merges them at the end
+        results_path = os.path.join(args.out, f"results.rank{rank()}.jsonl")
+    samples_path = os.path.join(args.out, "samples.jsonl" if world == 1 else f"samples.rank{rank()}.jsonl")
+    if is_main():
+        print(f"tasks {len(records)} | finished before {len(records) - len(todo_all)} | to judge {len(todo_all)} | "
+              f"policy {args.policy} | device {args.device} | samples {args.samples} | "
+              f"temperature {args.temperature:g} | baseline {args.baseline} | "
+              f"speed {'measured' if args.speed_measured else 'not measured'}"
+              + (f" | ranks {world}" if world > 1 else ""), flush=True)
     if todo:
         import policy
         from reward import Judge, solution_text
@@ -794,6 +1040,9 @@ def run_eval(args):
                                          else 2 * args.workers)
         needs_program = args.search or isinstance(proposer, policy.TeacherPolicy)
         t0, n_done, t_propose = time.time(), len(records) - len(todo), 0.0
+        n_total = len(records)
+        if world > 1:  # a rank counts its own share (its lines start with "rank k |")
+            n_done, n_total = 0, len(todo)
         last_chunk_s = 0.0
         with RestartingJudge(lambda: Judge(**judge_kwargs(args))) as judge:
             for chunk_index, chunk in enumerate(chunks(todo, chunk_size)):
@@ -802,7 +1051,7 @@ def run_eval(args):
                     print(f"--stop-after-s {args.stop_after_s:g}: stopping before chunk {chunk_index} (the last took "
                           f"{last_chunk_s:.0f} s); rerun with the same --out to go on", flush=True)
                     break
-                seed = args.seed + chunk_index
+                seed = args.seed + chunk_index * world + rank()  # distinct per rank; args.seed + chunk_index for one
                 t_chunk = time.time()
                 # One task's failure of any kind (import, teacher, search) is its failed row (issue 19).
                 candidates = prepare_chunk(chunk, needs_program)
@@ -823,7 +1072,7 @@ def run_eval(args):
                     if source is not None:
                         with open(os.path.join(args.out, "solutions", f"{policy.safe_name(rec['id'])}.py"), "w") as f:
                             f.write(source)
-                append_jsonl(os.path.join(args.out, "samples.jsonl"),
+                append_jsonl(samples_path,
                              [{"task_id": str(rec["id"]), "sample": j, "completion": c["text"] if c["completion"] else None,
                                "verdict": v.to_dict(),
                                **{k: c[k] for k in ("traceback", "search") if c.get(k) is not None}}
@@ -833,18 +1082,25 @@ def run_eval(args):
                 for row in rows:
                     n_done += 1
                     done[row["task_id"]] = row
-                    print(progress_line(n_done, len(records), row, args.speed_measured), flush=True)
+                    print(prefix + progress_line(n_done, n_total, row, args.speed_measured), flush=True)
                 last_chunk_s = time.time() - t_chunk
-        print(f"judged {sum(str(r['id']) in done for r in todo)} of {len(todo)} tasks in {time.time() - t0:.1f} s ({t_propose:.1f} s proposing"
-              f"{' and searching' if args.search else ''}, the rest judging)", flush=True)
-    rows = [done[str(r["id"])] for r in records if str(r["id"]) in done]
-    unfinished = len(records) - len(rows)  # only after --stop-after-s: the aggregates cover finished tasks
-    agg = aggregate_by_level(rows, args.speed_measured, args.compile_measured)
-    plots = write_plots(args.out, rows, args.compile_measured) if args.speed_measured else []
-    run["unfinished"] = unfinished
-    write_report(args.out, rows, agg, run, args.speed_measured, args.compile_measured, plots)
-    agg.update(out=args.out, judged=len(todo) - unfinished, skipped=len(records) - len(todo), unfinished=unfinished)
-    return rows, agg
+        print(f"{prefix}judged {sum(str(r['id']) in done for r in todo)} of {len(todo)} tasks in {time.time() - t0:.1f} s "
+              f"({t_propose:.1f} s proposing{' and searching' if args.search else ''}, the rest judging)", flush=True)
+    rows = agg = None
+    barrier()  # every rank's rows are on disk
+    if is_main():
+        if world > 1:
+            merge_rank_files(args.out, records)
+            done = read_rows(os.path.join(args.out, "results.jsonl"))
+        rows = [done[str(r["id"])] for r in records if str(r["id"]) in done]
+        unfinished = len(records) - len(rows)  # only after --stop-after-s: the aggregates cover finished tasks
+        agg = aggregate_by_level(rows, args.speed_measured, args.compile_measured)
+        plots = write_plots(args.out, rows, args.compile_measured) if args.speed_measured else []
+        run["unfinished"] = unfinished
+        write_report(args.out, rows, agg, run, args.speed_measured, args.compile_measured, plots)
+        agg.update(out=args.out, judged=len(todo_all) - unfinished, skipped=len(records) - len(todo_all),
+                   unfinished=unfinished)
+    return broadcast_object((rows, agg))
 
 
 def main(argv=None):
@@ -854,10 +1110,15 @@ def main(argv=None):
     args.argv = argv
     try:
         check_args(args)
+        init_distributed(args.device)  # torchrun: join its process group (a no-op for a single process)
         _, agg = run_eval(args)
+        main = is_main()
     except UsageError as e:
         parser.error(str(e))  # one line on stderr, exit code 2
-    print(json.dumps(agg))
+    finally:
+        cleanup_distributed()
+    if main:
+        print(json.dumps(agg))
     return 0
 
 

@@ -1,0 +1,174 @@
+"""Issue 23: eval.py under torchrun, its tasks shared over N processes. CPU and gloo, loopback only: a test
+starts 2 processes with the env vars torchrun sets (MASTER_ADDR=127.0.0.1, MASTER_PORT, RANK, WORLD_SIZE,
+LOCAL_RANK) and checks them against one process on the same tasks.
+
+Run as a script, this file is one rank of a test: `helpers` exercises eval.py's process-group helpers and prints
+what each returned.
+"""
+import json
+import os
+import socket
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, ROOT)
+
+
+import eval as ev  # noqa: E402
+
+EVAL_TASKS = os.path.join(HERE, "eval_data", "tasks")
+SOLUTIONS = os.path.join(HERE, "eval_data", "solutions")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def launch(cmd, log_dir, world=2, timeout_s=180):
+    """`cmd` as `torchrun --nproc-per-node world` would start it: one process per rank with torchrun's env vars
+    (loopback only) and, as torchrun sets it, OMP_NUM_THREADS=1 (ranks whose idle threads spin while another
+    rank computes made an RL step 15x slower on 2 cores). Returns per rank (exit code, stdout, stderr); a rank
+    that outlives timeout_s fails the test."""
+    port, procs = free_port(), []
+    os.makedirs(log_dir, exist_ok=True)
+    for r in range(world):
+        env = dict(os.environ, MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), RANK=str(r), WORLD_SIZE=str(world),
+                   LOCAL_RANK=str(r), LOCAL_WORLD_SIZE=str(world), GLOO_SOCKET_IFNAME="lo", OMP_NUM_THREADS="1")
+        with open(os.path.join(log_dir, f"rank{r}.out"), "w") as out, \
+                open(os.path.join(log_dir, f"rank{r}.err"), "w") as err:
+            procs.append(subprocess.Popen(cmd, env=env, cwd=ROOT, stdout=out, stderr=err))
+    try:
+        codes = [p.wait(timeout=timeout_s) for p in procs]
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    logs = [(open(os.path.join(log_dir, f"rank{r}.out")).read(), open(os.path.join(log_dir, f"rank{r}.err")).read())
+            for r in range(world)]
+    return [(c, o, e) for c, (o, e) in zip(codes, logs)]
+
+
+def assert_ok(ranks):
+    for r, (code, out, err) in enumerate(ranks):
+        assert code == 0, f"rank {r} exit {code}:\n{out[-2000:]}\n{err[-3000:]}"
+
+
+# ----------------------------------------------------------------------------------------------------
+# The helpers (eval.py): hand-computed results of 2 ranks
+
+
+def helpers_rank():
+    """One rank of test_process_group_helpers: prints a JSON dict of what the helpers returned."""
+    ev.init_distributed("cpu")
+    r = ev.rank()
+    out = {"rank": r, "world": ev.world_size(), "is_main": ev.is_main(),
+           "sum": ev.all_reduce_dict({"a": 1 + r, "b": 10.0 * r, f"only{r}": 5}),
+           "max": ev.all_reduce_dict({"t": [3.5, 2.0][r]}, op="max"),
+           "gathered": ev.all_gather_object({"r": r}), "broadcast": ev.broadcast_object(f"from {r}"),
+           "shard": ev.shard(list(range(7)))}
+    order = []
+    with ev.main_first():  # rank 0 writes a file, the others find it
+        path = os.path.join(sys.argv[2], "made_by_main")
+        if ev.is_main():
+            with open(path, "w") as f:
+                f.write("0")
+        out["saw_file"] = open(path).read()
+    try:
+        with ev.main_first():
+            order.append("block")
+            if ev.is_main():
+                raise ev.UsageError("a bad flag, found by rank 0")
+    except ev.UsageError as e:
+        out["error"] = str(e)
+    out["ran_block"] = order
+    ev.cleanup_distributed()
+    print(json.dumps(out))
+
+
+def test_process_group_helpers(tmp_path):
+    ranks = launch([sys.executable, __file__, "helpers", str(tmp_path)], tmp_path / "logs")
+    assert_ok(ranks)
+    got = [json.loads(out.strip().splitlines()[-1]) for _, out, _ in ranks]
+    for r, g in enumerate(got):
+        assert (g["rank"], g["world"], g["is_main"]) == (r, 2, r == 0)
+        assert g["sum"] == {"a": 3.0, "b": 10.0, "only0": 5.0, "only1": 5.0}  # 1 + 2, 0 + 10, a name on one rank
+        assert g["max"] == {"t": 3.5}
+        assert g["gathered"] == [{"r": 0}, {"r": 1}] and g["broadcast"] == "from 0"
+        assert g["shard"] == [[0, 2, 4, 6], [1, 3, 5]][r]               # round-robin
+        assert g["saw_file"] == "0"
+        assert g["error"] == "a bad flag, found by rank 0"              # raised on rank 1 too, not a hang
+        assert g["ran_block"] == (["block"] if r == 0 else [])         # rank 1 never ran the failed block
+    # A single process: the helpers are no-ops and values come back as given.
+    assert (ev.rank(), ev.world_size(), ev.is_main()) == (0, 1, True)
+    assert ev.init_distributed("cpu") is None and ev.all_reduce_dict({"n": 3}) == {"n": 3}
+    assert ev.shard([1, 2]) == [1, 2]
+
+
+# ----------------------------------------------------------------------------------------------------
+# eval.py
+
+
+def rows_without_timings(path):
+    rows = [json.loads(line) for line in open(path)]
+    for r in rows:
+        r["verdict"].pop("timings")
+    return rows
+
+
+def test_eval_two_ranks_equal_one_process_and_resume(tmp_path, capsys):
+    """The 7 test tasks over 2 ranks (round-robin, a judge each) give one process's rows, in task order, and the
+    same report; a rerun judges only the rows lost since, and rank files left by a killed run are merged."""
+    one, two = str(tmp_path / "one"), str(tmp_path / "two")
+    flags = ["--tasks", EVAL_TASKS, "--policy", f"solutions:{SOLUTIONS}", "--workers", "1", "--timeout-s", "60"]
+    assert ev.main(flags + ["--out", one]) == 0
+    capsys.readouterr()
+    cmd = [sys.executable, os.path.join(ROOT, "eval.py")] + flags + ["--out", two]
+    ranks = launch(cmd, tmp_path / "logs1")
+    assert_ok(ranks)
+    agg = json.loads(ranks[0][1].strip().splitlines()[-1])
+    assert (agg["judged"], agg["skipped"], agg["overall"]["n_correct"]) == (7, 0, 3)
+    assert sum(line.startswith("rank 0 | task ") for line in ranks[0][1].splitlines()) == 4  # tasks 0, 2, 4, 6
+    assert sum(line.startswith("rank 1 | task ") for line in ranks[1][1].splitlines()) == 3
+    assert not ranks[1][1].strip().splitlines()[-1].startswith("{")  # the aggregates are rank 0's line
+    want = rows_without_timings(os.path.join(one, "results.jsonl"))
+    assert rows_without_timings(os.path.join(two, "results.jsonl")) == want  # the same rows, in task order
+    assert sorted(os.listdir(two)) == ["report.md", "results.jsonl", "run.json", "samples.jsonl", "solutions"]
+    assert sorted(os.listdir(os.path.join(two, "solutions"))) == sorted(os.listdir(os.path.join(one, "solutions")))
+    samples = [json.loads(line)["task_id"] for line in open(os.path.join(two, "samples.jsonl"))]
+    assert samples == [r["task_id"] for r in want]
+    report = lambda d: open(os.path.join(d, "report.md")).read().split("## Per level")[1]  # noqa: E731
+    assert report(two) == report(one)
+    assert json.load(open(os.path.join(two, "run.json")))["ranks"] == 2
+
+    # Two rows lost (a crash): 2 ranks judge exactly those, one each, and the file is whole again.
+    results = os.path.join(two, "results.jsonl")
+    lines = open(results).read().splitlines(keepends=True)
+    with open(results, "w") as f:
+        f.writelines(lines[:5])
+    ranks = launch(cmd, tmp_path / "logs2")
+    assert_ok(ranks)
+    agg = json.loads(ranks[0][1].strip().splitlines()[-1])
+    assert (agg["judged"], agg["skipped"]) == (2, 5)
+    assert rows_without_timings(results) == want
+
+    # A several-process run killed before its merge: its rank files hold the last rows. One process merges them
+    # (task order) and has nothing left to judge.
+    with open(results, "w") as f:
+        f.writelines(lines[:3])
+    for r, picked in enumerate([lines[3:7:2], lines[4:7:2]]):
+        with open(os.path.join(two, f"results.rank{r}.jsonl"), "w") as f:
+            f.writelines(picked)
+    assert ev.main(flags + ["--out", two]) == 0
+    agg = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert (agg["judged"], agg["skipped"]) == (0, 7)
+    assert rows_without_timings(results) == want and not any(".rank" in n for n in os.listdir(two))
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "helpers":
+        helpers_rank()
