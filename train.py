@@ -76,6 +76,7 @@ import time
 
 import torch
 
+import eval as eval_lib  # the evaluation, and torchrun's process group (init_distributed, all_reduce_dict, ...)
 import policy as policy_lib
 from search import run_info, write_json_atomic  # what produced a run, shared with eval.py and search.py
 
@@ -431,17 +432,21 @@ def write_run_json(run_dir, args, extra=None):
     """run.json: args, argv, git commit, versions, GPU; a resume appends to its `resumes` list."""
     path = os.path.join(run_dir, "run.json")
     record = {"args": vars(args), "argv": args.argv, **run_info(), **(extra or {})}
+    if eval_lib.world_size() > 1:  # torchrun: how many processes shared the work
+        record["ranks"] = eval_lib.world_size()
     if args.resume and os.path.isfile(path):
         with open(path) as f:
             old = json.load(f)
         old.setdefault("resumes", []).append(record)
         record = old
-    write_json_atomic(path, record)
+    if eval_lib.is_main():  # under torchrun rank 0 writes it
+        write_json_atomic(path, record)
     return record
 
 
 class MetricsLog:
-    """metrics.jsonl (one dict per step) and the one-line log of fixed keys."""
+    """metrics.jsonl (one dict per step) and the one-line log of fixed keys; under torchrun rank 0 writes both (the
+    rows hold metrics already reduced over the ranks) and the other ranks' logs are no-ops."""
 
     LINE_KEYS = [("loss", "{:.4f}"), ("lr", "{:.2e}"), ("grad_norm", "{:.3f}"), ("tok_per_s", "{:.0f}"),
                  ("step_s", "{:.2f}")]
@@ -453,7 +458,8 @@ class MetricsLog:
         self.total_steps = total_steps
         self.line_keys = line_keys or self.LINE_KEYS
         self.eval_keys = eval_keys or self.EVAL_KEYS
-        if keep_until_step is not None and os.path.isfile(self.path):
+        self.enabled = eval_lib.is_main()
+        if self.enabled and keep_until_step is not None and os.path.isfile(self.path):
             # On resume, drop steps after the checkpoint: they are about to be replayed.
             with open(self.path) as f:
                 rows = [json.loads(line) for line in f if line.strip()]
@@ -472,6 +478,8 @@ class MetricsLog:
         return " | ".join(parts)
 
     def log(self, row):
+        if not self.enabled:
+            return
         with open(self.path, "a") as f:
             f.write(json.dumps(row) + "\n")
         print(self.format_line(row, self.line_keys), flush=True)
@@ -515,17 +523,26 @@ def save_checkpoint(run_dir, step, pol, trainer_state: dict, args, keep_last: in
     """Write checkpoints/step_NNNNNN atomically: build it under a temporary name, then rename.
 
     trainer_state: anything torch.save can hold (optimizer, scheduler, data position, curriculum...);
-    RNG states are added here, so capture happens at the same point in every run.
+    RNG states are added here, so capture happens at the same point in every run. Under torchrun every rank
+    calls it: rank 0 writes (the weights and optimizer are the same on every rank; the RNG states of all ranks,
+    "rng_ranks", so each resumes its own stream), the others wait at a barrier until the checkpoint is complete.
     """
     root = os.path.join(run_dir, "checkpoints")
-    os.makedirs(root, exist_ok=True)
     final = os.path.join(root, f"step_{step:06d}")
     tmp = os.path.join(root, f".tmp-step_{step:06d}-{os.getpid()}")
-    shutil.rmtree(tmp, ignore_errors=True)
-    if base_dir == "auto":  # the tiny base lives in the run dir; the RL stage passes its merged SFT base
-        base_dir = os.path.join(run_dir, "base_model") if pol.base == "tiny" else None
-    policy_lib.save_policy(pol, os.path.join(tmp, "policy"), base_dir=base_dir)
-    torch.save({**trainer_state, "step": step, "rng": capture_rng()}, os.path.join(tmp, "trainer_state.pt"))
+    main = eval_lib.is_main()
+    if main:
+        os.makedirs(root, exist_ok=True)
+        shutil.rmtree(tmp, ignore_errors=True)
+        if base_dir == "auto":  # the tiny base lives in the run dir; the RL stage passes its merged SFT base
+            base_dir = os.path.join(run_dir, "base_model") if pol.base == "tiny" else None
+        policy_lib.save_policy(pol, os.path.join(tmp, "policy"), base_dir=base_dir)
+    rng = capture_rng()
+    rng_ranks = {"rng_ranks": eval_lib.all_gather_object(rng)} if eval_lib.world_size() > 1 else {}
+    if not main:
+        eval_lib.barrier()  # rank 0 is writing
+        return final
+    torch.save({**trainer_state, "step": step, "rng": rng, **rng_ranks}, os.path.join(tmp, "trainer_state.pt"))
     shutil.copy(os.path.join(run_dir, "run.json"), os.path.join(tmp, "run.json"))
     with open(os.path.join(tmp, "args.json"), "w") as f:
         json.dump(vars(args), f, indent=1, default=str)
@@ -541,12 +558,68 @@ def save_checkpoint(run_dir, step, pol, trainer_state: dict, args, keep_last: in
     for name in os.listdir(root):  # leftovers of killed writers
         if name.startswith(".tmp-") and not name.startswith(f".tmp-step_{step:06d}-{os.getpid()}"):
             shutil.rmtree(os.path.join(root, name), ignore_errors=True)
+    eval_lib.barrier()  # the other ranks may read it now
     return final
 
 
 def load_trainer_state(ckpt_dir) -> dict:
     # weights_only=False: the file holds numpy RNG state and plain Python objects that we wrote ourselves.
     return torch.load(os.path.join(ckpt_dir, "trainer_state.pt"), map_location="cpu", weights_only=False)
+
+
+def rank_rng(state) -> dict:
+    """The RNG state to restore on this rank: its own when the checkpoint was written by as many ranks, else rank
+    0's (a single process, or a run resumed with another number of processes)."""
+    ranks = state.get("rng_ranks")
+    if ranks and len(ranks) == eval_lib.world_size():
+        return ranks[eval_lib.rank()]
+    return state["rng"]
+
+
+# ----------------------------------------------------------------------------------------------------
+# Several processes (issue 23): rank 0's weights to all, gradients summed over the ranks. The process group
+# itself (init, rank, barrier, all_reduce_dict, main_first) lives in eval.py, which eval.py's torchrun needs too.
+
+
+def broadcast_trainable(pol):
+    """Rank 0's trainable weights to every rank, so all start equal (what DDP does when it wraps a model); the
+    frozen base comes from the same files everywhere. A no-op for a single process."""
+    if eval_lib.world_size() == 1:
+        return
+    import torch.distributed as dist
+
+    with torch.no_grad():
+        for p in policy_lib.trainable_parameters(pol):
+            dist.broadcast(p.data, src=0)
+
+
+def all_reduce_gradients(pol):
+    """Sum every trainable parameter's gradient over the ranks, one flat all-reduce per dtype, after the last
+    micro-batch's backward (so gradient accumulation needs no no_sync: nothing is reduced before). The losses are
+    normalised by global counts (tokens, rollouts, groups), so the sum is the gradient of the global batch's loss,
+    and clipping and the optimizer step then agree on every rank. A gradient that is None on a rank counts as
+    zeros (and becomes zeros there). A no-op for a single process."""
+    if eval_lib.world_size() == 1:
+        return
+    import torch.distributed as dist
+
+    by_dtype = {}
+    for p in policy_lib.trainable_parameters(pol):
+        if p.grad is None:
+            p.grad = torch.zeros_like(p)
+        by_dtype.setdefault(p.grad.dtype, []).append(p.grad)
+    for grads in by_dtype.values():
+        flat = torch.cat([g.reshape(-1) for g in grads])
+        dist.all_reduce(flat)
+        for g, part in zip(grads, flat.split([g.numel() for g in grads])):
+            g.copy_(part.view_as(g))
+
+
+def rank_share(items) -> list:
+    """This rank's contiguous share of a list (sizes differ by at most one): ranks 0, 1, ... in order hold the
+    single-process list in order, so rank 0's share is its head. The whole list for a single process."""
+    n, world, r = len(items), eval_lib.world_size(), eval_lib.rank()
+    return items[r * n // world:(r + 1) * n // world]
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -700,11 +773,14 @@ def clip_gradients(pol, max_norm: float) -> float:
 
 def sft_step(pol, examples, micro_batches, optimizer, scheduler, args) -> dict:
     """One optimizer step over `grad_accum` micro-batches. The loss is the mean over every completion
-    token of the step, so it does not depend on how the step is split into micro-batches."""
+    token of the step, so it does not depend on how the step is split into micro-batches. Under torchrun
+    `micro_batches` is this rank's share of the step: token counts and gradients are summed over the ranks, so N
+    ranks take the step one process would take over all their micro-batches."""
     pad_id = pol.tokenizer.pad_token_id
     batches = [collate([examples[i] for i in mb], pad_id) for mb in micro_batches]
-    n_target = sum(int(b[2][:, 1:].sum()) for b in batches)
-    n_tokens = sum(int(b[1].sum()) for b in batches)
+    counts = eval_lib.all_reduce_dict({"n_target": sum(int(b[2][:, 1:].sum()) for b in batches),
+                                       "n_tokens": sum(int(b[1].sum()) for b in batches)})
+    n_target, n_tokens = int(counts["n_target"]), int(counts["n_tokens"])
     lr = optimizer.param_groups[0]["lr"]
     pol.model.train()
     total = 0.0
@@ -713,6 +789,8 @@ def sft_step(pol, examples, micro_batches, optimizer, scheduler, args) -> dict:
             nll_sum, _ = completion_nll_sum(pol, batch, args.logprob_chunk_tokens)
         (nll_sum / n_target).backward()
         total += nll_sum.item()
+    all_reduce_gradients(pol)
+    total = eval_lib.all_reduce_dict({"nll": total})["nll"]
     grad_norm = clip_gradients(pol, args.grad_clip)
     optimizer.step()
     scheduler.step()
@@ -723,19 +801,22 @@ def sft_step(pol, examples, micro_batches, optimizer, scheduler, args) -> dict:
 
 @torch.no_grad()
 def heldout_loss(pol, examples, micro_batch, chunk_tokens):
-    """Mean -log p per completion token over held-out examples (eval mode: no dropout, no RNG use)."""
+    """Mean -log p per completion token over held-out examples (eval mode: no dropout, no RNG use). Under torchrun
+    each rank takes every N-th micro-batch and the sums are reduced."""
     from tqdm import tqdm
 
     if not examples:
         return None
     nll, count = 0.0, 0
+    starts = eval_lib.shard(list(range(0, len(examples), micro_batch)))
     with policy_lib.eval_mode(pol.model):
-        for start in tqdm(range(0, len(examples), micro_batch), desc="heldout", leave=False, disable=None):
+        for start in tqdm(starts, desc="heldout", leave=False, disable=None if eval_lib.is_main() else True):
             batch = collate(examples[start:start + micro_batch], pol.tokenizer.pad_token_id)
             with autocast(pol):
                 s, n = completion_nll_sum(pol, batch, chunk_tokens)
             nll, count = nll + s.item(), count + n
-    return nll / max(1, count)
+    sums = eval_lib.all_reduce_dict({"nll": nll, "count": count})
+    return sums["nll"] / max(1, sums["count"])
 
 
 class LazyJudge:
@@ -1187,7 +1268,18 @@ def load_rl_policy(args, run_dir, ckpt, tasks):
 
 
 def prepare_run_dir(args):
-    """Create (or, with --resume, reopen) the run directory; returns (run_dir, last checkpoint or None)."""
+    """Create (or, with --resume, reopen) the run directory; returns (run_dir, last checkpoint or None). Under
+    torchrun rank 0 does it and every rank gets its answer (a default --out holds the time, which ranks may read
+    apart), or its UsageError."""
+    with eval_lib.main_first():
+        found = _open_run_dir(args) if eval_lib.is_main() else None
+    run_dir, ckpt = eval_lib.broadcast_object(found)
+    args.out = run_dir
+    return run_dir, ckpt
+
+
+def _open_run_dir(args):
+    """prepare_run_dir's work, in one process."""
     # Absolute: run.json and the checkpoints' args.json are re-read by --resume and eval.py, maybe from another
     # working directory (issue 19).
     run_dir = os.path.abspath(args.out or os.path.join("runs", f"{args.stage}-{time.strftime('%Y%m%d-%H%M%S')}"))
@@ -1266,7 +1358,12 @@ def run_sft(args) -> dict:
 
     torch.manual_seed(args.seed)
     random.seed(args.seed)
-    pol = load_sft_policy(args, run_dir, ckpt, corpus_texts(pairs, tasks))
+    with eval_lib.main_first():  # rank 0 builds the tiny tokenizer and base into run_dir; the others load them
+        pol = load_sft_policy(args, run_dir, ckpt, corpus_texts(pairs, tasks))
+    broadcast_trainable(pol)
+    world, rank = eval_lib.world_size(), eval_lib.rank()
+    if rank > 0:  # its own dropout stream (rank 0 keeps a single process's)
+        torch.manual_seed(args.seed + rank)
     train_examples, dropped = encode_pairs(pol.tokenizer, train_pairs, args.max_seq_len)
     heldout_examples, _ = encode_pairs(pol.tokenizer, heldout_pairs, args.max_seq_len)
     heldout_examples = heldout_examples[:args.eval_max_pairs]
@@ -1274,14 +1371,15 @@ def run_sft(args) -> dict:
         raise UsageError(f"no training pair fits --max-seq-len {args.max_seq_len}")
     lengths = [len(e["input_ids"]) for e in train_examples]
     batches_per_epoch = len(epoch_batches(lengths, args.micro_batch, args.bucket_size, args.seed, 0))
-    total_steps = args.max_steps or max(1, math.ceil(args.epochs * batches_per_epoch / args.grad_accum))
+    # Under torchrun each rank takes --grad-accum micro-batches a step: N x --grad-accum of the shared stream.
+    total_steps = args.max_steps or max(1, math.ceil(args.epochs * batches_per_epoch / (args.grad_accum * world)))
     n_trainable = sum(p.numel() for p in policy_lib.trainable_parameters(pol))
     n_params = sum(p.numel() for p in pol.model.parameters())
     derived = {"train_pairs": len(train_examples), "heldout_pairs": len(heldout_pairs), "dropped_too_long": dropped,
                "batches_per_epoch": batches_per_epoch, "total_steps": total_steps,
-               "sequences_per_step": args.micro_batch * args.grad_accum, "params": n_params,
+               "sequences_per_step": args.micro_batch * args.grad_accum * world, "params": n_params,
                "trainable_params": n_trainable, "vocab": len(pol.tokenizer), "device": str(pol.device),
-               "dtype": str(pol.dtype), "lora": pol.lora}
+               "dtype": str(pol.dtype), "lora": pol.lora, **({"ranks": world} if world > 1 else {})}
     print("derived: " + " | ".join(f"{k} {v}" for k, v in derived.items()), flush=True)
     write_run_json(run_dir, args, {"stage": "sft", "derived": derived})
 
@@ -1295,17 +1393,18 @@ def run_sft(args) -> dict:
         scheduler.load_state_dict(state["scheduler"])
         stream = BatchStream(lengths, args.micro_batch, args.bucket_size, args.seed, **state["data"])
         step = state["step"]
-        restore_rng(state["rng"])
+        restore_rng(rank_rng(state))
     metrics = MetricsLog(run_dir, total_steps, keep_until_step=step)
     judge = LazyJudge(args, "cuda" if pol.device.type == "cuda" else "cpu")
     tasks_for_gen = gen_tasks(heldout_pairs, task_sources, args.gen_tasks)
     last_ckpt, row = ckpt, {}
     try:
-        progress = tqdm(total=total_steps, initial=step, desc="sft", disable=None)
+        progress = tqdm(total=total_steps, initial=step, desc="sft", disable=None if rank == 0 else True)
         while step < total_steps:
             t0 = time.perf_counter()
-            micro_batches = [stream.next() for _ in range(args.grad_accum)]
-            out = sft_step(pol, train_examples, micro_batches, optimizer, scheduler, args)
+            # every rank draws the step's micro-batches from the same stream and takes every N-th (N = 1: all)
+            micro_batches = [stream.next() for _ in range(args.grad_accum * world)]
+            out = sft_step(pol, train_examples, micro_batches[rank::world], optimizer, scheduler, args)
             step += 1
             step_s = time.perf_counter() - t0
             row = {"step": step, "epoch": stream.epoch, "loss": out["loss"], "lr": out["lr"],
@@ -1315,8 +1414,8 @@ def run_sft(args) -> dict:
                 row["peak_mem_gb"] = torch.cuda.max_memory_allocated(pol.device) / 2**30
             if args.eval_every and (step % args.eval_every == 0 or step == total_steps):
                 row["heldout_loss"] = heldout_loss(pol, heldout_examples, args.micro_batch, args.logprob_chunk_tokens)
-            if args.gen_every and (step % args.gen_every == 0 or step == total_steps):
-                row.update(judged_generation(pol, tasks_for_gen, judge, step, run_dir, args))
+            if args.gen_every and (step % args.gen_every == 0 or step == total_steps) and rank == 0:
+                row.update(judged_generation(pol, tasks_for_gen, judge, step, run_dir, args))  # rank 0 alone
             progress.update(1)
             metrics.log(row)
             if args.stop_after and step >= args.stop_after:
@@ -1518,9 +1617,8 @@ def teacher_pairs(args, tasks_path, pairs_path, log_path):
 
 def evaluate(args, tasks_path, policy, out_dir, extra_argv=()):
     """eval.py on a task set (greedy), as a function call; returns its aggregates. `policy`: a checkpoint dir or
-    "teacher"; `extra_argv`: more eval.py flags (a flag given twice takes the later value)."""
-    import eval as eval_lib
-
+    "teacher"; `extra_argv`: more eval.py flags (a flag given twice takes the later value). Under torchrun
+    every rank calls it: eval.run_eval shares the tasks out and returns the same aggregates on every rank."""
     device = "cuda" if policy_lib.resolve_device(args.device).type == "cuda" else "cpu"
     argv = ["--tasks", tasks_path, "--policy", policy, "--out", out_dir, "--device", device,
             "--workers", str(args.judge_workers), "--timeout-s", str(args.judge_timeout_s), "--temperature", "0",
@@ -1552,8 +1650,6 @@ def kernelbench_argv(args):
     (--judge-timeout-s where larger), because a real-size KernelBench task takes longer to judge than a synthetic
     program (gpu-small's 20 s is set for RL rollouts); its default --baseline-cache; the first
     --pipeline-kernelbench-limit files."""
-    import eval as eval_lib
-
     timeout_s = max(args.judge_timeout_s, eval_lib.build_parser().get_default("timeout_s"))
     argv = ["--baseline", "eager", "--timeout-s", str(timeout_s)]
     if args.pipeline_kernelbench_limit:
@@ -1576,8 +1672,6 @@ def kernelbench_teacher(args, kb_levels, run_dir) -> dict:
     teacher, resumable like every eval; a folder pattern = an earlier eval.py --out per level (an H200 teacher
     sweep), its rows limited to the tasks the checkpoints are judged on, so every row of the table covers the
     same files; "missing" counts those tasks that sweep lacks."""
-    import eval as eval_lib
-
     spec = args.pipeline_kernelbench_teacher
     if spec == "auto":
         return evaluate_kernelbench(args, kb_levels, "teacher", run_dir, "teacher")
@@ -1856,15 +1950,24 @@ def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     args = parse_args(argv)  # exits with code 2 on bad flags
     try:
-        if args.stage == "sft":
-            run_sft(args)
-        elif args.stage == "rl":
-            run_rl(args)
-        else:
-            run_all(args)
-    except UsageError as e:
+        with contextlib.ExitStack() as stack:
+            # torchrun (issue 23): join its process group; a single process has none and runs as it always did
+            device = eval_lib.init_distributed(policy_lib.resolve_device(args.device).type)
+            if device is not None and device.type == "cuda":
+                args.device = str(device)  # cuda:LOCAL_RANK
+            if not eval_lib.is_main():  # rank 0 prints the log; the other ranks' stdout is dropped, stderr kept
+                stack.enter_context(contextlib.redirect_stdout(stack.enter_context(open(os.devnull, "w"))))
+            if args.stage == "sft":
+                run_sft(args)
+            elif args.stage == "rl":
+                run_rl(args)
+            else:
+                run_all(args)
+    except (UsageError, eval_lib.UsageError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    finally:
+        eval_lib.cleanup_distributed()
     return 0
 
 
