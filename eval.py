@@ -1084,8 +1084,9 @@ def run_eval(args):
                     done[row["task_id"]] = row
                     print(prefix + progress_line(n_done, n_total, row, args.speed_measured), flush=True)
                 last_chunk_s = time.time() - t_chunk
-        print(f"{prefix}judged {sum(str(r['id']) in done for r in todo)} of {len(todo)} tasks in {time.time() - t0:.1f} s "
-              f"({t_propose:.1f} s proposing{' and searching' if args.search else ''}, the rest judging)", flush=True)
+        n_judged = sum(str(r["id"]) in done for r in todo)
+        print(f"{prefix}judged {n_judged} of {len(todo)} tasks in {time.time() - t0:.1f} s ({t_propose:.1f} s proposing"
+              f"{' and searching' if args.search else ''}, the rest judging)", flush=True)
     rows = agg = None
     barrier()  # every rank's rows are on disk
     if is_main():

@@ -61,6 +61,32 @@ higher-level programs to the eval, and `--pipeline-ablation-loss grpo` a second 
 checkpoint (what `--preset gpu-small` uses for the DRPO vs GRPO comparison). `--pipeline-kernelbench-eval 1,2`
 (on in gpu-small) also judges every checkpoint, and the teacher, on the KernelBench level folders (issue 21), into
 eval_<name>_kb<level> and a KernelBench table in report.md.
+
+Several GPUs (issue 23): the same commands under torchrun are data-parallel over N processes, one per GPU:
+    torchrun --nproc-per-node 2 train.py --preset gpu-small --out runs/pipeline-2gpu         # the whole pipeline
+    torchrun --nproc-per-node 2 train.py --stage sft --pairs data/pairs.jsonl --out runs/sft-2gpu --preset gpu-small
+    torchrun --nproc-per-node 2 train.py --stage rl --init runs/sft-2gpu --tasks data/tasks.jsonl --out runs/rl-2gpu
+    torchrun --nproc-per-node 2 train.py --stage rl --out runs/rl-2gpu --resume               # the same N
+Rank k runs on cuda:k (NCCL; gloo on the CPU, `--device cpu`). torch.distributed does the communication; no DDP
+wrapper: after the last micro-batch's backward the trainable parameters' gradients are summed over the ranks in one
+all-reduce (all_reduce_gradients), and every loss is normalised by counts summed over the ranks, so N ranks take
+exactly the step one process takes on the same global batch (up to fp32 summation order; tests/test_distributed.py).
+  * SFT: --micro-batch and --grad-accum are per rank; a step draws N x --grad-accum micro-batches from the one
+    shared, seeded stream and rank k takes every N-th, so a step holds N x --micro-batch x --grad-accum sequences
+    (the lr is not rescaled) and an N-rank run equals one process with N x --grad-accum. Held-out loss is sharded;
+    judged generation (--gen-every) runs on rank 0 alone.
+  * RL: --prompts-per-step P is global: every rank draws the same P tasks from the curriculum, rank k takes its
+    contiguous P/N and generates, judges (its own judge, --judge-workers workers on its GPU) and scores whole
+    groups, so no group spans two ranks; DRPO's kept-group count, GRPO's rollout count, the KL, metrics and
+    held-out pass@1 are reduced over the ranks. Rollouts are seeded by (seed, step, rank): N ranks sample other
+    rollouts than one process (rank 0's are a single process's first P/N groups).
+  * Checkpoints, run.json, metrics.jsonl, samples/ and the log are rank 0's (the other ranks' stdout is dropped);
+    a checkpoint holds every rank's RNG state, the others wait at a barrier while rank 0 writes, and --resume
+    reads it on every rank after rank 0 has opened the run, so a resumed N-rank run continues the same data order
+    and each rank its own RNG stream. The pipeline's data stages run on rank 0 while the others wait; its evals
+    run eval.py's sharded evaluation (eval.py "Several GPUs").
+  * reward.Judge takes "cuda" without a GPU index, and its workers inherit CUDA_VISIBLE_DEVICES: each rank narrows
+    that variable to its own GPU once its CUDA context is up (eval.init_distributed), so its judge workers run there.
 """
 import argparse
 import contextlib
@@ -1014,21 +1040,31 @@ def update_policy(pol, optimizer, samples, verdicts, group_size, args) -> dict:
     a no-grad pass later), loss = -(1/kept groups) sum_i coeff_i s_i + max(beta (KL - delta), 0) KL, with KL the
     mean over rollouts of the per-token k3 estimate of KL(rollout || current). GRPO: per-rollout clipped
     surrogate (grpo_sequence_loss) averaged over rollouts, + kl_coef k3 vs the reference.
+    Under torchrun `samples` are this rank's whole groups (rank_share): coefficients and advantages are computed
+    within groups as before, while the normalisers (rollouts, kept groups), the KL, the objective and the
+    gradients are summed over the ranks, so N ranks take the step one process takes on all their groups.
     """
     n = len(samples)
+    n_all = int(eval_lib.all_reduce_dict({"n": n})["n"])                                  # rollouts, all ranks
     old_lp = [torch.tensor(s.logprobs, dtype=torch.float32) for s in samples]           # (L_i,) each
     ref_lp = None
     if args.loss == "grpo":
         advantages, zero_spread = grpo_advantages(verdicts, group_size, args)
+        zero_spread = int(eval_lib.all_reduce_dict({"zero_spread": zero_spread})["zero_spread"])
         if args.kl_coef > 0:
             ref_lp = batch_logprobs(pol, samples, args.micro_batch, args.logprob_chunk_tokens, reference=True)
     first = {}
     for epoch in range(args.ppo_epochs):
         cur_lp = old_lp if epoch == 0 else batch_logprobs(pol, samples, args.micro_batch, args.logprob_chunk_tokens)
-        kl = sum(k3(c - o).mean().item() for c, o in zip(cur_lp, old_lp)) / n
+        sums = {"kl": sum(k3(c - o).mean().item() for c, o in zip(cur_lp, old_lp))}
         if args.loss == "drpo":
             scores = [lp.mean().item() for lp in cur_lp]
             coeffs, objective, kept, zero_spread = drpo_coefficients(scores, verdicts, group_size, args)
+            sums.update(objective=objective, kept=kept, zero_spread=zero_spread)
+        sums = eval_lib.all_reduce_dict(sums)                                            # over the ranks
+        kl = sums["kl"] / n_all
+        if args.loss == "drpo":
+            objective, kept, zero_spread = sums["objective"], int(sums["kept"]), int(sums["zero_spread"])
             kl_weight = max(args.drpo_beta * (kl - args.drpo_delta), 0.0)             # the .detach()ed factor
             loss_value = -objective / max(1, kept) + kl_weight * kl
             if kept == 0 and kl_weight == 0:
@@ -1047,14 +1083,16 @@ def update_policy(pol, optimizer, samples, verdicts, group_size, args) -> dict:
                 if args.loss == "drpo":
                     term = -coeffs[i] / max(1, kept) * lp.mean()
                     if kl_weight > 0:
-                        term = term + kl_weight * k3(lp - old).mean() / n
+                        term = term + kl_weight * k3(lp - old).mean() / n_all
                 else:
                     ref = ref_lp[i].to(lp.device) if ref_lp is not None else None
-                    term = grpo_sequence_loss(lp, old, advantages[i], args.clip_eps, ref, args.kl_coef) / n
+                    term = grpo_sequence_loss(lp, old, advantages[i], args.clip_eps, ref, args.kl_coef) / n_all
                 terms.append(term)
             micro_loss = torch.stack(terms).sum()
             micro_loss.backward()
             loss_sum += micro_loss.item()
+        all_reduce_gradients(pol)
+        loss_sum = eval_lib.all_reduce_dict({"loss": loss_sum})["loss"]
         grad_norm = clip_gradients(pol, args.grad_clip)
         optimizer.step()
         optimizer.zero_grad(set_to_none=True)
@@ -1132,10 +1170,12 @@ class Curriculum:
 
 def rollout(pol, records, args, step):
     """G samples per task in one generate call, group-major: sample p*G + g is rollout g of task p. Seeded by
-    (seed, step), so a resumed run samples the same rollouts."""
+    (seed, step) and, under torchrun, the rank (rank 0's seed is a single process's), so a resumed run samples
+    the same rollouts."""
     prompts = [policy_lib.render_prompt(pol.tokenizer, rec["source"]) for rec in records for _ in range(args.group_size)]
+    seed = args.seed * 1_000_003 + step + eval_lib.rank() * 2**32
     return policy_lib.generate(pol, prompts, args.rollout_max_new_tokens, args.rollout_temperature, args.rollout_top_p,
-                               seed=args.seed * 1_000_003 + step, batch_size=args.gen_batch_size, engine=args.engine,
+                               seed=seed, batch_size=args.gen_batch_size, engine=args.engine,
                                logprob_chunk_tokens=args.logprob_chunk_tokens)
 
 
@@ -1147,18 +1187,26 @@ def judge_rollouts(judge, records, samples, group_size):
 
 def rollout_metrics(verdicts, samples, group_size, args) -> dict:
     """Reward and judge summary of a batch. reward_mean is the coupled reward 1[correct](1 + log speedup) for
-    either loss (DRPO has no scalar reward; this is its loss-independent summary)."""
+    either loss (DRPO has no scalar reward; this is its loss-independent summary). Under torchrun the sums behind
+    each number are reduced over the ranks, so it summarises every rank's rollouts."""
     import reward
 
-    n = len(verdicts)
     rewards = reward.grpo_rewards(verdicts, "coupled", args.speedup_cap)
     speedups = [v.speedup for v in verdicts if v.correct and v.speedup]
-    return {"reward_mean": sum(rewards) / n, "correct_frac": sum(v.correct for v in verdicts) / n,
-            "compiled_frac": sum(bool(v.compiled) for v in verdicts) / n,
-            "speedup_geomean": math.exp(sum(math.log(x) for x in speedups) / len(speedups)) if speedups else None,
-            "hack_flags": hack_counts(verdicts),
-            "judge_failures": sum(v.error_type in FAILURE_ERROR_TYPES for v in verdicts),
-            "mean_completion_tokens": sum(len(s.completion_ids) for s in samples) / n}
+    hacks = hack_counts(verdicts)
+    sums = eval_lib.all_reduce_dict({
+        "n": len(verdicts), "reward": sum(rewards), "correct": sum(v.correct for v in verdicts),
+        "compiled": sum(bool(v.compiled) for v in verdicts), "log_speedup": sum(math.log(x) for x in speedups),
+        "speedups": len(speedups), "judge_failures": sum(v.error_type in FAILURE_ERROR_TYPES for v in verdicts),
+        "tokens": sum(len(s.completion_ids) for s in samples), **{f"hack:{k}": c for k, c in hacks.items()}})
+    n = sums["n"]
+    if eval_lib.world_size() > 1:
+        hacks = {k[len("hack:"):]: int(c) for k, c in sums.items() if k.startswith("hack:")}
+    return {"reward_mean": sums["reward"] / n, "correct_frac": sums["correct"] / n,
+            "compiled_frac": sums["compiled"] / n,
+            "speedup_geomean": math.exp(sums["log_speedup"] / sums["speedups"]) if sums["speedups"] else None,
+            "hack_flags": hacks, "judge_failures": int(sums["judge_failures"]),
+            "mean_completion_tokens": sums["tokens"] / n}
 
 
 def peak_mem_gb(pol):
@@ -1172,7 +1220,8 @@ def peak_mem_gb(pol):
 
 def rl_step(pol, optimizer, judge, records, args, step) -> tuple:
     """One RL step: rollouts -> verdicts -> loss/update. Returns (metrics row without step/level, samples,
-    verdicts)."""
+    verdicts). Under torchrun `records` is this rank's share of the step's tasks (rank_share) and the row holds
+    every rank's rollouts: sums reduced, times and memory of the slowest rank."""
     t0 = time.perf_counter()
     samples = rollout(pol, records, args, step)                                        # (P*G,)
     t_generate = time.perf_counter() - t0
@@ -1183,28 +1232,36 @@ def rl_step(pol, optimizer, judge, records, args, step) -> tuple:
     upd = update_policy(pol, optimizer, samples, verdicts, args.group_size, args)
     t_update = time.perf_counter() - t0
     stats = rollout_metrics(verdicts, samples, args.group_size, args)
-    n_tokens = sum(len(s.completion_ids) for s in samples)
+    totals = eval_lib.all_reduce_dict({"tokens": sum(len(s.completion_ids) for s in samples), "groups": len(records)})
+    slowest = eval_lib.all_reduce_dict({"t_generate_s": t_generate, "t_verify_s": t_verify, "t_update_s": t_update,
+                                        "peak_mem_gb": peak_mem_gb(pol)}, op="max")
     row = {"reward_mean": stats["reward_mean"], "correct_frac": stats["correct_frac"],
            "compiled_frac": stats["compiled_frac"], "speedup_geomean": stats["speedup_geomean"],
-           "frac_zero_std": upd["zero_spread"] / len(records), "kl": upd["kl"], "loss": upd["loss"],
-           "hack_flags": stats["hack_flags"], "tokens_per_s": n_tokens / max(t_generate, 1e-9),
-           "t_generate_s": t_generate, "t_verify_s": t_verify, "t_update_s": t_update, "peak_mem_gb": peak_mem_gb(pol),
+           "frac_zero_std": upd["zero_spread"] / totals["groups"], "kl": upd["kl"], "loss": upd["loss"],
+           "hack_flags": stats["hack_flags"], "tokens_per_s": totals["tokens"] / max(slowest["t_generate_s"], 1e-9),
+           "t_generate_s": slowest["t_generate_s"], "t_verify_s": slowest["t_verify_s"],
+           "t_update_s": slowest["t_update_s"], "peak_mem_gb": slowest["peak_mem_gb"],
            "grad_norm": upd["grad_norm"], "updated": upd["updated"], "judge_failures": stats["judge_failures"],
            "mean_completion_tokens": stats["mean_completion_tokens"]}
     return row, samples, verdicts
 
 
 def heldout_pass1(pol, judge, records, args, step) -> float | None:
-    """pass@1 (greedy at --gen-temperature 0) of the held-out tasks of one level."""
+    """pass@1 (greedy at --gen-temperature 0) of the held-out tasks of one level. Under torchrun each rank
+    answers its share (rank_share) with its own judge and the counts are reduced, so every rank gets the same."""
     if not records:
         return None
-    prompts = [policy_lib.render_prompt(pol.tokenizer, r["source"]) for r in records]
-    samples = policy_lib.generate(pol, prompts, args.rollout_max_new_tokens, args.gen_temperature, args.gen_top_p,
-                                  seed=args.seed + step, batch_size=args.gen_batch_size, engine=args.engine,
-                                  logprob_chunk_tokens=args.logprob_chunk_tokens)
-    verdicts = judge.verify_many([(r["source"], s.text) for r, s in zip(records, samples)], completions=True,
-                                 progress=False)
-    return sum(v.correct for v in verdicts) / len(verdicts)
+    mine, correct = rank_share(records), 0
+    if mine:
+        prompts = [policy_lib.render_prompt(pol.tokenizer, r["source"]) for r in mine]
+        samples = policy_lib.generate(pol, prompts, args.rollout_max_new_tokens, args.gen_temperature, args.gen_top_p,
+                                      seed=args.seed + step, batch_size=args.gen_batch_size, engine=args.engine,
+                                      logprob_chunk_tokens=args.logprob_chunk_tokens)
+        verdicts = judge.verify_many([(r["source"], s.text) for r, s in zip(mine, samples)], completions=True,
+                                     progress=False)
+        correct = sum(v.correct for v in verdicts)
+    sums = eval_lib.all_reduce_dict({"correct": correct, "n": len(mine)})
+    return sums["correct"] / sums["n"]
 
 
 def dump_samples(run_dir, step, records, samples, verdicts, group_size, n):
@@ -1247,7 +1304,8 @@ def load_rl_policy(args, run_dir, ckpt, tasks):
             if pol.lora:
                 pol.model = pol.model.merge_and_unload()
                 pol.lora = False
-            pol.model.save_pretrained(base_dir)
+            if eval_lib.is_main():  # under torchrun the other ranks merge the same weights and write nothing
+                pol.model.save_pretrained(base_dir)
         else:
             base_dir = None
     else:
@@ -1461,19 +1519,28 @@ def run_rl(args) -> dict:
         raise UsageError(f"--tasks has no training task at level {levels[0]} (levels there: "
                          f"{sorted({str(t.get('level')) for t in tasks})})")
 
+    world, rank = eval_lib.world_size(), eval_lib.rank()
+    if args.prompts_per_step < world:
+        raise UsageError(f"--prompts-per-step {args.prompts_per_step} is fewer than the {world} processes: each rank "
+                         "needs at least one task's group a step")
     torch.manual_seed(args.seed)
     random.seed(args.seed)
-    pol, base_dir = load_rl_policy(args, run_dir, ckpt, tasks)
+    with eval_lib.main_first():  # rank 0 writes run_dir/base_model (and the tiny tokenizer); the others read them
+        pol, base_dir = load_rl_policy(args, run_dir, ckpt, tasks)
+    broadcast_trainable(pol)
+    if rank > 0:  # its own dropout stream (rank 0 keeps a single process's)
+        torch.manual_seed(args.seed + rank)
     derived = {"tasks_per_level": {lv: len(train_by_level[lv]) for lv in levels},
                "heldout_per_level": {lv: len(heldout_by_level[lv]) for lv in levels},
                "rollouts_per_step": args.prompts_per_step * args.group_size,
                "trainable_params": sum(p.numel() for p in policy_lib.trainable_parameters(pol)),
                "params": sum(p.numel() for p in pol.model.parameters()), "device": str(pol.device),
-               "dtype": str(pol.dtype), "base_dir": base_dir}
+               "dtype": str(pol.dtype), "base_dir": base_dir, **({"ranks": world} if world > 1 else {})}
     print("derived: " + " | ".join(f"{k} {v}" for k, v in derived.items()), flush=True)
     write_run_json(run_dir, args, {"stage": "rl", "derived": derived})
-    with open(os.path.join(run_dir, "heldout_tasks.jsonl"), "w") as f:  # for eval.py: never trained on
-        f.writelines(json.dumps(r) + "\n" for lv in levels for r in heldout_by_level[lv])
+    if rank == 0:
+        with open(os.path.join(run_dir, "heldout_tasks.jsonl"), "w") as f:  # for eval.py: never trained on
+            f.writelines(json.dumps(r) + "\n" for lv in levels for r in heldout_by_level[lv])
 
     betas = tuple(float(b) for b in args.adam_betas.split(","))
     optimizer = torch.optim.AdamW(policy_lib.trainable_parameters(pol), lr=args.rl_lr, betas=betas,
@@ -1485,7 +1552,7 @@ def run_rl(args) -> dict:
         optimizer.load_state_dict(state["optimizer"])
         curriculum = Curriculum(train_by_level, levels, args.replay_frac, args.seed, state=state["curriculum"])
         step = state["step"]
-        restore_rng(state["rng"])
+        restore_rng(rank_rng(state))
     metrics = MetricsLog(run_dir, args.rl_steps, keep_until_step=step, line_keys=RL_LINE_KEYS, eval_keys=RL_EVAL_KEYS)
     judge = LazyJudge(args, "cuda" if pol.device.type == "cuda" else "cpu")
     last_ckpt, row, t_start = ckpt, {}, time.time()
@@ -1493,16 +1560,17 @@ def run_rl(args) -> dict:
         j = judge.get()
         if j is None:
             raise UsageError("--stage rl needs reward.py (the judge)")
-        progress = tqdm(total=args.rl_steps, initial=step, desc="rl", disable=None)
+        progress = tqdm(total=args.rl_steps, initial=step, desc="rl", disable=None if rank == 0 else True)
         eval_every = args.eval_every if args.rl_eval_every is None else args.rl_eval_every  # held-out pass@1
         while step < args.rl_steps:
-            records = curriculum.next_batch(step, args.prompts_per_step)              # (P,)
+            records = curriculum.next_batch(step, args.prompts_per_step)              # (P,) the same on every rank
             level = curriculum.level
-            out, samples, verdicts = rl_step(pol, optimizer, j, records, args, step)
+            mine = rank_share(records)                                                 # (P / N,) whole groups
+            out, samples, verdicts = rl_step(pol, optimizer, j, mine, args, step)
             step += 1
             row = {"step": step, "level": level, **out}
-            if args.dump_every and step % args.dump_every == 0:
-                dump_samples(run_dir, step, records, samples, verdicts, args.group_size, args.dump_samples)
+            if args.dump_every and step % args.dump_every == 0 and rank == 0:  # rank 0's groups are the first
+                dump_samples(run_dir, step, mine, samples, verdicts, args.group_size, args.dump_samples)
             if out["judge_failures"]:
                 print(f"note: step {step}: {out['judge_failures']} rollouts timed out or crashed the judge "
                       "(failure reward)", flush=True)
@@ -1516,6 +1584,8 @@ def run_rl(args) -> dict:
                 print(f"--stop-after {args.stop_after}: stopping without a final checkpoint")
                 break
             out_of_time = bool(args.rl_time_limit_s) and time.time() - t_start > args.rl_time_limit_s
+            if world > 1:  # clocks differ: every rank stops after the same step, when any is out of time
+                out_of_time = bool(eval_lib.all_reduce_dict({"out": out_of_time}, op="max")["out"])
             if step % args.save_every == 0 or step == args.rl_steps or out_of_time:
                 state = {"optimizer": optimizer.state_dict(), "curriculum": curriculum.state(), "stage": "rl"}
                 last_ckpt = save_checkpoint(run_dir, step, pol, state, args, args.keep_last, base_dir=base_dir)
@@ -1795,8 +1865,10 @@ def run_all(args):
     import copy
 
     t_all = time.time()
-    run_dir = pipeline_run_dir(args)
-    if os.path.isdir(run_dir) and os.listdir(run_dir) and not args.resume:
+    run_dir = eval_lib.broadcast_object(pipeline_run_dir(args))  # a default --out holds the time: rank 0's
+    not_empty = os.path.isdir(run_dir) and os.listdir(run_dir) and not args.resume
+    eval_lib.barrier()  # every rank has looked before rank 0 writes there
+    if not_empty:
         raise UsageError(f"{run_dir} is not empty; pass --resume to continue it or choose another --out")
     data_dir = os.path.join(run_dir, "data")
     os.makedirs(data_dir, exist_ok=True)
@@ -1812,18 +1884,21 @@ def run_all(args):
         print(f"=== {name} done in {stages[name]['wall_s']:.0f} s", flush=True)
         return result
 
-    sft_path, rl_path, eval_path = stage(
-        "synth", f"{args.pipeline_tasks} level-1 programs of op pool '{args.pipeline_ops}' "
-                 f"({args.pipeline_eval_tasks} held out for eval) + "
-                 f"{args.pipeline_rl_tasks} RL programs per level in --levels {args.levels} above 1",
-        lambda: synth_pipeline_tasks(args, data_dir))
-    kb_dirs = kernelbench_dirs(args)
-    stage("decontaminate", "no training task may share a normalised source with a KernelBench L1/L2 file "
-                           f"({', '.join(kb_dirs) if kb_dirs else 'KernelBench not found: skipped'})",
-          lambda: check_decontaminated([sft_path, rl_path], kb_dirs))
-    pairs_path = os.path.join(data_dir, "pairs.jsonl")
-    stage("teacher", "teacher.py compiles every SFT task and keeps the judge-verified solutions",
-          lambda: teacher_pairs(args, sft_path, pairs_path, os.path.join(run_dir, "teacher.log")))
+    # Under torchrun rank 0 makes the data; the other ranks then find every file there (each stage reuses its files)
+    with eval_lib.main_first():
+        sft_path, rl_path, eval_path = stage(
+            "synth", f"{args.pipeline_tasks} level-1 programs of op pool '{args.pipeline_ops}' "
+                     f"({args.pipeline_eval_tasks} held out for eval) + "
+                     f"{args.pipeline_rl_tasks} RL programs per level in --levels {args.levels} above 1",
+            lambda: synth_pipeline_tasks(args, data_dir))
+        kb_dirs = kernelbench_dirs(args)
+        if eval_lib.is_main():  # a copy fails the run on rank 0, and main_first fails the others with it
+            stage("decontaminate", "no training task may share a normalised source with a KernelBench L1/L2 file "
+                                   f"({', '.join(kb_dirs) if kb_dirs else 'KernelBench not found: skipped'})",
+                  lambda: check_decontaminated([sft_path, rl_path], kb_dirs))
+        pairs_path = os.path.join(data_dir, "pairs.jsonl")
+        stage("teacher", "teacher.py compiles every SFT task and keeps the judge-verified solutions",
+              lambda: teacher_pairs(args, sft_path, pairs_path, os.path.join(run_dir, "teacher.log")))
     n_pairs = len(read_jsonl(pairs_path, "pairs"))
     stages["teacher"]["what"] += f": {n_pairs} pairs"
     if args.pipeline_data_only:
@@ -1836,7 +1911,7 @@ def run_all(args):
     sft_args.stage, sft_args.out, sft_args.pairs, sft_args.tasks = "sft", os.path.join(run_dir, "sft"), pairs_path, sft_path
     sft_args.max_steps = args.pipeline_sft_steps or args.max_steps
     sft_args.max_seq_len = args.pipeline_max_seq_len
-    sft_args.resume = bool(checkpoint_dirs(sft_args.out))
+    sft_args.resume = eval_lib.broadcast_object(bool(checkpoint_dirs(sft_args.out)))  # rank 0's view, on every rank
     sft = stage("sft", f"tokenizer + tiny model ({args.tiny_layers} layers x {args.tiny_hidden}), full fine-tuning "
                        f"on the pairs (max {args.pipeline_max_seq_len} tokens), lr {args.lr:g}",
                 lambda: run_sft(sft_args))
@@ -1894,7 +1969,7 @@ def run_all(args):
         rl_args = copy.deepcopy(args)
         rl_args.stage, rl_args.out, rl_args.tasks, rl_args.init = "rl", os.path.join(run_dir, name), rl_path, sft_args.out
         rl_args.loss = loss
-        rl_args.resume = bool(checkpoint_dirs(rl_args.out))
+        rl_args.resume = eval_lib.broadcast_object(bool(checkpoint_dirs(rl_args.out)))
         limit = f", stopped after {args.rl_time_limit_s:g} s" if args.rl_time_limit_s else ""
         result = stage(name, f"{args.rl_steps} {loss.upper()} steps{limit}, {args.prompts_per_step} tasks x "
                              f"G={args.group_size} rollouts of <= {args.rollout_max_new_tokens} tokens, fresh LoRA "
@@ -1905,6 +1980,8 @@ def run_all(args):
         rl_dirs[name] = rl_args.out
         evaluate_stage(name, rl_args.out)
         evaluate_kernelbench_stage(name, rl_args.out)
+    if not eval_lib.is_main():  # rank 0 alone writes the curves and the report
+        return {"stages": stages, "eval": evals, "kernelbench": kb_evals}
 
     sft_rows = [json.loads(line) for line in open(os.path.join(sft_args.out, "metrics.jsonl"))]
     rl_rows = {name: [json.loads(line) for line in open(os.path.join(d, "metrics.jsonl"))] for name, d in rl_dirs.items()}

@@ -1,15 +1,17 @@
-"""Issue 23: train.py's SFT and eval.py under torchrun, data-parallel over N processes. CPU and gloo, loopback
-only: a test starts 2 processes with the env vars torchrun sets (MASTER_ADDR=127.0.0.1, MASTER_PORT, RANK,
-WORLD_SIZE, LOCAL_RANK) and checks them against one process on the same global batch (SFT) or the same tasks (eval).
+"""Issue 23: train.py and eval.py under torchrun, data-parallel over N processes. CPU and gloo, loopback only: a test
+starts 2 processes with the env vars torchrun sets (MASTER_ADDR=127.0.0.1, MASTER_PORT, RANK, WORLD_SIZE,
+LOCAL_RANK) and checks them against one process on the same global batch (SFT, RL) or the same tasks (eval).
 
 Run as a script, this file is one rank of a test: `helpers` exercises eval.py's process-group helpers and prints
-what each returned.
+what each returned; `rl ARGV...` is train.main with the stand-in rollouts and judge below (the same ones the
+single-process run of the test uses).
 """
 import json
 import os
 import socket
 import subprocess
 import sys
+import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -21,8 +23,10 @@ import torch  # noqa: E402
 import eval as ev  # noqa: E402
 import policy as P  # noqa: E402
 import train  # noqa: E402
+from reward import Verdict  # noqa: E402
 
 PAIRS = os.path.join(HERE, "data_sft", "pairs.jsonl")
+RL_TASKS = os.path.join(HERE, "data_rl", "tasks.jsonl")
 EVAL_TASKS = os.path.join(HERE, "eval_data", "tasks")
 SOLUTIONS = os.path.join(HERE, "eval_data", "solutions")
 TINY_FLAGS = ["--tiny-vocab", "400", "--tiny-hidden", "32", "--tiny-layers", "1", "--tiny-heads", "2",
@@ -98,7 +102,7 @@ def helpers_rank():
            "sum": ev.all_reduce_dict({"a": 1 + r, "b": 10.0 * r, f"only{r}": 5}),
            "max": ev.all_reduce_dict({"t": [3.5, 2.0][r]}, op="max"),
            "gathered": ev.all_gather_object({"r": r}), "broadcast": ev.broadcast_object(f"from {r}"),
-           "shard": ev.shard(list(range(7)))}
+           "shard": ev.shard(list(range(7))), "rank_share": train.rank_share(list(range(7)))}
     order = []
     with ev.main_first():  # rank 0 writes a file, the others find it
         path = os.path.join(sys.argv[2], "made_by_main")
@@ -128,13 +132,14 @@ def test_process_group_helpers(tmp_path):
         assert g["max"] == {"t": 3.5}
         assert g["gathered"] == [{"r": 0}, {"r": 1}] and g["broadcast"] == "from 0"
         assert g["shard"] == [[0, 2, 4, 6], [1, 3, 5]][r]               # round-robin
+        assert g["rank_share"] == [[0, 1, 2], [3, 4, 5, 6]][r]          # contiguous: 7 * r // 2 .. 7 * (r + 1) // 2
         assert g["saw_file"] == "0"
         assert g["error"] == "a bad flag, found by rank 0"              # raised on rank 1 too, not a hang
         assert g["ran_block"] == (["block"] if r == 0 else [])         # rank 1 never ran the failed block
     # A single process: the helpers are no-ops and values come back as given.
     assert (ev.rank(), ev.world_size(), ev.is_main()) == (0, 1, True)
     assert ev.init_distributed("cpu") is None and ev.all_reduce_dict({"n": 3}) == {"n": 3}
-    assert ev.shard([1, 2]) == [1, 2]
+    assert ev.shard([1, 2]) == [1, 2] and train.rank_share([1, 2]) == [1, 2]
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -172,6 +177,96 @@ def test_sft_two_ranks_equal_one_process_and_resume(tmp_path):
     assert_same_params(trainable(one), trainable(two))
     run = json.loads((two / "run.json").read_text())
     assert run["ranks"] == 2 and run["derived"]["sequences_per_step"] == 4 and len(run["resumes"]) == 1
+
+
+# ----------------------------------------------------------------------------------------------------
+# RL: stand-in rollouts and judge, the same in one process and in each rank
+
+
+def task_seed(record, step):
+    return zlib.crc32(f"{record['id']}:{step}".encode())
+
+
+def stand_in_rollout(pol, records, args, step):
+    """train.rollout, one generate call per group seeded by (task, step): a group's samples do not depend on which
+    rank draws it or on its neighbours (the real rollout samples a rank's groups in one seeded batch)."""
+    samples = []
+    for rec in records:
+        prompts = [P.render_prompt(pol.tokenizer, rec["source"])] * args.group_size
+        samples += P.generate(pol, prompts, args.rollout_max_new_tokens, args.rollout_temperature, args.rollout_top_p,
+                              seed=task_seed(rec, step), batch_size=args.group_size)
+    return samples
+
+
+def stand_in_verdict(task_id, g):
+    """Mixed groups: rollout g of a task is correct when (g + crc32(id)) is even, with speedup 1 + g."""
+    if (g + zlib.crc32(str(task_id).encode())) % 2 == 0:
+        return Verdict(compiled=True, correct=True, speedup=1.0 + g)
+    return Verdict(compiled=True, correct=False, error_type="mismatch")
+
+
+def stand_in_judge_rollouts(judge, records, samples, group_size):
+    return [stand_in_verdict(records[i // group_size]["id"], i % group_size) for i in range(len(samples))]
+
+
+class StandInJudge:
+    """What train.LazyJudge hands out: held-out verdicts are a function of the task alone (greedy answers may
+    differ in the last bits between batchings; the verdicts, and so pass@1 and promotion, do not)."""
+
+    def __init__(self, *args):
+        pass
+
+    def get(self):
+        return self
+
+    def close(self):
+        pass
+
+    def verify_many(self, pairs, **kw):
+        return [Verdict(compiled=True, correct=zlib.crc32(src.encode()) % 3 != 0) for src, _ in pairs]
+
+
+def use_stand_ins(target):
+    for name, value in [("rollout", stand_in_rollout), ("judge_rollouts", stand_in_judge_rollouts),
+                        ("LazyJudge", StandInJudge)]:
+        target(train, name, value)
+
+
+def rl_argv(out, loss):
+    return ["--stage", "rl", "--tasks", RL_TASKS, "--out", str(out), "--device", "cpu", *TINY_FLAGS, "--levels", "1,2",
+            "--rl-heldout-per-level", "2", "--prompts-per-step", "4", "--group-size", "4",
+            "--rollout-max-new-tokens", "8", "--zero-spread", "keep", "--rl-lr", "1e-2", "--save-every", "2",
+            "--eval-every", "100", "--rl-eval-every", "1", "--rl-steps", "2", "--replay-frac", "0.5",
+            "--promote-at", "0.4", "--seed", "5", "--micro-batch", "3", "--loss", loss] + \
+        (["--ppo-epochs", "2", "--kl-coef", "0.1"] if loss == "grpo" else [])
+
+
+@pytest.mark.parametrize("loss", ["drpo", "grpo"])
+def test_rl_two_ranks_equal_one_process(tmp_path, monkeypatch, loss):
+    """Two RL steps over 4 tasks x G=4: each of 2 ranks generates, judges and scores its 2 whole groups; with the
+    normalisers, KL, metrics and held-out pass@1 reduced and the gradients summed, the metrics and weights equal one
+    process's on the same 4 groups (GRPO with 2 PPO epochs and a KL to the reference: the reduced KL and the
+    second pass). Held-out pass@1 after step 1 (1 of 2 tasks, one a rank) promotes both to level 2 (replay
+    draws included)."""
+    one, two = tmp_path / "one", tmp_path / "two"
+    use_stand_ins(monkeypatch.setattr)
+    assert train.main(rl_argv(one, loss)) == 0
+    ranks = launch([sys.executable, __file__, "rl"] + rl_argv(two, loss), tmp_path / "logs")
+    assert_ok(ranks)
+    a, b = read_metrics(one), read_metrics(two)
+    assert [r["step"] for r in b] == [1, 2] and [r["level"] for r in a] == [1, 2] and a[0]["promoted"] is True
+    assert a[0]["heldout_pass1"] == 0.5
+    for key in ("level", "correct_frac", "compiled_frac", "frac_zero_std", "hack_flags", "judge_failures",
+                "heldout_pass1", "promoted", "updated"):
+        assert [r.get(key) for r in a] == [r.get(key) for r in b], key
+    for key in ("reward_mean", "speedup_geomean", "loss", "kl", "grad_norm", "mean_completion_tokens"):
+        # abs: GRPO's on-policy loss is a sum of terms that cancel to ~1e-8, where summation order shows
+        assert [r[key] for r in a] == pytest.approx([r[key] for r in b], rel=1e-5, abs=1e-6), key
+    assert 0 < a[0]["correct_frac"] < 1 and a[0]["loss"] != 0.0 and all(r["updated"] for r in a)
+    assert_same_params(trainable(one), trainable(two))
+    assert any(not torch.equal(p, torch.zeros_like(p)) for k, p in trainable(two).items() if "lora_B" in k)
+    state = train.load_trainer_state(train.checkpoint_dirs(str(two))[-1])
+    assert state["curriculum"] == train.load_trainer_state(train.checkpoint_dirs(str(one))[-1])["curriculum"]
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -237,3 +332,6 @@ def test_eval_two_ranks_equal_one_process_and_resume(tmp_path, capsys):
 if __name__ == "__main__":
     if sys.argv[1] == "helpers":
         helpers_rank()
+    elif sys.argv[1] == "rl":
+        use_stand_ins(setattr)
+        sys.exit(train.main(sys.argv[2:]))
