@@ -18,8 +18,9 @@ level is --level if given, else its directory's "levelN" (KernelBench/level2 -> 
   model:ID_OR_PATH  any causal LM without an adapter (the zero-shot base model baseline)
   teacher           teacher.compile_program (the deterministic DAG -> Triton compiler; no LLM). With
                     --teacher-plans (issue 20) one candidate per teacher plan it can build (teacher.plans:
-                    triton, triton-tf32x3, hybrid = GEMMs/convs kept in torch, the rest fused in Triton); the
-                    judge measures them all and the row is the fastest correct, its plan in the row's "plan"
+                    triton, triton-tf32x3, triton-tf32 (convolutions only), hybrid = GEMMs/convs kept in
+                    torch, the rest fused in Triton); the judge measures them all and the row is the fastest
+                    correct, its plan in the row's "plan" (one answer: n_samples 1, n_plans beside it)
   solutions:DIR     DIR/<task id>.py per task; a missing file is a failed task ("missing_solution")
   reference         the task's own Model renamed ModelNew. The judge has no reference mode: it requires a
                     @triton.jit kernel, so every such answer fails with "no_triton_kernel". It checks that the
@@ -227,13 +228,20 @@ def task_row(record, verdicts):
 def plan_of(candidates, verdicts, row):
     """Which teacher plan won a task (issue 20): {"plan": the best candidate's plan, or the plans of a search's
     winning cover joined by ",", "plans": {plan: runtime_ms, or the error type of a failed plan}}; {} when no
-    candidate names a plan (a model, a plain teacher)."""
+    candidate names a plan (a model, a plain teacher). The plans of one task are one answer, not samples:
+    such a row counts one sample (so no pass@k over plans) and keeps n_plans and n_plans_correct."""
     best = candidates[row["best_sample"]]
     search = best.get("search") or {}
-    plan = best.get("plan") or (",".join(map(str, search["plans"])) if search.get("plans") else None)
+    tags = [p for p in search.get("plans") or [] if p]
+    plan = best.get("plan") or (",".join(tags) if tags else None)
     tried = {c["plan"]: (v.runtime_ms if v.correct else v.error_type) for c, v in zip(candidates, verdicts)
-             if c.get("plan")} or (search.get("stats") or {}).get("whole_plans") or {}
-    return {"plan": plan, "plans": tried} if plan or tried else {}
+             if c.get("plan")}
+    out = {"plan": plan, "plans": tried or (search.get("stats") or {}).get("whole_plans") or {}} \
+        if plan or tried else {}
+    if tried:
+        out.update(n_plans=row["n_samples"], n_plans_correct=row["n_correct"], n_samples=1,
+                   n_correct=int(row["correct"]))
+    return out
 
 
 def read_rows(path):
@@ -534,7 +542,7 @@ def build_parser():
     p.add_argument("--teacher-dot-precision", choices=["ieee", "tf32x3"], default="ieee",
                    help="--policy teacher: fp32 tl.dot precision of its GEMM/conv/attention kernels")
     p.add_argument("--teacher-plans", default=None,
-                   help="--policy teacher: comma list of teacher plans (triton, triton-tf32x3, hybrid) or 'all'; "
+                   help="--policy teacher: comma list of teacher plans (triton, triton-tf32x3, triton-tf32, hybrid) or 'all'; "
                         "each task's plans are all judged and the fastest correct is its row (issue 20)")
     p.add_argument("--max-new-tokens", type=int, default=2048, help="generation length limit, tokens")
     p.add_argument("--temperature", type=float, default=None,

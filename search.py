@@ -733,11 +733,22 @@ def drive(searches, judge, raise_errors=False):
         step(i, None)
     while pending:
         order = list(pending)
+        for i in order:
+            if len(pending[i][0]) != len(pending[i][1]):
+                raise ValueError(f"search {i} asked for {len(pending[i][0])} records with "
+                                 f"{len(pending[i][1])} candidate lists")
         records = [r for i in order for r in pending[i][0]]
         cands = [c for i in order for c in pending[i][1]]
-        verdicts = judge_candidates(judge, records, cands)
-        at = 0
         requests, pending = pending, {}
+        try:
+            verdicts = judge_candidates(judge, records, cands)
+        except Exception as e:  # noqa: BLE001 -- the judge itself failed: every search of this round ends with it
+            if raise_errors:
+                raise
+            for i in order:
+                results[i] = e
+            continue
+        at = 0
         for i in order:
             n = len(requests[i][0])
             step(i, verdicts[at:at + n])
@@ -817,7 +828,7 @@ def search_steps(record, proposer, device, time_trials, *, workers=2, max_fragme
                 kernels[(a, b)] = {"solution": solution_text(cs[best]), "fragment": frag,
                                    "runtime_ms": vs[best].runtime_ms, "plan": cs[best].get("plan"),
                                    "verdict": vs[best]}
-            if frag.get("whole"):  # each plan's outcome on the task itself (issue 20: which plan wins, by how much)
+            if frag.get("whole") and any(c.get("plan") for c in cs):  # each plan's outcome on the task itself
                 stats["whole_plans"] = {str(c.get("plan", j)): (v.runtime_ms if v.correct else v.error_type)
                                         for j, (c, v) in enumerate(zip(cs, vs))}
             if a == b and best is not None and vs[best].ref_ms is not None:
@@ -994,7 +1005,7 @@ def build_parser():
     p.add_argument("--teacher-dot-precision", choices=["ieee", "tf32x3"], default="ieee",
                    help="--policy teacher: fp32 tl.dot precision of its GEMM/conv/attention kernels")
     p.add_argument("--teacher-plans", default=None,
-                   help="--policy teacher: comma list of teacher plans (triton, triton-tf32x3, hybrid) or 'all', "
+                   help="--policy teacher: comma list of teacher plans (triton, triton-tf32x3, triton-tf32, hybrid) or 'all', "
                         "each a candidate per fragment (issue 20); the fastest correct is the fragment's kernel")
     p.add_argument("--max-new-tokens", type=int, default=2048, help="generation length limit, tokens (model policies)")
     p.add_argument("--temperature", type=float, default=None, help="sampling temperature; default 0 for K=1, else 0.8")

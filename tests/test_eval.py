@@ -507,7 +507,8 @@ def test_teacher_plans_judge_every_plan_and_keep_the_fastest_correct(tmp_path, c
                     "--timeout-s", "120", "--out", out], capsys)
     row = json.loads(open(os.path.join(out, "results.jsonl")).readline())
     assert row["task_id"] == "12_Gemm_Multiply_LeakyReLU" and row["correct"] and agg["overall"]["acc"] == 1.0
-    assert row["n_samples"] == 3 and set(row["plans"]) == {"triton", "triton-tf32x3", "hybrid"}
+    assert row["n_plans"] == 3 and set(row["plans"]) == {"triton", "triton-tf32x3", "hybrid"}
+    assert row["n_samples"] == 1 and "pass@2" not in agg["overall"]  # plans are one answer, not samples
     assert row["plan"] == "triton"  # on CPU no speed: the first correct candidate represents the task
     assert json.load(open(os.path.join(out, "run.json")))["args"]["teacher_plans"] == \
         "triton,triton-tf32x3,triton-tf32,hybrid"  # tf32 is left out by the teacher: the task has a GEMM
@@ -531,3 +532,15 @@ def test_bench_kb_table_reads_an_eval_out(tmp_path, capsys):
     summary = json.loads(lines[-1])
     rows = list(map(json.loads, open(os.path.join(out, "results.jsonl"))))
     assert summary["n_tasks"] == 7 and summary["acc"] == sum(r["correct"] for r in rows) / 7
+
+
+def test_plan_of_names_only_tagged_plans():
+    """A row names a plan only where candidates carry one: a model's or plain teacher's search row gets none (its
+    cover's plans are [None]); a search with plans gets the cover's and the whole program's plan outcomes."""
+    from reward import Verdict
+    ok = Verdict(compiled=True, correct=True, runtime_ms=2.0)
+    row = {"best_sample": 0, "n_samples": 1, "n_correct": 1, "correct": True}
+    untagged = {"text": "x", "search": {"plans": [None], "stats": {}}}
+    assert ev.plan_of([untagged], [ok], row) == {}
+    tagged = {"text": "x", "search": {"plans": ["hybrid"], "stats": {"whole_plans": {"triton": 9.0, "hybrid": 2.0}}}}
+    assert ev.plan_of([tagged], [ok], row) == {"plan": "hybrid", "plans": {"triton": 9.0, "hybrid": 2.0}}

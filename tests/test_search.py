@@ -395,3 +395,24 @@ def test_search_tasks_batches_tasks_and_reuses_the_whole_programs_verdict(judge)
     assert res[0]["solution"] == res[1]["solution"]  # the two tasks share a source: once each, as a fragment
     assert sum(sol == res[0]["solution"] for _, sol in counting.pairs) == 2
     assert sum(src == recs[0]["source"] for src, _ in counting.pairs) == 2 * (2 + 1)
+
+
+def test_drive_turns_a_judge_failure_into_each_searchs_result():
+    """search.drive: a judge that raises (beyond the RuntimeError judge_candidates already turns into verdicts)
+    ends every search of that round with the exception as its result, so eval.py records each task's failure
+    instead of the whole run stopping; a request whose records and candidate lists differ is refused."""
+    class BrokenJudge:
+        def verify_many(self, pairs, completions=False, progress=False):
+            raise OSError("lock directory is gone")
+
+    def one_request():
+        yield [{"source": "task"}], [[{"text": "solution", "completion": False, "error_type": None, "error_msg": ""}]]
+        return "not reached"
+
+    results = search.drive([one_request(), one_request()], BrokenJudge())
+    assert all(isinstance(r, OSError) for r in results)
+
+    def mismatched():
+        yield [{"source": "task"}], []
+    with pytest.raises(ValueError, match="1 records with 0 candidate lists"):
+        search.drive([mismatched()], BrokenJudge())

@@ -176,8 +176,21 @@ def test_hybrid_plan_keeps_the_heavy_op_in_torch_and_passes_the_judge():
                        "_convolution", "mkldnn_convolution", "conv2d", "conv3d", "conv_transpose3d"}, (label, v.torch_ops)
         assert not fams & {"leaky_relu", "sigmoid", "native_group_norm", "_softmax", "logsumexp"}, (label, v.torch_ops)
     lone_conv = next(p for p in SMALL if "/level1/" in p and "conv" in os.path.basename(p).lower())
-    with pytest.raises(teacher.TeacherError, match="ends in its heavy op"):
+    with pytest.raises(teacher.TeacherError, match="nothing to compute in Triton"):
         compile_program(open(lone_conv).read(), heavy="torch")
+    with pytest.raises(teacher.TeacherError, match="none of the plans triton-tf32 applies"):
+        teacher.plans(open(lone_conv.replace("level1", "level2").rsplit("/", 1)[0] + "/12_Gemm_Multiply_LeakyReLU.py")
+                      .read(), only=("triton-tf32",))
+    # a heavy op last is fine when Triton has work before it (the judge allows torch after the last launch)
+    mlp = ("import torch\nimport torch.nn as nn\n\n\nclass Model(nn.Module):\n    def __init__(self):\n"
+           "        super().__init__()\n        self.fc1 = nn.Linear(8, 16)\n        self.fc2 = nn.Linear(16, 4)\n\n"
+           "    def forward(self, x):\n        return self.fc2(torch.relu(self.fc1(x)))\n\n\n"
+           "def get_inputs():\n    return [torch.randn(3, 8)]\n\n\ndef get_init_inputs():\n    return []\n")
+    [(_, sol)] = teacher.plans(mlp, only=("hybrid",))
+    assert "self.fc1(x)" in sol and "self.fc2(" in sol and sol.count("@triton.jit") == 1
+    with Judge(workers=1, device="cpu", timeout_s=120) as j:
+        v = j.verify(mlp, sol)
+    assert v.correct, (v.error_type, v.error_msg)
     softmax = next(p for p in SMALL if p.endswith("level1/23_Softmax.py"))
     assert [p for p, _ in teacher.plans(open(softmax).read())] == ["triton"]
 
