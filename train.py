@@ -60,7 +60,8 @@ and PNG curves too. `--pipeline-sft-levels` adds higher-level pairs to SFT, `--p
 higher-level programs to the eval, and `--pipeline-ablation-loss grpo` a second RL stage from the same SFT
 checkpoint (what `--preset gpu-small` uses for the DRPO vs GRPO comparison). `--pipeline-kernelbench-eval 1,2`
 (on in gpu-small) also judges every checkpoint, and the teacher, on the KernelBench level folders (issue 21), into
-eval_<name>_kb<level> and a KernelBench table in report.md.
+eval_<name>_kb<level> and a KernelBench table in report.md; `--pipeline-style kernelbench` (gpu-small) writes the
+pipeline's tasks in KernelBench's surface variety (synth's render style), the same programs as the plain style.
 
 Several GPUs (issue 23): the same commands under torchrun are data-parallel over N processes, one per GPU:
     torchrun --nproc-per-node 2 train.py --preset gpu-small --out runs/pipeline-2gpu         # the whole pipeline
@@ -152,7 +153,10 @@ PRESETS = {
                       # the real benchmark next to the synthetic held-out set (issue 21): every checkpoint and the
                       # teacher on KernelBench levels 1 and 2 (the teacher alone is ~10 min of H200 time; reuse a
                       # sweep with --pipeline-kernelbench-teacher DIR{level})
-                      pipeline_kernelbench_eval="1,2"),
+                      pipeline_kernelbench_eval="1,2",
+                      # ... and trains on sources in KernelBench's surface variety (synth --style kernelbench), not
+                      # the one plain form, so the model meets docstrings, names and spellings like the benchmark's
+                      pipeline_style="kernelbench"),
     # The paper's model: Qwen2.5-Coder-7B-Instruct, LoRA r=64 in bf16 on one 80 GB GPU. Measured on an H200
     # (7B shape, random weights, 16 x 2048 tokens per step): micro-batch 2 without gradient checkpointing
     # 8.5k tok/s at 53 GB peak; micro-batch 4 with it 6.3k tok/s at 22 GB (use that for longer sequences).
@@ -296,6 +300,11 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--pipeline-ops", default="all",
                    help="op pool of the pipeline's programs (synth.op_pool: all, a kind such as unary, elementwise, "
                         "or a comma list); the tiny preset uses unary so a from-scratch model sees each op often")
+    g.add_argument("--pipeline-style", choices=["plain", "kernelbench"], default="plain",
+                   help="surface of the pipeline's task sources (synth render style; issue 21): plain is one fixed "
+                        "form, kernelbench KernelBench's variety (docstrings, names, functional/method/module "
+                        "spellings, constructor arguments, size constants); gpu-small uses kernelbench so the model "
+                        "sees sources like the benchmark's")
     g.add_argument("--pipeline-eval-tasks", type=int, default=30, help="of those, held out for the final eval")
     g.add_argument("--pipeline-rl-tasks", type=int, default=40, help="extra RL programs per level above 1")
     g.add_argument("--pipeline-sft-levels", default="1",
@@ -1610,18 +1619,19 @@ def synth_pipeline_tasks(args, data_dir):
     if all(os.path.isfile(p) for p in paths):
         return paths
     budget = synth.make_budget("cpu")
+    style = args.pipeline_style
     level1, _ = synth.generate(args.pipeline_tasks, [1], args.seed, budget, workers=args.judge_workers, progress=False,
-                               ops=args.pipeline_ops)
+                               ops=args.pipeline_ops, style=style)
     random.Random(f"{args.seed}:pipeline-eval").shuffle(level1)
     eval_tasks, train_l1 = level1[:args.pipeline_eval_tasks], level1[args.pipeline_eval_tasks:]
     higher = [lv for lv in (int(v) for v in args.levels.split(",")) if lv != 1]
     extra = []
     if higher and args.pipeline_rl_tasks:
         extra, _ = synth.generate(args.pipeline_rl_tasks * len(higher), higher, args.seed + 1, budget,
-                                  workers=args.judge_workers, progress=False, ops=args.pipeline_ops)
+                                  workers=args.judge_workers, progress=False, ops=args.pipeline_ops, style=style)
     if higher and args.pipeline_eval_higher:
         held, _ = synth.generate(args.pipeline_eval_higher * len(higher), higher, args.seed + 2, budget,
-                                 workers=args.judge_workers, progress=False, ops=args.pipeline_ops)
+                                 workers=args.judge_workers, progress=False, ops=args.pipeline_ops, style=style)
         seen = {r["source"] for r in level1 + extra}
         eval_tasks += [dict(r, id=f"eval_{r['id']}") for r in held if r["source"] not in seen]
     sft_levels = {int(v) for v in args.pipeline_sft_levels.split(",")}

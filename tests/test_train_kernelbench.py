@@ -117,3 +117,27 @@ def test_defaults_and_a_missing_benchmark(capsys):
     args = train.parse_args(["--kernelbench", SMALL, "--pipeline-kernelbench-eval", "2"])
     assert train.kernelbench_eval_dirs(args, [os.path.join(SMALL, "level1")]) == {}
     assert "KernelBench eval of level 2 skipped: no level2/ folder" in capsys.readouterr().out
+
+
+def test_pipeline_style_renders_tasks_like_kernelbench(tmp_path):
+    """--pipeline-style kernelbench (gpu-small's; tiny stays plain): the pipeline's tasks are the same programs
+    (same ids and structure hashes as the plain style) written in KernelBench's surface variety, so a model trained
+    on them meets sources like the benchmark's; the teacher compiles them as before."""
+    import synth
+    import teacher
+
+    def tasks(style, sub):
+        args = train.parse_args(["--out", str(tmp_path / sub), "--device", "cpu", "--pipeline-ops", "unary",
+                                 "--pipeline-tasks", "6", "--pipeline-eval-tasks", "2", "--levels", "1",
+                                 "--judge-workers", "1", "--pipeline-style", style])
+        os.makedirs(tmp_path / sub, exist_ok=True)
+        return [synth.read_tasks(p) for p in train.synth_pipeline_tasks(args, str(tmp_path / sub))]
+
+    plain, styled = tasks("plain", "p"), tasks("kernelbench", "k")
+    for a, b in zip(plain, styled):
+        assert [r["id"] for r in a] == [r["id"] for r in b] and [r["hash"] for r in a] == [r["hash"] for r in b]
+    pairs = [(p["source"], k["source"]) for a, b in zip(plain, styled) for p, k in zip(a, b)]
+    assert all(s != t for s, t in pairs) and sum('"""' in t for _, t in pairs) >= len(pairs) // 2
+    teacher.compile_program(styled[0][0])  # the teacher reads the styled source's __init__ and sizes
+    assert train.PRESETS["gpu-small"]["pipeline_style"] == "kernelbench"
+    assert train.PRESETS["tiny"].get("pipeline_style", "plain") == "plain"
