@@ -94,7 +94,7 @@ import time
 FAST_PS = (0.0, 1.0, 1.5, 2.0)
 PASS_KS = (1, 2, 4, 5, 8, 10, 16, 32, 64, 100)
 IDENTITY_FLAGS = ("tasks", "policy", "samples", "device", "judge_policy", "baseline", "search", "seed", "trials",
-                  "level", "search_budget", "search_time_budget_s", "teacher_plans")
+                  "level", "search_budget", "search_time_budget_s", "teacher_plans", "teacher_dot_precision")
 ERROR_MSG_CHARS = 500  # error_msg kept per row in results.jsonl (the full verdict sits next to it)
 KB_TOL_FLAG = "fails_kb_tol"  # the judge's flag on a correct verdict outside KernelBench's fp32 atol = rtol = 1e-4
 
@@ -697,6 +697,7 @@ def _identity(args_dict):
     """The identity flags of a run's args, paths made absolute (a run.json written before paths were stored
     absolute is read relative to the working directory)."""
     out = {k: args_dict.get(k) for k in IDENTITY_FLAGS}
+    out["teacher_dot_precision"] = out["teacher_dot_precision"] or "ieee"  # run.json files from before the flag
     out["tasks"] = os.path.abspath(out["tasks"])
     policy = str(out["policy"])
     if policy.startswith("solutions:"):

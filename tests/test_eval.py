@@ -544,3 +544,18 @@ def test_plan_of_names_only_tagged_plans():
     assert ev.plan_of([untagged], [ok], row) == {}
     tagged = {"text": "x", "search": {"plans": ["hybrid"], "stats": {"whole_plans": {"triton": 9.0, "hybrid": 2.0}}}}
     assert ev.plan_of([tagged], [ok], row) == {"plan": "hybrid", "plans": {"triton": 9.0, "hybrid": 2.0}}
+
+
+def test_dot_precision_is_part_of_a_runs_identity(tmp_path, capsys):
+    """A resume with another --teacher-dot-precision is refused (rows of two precisions would mix); a run.json
+    written before the flag existed reads as the default, ieee."""
+    out = str(tmp_path / "o")
+    argv = ["--tasks", TASKS, "--policy", f"solutions:{SOLUTIONS}", "--out", out, "--limit", "1", "--workers", "1"]
+    run_main(argv, capsys)
+    with pytest.raises(SystemExit) as e:
+        ev.main(argv + ["--teacher-dot-precision", "tf32x3"])
+    assert e.value.code == 2 and "teacher_dot_precision" in capsys.readouterr().err
+    run = json.load(open(os.path.join(out, "run.json")))
+    del run["args"]["teacher_dot_precision"]
+    json.dump(run, open(os.path.join(out, "run.json"), "w"))
+    run_main(argv, capsys)  # the old run.json still resumes
