@@ -57,7 +57,6 @@ sft-step: LoRA SFT steps through train.py's `sft_step` (loss via policy.token_lo
 import argparse
 import glob
 import json
-import math
 import os
 import random
 import sys
@@ -1186,7 +1185,7 @@ def cmd_timing_noise(args):
                       "max_rel_diff": round(max((d for *_, d in rows), default=0.0), 4), "argv": sys.argv}))
 
 
-def kb_table_rows(rows, order=None):
+def kb_table_rows(rows):
     """Markdown lines of a per-task speed table from eval.py results.jsonl rows (issues 19, 20): speedup vs eager
     and vs torch.compile, the three times, the winning teacher plan where the run had several (and each plan's
     ms), flags and errors. Rows sorted by the file name's number (KernelBench order)."""
@@ -1216,22 +1215,12 @@ def kb_table_rows(rows, order=None):
 
 
 def kb_summary(rows):
-    """Acc at both tolerances, faster-than-eager and -compile shares and geomeans over correct tasks, plan wins."""
+    """eval.py's aggregates of the rows (Acc at both tolerances, fast_p and geomeans vs eager and compile), with
+    the plan wins and the failures by error type."""
     from collections import Counter
-    n = len(rows)
-    ok = [r for r in rows if r["correct"]]
-    timed = [r for r in ok if r.get("speedup")]
-    vs_c = [r for r in ok if r.get("speedup_vs_compile")]
 
-    def geo(xs):
-        return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
-    return {"n_tasks": n, "acc": len(ok) / n if n else None,
-            "acc_kb_tol": sum("fails_kb_tol" not in (r.get("flags") or []) for r in ok) / n if n else None,
-            "faster_than_eager": sum(r["speedup"] > 1 for r in timed) / n if n else None,
-            "faster_than_compile": sum(r["speedup_vs_compile"] > 1 for r in vs_c) / n if n else None,
-            "geomean_vs_eager": geo([r["speedup"] for r in timed]),
-            "geomean_vs_compile": geo([r["speedup_vs_compile"] for r in vs_c]),
-            "plan_wins": dict(Counter(r.get("plan") for r in ok if r.get("plan"))),
+    import eval as ev
+    return {**ev.aggregate(rows), "plan_wins": dict(Counter(r.get("plan") for r in rows if r["correct"] and r.get("plan"))),
             "errors": dict(Counter(r["error_type"] for r in rows if r.get("error_type")))}
 
 

@@ -288,7 +288,8 @@ def search_answers(records, proposer, judge, args):
     call a round serves all of them). Contract: search_tasks(records, proposer, judge, samples=, seed=,
     sample_budget=, time_budget_s=, logs=) returns per record a result dict ("kind" "hybrid" with "solution"
     and the judge's end-to-end "verdict" of it on the task, or "failed") or the exception that ended its
-    search. The found solution's verdict is the row's (candidate key "verdict": not judged twice); the winner is
+    search. The found solution's verdict is the row's (candidate key "verdict", which reward.judge_candidates
+    takes as it is: not judged twice); the winner is
     the fastest correct of the candidates the search measured, so its time is the best of a few measurements
     (a small optimistic bias, where plans are close). An exception is that task's failure: SearchError (a task
     the search cannot handle) is "search_error", anything else "search_bug" (issue 19). Prints one line when a
@@ -331,20 +332,6 @@ def search_answers(records, proposer, judge, args):
         out.append([answer])
     print(f"search | {len(records)} tasks searched together in {time.time() - t0:.1f} s", flush=True)
     return out
-
-
-def judge_chunk(judge, chunk, candidates):
-    """judge_candidates, except candidates that already carry their verdict (a search's end-to-end verdict of
-    the solution it found): those are not judged again."""
-    from reward import judge_candidates
-
-    todo = [[c for c in cands if "verdict" not in c] for cands in candidates]
-    got = judge_candidates(judge, chunk, todo)
-    verdicts = []
-    for cands, vs in zip(candidates, got):
-        vs = iter(vs)
-        verdicts.append([c["verdict"] if "verdict" in c else next(vs) for c in cands])
-    return verdicts
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -596,18 +583,6 @@ def check_args(args):
     for name in ("stop_after_s", "time_budget_s", "search_time_budget_s"):
         if getattr(args, name) is not None and getattr(args, name) < 0:
             raise UsageError(f"--{name.replace('_', '-')} must be >= 0, got {getattr(args, name)}")
-    if args.teacher_plans is not None:
-        import teacher
-
-        plans = [p.strip() for p in args.teacher_plans.split(",") if p.strip()]
-        plans = list(teacher.PLANS) if plans == ["all"] else plans
-        bad = [p for p in plans if p not in teacher.PLANS]
-        if bad or not plans:
-            raise UsageError(f"--teacher-plans takes 'all' or a comma list of {', '.join(teacher.PLANS)}; "
-                             f"got {args.teacher_plans!r}")
-        if args.policy != "teacher":
-            raise UsageError("--teacher-plans needs --policy teacher")
-        args.teacher_plans = ",".join(plans)
     if (args.search_budget is not None or args.search_time_budget_s is not None) and not args.search:
         raise UsageError("--search-budget / --search-time-budget-s need --search")
     args.baseline_cache = None if str(args.baseline_cache).lower() in ("none", "") else \
@@ -615,9 +590,14 @@ def check_args(args):
     import policy
 
     try:
+        # stored expanded ("all" names the plans of this version), so a resume compares the same names
+        if args.teacher_plans is not None:
+            args.teacher_plans = ",".join(policy.teacher_plans(args.teacher_plans))
         args.policy_kind = policy.check_policy_spec(args.policy)
     except policy.PolicySpecError as e:
         raise UsageError(str(e)) from None
+    if args.teacher_plans is not None and args.policy != "teacher":
+        raise UsageError("--teacher-plans needs --policy teacher")
     if args.samples > 1 and args.policy_kind not in ("model", "checkpoint") and not args.search:
         raise UsageError(f"--samples {args.samples} needs a model policy; {args.policy!r} gives one answer per task")
     if args.temperature is None:
@@ -1039,7 +1019,7 @@ def run_eval(args):
               + (f" | ranks {world}" if world > 1 else ""), flush=True)
     if todo:
         import policy
-        from reward import Judge, solution_text
+        from reward import Judge, judge_candidates, solution_text
 
         try:
             proposer = policy.make_policy(args.policy, args)
@@ -1072,7 +1052,7 @@ def run_eval(args):
                     for i, answer in zip(live, answers):
                         candidates[i] = answer
                 t_propose += time.time() - t_chunk
-                verdicts = judge_chunk(judge, chunk, candidates)
+                verdicts = judge_candidates(judge, chunk, candidates)
                 rows = [task_row(rec, vs) for rec, vs in zip(chunk, verdicts)]
                 for cands, vs, row in zip(candidates, verdicts, rows):
                     row.update(plan_of(cands, vs, row))

@@ -1467,13 +1467,8 @@ class TeacherPolicy:
     def __init__(self, target, seed, dot_precision="ieee", plans=None):
         import teacher  # imported here: only this proposer needs it
 
-        if plans is not None:
-            bad = [p for p in plans if p not in teacher.PLANS]
-            if bad or not plans:
-                raise PolicySpecError(f"teacher plans must be a non-empty subset of {', '.join(teacher.PLANS)}; "
-                                      f"got {', '.join(plans) or 'none'}")
         self.teacher, self.target, self.seed, self.dot_precision = teacher, target, seed, dot_precision
-        self.plans = tuple(plans) if plans is not None else None
+        self.plans = teacher_plans(plans)
 
     def propose(self, records, n_samples, seed):
         out = []
@@ -1490,6 +1485,22 @@ class TeacherPolicy:
             except Exception as e:  # noqa: BLE001 -- a teacher bug: this task's failed row, the run goes on
                 out.append([failure("teacher_bug", e)])
         return out
+
+
+def teacher_plans(spec):
+    """The teacher plans a --teacher-plans value names: "all" or a comma list (a string), or a sequence of names,
+    as a tuple of teacher.PLANS names in the order given; None stays None (one plain teacher answer). Raises
+    PolicySpecError for an empty list or a name that is no plan."""
+    if spec is None:
+        return None
+    import teacher
+
+    names = [p.strip() for p in spec.split(",") if p.strip()] if isinstance(spec, str) else list(spec)
+    names = list(teacher.PLANS) if names == ["all"] else names
+    if not names or any(p not in teacher.PLANS for p in names):
+        raise PolicySpecError(f"--teacher-plans takes 'all' or a comma list of {', '.join(teacher.PLANS)}; "
+                              f"got {spec!r}")
+    return tuple(names)
 
 
 def resolve_checkpoint(path):
@@ -1561,9 +1572,7 @@ def make_policy(spec, args):
     if kind == "reference":
         return ReferencePolicy()
     if kind == "teacher":
-        plans = getattr(args, "teacher_plans", None)
-        return TeacherPolicy(args.device, args.seed, args.teacher_dot_precision,
-                             plans.split(",") if plans else None)
+        return TeacherPolicy(args.device, args.seed, args.teacher_dot_precision, getattr(args, "teacher_plans", None))
     return ModelPolicy(spec[len("model:"):] if kind == "model" else resolve_checkpoint(spec), args)
 
 

@@ -2526,12 +2526,16 @@ def verify_by_policy(pairs, policies, **judge_kwargs):
 
 
 def judge_candidates(judge, records, candidates):
-    """Verdicts per record (lists aligned with `candidates`): one verify_many call for the whole chunk."""
+    """Verdicts per record (lists aligned with `candidates`): one verify_many call for the whole chunk. A
+    candidate that already carries its Verdict (key "verdict": a search's end-to-end verdict of the solution it
+    found, eval.py --search) is not judged again."""
     pairs, where = [], []
     verdicts = [[None] * len(c) for c in candidates]
     for i, (rec, cands) in enumerate(zip(records, candidates)):
         for j, c in enumerate(cands):
-            if c["text"] is None:
+            if c.get("verdict") is not None:
+                verdicts[i][j] = c["verdict"]
+            elif c["text"] is None:
                 verdicts[i][j] = Verdict(error_type=c["error_type"], error_msg=c["error_msg"])
             else:
                 pairs.append((rec["source"], c["text"]))

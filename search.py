@@ -896,14 +896,14 @@ def search_steps(record, proposer, device, time_trials, *, workers=2, max_fragme
             for k, vs in zip(judge_at, got):
                 verdicts[k] = vs[0]
         for (c, segs), src, v in zip(kept, sources, verdicts):
+            plans = [kernels[(a, b)].get("plan") for a, b, k in segs if k == "kernel"]
             log({"event": "cover", "round": rnd, "cover": segs, "cost": list(c), "correct": v.correct,
                  "error_type": v.error_type, "error_msg": v.error_msg[:300], "runtime_ms": v.runtime_ms,
-                 "speedup": v.speedup, "plans": [kernels[(a, b)].get("plan") for a, b, k in segs if k == "kernel"]})
+                 "speedup": v.speedup, "plans": plans})
             faster = speed_measured and winner is not None and \
                 (v.runtime_ms or math.inf) < (winner["verdict"].runtime_ms or math.inf)
             if v.correct and (winner is None or faster):
-                winner = {"kind": "hybrid", "solution": src, "verdict": v, "cover": segs,
-                          "plans": [kernels[(a, b)].get("plan") for a, b, k in segs if k == "kernel"]}
+                winner = {"kind": "hybrid", "solution": src, "verdict": v, "cover": segs, "plans": plans}
         if winner is not None or not round_covers:
             break
     if winner is not None and do_autotune:
@@ -1040,12 +1040,7 @@ def make_proposer(args):
         return SingleOpPolicy(args.device, args.seed)
     import policy
 
-    if args.teacher_plans is not None:
-        import teacher
-
-        plans = [p.strip() for p in args.teacher_plans.split(",") if p.strip()]
-        args.teacher_plans = ",".join(teacher.PLANS if plans == ["all"] else plans)
-    return policy.make_policy(args.policy, args)
+    return policy.make_policy(args.policy, args)  # it reads --teacher-plans ("all" or a list: policy.teacher_plans)
 
 
 def main(argv=None):

@@ -1761,7 +1761,7 @@ def kernelbench_teacher(args, kb_levels, run_dir) -> dict:
         done = eval_lib.read_rows(os.path.join(out_dir, "results.jsonl"))
         task_ids = [str(r["id"]) for r in eval_lib.load_tasks(kb_dir, args.pipeline_kernelbench_limit)]
         rows = [done[t] for t in task_ids if t in done]
-        results[lv] = dict(eval_lib.aggregate_by_level(rows)["overall"], out=out_dir, missing=len(task_ids) - len(rows))
+        results[lv] = dict(eval_lib.aggregate(rows), out=out_dir, missing=len(task_ids) - len(rows))
         if results[lv]["missing"]:
             print(f"note: {out_dir} lacks {results[lv]['missing']} of the {len(task_ids)} level-{lv} tasks", flush=True)
     return results
