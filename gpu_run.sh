@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The H200 measurements behind LOG.md, in named sections so one device call can run several:
 #   bash gpu_run.sh noise judgetests search   # logs in /tmp/gpu_work, packed into $OUT/results.tgz after each
-# Sections: env train trainab rlab q4 noise judgetests verify teacher2 teacher2x3 teacher5 search search5 sft rollout profile kernels rl kb kbsearch, in the order given
+# Sections: env train trainab rlab q4 noise judgetests verify teacher2 teacher2x3 teacher5 search search5 sft rollout profile kernels rl kb kbsearch gsbg gswait, in the order given
 # (one after another: run at once, 20+ judge workers on 16 cores starved each other, LOG.md). Every section is
 # time-boxed with `timeout` so one slow step cannot eat the whole call; each prints the end of its log.
 set -u
@@ -217,6 +217,32 @@ run_kbsearch() {  # issues 19, 20: eval.py --search over a whole KernelBench lev
     --baseline-cache devout/baselines.json \
     --stop-after-s ${KB_S:-500} --time-budget-s ${KB_TIME_BUDGET_S:-2} ${KB_CHUNK:+--chunk-size $KB_CHUNK} ${KBSEARCH_FLAGS:-} >> "$O/search_kb$L.txt" 2>&1
   echo "eval rc $?"; grep -c '"task_id"' ${KB_OUT:-devout/search_kb$L}/results.jsonl; tail -3 "$O/search_kb$L.txt"
+}
+
+run_gsbg() {  # issue 21: the whole gpu-small pipeline (SFT, DRPO, the GRPO ablation, every eval, KernelBench
+  # levels 1 and 2 for each checkpoint) from a data folder made on a CPU box (carry $GS, devdata, devout): started
+  # in its own process session so it outlives this call (the machine stays warm 30 s between calls); gswait
+  # sections in the next calls wait for it. The KernelBench baselines come from devout/baselines.json (eval.py's
+  # default cache); the teacher's KernelBench row from the session-10 sweep. GS_FLAGS: more train.py flags.
+  section gsbg
+  mkdir -p ~/.cache/drtriton-lite && cp devout/baselines.json ~/.cache/drtriton-lite/baselines.json
+  setsid bash -c "echo \$\$ > /tmp/gs_pipeline.pid; exec timeout ${GS_S:-1500} $PY train.py --preset gpu-small \
+    --out $GS --resume --device cuda --judge-workers 8 --kernelbench devdata/KernelBench \
+    --pipeline-kernelbench-teacher 'results/kb-teacher-2026-12-01/level{level}' ${GS_FLAGS:-} \
+    > /tmp/gs_pipeline.log 2>&1 < /dev/null" &
+  sleep 5; echo "pipeline pid $(cat /tmp/gs_pipeline.pid)"
+  run_gswait
+}
+
+run_gswait() {  # wait for the pipeline run_gsbg started (GSWAIT_S at most), then bring back its log and outputs
+  section gswait
+  local end=$(( $(date +%s) + ${GSWAIT_S:-500} ))
+  while kill -0 "$(cat /tmp/gs_pipeline.pid)" 2>/dev/null && [ "$(date +%s)" -lt "$end" ]; do sleep 5; done
+  kill -0 "$(cat /tmp/gs_pipeline.pid)" 2>/dev/null && echo "pipeline still running" || echo "pipeline ended"
+  cp /tmp/gs_pipeline.log "$O/"
+  grep -E "^===|^note|rror|promot" /tmp/gs_pipeline.log | cut -c1-200 | tail -30
+  tar czf "$O/gs.tgz" --exclude=checkpoints --exclude=base_model --exclude=data --exclude='*.safetensors' \
+    --exclude='*.pt' "$GS"
 }
 
 pack() {  # after every section, so a call cut short still brings back what finished

@@ -704,6 +704,11 @@ def _sample_loss(ctx, op, x, last):
 # --------------------------------------------------------------------------------------------------
 # Program growth
 # --------------------------------------------------------------------------------------------------
+# Anchored programs (sample_program): KernelBench level 2's shape, a heavy op and the epilogue that follows it
+ANCHOR_KINDS = ("matmul", "conv", "conv_transpose")
+EPILOGUE_KINDS = ("unary", "scalar", "binary", "reduce", "softmax", "norm", "pool", "adaptive_pool")
+
+
 def level_deck(seed: int, level: int, n_cards: int, pool: list[str] | None = None) -> list[str]:
     """Balanced uniform op draws: independent shuffles of the pool, concatenated."""
     pool = pool or POOL
@@ -769,10 +774,12 @@ def plan(order: list[str]) -> tuple[list[int], bool]:
     return need, ok
 
 
-def order_bag(bag: list[str], rng: random.Random, tries: int = 64) -> list[str]:
+def order_bag(bag: list[str], rng: random.Random, tries: int = 64, first: str | None = None) -> list[str]:
     """Order a program's ops so ranks and value domains chain: exact-rank ops sorted high to low among their
     own slots, a terminal op last, flexible ops wherever a shuffle puts them. Tries up to `tries` shuffles
-    for one that passes `plan`; returns the last one otherwise (grow then rejects it)."""
+    for one that passes `plan`; returns the last one otherwise (grow then rejects it). `first`: an op that
+    stays ahead of the bag (an anchored program's GEMM or convolution; the result leaves it out)."""
+    head = [first] if first else []
     order = list(bag)
     for _ in range(tries):
         order = list(bag)
@@ -784,7 +791,7 @@ def order_bag(bag: list[str], rng: random.Random, tries: int = 64) -> list[str]:
         for i, o in zip(slots, fixed):
             rest[i] = o
         order = rest + terminal
-        if plan(order)[1]:
+        if plan(head + order)[1]:
             return order
     return order
 
@@ -1590,10 +1597,12 @@ def _twin(order: list[str], state, budget: Budget, style: str, style_seed: str):
 
 
 def sample_program(level: int, index: int, seed: int, budget: Budget, bag: list[str] | None = None,
-                   retries: int = 8, salt: int = 0, pool: list[str] | None = None, style: str = "plain"
-                   ) -> tuple[dict | None, str | None, list[str]]:
+                   retries: int = 8, salt: int = 0, pool: list[str] | None = None, style: str = "plain",
+                   anchored: bool = False) -> tuple[dict | None, str | None, list[str]]:
     """Program `index` of `level`: (task record or None, last rejection reason, rejection reasons).
     `salt` > 0 redraws shapes and order for the same op bag (used when the first draw was a duplicate).
+    `anchored` (level >= 2): the program KernelBench level 2 is made of, a GEMM or convolution first (drawn from
+    ANCHOR_KINDS) and an epilogue after it: each card of the bag outside EPILOGUE_KINDS is redrawn from them.
     `style` picks the surface (render_style); its choices come from their own RNG seeded by the program's
     coordinates, so the program itself (ops, shapes, hash) is the same in every style. A render-only budget
     (`validate_at`, the "kernelbench" preset) validates at small sizes and renders the twin (`_twin`); the
@@ -1602,6 +1611,13 @@ def sample_program(level: int, index: int, seed: int, budget: Budget, bag: list[
     if bag is None:
         bag = level_deck(seed, level, (index + 1) * level, pool)[index * level:]
     bag = list(bag)
+    anchor = None
+    if anchored and len(bag) >= 2:
+        arng = random.Random(f"anchor:{seed}:{level}:{index}")
+        anchors = [o for o in (pool or POOL) if OPS[o].kind in ANCHOR_KINDS] or [o for o in POOL if OPS[o].kind in ANCHOR_KINDS]
+        epilogue = [o for o in (pool or POOL) if OPS[o].kind in EPILOGUE_KINDS] or [o for o in POOL if OPS[o].kind in EPILOGUE_KINDS]
+        anchor = arng.choice(anchors)
+        bag = [anchor] + [o if OPS[o].kind in EPILOGUE_KINDS else arng.choice(epilogue) for o in bag[1:]]
     terminal_seen = False
     for i, o in enumerate(bag):  # at most one terminal op per program
         if OPS[o].terminal:
@@ -1614,7 +1630,7 @@ def sample_program(level: int, index: int, seed: int, budget: Budget, bag: list[
         scale = 1.0 if attempt < retries // 2 else 0.5 ** (attempt - retries // 2 + 1)
         b = vbudget.scaled(scale) if scale < 1 else vbudget
         try:
-            order = order_bag(bag, rng)
+            order = [anchor] + order_bag(bag[1:], rng, first=anchor) if anchor else order_bag(bag, rng)
             state = rng.getstate()
             prog = grow(order, rng, b)
         except Reject as e:
@@ -1642,20 +1658,28 @@ def sample_program(level: int, index: int, seed: int, budget: Budget, bag: list[
     return None, reasons[-1] if reasons else "no attempt", reasons
 
 
+def is_anchored(seed: int, level: int, index: int, share: float) -> bool:
+    """Whether program slot `index` of `level` is drawn anchored, for a share of them (levels >= 2 only)."""
+    return level >= 2 and share > 0 and random.Random(f"anchored:{seed}:{level}:{index}").random() < share
+
+
 MAX_SALT = 8  # redraws of one deck slot after duplicates, so deduplication does not bias the op mix
 
 
 def _work(args):
-    level, index, seed, budget, salt, pool, style = args
+    level, index, seed, budget, salt, pool, style, anchored = args
     import torch
     torch.set_num_threads(1)
-    rec, why, _ = sample_program(level, index, seed, budget, salt=salt, pool=pool, style=style)
+    rec, why, _ = sample_program(level, index, seed, budget, salt=salt, pool=pool, style=style, anchored=anchored)
     return level, index, salt, rec, why
 
 
 def generate(num_programs: int, levels: list[int], seed: int, budget: Budget, workers: int = 1,
-             progress: bool = True, ops: str | None = None, style: str = "plain") -> tuple[list[dict], dict]:
+             progress: bool = True, ops: str | None = None, style: str = "plain",
+             anchored: float = 0.0) -> tuple[list[dict], dict]:
     """num_programs validated, deduplicated programs split evenly over levels; deterministic for a seed.
+    `anchored`: the share of programs of levels >= 2 drawn anchored (sample_program: a GEMM or convolution first,
+    an epilogue after it), decided per program slot by its own draw.
     `ops` restricts the pool (see op_pool); the default is every samplable op. `style` is the surface
     (render_style): the programs are the same in every style. The function's default stays "plain" (callers
     and the teacher's regression set read that surface); the CLI's default is "kernelbench"."""
@@ -1681,7 +1705,8 @@ def generate(num_programs: int, levels: list[int], seed: int, budget: Budget, wo
                 missing = per_level[lv] - len(accepted[lv]) - sum(1 for j in jobs if j[0] == lv)
                 if missing > 0:
                     n = missing + max(2, missing // 20)
-                    jobs += [(lv, next_index[lv] + j, seed, budget, 0, op_list, style) for j in range(n)]
+                    jobs += [(lv, next_index[lv] + j, seed, budget, 0, op_list, style,
+                              is_anchored(seed, lv, next_index[lv] + j, anchored)) for j in range(n)]
                     next_index[lv] += n
             results = pool.map(_work, jobs, chunksize=8) if pool else [_work(j) for j in jobs]
             for lv, idx, salt, rec, why in results:  # in job order: deterministic whatever the worker count
@@ -1693,7 +1718,8 @@ def generate(num_programs: int, levels: list[int], seed: int, budget: Budget, wo
                 if rec["hash"] in seen:
                     stats["duplicate"] += 1
                     if salt < MAX_SALT:
-                        redo.append((lv, idx, seed, budget, salt + 1, op_list, style))
+                        redo.append((lv, idx, seed, budget, salt + 1, op_list, style,
+                                     is_anchored(seed, lv, idx, anchored)))
                     continue
                 seen.add(rec["hash"])
                 accepted[lv].append(rec)
@@ -2344,8 +2370,11 @@ def normalized_source(source: str) -> tuple[str, int, set[str], str] | None:
     _strip_docstrings(tree)
     verbatim = ast.dump(tree)
     fwd = next((m for m in cls.body if isinstance(m, ast.FunctionDef) and m.name == "forward"), None)
-    n_ops = 0 if fwd is None else sum(isinstance(n, (ast.Call, ast.BinOp, ast.UnaryOp, ast.Subscript))
-                                      for n in ast.walk(fwd))
+    # a signed literal (`min_val=-1.`) is a constant, not an op: counted, it made level1/32_HardTanh.py a 2-op
+    # forward whose structure every synthetic hardtanh with negated bounds matched
+    n_ops = 0 if fwd is None else sum(
+        isinstance(n, (ast.Call, ast.BinOp, ast.Subscript))
+        or (isinstance(n, ast.UnaryOp) and not isinstance(n.operand, ast.Constant)) for n in ast.walk(fwd))
     return _Normalise()(copy.deepcopy(cls)), n_ops, docs, verbatim
 
 

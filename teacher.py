@@ -2702,6 +2702,10 @@ def main(argv=None, verify_by_policy=None, task_prompt=None) -> int:
                    help="literal: sizes are integers in kernels and wrappers; symbolic: sizes are names bound from "
                         "the inputs' shapes (batch_size, channels, ... as the task source calls them) and passed to "
                         "kernels as constexprs, so a model copies names instead of doing arithmetic on sizes")
+    p.add_argument("--heavy", choices=HEAVY_PLACES, default="triton",
+                   help="where GEMMs and convolutions run: triton compiles them like any op; torch keeps them as "
+                        "the task's own torch call (the hybrid plan: cuBLAS/cuDNN, the ops after them fused in "
+                        "Triton) where another op is left for Triton, and compiles the other programs all-Triton")
     p.add_argument("--timeout-s", type=float, default=120.0, help="judge wall-clock limit per solution (s)")
     p.add_argument("--limit", type=int, default=0, help="only the first N tasks (0 = all)")
     p.add_argument("--launches", action="store_true",
@@ -2733,11 +2737,16 @@ def main(argv=None, verify_by_policy=None, task_prompt=None) -> int:
     t0 = time.time()
     pairs, sols, failures = [], [], []
     for i, rec in enumerate(tasks):
+        kw = dict(seed=args.seed + (i if args.style == "varied" else 0), target=args.device,
+                  generic_names=args.style == "fixed", dot_precision=args.dot_precision, sizes=args.sizes)
         try:
-            sol = compile_program(rec, seed=args.seed + (i if args.style == "varied" else 0), target=args.device,
-                                  generic_names=args.style == "fixed", dot_precision=args.dot_precision,
-                                  sizes=args.sizes)
-            sols.append((rec, sol))
+            sol = None
+            if args.heavy == "torch":
+                try:
+                    sol = compile_program(rec, heavy="torch", **kw)
+                except TeacherError:  # no heavy op, or nothing left for Triton: the all-Triton solution
+                    pass
+            sols.append((rec, sol or compile_program(rec, **kw)))
         except TeacherError as e:
             failures.append((rec, "teacher_error", str(e)))
         except Exception as e:  # a teacher bug on one program must not lose the rest of a long run

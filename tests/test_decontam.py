@@ -119,3 +119,38 @@ def test_every_kernelbench_file_matches_itself():
     # every multi-op file is caught resized; 1-op files are caught when their prose survives (all of KernelBench's)
     assert {os.path.basename(f) for f in multi} <= self_hits
     assert len(self_hits) >= 190
+
+
+def test_a_signed_literal_is_not_an_op():
+    """A negated constant (`min_val=-1.`) is part of one op: counted as a second op it made level1/32_HardTanh.py
+    a 2-op forward, and every synthetic hardtanh with negated bounds matched it by structure alone."""
+    hardtanh = _read(os.path.join(KB, "level1", "32_HardTanh.py"))
+    assert synth.normalized_source(hardtanh)[1] == 1
+    ours = {"id": "synthetic_hardtanh", "source": """import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Model(nn.Module):
+    \"\"\"A model that applies a HardTanh.\"\"\"
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return F.hardtanh(x, min_val=-1.0, max_val=1.0)
+
+
+N = 3
+dim = 59
+
+
+def get_inputs():
+    return [torch.randn(N, dim)]
+
+
+def get_init_inputs():
+    return []
+"""}
+    assert synth.decontaminate([ours], [KB]) == []
+    negated = ours["source"].replace("return F.hardtanh(x, min_val=-1.0, max_val=1.0)", "return -x")
+    assert synth.normalized_source(negated)[1] == 1  # an op on a tensor still counts

@@ -271,3 +271,21 @@ def test_op_pool_restricts_generation():
         synth.op_pool("nonsense")
     recs, _ = synth.generate(12, [1, 2], seed=0, budget=BUDGET, workers=1, progress=False, ops="unary")
     assert len(recs) == 12 and all(synth.OPS[o].kind == "unary" for r in recs for o in r["ops"])
+
+
+def test_anchored_programs_are_a_heavy_op_and_its_epilogue():
+    """generate(anchored=share): that share of the level >= 2 programs is KernelBench level 2's shape (a GEMM or
+    convolution first, epilogue ops after it); level 1 and anchored=0 are drawn as before."""
+    recs, _ = synth.generate(24, [1, 2, 3], 3, BUDGET, workers=1, progress=False, anchored=1.0)
+    plain, _ = synth.generate(24, [1, 2, 3], 3, BUDGET, workers=1, progress=False)
+    again, _ = synth.generate(24, [1, 2, 3], 3, BUDGET, workers=1, progress=False, anchored=1.0)
+    assert [r["hash"] for r in recs] == [r["hash"] for r in again]  # deterministic
+    assert [r["source"] for r in recs if r["level"] == 1] == [r["source"] for r in plain if r["level"] == 1]
+    higher = [r for r in recs if r["level"] >= 2]
+    assert len(higher) == 16 and all(len(r["ops"]) == r["level"] for r in higher)
+    for r in higher:
+        assert synth.OPS[r["ops"][0]].kind in synth.ANCHOR_KINDS, r["ops"]
+        assert all(synth.OPS[o].kind in synth.EPILOGUE_KINDS for o in r["ops"][1:]), r["ops"]
+    assert sum(synth.OPS[r["ops"][0]].kind in synth.ANCHOR_KINDS for r in plain if r["level"] >= 2) < 16
+    half = [synth.is_anchored(3, 2, i, 0.5) for i in range(400)]
+    assert 150 < sum(half) < 250 and not synth.is_anchored(3, 1, 0, 1.0)

@@ -473,3 +473,26 @@ def test_sym_arithmetic_prints_names_and_computes_values():
     assert w * 1 is w and w + 0 is w and w // 1 is w and type(-w) is int
     assert teacher.bare(h - 1) == "height - 1" and teacher.bare(4) == "4"
     assert 1.0 / teacher.prod([c, h]) == 1.0 / 15 and teacher.npow2(h) == 8
+
+
+def test_cli_heavy_torch_writes_hybrid_pairs_where_a_heavy_op_has_an_epilogue(tmp_path):
+    """teacher.py --heavy torch (gpu-small's pairs): a GEMM with an op after it keeps the GEMM as the task's torch
+    call and fuses the rest in Triton, verified under the hybrid policy; a program without a heavy op, and a
+    lone GEMM (nothing left for Triton: torch alone would be a fallback, not a solution), stay all-Triton."""
+    import synth
+    budget = synth.make_budget("cpu")
+    recs = [synth.sample_program(2, 0, 0, budget, bag=["linear", "relu"])[0], single_op_record("relu"),
+            synth.sample_program(1, 0, 0, budget, bag=["linear"])[0]]
+    tasks = tmp_path / "tasks.jsonl"
+    tasks.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    out = tmp_path / "pairs.jsonl"
+    env = dict(os.environ, TRITON_INTERPRET="1")
+    res = subprocess.run([sys.executable, os.path.join(ROOT, "teacher.py"), "--tasks", str(tasks), "--out", str(out),
+                          "--workers", "1", "--heavy", "torch", "--style", "fixed", "--sizes", "symbolic"],
+                         capture_output=True, text=True, cwd=ROOT, env=env, timeout=300)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert "hybrid for the 1 that keep a torch op" in res.stdout and "verified 3/3" in res.stdout
+    hybrid, relu, lone = [json.loads(line)["completion"] for line in out.read_text().splitlines()]
+    forward = hybrid.split("def forward")[1]
+    assert teacher.KEPT_TORCH_OP in forward and "launch_triton(" in forward and "@triton.jit" in hybrid
+    assert teacher.KEPT_TORCH_OP not in relu + lone and "tl.dot(" in lone

@@ -49,3 +49,25 @@ def test_kernelbench_dirs_flag(tmp_path):
     A.kernelbench = str(tmp_path / "nothing")
     with pytest.raises(train.UsageError, match="no level1/ or level2/"):
         train.kernelbench_dirs(A)
+
+
+def test_pipeline_drops_drawn_programs_that_match_kernelbench(tmp_path, monkeypatch, capsys):
+    """A drawn program that matches a KernelBench file is left out of every file the synth stage writes, so the
+    check after it passes instead of failing a run over one unlucky draw."""
+    real = synth.decontaminate
+    victim = {}
+
+    def fake(records, dirs):
+        victim.setdefault("id", records[1]["id"])
+        return [(r["id"], os.path.join(dirs[0], "32_HardTanh.py"), "structure") for r in records
+                if r["id"] == victim["id"]] + real(records, dirs)
+
+    monkeypatch.setattr(synth, "decontaminate", fake)
+    args = train.parse_args(["--out", str(tmp_path), "--device", "cpu", "--pipeline-ops", "unary",
+                             "--pipeline-tasks", "8", "--pipeline-eval-tasks", "2", "--levels", "1",
+                             "--judge-workers", "1"])
+    paths = train.synth_pipeline_tasks(args, str(tmp_path), [os.path.join(SMALL, "level1")])
+    ids = [r["id"] for p in paths for r in synth.read_tasks(p)]
+    assert victim["id"] not in ids and len(set(ids)) == 7
+    assert f"dropped 1 drawn programs that match KernelBench files: {victim['id']} ~ 32_HardTanh.py" in \
+        capsys.readouterr().out
