@@ -14,6 +14,7 @@
     python bench.py decode-attn --model-config qwen2.5-7b   # H200: split-KV decode attention, launch sweep
     python bench.py decode-sample --model-config qwen2.5-7b # H200: generate's sampling rule vs Gumbel-max
     python bench.py kb-table --results runs/eval-teacher-kb2  # per-task KernelBench speed table (LOG.md's), summary
+    python bench.py conv-layout --tasks ../shared/KernelBench/level2 --device cuda  # H200: convs NCHW vs channels-last
 
 verify: builds `--n` candidate solutions of mixed quality (known-good Triton kernels, cheats and faults
 from tests/) for small KernelBench-like tasks (tests/judge_tasks/), then verifies them twice with the same
@@ -55,8 +56,10 @@ a rollout's first, middle and last slot. decode-sample: one step's sampling at b
 sft-step: LoRA SFT steps through train.py's `sft_step` (loss via policy.token_logprobs) on random tokens.
 """
 import argparse
+import copy
 import glob
 import json
+import math
 import os
 import random
 import sys
@@ -1239,6 +1242,79 @@ def cmd_kb_table(args):
     print(json.dumps({"bench": "kb-table", "results": args.results, **kb_summary(rows)}))
 
 
+def cmd_conv_layout(args):
+    """Issue 20: a hybrid plan keeps a task's convolution in cuDNN, yet torch.compile ran level 2's conv tasks about
+    2x faster than it (LOG.md session 10). Inductor runs convolutions channels-last; this times each task's first
+    convolution (its real input, captured in one eager forward) in the layout eager PyTorch uses (NCHW) and
+    channels-last, with and without the conversions in and out, beside the whole task's eager time.
+    KernelBench files are the benchmark's own code, run here as eager PyTorch (no model-written code)."""
+    import torch
+    import triton.testing
+
+    import eval as ev
+    device = torch.device("cuda" if args.device in ("auto", "cuda") and torch.cuda.is_available() else "cpu")
+    if device.type == "cuda":
+        bench_ms = lambda fn: triton.testing.do_bench(fn, warmup=5, rep=args.rep_ms)  # noqa: E731
+    else:
+        def bench_ms(fn, n=3):
+            fn()
+            t = time.perf_counter()
+            for _ in range(n):
+                fn()
+            return (time.perf_counter() - t) / n * 1e3
+    convs = (torch.nn.Conv2d, torch.nn.Conv3d, torch.nn.ConvTranspose2d, torch.nn.ConvTranspose3d)
+    rows = []
+    print(f"conv-layout | {args.tasks} | {device} | cudnn.allow_tf32 {torch.backends.cudnn.allow_tf32}")
+    print(f"{'task':<58} {'conv':<16} {'task_ms':>8} {'nchw_ms':>8} {'cl_ms':>7} {'cl_io_ms':>8} {'cl/nchw':>7}")
+    for task in ev.load_tasks(args.tasks, args.limit):
+        ns = {}
+        try:
+            exec(compile(task["source"], task["id"], "exec"), ns)  # noqa: S102 (the benchmark's own file)
+            torch.manual_seed(args.seed)
+            model = ns["Model"](*ns["get_init_inputs"]()).to(device).eval()
+            conv = next((m for m in model.modules() if isinstance(m, convs)), None)
+            if conv is None:
+                continue
+            inputs = [x.to(device) if torch.is_tensor(x) else x for x in ns["get_inputs"]()]
+            seen = {}
+            hook = conv.register_forward_pre_hook(lambda m, a: seen.setdefault("x", a[0]))
+            with torch.no_grad():
+                task_ms = bench_ms(lambda: model(*inputs))
+            hook.remove()
+            x = seen["x"]
+            fmt = torch.channels_last if x.dim() == 4 else torch.channels_last_3d
+            conv_cl = copy.deepcopy(conv).to(memory_format=fmt)
+            x_cl = x.contiguous(memory_format=fmt)
+            with torch.no_grad():
+                nchw = bench_ms(lambda: conv(x))
+                cl = bench_ms(lambda: conv_cl(x_cl))
+                cl_io = bench_ms(lambda: conv_cl(x.contiguous(memory_format=fmt)).contiguous())
+                diff = (conv(x) - conv_cl(x_cl)).abs().max().item()
+        except Exception as e:  # one task's failure is its row, not the end of the table
+            print(f"{task['id']:<58} error: {type(e).__name__}: {str(e)[:120]}")
+            rows.append({"task_id": task["id"], "error": f"{type(e).__name__}: {e}"[:300]})
+            continue
+        finally:
+            if device.type == "cuda":
+                torch.cuda.empty_cache()
+        row = {"task_id": task["id"], "conv": type(conv).__name__, "task_ms": round(task_ms, 4),
+               "nchw_ms": round(nchw, 4), "cl_ms": round(cl, 4), "cl_io_ms": round(cl_io, 4),
+               "cl_over_nchw": round(cl / nchw, 3), "max_abs_diff": diff}
+        rows.append(row)
+        print(f"{task['id'][:58]:<58} {row['conv']:<16} {task_ms:8.3f} {nchw:8.3f} {cl:7.3f} {cl_io:8.3f} "
+              f"{row['cl_over_nchw']:7.2f}", flush=True)
+    ok = [r for r in rows if "cl_ms" in r]
+    geo = lambda v: math.exp(sum(math.log(x) for x in v) / len(v)) if v else None  # noqa: E731
+    summary = {"tasks": len(ok), "errors": len(rows) - len(ok),
+               "geomean_cl_over_nchw": geo([r["cl_ms"] / r["nchw_ms"] for r in ok]),
+               "geomean_cl_io_over_nchw": geo([r["cl_io_ms"] / r["nchw_ms"] for r in ok]),
+               "conv_share_of_task": geo([r["nchw_ms"] / r["task_ms"] for r in ok])}
+    if args.out:
+        with open(args.out, "w") as f:
+            f.writelines(json.dumps(r) + "\n" for r in rows)
+    print(json.dumps({"bench": "conv-layout", "tasks_dir": args.tasks, **summary}))
+
+
 def add_model_args(parser, device_help):
     """--model-config and --device, shared by the subcommands that build a random-weight model."""
     parser.add_argument("--model-config", choices=["tiny", "qwen2.5-7b"], default="tiny",
@@ -1396,6 +1472,15 @@ def main():
     k.add_argument("--results", required=True, help="an eval.py --out directory (its results.jsonl)")
     k.add_argument("--slowest", type=int, default=10, help="how many of the slowest correct tasks to list")
     k.set_defaults(fn=cmd_kb_table)
+    c = sub.add_parser("conv-layout", help="each KernelBench task's first convolution: NCHW vs channels-last (cuDNN)",
+                       formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    c.add_argument("--tasks", required=True, help="a KernelBench level folder (or any eval.py task set)")
+    c.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto")
+    c.add_argument("--limit", type=int, default=None, help="the first N tasks by name")
+    c.add_argument("--rep-ms", type=int, default=100, help="triton.testing.do_bench rep (ms of timed runs each)")
+    c.add_argument("--seed", type=int, default=0)
+    c.add_argument("--out", default=None, help="JSONL of the rows")
+    c.set_defaults(fn=cmd_conv_layout)
     q = sub.add_parser("rl-step", help="one RL step (train.rl_step): generate/verify/update seconds, peak memory",
                        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     add_model_args(q, "where model and judge run")

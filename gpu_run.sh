@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The H200 measurements behind LOG.md, in named sections so one device call can run several:
 #   bash gpu_run.sh noise judgetests search   # logs in /tmp/gpu_work, packed into $OUT/results.tgz after each
-# Sections: env train trainab rlab q4 noise judgetests verify teacher2 teacher2x3 teacher5 search search5 sft rollout profile kernels rl kb kbsearch gsbg gswait, in the order given
+# Sections: env train trainab rlab q4 noise judgetests verify teacher2 teacher2x3 teacher5 search search5 sft rollout profile kernels rl kb kbsearch convlayout gsbg gswait, in the order given
 # (one after another: run at once, 20+ judge workers on 16 cores starved each other, LOG.md). Every section is
 # time-boxed with `timeout` so one slow step cannot eat the whole call; each prints the end of its log.
 set -u
@@ -219,6 +219,13 @@ run_kbsearch() {  # issues 19, 20: eval.py --search over a whole KernelBench lev
   echo "eval rc $?"; grep -c '"task_id"' ${KB_OUT:-devout/search_kb$L}/results.jsonl; tail -3 "$O/search_kb$L.txt"
 }
 
+run_convlayout() {  # issue 20: each level-2 task's first convolution, NCHW vs channels-last (bench.py conv-layout)
+  section convlayout
+  timeout ${CONVLAYOUT_S:-120} $PY bench.py conv-layout --tasks devdata/KernelBench/level${KB_LEVEL:-2} --device cuda \
+    --rep-ms 50 --out "$O/conv_layout.jsonl" > "$O/conv_layout.txt" 2>&1
+  tail -4 "$O/conv_layout.txt"
+}
+
 run_gsbg() {  # issue 21: the whole gpu-small pipeline (SFT, DRPO, the GRPO ablation, every eval, KernelBench
   # levels 1 and 2 for each checkpoint) from a data folder made on a CPU box (carry $GS, devdata, devout): started
   # in its own process session so it outlives this call (the machine stays warm 30 s between calls); gswait
@@ -236,7 +243,7 @@ run_gsbg() {  # issue 21: the whole gpu-small pipeline (SFT, DRPO, the GRPO abla
 
 run_gswait() {  # wait for the pipeline run_gsbg started (GSWAIT_S at most), then bring back its log and outputs
   section gswait
-  local end=$(( $(date +%s) + ${GSWAIT_S:-500} ))
+  local end=${GSWAIT_UNTIL:-$(( $(date +%s) + ${GSWAIT_S:-500} ))}
   while kill -0 "$(cat /tmp/gs_pipeline.pid)" 2>/dev/null && [ "$(date +%s)" -lt "$end" ]; do sleep 5; done
   kill -0 "$(cat /tmp/gs_pipeline.pid)" 2>/dev/null && echo "pipeline still running" || echo "pipeline ended"
   cp /tmp/gs_pipeline.log "$O/"

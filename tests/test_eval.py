@@ -534,6 +534,23 @@ def test_bench_kb_table_reads_an_eval_out(tmp_path, capsys):
     assert summary["n_tasks"] == 7 and summary["acc"] == sum(r["correct"] for r in rows) / 7
 
 
+def test_bench_conv_layout_times_each_tasks_first_convolution(tmp_path):
+    """bench.py conv-layout (issue 20): a row per task with a convolution (its NCHW and channels-last times, which
+    agree in value), none for a task without one, and a summary line; on the CPU here, the H200 in LOG.md."""
+    import subprocess
+    kb2 = os.path.join(ROOT, "tests", "kernelbench_small", "level2")
+    rows_path = str(tmp_path / "rows.jsonl")
+    res = subprocess.run([sys.executable, os.path.join(ROOT, "bench.py"), "conv-layout", "--tasks", kb2, "--device",
+                          "cpu", "--out", rows_path], capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    rows = [json.loads(line) for line in open(rows_path)]
+    names = sorted(f[:-3] for f in os.listdir(kb2) if f.endswith(".py"))
+    with_conv = [n for n in names if "Conv" in n]
+    assert sorted(r["task_id"] for r in rows) == with_conv and with_conv != names
+    assert all(r["max_abs_diff"] < 1e-3 and r["nchw_ms"] > 0 and r["cl_ms"] > 0 for r in rows)
+    assert json.loads(res.stdout.splitlines()[-1])["tasks"] == len(with_conv)
+
+
 def test_plan_of_names_only_tagged_plans():
     """A row names a plan only where candidates carry one: a model's or plain teacher's search row gets none (its
     cover's plans are [None]); a search with plans gets the cover's and the whole program's plan outcomes."""
