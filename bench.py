@@ -1246,7 +1246,8 @@ def cmd_conv_layout(args):
     """Issue 20: a hybrid plan keeps a task's convolution in cuDNN, yet torch.compile ran level 2's conv tasks about
     2x faster than it (LOG.md session 10). Inductor runs convolutions channels-last; this times each task's first
     convolution (its real input, captured in one eager forward) in the layout eager PyTorch uses (NCHW) and
-    channels-last, with and without the conversions in and out, beside the whole task's eager time.
+    channels-last: the convolution alone (cl), with the input's conversion (cl_in: an epilogue kernel would read the
+    channels-last output as it is) and with both conversions (cl_io), beside the whole task's eager time.
     KernelBench files are the benchmark's own code, run here as eager PyTorch (no model-written code)."""
     import torch
     import triton.testing
@@ -1265,7 +1266,8 @@ def cmd_conv_layout(args):
     convs = (torch.nn.Conv2d, torch.nn.Conv3d, torch.nn.ConvTranspose2d, torch.nn.ConvTranspose3d)
     rows = []
     print(f"conv-layout | {args.tasks} | {device} | cudnn.allow_tf32 {torch.backends.cudnn.allow_tf32}")
-    print(f"{'task':<58} {'conv':<16} {'task_ms':>8} {'nchw_ms':>8} {'cl_ms':>7} {'cl_io_ms':>8} {'cl/nchw':>7}")
+    print(f"{'task':<58} {'conv':<16} {'task_ms':>8} {'nchw_ms':>8} {'cl_ms':>7} {'cl_in_ms':>8} {'cl_io_ms':>8} "
+          f"{'cl/nchw':>7}")
     for task in ev.load_tasks(args.tasks, args.limit):
         ns = {}
         try:
@@ -1288,6 +1290,7 @@ def cmd_conv_layout(args):
             with torch.no_grad():
                 nchw = bench_ms(lambda: conv(x))
                 cl = bench_ms(lambda: conv_cl(x_cl))
+                cl_in = bench_ms(lambda: conv_cl(x.contiguous(memory_format=fmt)))
                 cl_io = bench_ms(lambda: conv_cl(x.contiguous(memory_format=fmt)).contiguous())
                 diff = (conv(x) - conv_cl(x_cl)).abs().max().item()
         except Exception as e:  # one task's failure is its row, not the end of the table
@@ -1298,15 +1301,16 @@ def cmd_conv_layout(args):
             if device.type == "cuda":
                 torch.cuda.empty_cache()
         row = {"task_id": task["id"], "conv": type(conv).__name__, "task_ms": round(task_ms, 4),
-               "nchw_ms": round(nchw, 4), "cl_ms": round(cl, 4), "cl_io_ms": round(cl_io, 4),
+               "nchw_ms": round(nchw, 4), "cl_ms": round(cl, 4), "cl_in_ms": round(cl_in, 4), "cl_io_ms": round(cl_io, 4),
                "cl_over_nchw": round(cl / nchw, 3), "max_abs_diff": diff}
         rows.append(row)
-        print(f"{task['id'][:58]:<58} {row['conv']:<16} {task_ms:8.3f} {nchw:8.3f} {cl:7.3f} {cl_io:8.3f} "
+        print(f"{task['id'][:58]:<58} {row['conv']:<16} {task_ms:8.3f} {nchw:8.3f} {cl:7.3f} {cl_in:8.3f} {cl_io:8.3f} "
               f"{row['cl_over_nchw']:7.2f}", flush=True)
     ok = [r for r in rows if "cl_ms" in r]
     geo = lambda v: math.exp(sum(math.log(x) for x in v) / len(v)) if v else None  # noqa: E731
     summary = {"tasks": len(ok), "errors": len(rows) - len(ok),
                "geomean_cl_over_nchw": geo([r["cl_ms"] / r["nchw_ms"] for r in ok]),
+               "geomean_cl_in_over_nchw": geo([r["cl_in_ms"] / r["nchw_ms"] for r in ok]),
                "geomean_cl_io_over_nchw": geo([r["cl_io_ms"] / r["nchw_ms"] for r in ok]),
                "conv_share_of_task": geo([r["nchw_ms"] / r["task_ms"] for r in ok])}
     if args.out:
