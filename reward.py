@@ -27,7 +27,9 @@ could forge) and carry a per-job nonce. A worker is started in one of two ways (
 A candidate is correct only if (shared/DESIGN.md, "The judge"; issue 3):
   1. it parses and passes the AST checks in `static_check` (no try/except, threads, processes, streams,
      asyncio, ctypes/cffi, load_inline, introspection of frames/gc, patching of imported modules, use of
-     the reference `Model`) and defines >= 1 @triton.jit kernel;
+     the reference `Model`) and defines >= 1 @triton.jit kernel; a plainly written `ModelNew` whose
+     constructor cannot take the task's `get_init_inputs()` fails here too (`init_signature_error`, from the
+     AST, before any reference is computed: a KernelBench-sized reference can cost the whole GPU);
   2. the reference outputs of all trials are computed before the candidate is imported, copied aside (on the
      GPU, masked with a secret keystream, where they fit in REF_GPU_SHARE of its cap; else on the CPU), the
      originals overwritten with NaN and the CUDA caching allocator's free blocks filled with NaN bytes. The
@@ -141,6 +143,57 @@ class Verdict:
     def from_dict(cls, d):
         names = {f.name for f in dataclasses.fields(cls)}
         return cls(**{k: v for k, v in d.items() if k in names})
+
+
+def init_signature_error(source, n_args):
+    """Why `ModelNew(*init_inputs)` with `n_args` positional arguments cannot bind, read from the solution's AST
+    alone (no candidate code runs), or None when it binds or the class is beyond a plain reading (decorated, a
+    metaclass, __new__/__signature__/__init__ assigned, ModelNew rebound, bases other than nn.Module without an
+    __init__); the runtime check after the reference then decides. The judge runs this before the reference:
+    a KernelBench-sized reference can cost an exclusive retry of the whole GPU (LOG.md session 11), and an
+    answer whose constructor does not fit the task fails either way."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    classes = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "ModelNew"]
+    rebound = [t for n in ast.walk(tree) if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign))
+               for t in (n.targets if isinstance(n, ast.Assign) else [n.target])
+               if isinstance(t, ast.Name) and t.id == "ModelNew"]
+    if len(classes) != 1 or rebound:
+        return None
+    cls = classes[0]
+    if cls.decorator_list or cls.keywords:
+        return None
+    special = {"__new__", "__signature__", "__init__", "__init_subclass__"}
+    for n in cls.body:
+        targets = n.targets if isinstance(n, ast.Assign) else [n.target] if isinstance(n, (ast.AnnAssign, ast.AugAssign)) else []
+        if any(isinstance(t, ast.Name) and t.id in special for t in targets):
+            return None
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name in special - {"__init__"}:
+            return None
+    inits = [n for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == "__init__"]
+    if not inits:
+        plain = all(isinstance(b, (ast.Name, ast.Attribute)) and (b.id if isinstance(b, ast.Name) else b.attr) == "Module"
+                    for b in cls.bases)
+        return ("too many positional arguments" if n_args else None) if plain and cls.bases else None
+    init = inits[-1]
+    if init.decorator_list or isinstance(init, ast.AsyncFunctionDef):
+        return None
+    a = init.args
+    positional = a.posonlyargs + a.args
+    if not positional:  # no self: not a plain method
+        return None
+    params = positional[1:]
+    required = params[:len(params) - len(a.defaults)]
+    if n_args < len(required):
+        return f"missing a required argument: '{required[n_args].arg}'"
+    if n_args > len(params) and a.vararg is None:
+        return "too many positional arguments"
+    missing_kw = [k.arg for k, d in zip(a.kwonlyargs, a.kw_defaults) if d is None]
+    if missing_kw:
+        return f"missing a required argument: '{missing_kw[0]}'"
+    return None
 
 
 def _failed(error_type, msg, **kw):
@@ -964,6 +1017,7 @@ class _Worker:
     def __init__(self, torch, triton, device, fd_out):
         self.torch, self.triton, self.device, self.fd_out = torch, triton, device, fd_out
         self.tasks = {}    # sha256 of task source -> cached reference (LRU by insertion)
+        self.init_counts = {}  # sha256 of task source -> len(get_init_inputs()) (init_input_count)
         self.n_candidates = 0
         self.printed_chars = 0
         self._gpu_lock = None  # _GpuLock, made on first CUDA job (needs the device's uuid)
@@ -1114,6 +1168,13 @@ class _Worker:
         if err:
             msg = "; ".join(f"line {ln}: {rule}: {text}" for rule, ln, text in bad[:8])
             return _failed(err, msg, flags=sorted({f"static:{r}" for r, _, _ in bad}))
+        _send(self.fd_out, {"type": "pause", "nonce": job["nonce"]})  # the task's import is the judge's time
+        n_init = self.init_input_count(job)
+        _send(self.fd_out, {"type": "resume", "nonce": job["nonce"]})
+        why = None if n_init is None else init_signature_error(job["solution"], n_init)
+        if why:
+            return _failed("signature_mismatch", f"ModelNew(*get_init_inputs()) does not bind: {why}",
+                           flags=["static:signature"])
         t = time.perf_counter()
         _send(self.fd_out, {"type": "pause", "nonce": job["nonce"]})  # the reference is the judge's time
         task = self.load_task(job)
@@ -1299,6 +1360,28 @@ class _Worker:
                            "kernels do no work", **_partial(v))
 
     # --- reference ----------------------------------------------------------------------------------
+
+    def init_input_count(self, job):
+        """len(get_init_inputs()) of the job's task, from the cached task, else by importing the task module
+        alone (no reference computed, no candidate code run); None when the task cannot say (load_task then
+        reports why)."""
+        key = hashlib.sha256((job["task"] + str(job["seed"]) + str(job["trials"])).encode()).hexdigest()
+        if key in self.tasks:
+            return len(self.tasks[key]["init_inputs"])
+        src_key = hashlib.sha256(job["task"].encode()).hexdigest()
+        if src_key not in self.init_counts:
+            path = os.path.join(os.getcwd(), f"task_{src_key[:12]}_init.py")
+            try:
+                with open(path, "w") as f:
+                    f.write(job["task"])
+                self.init_counts[src_key] = len(list(_import_file(path, f"task_{src_key[:12]}_init",
+                                                                  register=False).get_init_inputs()))
+            except Exception:  # the task's own fault: load_task raises it with its usual verdict
+                self.init_counts[src_key] = None
+            finally:
+                if os.path.exists(path):
+                    os.unlink(path)  # the candidate's cwd must not hold the reference source
+        return self.init_counts[src_key]
 
     def load_task(self, job):
         """Import the task and compute the reference outputs of every trial (before any candidate code runs in

@@ -1,5 +1,5 @@
 # task: linear_relu
-# expect: error_type=signature_mismatch
+# expect: error_type=signature_mismatch flag=static:signature
 import torch
 import torch.nn as nn
 import triton
