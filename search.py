@@ -1005,7 +1005,7 @@ def build_parser():
     p.add_argument("--teacher-dot-precision", choices=["ieee", "tf32x3"], default="ieee",
                    help="--policy teacher: fp32 tl.dot precision of its GEMM/conv/attention kernels")
     p.add_argument("--teacher-plans", default=None,
-                   help="--policy teacher: comma list of teacher plans (triton, triton-tf32x3, triton-tf32, hybrid) or 'all', "
+                   help="--policy teacher: comma list of teacher plans (triton, triton-tf32x3, triton-tf32, hybrid, hybrid-cl) or 'all', "
                         "each a candidate per fragment (issue 20); the fastest correct is the fragment's kernel")
     p.add_argument("--max-new-tokens", type=int, default=2048, help="generation length limit, tokens (model policies)")
     p.add_argument("--temperature", type=float, default=None, help="sampling temperature; default 0 for K=1, else 0.8")

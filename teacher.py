@@ -52,7 +52,9 @@ How a program becomes kernels (what differs from a hand-written solution is note
   * heavy="torch" (issue 20; `compile_program`) keeps GEMMs and convolutions (HEAVY_OPS) as the task's own torch
     call (its module: the same weights, cuBLAS/cuDNN) and compiles the rest as usual, so what follows a heavy op
     is one fused Triton epilogue kernel or the prologue of the next anchor. `plans` builds the candidates a
-    caller measures: triton, triton-tf32x3, triton-tf32 and hybrid (eval.py/search.py --teacher-plans).
+    caller measures: triton, triton-tf32x3, triton-tf32, hybrid and hybrid-cl (eval.py/search.py
+    --teacher-plans). heavy="torch-cl" (hybrid-cl) also runs 2-D/3-D convolutions channels-last, and the
+    elementwise epilogue that reads one is `k_elementwise_cl` (tiles read channels-last, written contiguous).
   * Block sizes come from a seeded choice among valid ones. The CPU target uses larger blocks because the
     interpreter pays per program instance, not per element. The GPU target (`target="cuda"`) shrinks row
     blocks, flat blocks (elementwise, pooling) and GEMM tiles until there are two waves of programs on 132
@@ -94,7 +96,12 @@ DOT_PRECISIONS = ("ieee", "tf32x3", "tf32")
 # Where a heavy op (GEMM, convolution, transposed convolution) runs (issue 20): "triton" compiles it like any
 # anchor; "torch" keeps it a torch call (cuBLAS/cuDNN) and compiles the rest, so what follows it becomes one fused
 # Triton epilogue kernel (or the prologue of the next anchor). Which wins is measured, not assumed: `plans`.
-HEAVY_PLACES = ("triton", "torch")
+# "torch-cl" keeps them in torch too and runs the 2-D/3-D convolutions channels-last (the input converted on the
+# way in, cuDNN's output left channels-last), and the elementwise epilogue that reads such an output is a tiled
+# kernel that reads it channels-last and writes the usual contiguous layout: level 2's convolutions took 0.68x
+# the time channels-last (LOG.md session 11), which is how torch.compile beat the plain hybrid on them.
+HEAVY_PLACES = ("triton", "torch", "torch-cl")
+CL_CONV_OPS = {"conv2d", "conv3d", "conv_transpose2d", "conv_transpose3d"}
 HEAVY_OPS = {"linear", "matmul", "bmm", "einsum", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
              "conv_transpose2d", "conv_transpose3d"}
 
@@ -312,6 +319,7 @@ class Prog:
         if heavy not in HEAVY_PLACES:
             raise ValueError(f"heavy must be one of {HEAVY_PLACES}, got {heavy!r}")
         self.heavy = heavy
+        self.cl = set()   # heavy="torch-cl": the kept convolutions' outputs, channels-last in memory
         self.symbolic = sizes == "symbolic"
         self.t: dict[str, TInfo] = {}
         self.input_names = []
@@ -371,9 +379,12 @@ class Prog:
             raise TeacherError(f"unknown op {op}")
         a = node["attrs"]
         name = node["name"]
-        if self.heavy == "torch" and op in HEAVY_OPS:
+        if self.heavy in ("torch", "torch-cl") and op in HEAVY_OPS:
             if synth.OPS[op].arity == 1 and not node.get("module"):
-                raise TeacherError(f"heavy='torch': functional {op} without its module is not supported")
+                raise TeacherError(f"heavy='{self.heavy}': functional {op} without its module is not supported")
+            if self.heavy == "torch-cl" and op in CL_CONV_OPS:
+                self.cl.add(name)
+                return self.add(dict(node, op="torch:" + op, attrs=dict(a, channels_last=True)))
             return self.add(dict(node, op="torch:" + op))
         if op in ("amax", "amin") and a.get("returns_indices"):  # torch.max(x, dim): keep the values only
             S = self.t[node["inputs"][0]].shape
@@ -683,7 +694,8 @@ def halve_to_waves(block: int, n: int, floor: int) -> int:
     while block > floor and -(-n // block) < WAVE_PROGRAMS:
         block //= 2
     return block
-TILE_SHAPES = {"mn": "[BLOCK_M, BLOCK_N]", "jr": "[BLOCK_ROWS, BLOCK_COLS]", "o": "[BLOCK]", "dm": "[BLOCK_M, BLOCK_D]"}
+TILE_SHAPES = {"mn": "[BLOCK_M, BLOCK_N]", "jr": "[BLOCK_ROWS, BLOCK_COLS]", "o": "[BLOCK]", "dm": "[BLOCK_M, BLOCK_D]",
+               "ch": "[BLOCK_HW, BLOCK_C]"}
 
 UNARY = {
     "relu": "tl.maximum({x}, 0.0)",
@@ -1072,11 +1084,19 @@ class Kernel:
     summary: str
 
 
+class ChannelsLastLeaf(TeacherError):
+    """A kernel that addresses its inputs as contiguous read a channels-last convolution output (heavy="torch-cl")."""
+
+
 def finish(kb: KB, E: str, grid: str, blocks: dict, summary: str, num_warps: int | None = None,
-           pre: list[str] = (), zero_out: bool = False) -> Kernel:
+           pre: list[str] = (), zero_out: bool = False, channels_last_reader: bool = False) -> Kernel:
     """Assemble kernel and wrapper sources; drops assignments nobody reads (no dead code). zero_out: the
-    output starts as zeros (programs add into it)."""
+    output starts as zeros (programs add into it). channels_last_reader: the kernel reads channels-last
+    convolution outputs as such (k_elementwise_cl); any other kernel that reads one raises ChannelsLastLeaf."""
     P = kb.P
+    if set(kb.leaves) & P.cl and not channels_last_reader:
+        raise ChannelsLastLeaf("heavy='torch-cl': a channels-last convolution output feeds a kernel that reads it "
+                               "as contiguous")
     kb.out = E
     src, call = kernel_source(kb, blocks, "out")
     out = P.t[E]
@@ -1088,7 +1108,9 @@ def finish(kb: KB, E: str, grid: str, blocks: dict, summary: str, num_warps: int
     same = [pn for t, pn in tensors if P.t[t].shape == out.shape and P.t[t].dtype == out.dtype]
     dev = tensors[0][1] + ".device" if tensors else "'cuda'"
     alloc = "zeros" if zero_out else "empty"
-    if same:
+    if same and channels_last_reader:  # written in the reference's (contiguous) layout, not the input's
+        w.append(f"    out = torch.{alloc}_like({same[0]}, memory_format=torch.contiguous_format)")
+    elif same:
         w.append(f"    out = torch.{alloc}_like({same[0]})")
     else:
         w.append(f"    out = torch.{alloc}({tuple(out.shape)!r}, device={dev}, dtype={dtype})")
@@ -1208,6 +1230,48 @@ def k_elementwise(P: Prog, st: Style, E: str) -> Kernel:
     kb.store(E, idx, val, "o")
     return finish(kb, E, "(triton.cdiv(n_elements, meta['BLOCK']),)".replace("n_elements", "out.numel()"),
                   {"BLOCK": BLOCK}, "elementwise " + " + ".join(ops))
+
+
+def k_elementwise_cl(P: Prog, st: Style, E: str) -> Kernel:
+    """The elementwise region ending at E over a channels-last convolution output (heavy="torch-cl"): 2-D
+    tiles of (spatial positions x channels) per sample, read channels-last (contiguous along channels) and
+    written contiguous (along the spatial positions), so both sides are coalesced and the layout change costs no
+    extra pass; per-channel parameters are one vector load a tile."""
+    out = P.t[E]
+    S = list(out.shape)
+    if P.symbolic or len(S) not in (4, 5):
+        raise TeacherError("heavy='torch-cl': literal sizes and 4-D/5-D epilogues only")
+    N, C, sp = S[0], S[1], S[2:]
+    HW = prod(sp)
+    ops = region_ops(P, None, E)
+    kb = KB(P, st, st.kernel_name(["fused"] + ops[-3:] if len(ops) > 1 else ops))
+    BHW, BC = 64, max(16, min(64, npow2(C)))
+    n_hw = -(-HW // BHW)
+    kb.line("pid = tl.program_id(0)")
+    kb.line("pid_c = tl.program_id(1)")
+    kb.line(f"n = pid // {n_hw}")
+    kb.line(f"hw = (pid % {n_hw}) * BLOCK_HW + tl.arange(0, BLOCK_HW)")
+    kb.line("ch = pid_c * BLOCK_C + tl.arange(0, BLOCK_C)")
+    kb.line(f"mask_hw = hw[:, None] < {HW}")
+    kb.line(f"mask_c = ch[None, :] < {C}")
+    kb.masks["h"], kb.masks["c"] = "mask_hw", "mask_c"
+    idx = [Ix("n"), Ix("ch[None, :]", frozenset("c"))] + kb.unravel(Ix("hw[:, None]", frozenset("h")), sp, "s")
+    # every full-size tensor this region reads at idx is channels-last: (n, position, channel) in memory
+    kb.flat = (tuple(i.code for i in idx), S, Ix(f"n * {HW * C} + hw[:, None] * {C} + ch[None, :]", frozenset("ch")))
+    val = kb.epilogue(None, E, None, idx)
+    kb.flat = None   # the output is written contiguous
+    if not val.axes:
+        val = kb.emit(f"tl.zeros([BLOCK_HW, BLOCK_C], dtype=tl.float32) + {val.code}", "ch", "y")
+    kb.store(E, idx, val, "ch")
+    for t in kb.leaves:
+        if t not in P.scalars and list(P.t[t].shape) == S and t not in P.cl:
+            raise TeacherError("heavy='torch-cl': the epilogue also reads a full-size contiguous tensor")
+    fmt = "torch.channels_last_3d" if len(S) == 5 else "torch.channels_last"
+    # a no-op for cuDNN's channels-last output; a backend that answered contiguous is made to fit the addressing
+    pre = [f"{pn} = {pn}.contiguous(memory_format={fmt})" for t, pn in kb.leaves.items() if t in P.cl]
+    return finish(kb, E, f"({N} * triton.cdiv({HW}, meta['BLOCK_HW']), triton.cdiv({C}, meta['BLOCK_C']))",
+                  {"BLOCK_HW": BHW, "BLOCK_C": BC}, "channels-last elementwise " + " + ".join(ops),
+                  pre=pre, channels_last_reader=True)
 
 
 # ---- row kernels: reductions, scans, softmax-likes, norms, cross entropy --------------------------
@@ -2257,7 +2321,10 @@ def k_attention(P: Prog, st: Style, A: str, E: str) -> Kernel:
 
 def build_kernel(P: Prog, st: Style, A: str | None, E: str) -> Kernel:
     if A is None:
-        return k_elementwise(P, st, E)
+        try:
+            return k_elementwise(P, st, E)
+        except ChannelsLastLeaf:
+            return k_elementwise_cl(P, st, E)
     op = P.node_of[A]["op"]
     kind = synth.OPS[op].kind if op in synth.OPS else op
     if kind in ("reduce", "scan", "softmax", "norm", "rsum", "ce_row"):
@@ -2353,6 +2420,9 @@ def torch_call(n: dict, ins: list[str]) -> str:
     """Forward code for an op kept in torch: a random dropout, or a heavy op under heavy="torch". A module op
     calls the task's own module (same weights, same cuDNN/cuBLAS path as the reference)."""
     op = n["op"][6:]
+    if n.get("module") and n["attrs"].get("channels_last"):
+        fmt = "torch.channels_last_3d" if op.endswith("3d") else "torch.channels_last"
+        return f"{module_ref(n['module'])}({ins[0]}.contiguous(memory_format={fmt}))"
     if n.get("module"):
         return f"{module_ref(n['module'])}({ins[0]})"
     if op == "dropout":
@@ -2408,10 +2478,18 @@ def compile_program(record_or_program, seed: int = 0, target: str = "cpu", sourc
     st = Style(seed, target, generic_names, dot_precision)
     if P.output not in P.t:
         raise TeacherError(f"output {P.output!r} is not a tensor of the program")
-    if heavy == "torch":
+    if heavy in ("torch", "torch-cl"):
         kept = [n for n in P.nodes if n["op"][6:] in HEAVY_OPS and n["op"].startswith("torch:")]
         if not kept:
-            raise TeacherError("heavy='torch': the program has no GEMM or convolution to keep in torch")
+            raise TeacherError(f"heavy='{heavy}': the program has no GEMM or convolution to keep in torch")
+    if heavy == "torch-cl":
+        if not P.cl:
+            raise TeacherError("heavy='torch-cl': no 2-D or 3-D convolution to run channels-last")
+        for t in P.cl:  # only Triton kernels may read the channels-last output (views and torch ops assume NCHW)
+            if t == P.output or any(t in n["inputs"] and (is_view(n) or n["op"].startswith("torch:"))
+                                    for n in P.nodes):
+                raise TeacherError("heavy='torch-cl': a channels-last convolution output is returned, viewed "
+                                   "or handed to a torch op")
 
     if P.kind(P.output) == "leaf":
         raise TeacherError("the program's output is an input: nothing to compute")
@@ -2462,7 +2540,7 @@ def compile_program(record_or_program, seed: int = 0, target: str = "cpu", sourc
     return "\n".join(lines)
 
 
-PLANS = ("triton", "triton-tf32x3", "triton-tf32", "hybrid")
+PLANS = ("triton", "triton-tf32x3", "triton-tf32", "hybrid", "hybrid-cl")
 CONV_OPS = {op for op in HEAVY_OPS if op.startswith("conv")}
 
 
@@ -2476,12 +2554,14 @@ def plans(record_or_program, seed: int = 0, target: str = "cpu", source: str | N
                      computes convolutions in (cuDNN with TF32, PyTorch's default), so no less accurate than the
                      reference (the judge's tolerance still decides);
       hybrid:        GEMMs and convolutions stay torch (cuBLAS/cuDNN), the rest fused in Triton (only where a
-                     heavy op exists and some other op is left for Triton).
+                     heavy op exists and some other op is left for Triton);
+      hybrid-cl:     the same with the 2-D/3-D convolutions run channels-last and their elementwise epilogues
+                     reading that layout (only where every kernel after such a convolution is elementwise).
     only: the plans to try (a subset of PLANS). A plan the teacher cannot build is left out; TeacherError only
     if none can be built (the first plan's error)."""
     out, first_error = [], None
     options = {"triton": {}, "triton-tf32x3": {"dot_precision": "tf32x3"}, "triton-tf32": {"dot_precision": "tf32"},
-               "hybrid": {"heavy": "torch"}}
+               "hybrid": {"heavy": "torch"}, "hybrid-cl": {"heavy": "torch-cl"}}
     program, source = resolve_program(record_or_program, source)
     ops = {n["op"] for n in program["nodes"]}
     dot_kinds = {synth.OPS[op].kind for op in ops if op in synth.OPS} & {"matmul", "attention", "conv", "conv_transpose"}
