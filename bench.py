@@ -790,6 +790,15 @@ def decode_gemm_shapes(model_config):
             ("down", hidden, inter), ("lm_head", vocab, hidden)]
 
 
+def host_seconds(fn, n):
+    """Mean wall seconds of n calls of fn after one warm-up (the CPU stand-in for a GPU benchmark timer)."""
+    fn()
+    t = time.perf_counter()
+    for _ in range(n):
+        fn()
+    return (time.perf_counter() - t) / n
+
+
 def cmd_decode_gemms(args):
     """Each decode matmul alone: F.linear on W (N, K) vs torch.mm on W's transpose made contiguous (K, N)."""
     import torch
@@ -802,12 +811,7 @@ def cmd_decode_gemms(args):
         import triton.testing
         bench_us = lambda fn: triton.testing.do_bench_cudagraph(fn, rep=200) * 1e3  # noqa: E731
     else:
-        def bench_us(fn, n=20):
-            fn()
-            t = time.perf_counter()
-            for _ in range(n):
-                fn()
-            return (time.perf_counter() - t) / n * 1e6
+        bench_us = lambda fn: host_seconds(fn, 20) * 1e6  # noqa: E731
     print(f"decode-gemms | {args.model_config} | M {M} | {str(dtype)[6:]} | {device}", flush=True)
     print(f"{'gemm':<8} {'N':>7} {'K':>6} {'MB':>8} {'linear_us':>10} {'TB/s':>6} {'mm_t_us':>8} {'TB/s':>6} {'max|diff|':>9}")
     g = torch.Generator(device=device).manual_seed(args.seed)
@@ -1257,12 +1261,7 @@ def cmd_conv_layout(args):
     if device.type == "cuda":
         bench_ms = lambda fn: triton.testing.do_bench(fn, warmup=5, rep=args.rep_ms)  # noqa: E731
     else:
-        def bench_ms(fn, n=3):
-            fn()
-            t = time.perf_counter()
-            for _ in range(n):
-                fn()
-            return (time.perf_counter() - t) / n * 1e3
+        bench_ms = lambda fn: host_seconds(fn, 3) * 1e3  # noqa: E731
     convs = (torch.nn.Conv2d, torch.nn.Conv3d, torch.nn.ConvTranspose2d, torch.nn.ConvTranspose3d)
     rows = []
     print(f"conv-layout | {args.tasks} | {device} | cudnn.allow_tf32 {torch.backends.cudnn.allow_tf32}")
