@@ -2785,7 +2785,8 @@ def main(argv=None, verify_by_policy=None, task_prompt=None) -> int:
     p.add_argument("--heavy", choices=HEAVY_PLACES, default="triton",
                    help="where GEMMs and convolutions run: triton compiles them like any op; torch keeps them as "
                         "the task's own torch call (the hybrid plan: cuBLAS/cuDNN, the ops after them fused in "
-                        "Triton) where another op is left for Triton, and compiles the other programs all-Triton")
+                        "Triton) where another op is left for Triton, and compiles the other programs all-Triton; "
+                        "torch-cl also runs 2-D/3-D convolutions channels-last with epilogues that read that layout")
     p.add_argument("--timeout-s", type=float, default=120.0, help="judge wall-clock limit per solution (s)")
     p.add_argument("--limit", type=int, default=0, help="only the first N tasks (0 = all)")
     p.add_argument("--launches", action="store_true",
@@ -2821,10 +2822,13 @@ def main(argv=None, verify_by_policy=None, task_prompt=None) -> int:
                   generic_names=args.style == "fixed", dot_precision=args.dot_precision, sizes=args.sizes)
         try:
             sol = None
-            if args.heavy == "torch":
+            # torch-cl falls back to torch, and both to the all-Triton solution (no heavy op, nothing left for
+            # Triton, no channels-last epilogue)
+            for heavy in HEAVY_PLACES[HEAVY_PLACES.index(args.heavy):0:-1]:
                 try:
-                    sol = compile_program(rec, heavy="torch", **kw)
-                except TeacherError:  # no heavy op, or nothing left for Triton: the all-Triton solution
+                    sol = compile_program(rec, heavy=heavy, **kw)
+                    break
+                except TeacherError:
                     pass
             sols.append((rec, sol or compile_program(rec, **kw)))
         except TeacherError as e:

@@ -496,3 +496,24 @@ def test_cli_heavy_torch_writes_hybrid_pairs_where_a_heavy_op_has_an_epilogue(tm
     forward = hybrid.split("def forward")[1]
     assert teacher.KEPT_TORCH_OP in forward and "launch_triton(" in forward and "@triton.jit" in hybrid
     assert teacher.KEPT_TORCH_OP not in relu + lone and "tl.dot(" in lone
+
+
+def test_cli_heavy_torch_cl_falls_back_plan_by_plan(tmp_path):
+    """teacher.py --heavy torch-cl: a convolution with an elementwise epilogue is written channels-last, a GEMM
+    with one (no convolution to run channels-last) as the plain hybrid; both verified."""
+    import synth
+    budget = synth.make_budget("cpu")
+    recs = [synth.sample_program(2, 2, 0, budget, bag=["conv2d", "relu"])[0],
+            synth.sample_program(2, 0, 0, budget, bag=["linear", "relu"])[0]]
+    assert recs[0]["ops"] == ["conv2d", "relu"]  # draw 2 orders the bag conv first
+    tasks = tmp_path / "tasks.jsonl"
+    tasks.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    out = tmp_path / "pairs.jsonl"
+    res = subprocess.run([sys.executable, os.path.join(ROOT, "teacher.py"), "--tasks", str(tasks), "--out", str(out),
+                          "--workers", "1", "--heavy", "torch-cl"], capture_output=True, text=True, cwd=ROOT,
+                         env=dict(os.environ, TRITON_INTERPRET="1"), timeout=300)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert "verified 2/2" in res.stdout, res.stdout[-1500:]
+    conv, gemm = [json.loads(line)["completion"] for line in out.read_text().splitlines()]
+    assert "memory_format=torch.channels_last" in conv and teacher.KEPT_TORCH_OP in conv
+    assert "channels_last" not in gemm and teacher.KEPT_TORCH_OP in gemm
