@@ -403,8 +403,8 @@ def write_report(out_dir, rows, agg, run, speed_measured, compile_measured, plot
              f"Judge: reward.py, device {a['device']}, policy {a['judge_policy']}, {a['trials']} correctness trials, "
              f"tolerance table fp32 atol = rtol = 1e-2 (reward.TOLERANCES), timeout {a['timeout_s']:g} s, "
              f"{a['workers']} workers, samples per task {a['samples']}, search {a['search']}"
-             + (f", {a['time_trials']} timed runs per model (median; L2 flushed; CUDA events; fewer, >= 20, past "
-                f"{a.get('time_budget_s') or 'the default'} s a candidate), "
+             + (f", {a['time_trials']} timed runs per model (median; L2 flushed; CUDA events; fewer, >= 20 "
+                f"(>= 5 for 0.1 s rounds), past {a.get('time_budget_s') or 'the default'} s a candidate), "
                 f"baselines {a['baseline']}."
                 if speed_measured else "."), ""]
     if not speed_measured:
@@ -522,8 +522,8 @@ def build_parser():
                         "--gen-batch-size for a model. Smaller chunks lose less to a kill and stop nearer "
                         "--stop-after-s")
     p.add_argument("--time-budget-s", type=float, default=None,
-                   help="about how long one candidate's timed runs may take, seconds: fewer runs (>= 20) for slow "
-                        "programs; default reward.TIME_BUDGET_S (2 s). Timing holds the GPU alone, so in a whole-level "
+                   help="about how long one candidate's timed runs may take, seconds: fewer runs (>= 20; >= 5 "
+                        "where one run of candidate and reference takes 0.1 s) for slow programs; default reward.TIME_BUDGET_S (2 s). Timing holds the GPU alone, so in a whole-level "
                         "sweep this sets the pace")
     p.add_argument("--seed", type=int, default=0, help="seed of trial inputs, sampling and the teacher")
     p.add_argument("--teacher-dot-precision", choices=["ieee", "tf32x3"], default="ieee",

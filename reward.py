@@ -96,6 +96,9 @@ MAX_MESSAGE_BYTES = 16 << 20       # a worker message longer than this is a prot
 SPEEDUP_CAP = 10.0                 # DESIGN.md: speedup capped at 10 in rewards, flagged above it
 TIME_BUDGET_S = 2.0                # timed trials of one candidate take about this long at most (with the reference)
 MIN_TIME_TRIALS = 20               # ... but never fewer runs than this
+MIN_TIME_TRIALS_LONG = 5           # ... or this where one timed round (candidate and reference) takes LONG_ROUND_S
+LONG_ROUND_S = 0.1                 #     or more: all-Triton transposed 3-D convolutions ran 10-273 ms a call on the
+                                   #     H200 and 20 rounds of them held the GPU lock for up to 6 s (LOG.md session 10)
 TASK_CACHE_BYTES = 1 << 30         # a worker keeps cached tasks (reference outputs, weights) up to about this much
 # A task's get_inputs that fails like this on the device is drawn on the CPU instead (issue 19)
 DRAW_ERRORS = (RuntimeError, TypeError, ValueError, NotImplementedError, AssertionError)
@@ -1692,7 +1695,9 @@ def _cuda_times(torch, fns, refill, inputs_for, trials, run_candidate, warmup=10
     that long, estimated from the warm-ups' wall time: ~100 runs of a microsecond program cost nothing, but of a
     100 ms paper-size 3-d convolution (and its eager reference) they held the GPU lock for 20 s, during which
     no other worker could time anything (search on the H200, LOG.md). The median of >= 20 runs of a kernel that
-    long is as stable as of 100 (each run is long against the clock's jitter).
+    long is as stable as of 100 (each run is long against the clock's jitter); where one round takes
+    LONG_ROUND_S or more, MIN_TIME_TRIALS_LONG runs are the floor (a 100 ms run is 10^4 times the clock's
+    resolution, and such a candidate is rarely close to the fastest).
     `check(i, n, outs, inputs)`, if given, sees every fn's output of timed trial i of n (all fns ran on copies of
     that trial's input set `inputs`)."""
     flush = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")  # > L2 of any current GPU
@@ -1715,7 +1720,8 @@ def _cuda_times(torch, fns, refill, inputs_for, trials, run_candidate, warmup=10
                 if budget_s is not None and i >= 2 and sum(round_s) > budget_s / 4:
                     break  # long runs: a couple of warm-ups settle them, more would only hold the lock
         if budget_s is not None and round_s:
-            trials = min(trials, max(min_trials, int(budget_s / max(_median(round_s), 1e-9))))
+            floor = min_trials if _median(round_s) < LONG_ROUND_S else min(min_trials, MIN_TIME_TRIALS_LONG)
+            trials = min(trials, max(floor, int(budget_s / max(_median(round_s), 1e-9))))
         # Median, not max: one preempted warm-up on a busy host must not make every trial sleep for long.
         cushion = {k: int(cycles_per_ms * min(2 * _median(host_ms[k] or [0.0]) + 0.05, 10.0)) for k in fns}
         outs = {}
@@ -2664,7 +2670,9 @@ def main(argv=None):
     p.add_argument("--trials", type=int, default=5, help="correctness trials with fresh seeded inputs")
     p.add_argument("--time-trials", type=int, default=100, help="timed runs per model (CUDA only)")
     p.add_argument("--time-budget-s", type=float, default=TIME_BUDGET_S,
-                   help=f"fewer timed runs (>= {MIN_TIME_TRIALS}) where --time-trials would take longer; 0: no budget")
+                   help=f"fewer timed runs (>= {MIN_TIME_TRIALS}; >= {MIN_TIME_TRIALS_LONG} where one round of "
+                        f"candidate and reference takes {LONG_ROUND_S:g} s) where --time-trials would take longer; "
+                        "0: no budget")
     p.add_argument("--atol", type=float, default=None, help="override the tolerance table's atol")
     p.add_argument("--rtol", type=float, default=None, help="override the tolerance table's rtol")
     p.add_argument("--strict-tol", action="store_true", help="stricter tolerance table (fp32 1e-4)")

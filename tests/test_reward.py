@@ -410,8 +410,9 @@ class _FakeCuda:
 
 
 @pytest.mark.parametrize("run_ms,budget_s,lo,hi", [((0.01, 0.01), 2.0, 100, 100),   # short: all requested trials
-                                                   ((40.0, 60.0), 2.0, 20, 20),     # 100 ms a round: the floor
-                                                   ((5.0, 5.0), 1.0, 60, 100)])     # 10 ms a round: ~100 in 1 s
+                                                   ((20.0, 30.0), 0.5, 20, 20),     # 50 ms a round: the floor
+                                                   ((5.0, 5.0), 1.0, 60, 100),      # 10 ms a round: ~100 in 1 s
+                                                   ((100.0, 150.0), 1.0, 5, 5)])    # 250 ms a round: the long floor
 def test_timing_budget_cuts_trials_of_long_runs(run_ms, budget_s, lo, hi):
     import reward
     fake = _FakeCuda({"ref": run_ms[0], "new": run_ms[1]})
