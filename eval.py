@@ -834,10 +834,15 @@ def init_distributed(device_type):
     return device
 
 
-def cleanup_distributed():
-    """Leave the process group (the end of a torchrun script); a no-op for a single process."""
+def cleanup_distributed(finished: bool = False):
+    """Leave the process group (the end of a torchrun script); a no-op for a single process. finished: the run
+    ended normally on this rank, so every rank meets at a barrier first and none tears its connections down while
+    a peer is still using them (a rank of the gloo tests once aborted at exit, "terminate called without an active
+    exception"); after an error there is no barrier, which a failed peer would never reach."""
     dist = _group()
     if dist is not None:
+        if finished:
+            dist.barrier()
         dist.destroy_process_group()
 
 
@@ -1098,15 +1103,17 @@ def main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
     args = parser.parse_args(argv)
     args.argv = argv
+    finished = False
     try:
         check_args(args)
         init_distributed(args.device)  # torchrun: join its process group (a no-op for a single process)
         _, agg = run_eval(args)
         main = is_main()
+        finished = True
     except UsageError as e:
         parser.error(str(e))  # one line on stderr, exit code 2
     finally:
-        cleanup_distributed()
+        cleanup_distributed(finished)
     if main:
         print(json.dumps(agg))
     return 0

@@ -2073,6 +2073,7 @@ def run_all(args):
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     args = parse_args(argv)  # exits with code 2 on bad flags
+    finished = False
     try:
         with contextlib.ExitStack() as stack:
             # torchrun (issue 23): join its process group; a single process has none and runs as it always did
@@ -2087,11 +2088,12 @@ def main(argv=None) -> int:
                 run_rl(args)
             else:
                 run_all(args)
+        finished = True
     except (UsageError, eval_lib.UsageError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     finally:
-        eval_lib.cleanup_distributed()
+        eval_lib.cleanup_distributed(finished)
     return 0
 
 

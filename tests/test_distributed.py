@@ -118,7 +118,7 @@ def helpers_rank():
     except ev.UsageError as e:
         out["error"] = str(e)
     out["ran_block"] = order
-    ev.cleanup_distributed()
+    ev.cleanup_distributed(finished=True)
     print(json.dumps(out))
 
 
