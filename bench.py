@@ -1300,18 +1300,17 @@ def cmd_conv_layout(args):
             if device.type == "cuda":
                 torch.cuda.empty_cache()
         row = {"task_id": task["id"], "conv": type(conv).__name__, "task_ms": round(task_ms, 4),
-               "nchw_ms": round(nchw, 4), "cl_ms": round(cl, 4), "cl_in_ms": round(cl_in, 4), "cl_io_ms": round(cl_io, 4),
-               "cl_over_nchw": round(cl / nchw, 3), "max_abs_diff": diff}
+               "nchw_ms": round(nchw, 4), "cl_ms": round(cl, 4), "cl_in_ms": round(cl_in, 4),
+               "cl_io_ms": round(cl_io, 4), "cl_over_nchw": round(cl / nchw, 3), "max_abs_diff": diff}
         rows.append(row)
         print(f"{task['id'][:58]:<58} {row['conv']:<16} {task_ms:8.3f} {nchw:8.3f} {cl:7.3f} {cl_in:8.3f} {cl_io:8.3f} "
               f"{row['cl_over_nchw']:7.2f}", flush=True)
     ok = [r for r in rows if "cl_ms" in r]
-    geo = lambda v: math.exp(sum(math.log(x) for x in v) / len(v)) if v else None  # noqa: E731
     summary = {"tasks": len(ok), "errors": len(rows) - len(ok),
-               "geomean_cl_over_nchw": geo([r["cl_ms"] / r["nchw_ms"] for r in ok]),
-               "geomean_cl_in_over_nchw": geo([r["cl_in_ms"] / r["nchw_ms"] for r in ok]),
-               "geomean_cl_io_over_nchw": geo([r["cl_io_ms"] / r["nchw_ms"] for r in ok]),
-               "conv_share_of_task": geo([r["nchw_ms"] / r["task_ms"] for r in ok])}
+               "geomean_cl_over_nchw": ev.geomean(r["cl_ms"] / r["nchw_ms"] for r in ok),
+               "geomean_cl_in_over_nchw": ev.geomean(r["cl_in_ms"] / r["nchw_ms"] for r in ok),
+               "geomean_cl_io_over_nchw": ev.geomean(r["cl_io_ms"] / r["nchw_ms"] for r in ok),
+               "conv_share_of_task": ev.geomean(r["nchw_ms"] / r["task_ms"] for r in ok)}
     if args.out:
         with open(args.out, "w") as f:
             f.writelines(json.dumps(r) + "\n" for r in rows)
