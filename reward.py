@@ -1020,7 +1020,7 @@ class _Worker:
     def __init__(self, torch, triton, device, fd_out):
         self.torch, self.triton, self.device, self.fd_out = torch, triton, device, fd_out
         self.tasks = {}    # sha256 of task source -> cached reference (LRU by insertion)
-        self.init_counts = {}  # sha256 of task source -> len(get_init_inputs()) (init_input_count)
+        self.last_import = None  # (sha256 of task source, its module): import_task
         self.n_candidates = 0
         self.printed_chars = 0
         self._gpu_lock = None  # _GpuLock, made on first CUDA job (needs the device's uuid)
@@ -1365,26 +1365,32 @@ class _Worker:
     # --- reference ----------------------------------------------------------------------------------
 
     def init_input_count(self, job):
-        """len(get_init_inputs()) of the job's task, from the cached task, else by importing the task module
-        alone (no reference computed, no candidate code run); None when the task cannot say (load_task then
+        """len(get_init_inputs()) of the job's task, from the cached task, else from the task module alone
+        (import_task: no reference computed, no candidate code run); None when the task cannot say (load_task then
         reports why)."""
-        key = hashlib.sha256((job["task"] + str(job["seed"]) + str(job["trials"])).encode()).hexdigest()
+        key = _task_key(job)
         if key in self.tasks:
             return len(self.tasks[key]["init_inputs"])
+        try:
+            return len(list(self.import_task(job).get_init_inputs()))
+        except Exception:  # the task's own fault: load_task raises it with its usual verdict
+            return None
+
+    def import_task(self, job):
+        """The job's task module, imported from a file deleted at once (the candidate's cwd must not hold the
+        reference source). The last one is kept, so a job's constructor check and its load_task import it once."""
         src_key = hashlib.sha256(job["task"].encode()).hexdigest()
-        if src_key not in self.init_counts:
-            path = os.path.join(os.getcwd(), f"task_{src_key[:12]}_init.py")
+        if self.last_import is None or self.last_import[0] != src_key:
+            path = os.path.join(os.getcwd(), f"task_{src_key[:12]}.py")
             try:
                 with open(path, "w") as f:
                     f.write(job["task"])
-                self.init_counts[src_key] = len(list(_import_file(path, f"task_{src_key[:12]}_init",
-                                                                  register=False).get_init_inputs()))
-            except Exception:  # the task's own fault: load_task raises it with its usual verdict
-                self.init_counts[src_key] = None
+                mod = _import_file(path, f"task_{src_key[:12]}", register=False)
             finally:
                 if os.path.exists(path):
-                    os.unlink(path)  # the candidate's cwd must not hold the reference source
-        return self.init_counts[src_key]
+                    os.unlink(path)
+            self.last_import = (src_key, mod)
+        return self.last_import[1]
 
     def load_task(self, job):
         """Import the task and compute the reference outputs of every trial (before any candidate code runs in
@@ -1395,17 +1401,13 @@ class _Worker:
         timing) follows that choice, so the reference and the candidate see the same inputs. Cached per task
         source; on a miss the oldest cached tasks are dropped until those left hold <= TASK_CACHE_BYTES."""
         torch = self.torch
-        key = hashlib.sha256((job["task"] + str(job["seed"]) + str(job["trials"])).encode()).hexdigest()
+        key = _task_key(job)
         if key in self.tasks:
             return self.tasks[key]
         while self.tasks and (len(self.tasks) >= 8 or sum(t["nbytes"] for t in self.tasks.values()) > TASK_CACHE_BYTES):
             self.tasks.pop(next(iter(self.tasks)))
-        path = os.path.join(os.getcwd(), f"task_{key[:12]}.py")
         try:
-            with open(path, "w") as f:
-                f.write(job["task"])
-            mod = _import_file(path, f"task_{key[:12]}", register=False)
-            os.unlink(path)  # the candidate's cwd must not hold the reference source
+            mod = self.import_task(job)
             init_inputs = list(mod.get_init_inputs())
             torch.manual_seed(MODEL_SEED)
             model = mod.Model(*init_inputs).to(self.device)
@@ -1782,6 +1784,11 @@ def _call_recorded(model, inputs, rec, device):
         import torch
         torch.cuda.synchronize()
     return out
+
+
+def _task_key(job):
+    """A worker's cache key of a job's task: its source, seed and trial count (what its reference depends on)."""
+    return hashlib.sha256((job["task"] + str(job["seed"]) + str(job["trials"])).encode()).hexdigest()
 
 
 def _import_file(path, name, register=True):
