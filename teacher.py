@@ -1084,18 +1084,35 @@ class Kernel:
     summary: str
 
 
-class ChannelsLastLeaf(TeacherError):
-    """A kernel that addresses its inputs as contiguous read a channels-last convolution output (heavy="torch-cl")."""
+def channels_last_format(ndim: int) -> str:
+    """The torch memory format, as code, of a channels-last tensor of `ndim` dims (4: 2-D conv, 5: 3-D)."""
+    return "torch.channels_last_3d" if ndim == 5 else "torch.channels_last"
+
+
+def reads_channels_last(P: Prog, E: str) -> bool:
+    """Whether the elementwise region ending at E loads a channels-last convolution output (heavy="torch-cl"):
+    KB.value's walk, where a tensor with a ref is loaded and any other is inlined from its node's inputs."""
+    todo, seen = list(P.node_of[E]["inputs"]), set()
+    while todo:
+        t = todo.pop()
+        if t in seen or t not in P.t:
+            continue
+        seen.add(t)
+        if t in P.cl:
+            return True
+        if P.t[t].ref is None and t in P.node_of:
+            todo += P.node_of[t]["inputs"]
+    return False
 
 
 def finish(kb: KB, E: str, grid: str, blocks: dict, summary: str, num_warps: int | None = None,
            pre: list[str] = (), zero_out: bool = False, channels_last_reader: bool = False) -> Kernel:
     """Assemble kernel and wrapper sources; drops assignments nobody reads (no dead code). zero_out: the
     output starts as zeros (programs add into it). channels_last_reader: the kernel reads channels-last
-    convolution outputs as such (k_elementwise_cl); any other kernel that reads one raises ChannelsLastLeaf."""
+    convolution outputs as such (k_elementwise_cl); any other kernel that reads one is refused (TeacherError)."""
     P = kb.P
     if set(kb.leaves) & P.cl and not channels_last_reader:
-        raise ChannelsLastLeaf("heavy='torch-cl': a channels-last convolution output feeds a kernel that reads it "
+        raise TeacherError("heavy='torch-cl': a channels-last convolution output feeds a kernel that reads it "
                                "as contiguous")
     kb.out = E
     src, call = kernel_source(kb, blocks, "out")
@@ -1266,7 +1283,7 @@ def k_elementwise_cl(P: Prog, st: Style, E: str) -> Kernel:
     for t in kb.leaves:
         if t not in P.scalars and list(P.t[t].shape) == S and t not in P.cl:
             raise TeacherError("heavy='torch-cl': the epilogue also reads a full-size contiguous tensor")
-    fmt = "torch.channels_last_3d" if len(S) == 5 else "torch.channels_last"
+    fmt = channels_last_format(len(S))
     # a no-op for cuDNN's channels-last output; a backend that answered contiguous is made to fit the addressing
     pre = [f"{pn} = {pn}.contiguous(memory_format={fmt})" for t, pn in kb.leaves.items() if t in P.cl]
     return finish(kb, E, f"({N} * triton.cdiv({HW}, meta['BLOCK_HW']), triton.cdiv({C}, meta['BLOCK_C']))",
@@ -2321,10 +2338,7 @@ def k_attention(P: Prog, st: Style, A: str, E: str) -> Kernel:
 
 def build_kernel(P: Prog, st: Style, A: str | None, E: str) -> Kernel:
     if A is None:
-        try:
-            return k_elementwise(P, st, E)
-        except ChannelsLastLeaf:
-            return k_elementwise_cl(P, st, E)
+        return (k_elementwise_cl if P.cl and reads_channels_last(P, E) else k_elementwise)(P, st, E)
     op = P.node_of[A]["op"]
     kind = synth.OPS[op].kind if op in synth.OPS else op
     if kind in ("reduce", "scan", "softmax", "norm", "rsum", "ce_row"):
@@ -2421,8 +2435,7 @@ def torch_call(n: dict, ins: list[str]) -> str:
     calls the task's own module (same weights, same cuDNN/cuBLAS path as the reference)."""
     op = n["op"][6:]
     if n.get("module") and n["attrs"].get("channels_last"):
-        fmt = "torch.channels_last_3d" if op.endswith("3d") else "torch.channels_last"
-        return f"{module_ref(n['module'])}({ins[0]}.contiguous(memory_format={fmt}))"
+        return f"{module_ref(n['module'])}({ins[0]}.contiguous(memory_format={channels_last_format(len(n['shape']))}))"
     if n.get("module"):
         return f"{module_ref(n['module'])}({ins[0]})"
     if op == "dropout":
