@@ -777,8 +777,8 @@ def plan(order: list[str]) -> tuple[list[int], bool]:
 def order_bag(bag: list[str], rng: random.Random, tries: int = 64, first: str | None = None) -> list[str]:
     """Order a program's ops so ranks and value domains chain: exact-rank ops sorted high to low among their
     own slots, a terminal op last, flexible ops wherever a shuffle puts them. Tries up to `tries` shuffles
-    for one that passes `plan`; returns the last one otherwise (grow then rejects it). `first`: an op that
-    stays ahead of the bag (an anchored program's GEMM or convolution; the result leaves it out)."""
+    for one that passes `plan`; returns the last one otherwise (grow then rejects it). `first`: an op placed
+    ahead of the shuffled bag (an anchored program's GEMM or convolution)."""
     head = [first] if first else []
     order = list(bag)
     for _ in range(tries):
@@ -790,8 +790,8 @@ def order_bag(bag: list[str], rng: random.Random, tries: int = 64, first: str | 
         fixed = sorted((rest[i] for i in slots), key=lambda o: -OPS[o].fixed_rank)
         for i, o in zip(slots, fixed):
             rest[i] = o
-        order = rest + terminal
-        if plan(head + order)[1]:
+        order = head + rest + terminal
+        if plan(order)[1]:
             return order
     return order
 
@@ -1614,8 +1614,10 @@ def sample_program(level: int, index: int, seed: int, budget: Budget, bag: list[
     anchor = None
     if anchored and len(bag) >= 2:
         arng = random.Random(f"anchor:{seed}:{level}:{index}")
-        anchors = [o for o in (pool or POOL) if OPS[o].kind in ANCHOR_KINDS] or [o for o in POOL if OPS[o].kind in ANCHOR_KINDS]
-        epilogue = [o for o in (pool or POOL) if OPS[o].kind in EPILOGUE_KINDS] or [o for o in POOL if OPS[o].kind in EPILOGUE_KINDS]
+
+        def of_kinds(kinds):  # the pool's ops of these kinds, or all of them when the pool has none
+            return [o for o in (pool or POOL) if OPS[o].kind in kinds] or [o for o in POOL if OPS[o].kind in kinds]
+        anchors, epilogue = of_kinds(ANCHOR_KINDS), of_kinds(EPILOGUE_KINDS)
         anchor = arng.choice(anchors)
         bag = [anchor] + [o if OPS[o].kind in EPILOGUE_KINDS else arng.choice(epilogue) for o in bag[1:]]
     terminal_seen = False
@@ -1630,7 +1632,7 @@ def sample_program(level: int, index: int, seed: int, budget: Budget, bag: list[
         scale = 1.0 if attempt < retries // 2 else 0.5 ** (attempt - retries // 2 + 1)
         b = vbudget.scaled(scale) if scale < 1 else vbudget
         try:
-            order = [anchor] + order_bag(bag[1:], rng, first=anchor) if anchor else order_bag(bag, rng)
+            order = order_bag(bag[1:], rng, first=anchor) if anchor else order_bag(bag, rng)
             state = rng.getstate()
             prog = grow(order, rng, b)
         except Reject as e:
