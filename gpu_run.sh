@@ -195,28 +195,27 @@ run_kb() {  # issue 19: the teacher over a whole KernelBench level (KB_LEVEL=1|2
   # Carry devdata (a copy of ../shared/KernelBench) and devout (eval dirs and the baseline cache of earlier calls):
   # a call cut short resumes where it stopped, and each task's baselines are measured once across calls.
   # KB_FLAGS adds eval.py flags (e.g. "--teacher-plans triton,triton-tf32x3,triton-tf32" with KB_OUT=devout/eval_kb1_plans)
-  local L=${KB_LEVEL:-2}
-  section "kb level$L"
-  mkdir -p devout
-  # --stop-after-s ends between chunks (a kill by timeout would lose the chunk in flight); timeout is the backstop
-  timeout $(( ${KB_S:-500} + 150 )) $PY eval.py --tasks devdata/KernelBench/level$L --policy teacher \
-    --baseline eager,compile --device cuda --workers ${KB_WORKERS:-8} --out ${KB_OUT:-devout/eval_kb$L} \
-    --baseline-cache devout/baselines.json --stop-after-s ${KB_S:-500} --time-budget-s ${KB_TIME_BUDGET_S:-2} \
-    ${KB_CHUNK:+--chunk-size $KB_CHUNK} ${KB_FLAGS:-} >> "$O/eval_kb$L.txt" 2>&1
-  echo "eval rc $?"; grep -c '"task_id"' ${KB_OUT:-devout/eval_kb$L}/results.jsonl; tail -3 "$O/eval_kb$L.txt"
+  kb_level kb eval_kb ${KB_FLAGS:-}
 }
 
 run_kbsearch() {  # issues 19, 20: eval.py --search over a whole KernelBench level: a row for every task, no abort.
   # KBSEARCH_FLAGS="--teacher-plans all --search-budget 1": each task's whole-program plans, the fastest correct kept;
   # KB_OUT names another --out (runs with other plan sets cannot share one: the plans are an identity flag)
-  local L=${KB_LEVEL:-2}
-  section "kbsearch level$L"
+  kb_level kbsearch search_kb --search ${KBSEARCH_FLAGS:-}
+}
+
+kb_level() {  # $1: section, $2: log name and default --out (devout/<name><level>), the rest: more eval.py flags
+  local label=$1 name=$2 L=${KB_LEVEL:-2}
+  shift 2
+  local out=${KB_OUT:-devout/$name$L}
+  section "$label level$L"
   mkdir -p devout
-  timeout $(( ${KB_S:-500} + 150 )) $PY eval.py --tasks devdata/KernelBench/level$L --policy teacher --search \
-    --baseline eager,compile --device cuda --workers ${KB_WORKERS:-8} --out ${KB_OUT:-devout/search_kb$L} \
-    --baseline-cache devout/baselines.json \
-    --stop-after-s ${KB_S:-500} --time-budget-s ${KB_TIME_BUDGET_S:-2} ${KB_CHUNK:+--chunk-size $KB_CHUNK} ${KBSEARCH_FLAGS:-} >> "$O/search_kb$L.txt" 2>&1
-  echo "eval rc $?"; grep -c '"task_id"' ${KB_OUT:-devout/search_kb$L}/results.jsonl; tail -3 "$O/search_kb$L.txt"
+  # --stop-after-s ends between chunks (a kill by timeout would lose the chunk in flight); timeout is the backstop
+  timeout $(( ${KB_S:-500} + 150 )) $PY eval.py --tasks devdata/KernelBench/level$L --policy teacher \
+    --baseline eager,compile --device cuda --workers ${KB_WORKERS:-8} --out $out \
+    --baseline-cache devout/baselines.json --stop-after-s ${KB_S:-500} --time-budget-s ${KB_TIME_BUDGET_S:-2} \
+    ${KB_CHUNK:+--chunk-size $KB_CHUNK} "$@" >> "$O/$name$L.txt" 2>&1
+  echo "eval rc $?"; grep -c '"task_id"' $out/results.jsonl; tail -3 "$O/$name$L.txt"
 }
 
 run_convlayout() {  # issue 20: each level-2 task's first convolution, NCHW vs channels-last (bench.py conv-layout)
