@@ -523,13 +523,15 @@ def build_parser():
                         "--stop-after-s")
     p.add_argument("--time-budget-s", type=float, default=None,
                    help="about how long one candidate's timed runs may take, seconds: fewer runs (>= 20; >= 5 "
-                        "where one run of candidate and reference takes 0.1 s) for slow programs; default reward.TIME_BUDGET_S (2 s). Timing holds the GPU alone, so in a whole-level "
-                        "sweep this sets the pace")
+                        "where one run of candidate and reference takes 0.1 s) for slow programs; default "
+                        "reward.TIME_BUDGET_S (2 s). Timing holds the GPU alone, so in a whole-level sweep this sets "
+                        "the pace")
     p.add_argument("--seed", type=int, default=0, help="seed of trial inputs, sampling and the teacher")
     p.add_argument("--teacher-dot-precision", choices=["ieee", "tf32x3"], default="ieee",
                    help="--policy teacher: fp32 tl.dot precision of its GEMM/conv/attention kernels")
     p.add_argument("--teacher-plans", default=None,
-                   help="--policy teacher: comma list of teacher plans (triton, triton-tf32x3, triton-tf32, hybrid, hybrid-cl) or 'all'; "
+                   help="--policy teacher: comma list of teacher plans (triton, triton-tf32x3, triton-tf32, hybrid, "
+                        "hybrid-cl) or 'all'; "
                         "each task's plans are all judged and the fastest correct is its row (issue 20)")
     p.add_argument("--max-new-tokens", type=int, default=2048, help="generation length limit, tokens")
     p.add_argument("--temperature", type=float, default=None,

@@ -22,9 +22,10 @@ end and keep the fastest. Steps and the choices made here:
      Fragments with more than one tensor leaving them are skipped (a task has one output); the single-op
      fragments always exist, so a cover always exists.
   3. K samples per fragment from the policy (policy.py's proposers; the teacher with plans gives one candidate
-     per plan, tagged with its name), judged by the same Judge; keep the fastest correct one. PyTorch time per op: the judge's ref_ms of the op's single-op fragment (same timing
-     conditions as the kernels), else an in-process CUDA-event median of that fragment, else (no one-op
-     fragment) of the op inside the full program (logged as torch_ms_source: judge, in_process, in_program).
+     per plan, tagged with its name), judged by the same Judge; keep the fastest correct one. PyTorch time per
+     op: the judge's ref_ms of the op's single-op fragment (same timing conditions as the kernels), else an
+     in-process CUDA-event median of that fragment, else (no one-op fragment) of the op inside the full program
+     (logged as torch_ms_source: judge, in_process, in_program).
   4. Cover: a beam DP over the op sequence (each step a fragment kernel or one PyTorch op) keeps the B cheapest
      covers. Cost on CUDA: summed milliseconds. On CPU speed is not measured (Triton interpreter), so the cost
      is (-ops inside Triton fragments, number of fragments): the most work in Triton, in the fewest kernels.
@@ -1005,7 +1006,8 @@ def build_parser():
     p.add_argument("--teacher-dot-precision", choices=["ieee", "tf32x3"], default="ieee",
                    help="--policy teacher: fp32 tl.dot precision of its GEMM/conv/attention kernels")
     p.add_argument("--teacher-plans", default=None,
-                   help="--policy teacher: comma list of teacher plans (triton, triton-tf32x3, triton-tf32, hybrid, hybrid-cl) or 'all', "
+                   help="--policy teacher: comma list of teacher plans (triton, triton-tf32x3, triton-tf32, hybrid, "
+                        "hybrid-cl) or 'all', "
                         "each a candidate per fragment (issue 20); the fastest correct is the fragment's kernel")
     p.add_argument("--max-new-tokens", type=int, default=2048, help="generation length limit, tokens (model policies)")
     p.add_argument("--temperature", type=float, default=None, help="sampling temperature; default 0 for K=1, else 0.8")

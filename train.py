@@ -1761,13 +1761,12 @@ def kernelbench_eval_dirs(args, kb_dirs) -> dict:
 
 def kernelbench_argv(args):
     """eval.py flags of a KernelBench eval: speed against eager PyTorch only, 1 s of timed runs a candidate;
-    eval.py's own per-candidate timeout
-    (--judge-timeout-s where larger), because a real-size KernelBench task takes longer to judge than a synthetic
-    program (gpu-small's 20 s is set for RL rollouts); its default --baseline-cache; the first
-    --pipeline-kernelbench-limit files."""
+    eval.py's own per-candidate timeout (--judge-timeout-s where larger), because a real-size KernelBench task
+    takes longer to judge than a synthetic program (gpu-small's 20 s is set for RL rollouts); its default
+    --baseline-cache; the first --pipeline-kernelbench-limit files."""
     timeout_s = max(args.judge_timeout_s, eval_lib.build_parser().get_default("timeout_s"))
-    # timing holds the GPU alone, so it sets a real-size eval's pace: 1 s of timed runs (>= 20) a candidate, as
-    # the whole-level sweeps in LOG.md use
+    # timing holds the GPU alone, so it sets a real-size eval's pace: 1 s of timed runs a candidate (at least the
+    # judge's floor of runs), as the whole-level sweeps in LOG.md use
     argv = ["--baseline", "eager", "--timeout-s", str(timeout_s), "--time-budget-s", "1"]
     if args.pipeline_kernelbench_limit:
         argv += ["--limit", str(args.pipeline_kernelbench_limit)]
