@@ -170,15 +170,16 @@ def init_signature_error(source, n_args):
         return None
     special = {"__new__", "__signature__", "__init__", "__init_subclass__"}
     for n in cls.body:
-        targets = n.targets if isinstance(n, ast.Assign) else [n.target] if isinstance(n, (ast.AnnAssign, ast.AugAssign)) else []
+        targets = n.targets if isinstance(n, ast.Assign) else \
+            [n.target] if isinstance(n, (ast.AnnAssign, ast.AugAssign)) else []
         if any(isinstance(t, ast.Name) and t.id in special for t in targets):
             return None
         if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name in special - {"__init__"}:
             return None
     inits = [n for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == "__init__"]
     if not inits:
-        plain = all(isinstance(b, (ast.Name, ast.Attribute)) and (b.id if isinstance(b, ast.Name) else b.attr) == "Module"
-                    for b in cls.bases)
+        plain = all(isinstance(b, (ast.Name, ast.Attribute))
+                    and (b.id if isinstance(b, ast.Name) else b.attr) == "Module" for b in cls.bases)
         return ("too many positional arguments" if n_args else None) if plain and cls.bases else None
     init = inits[-1]
     if init.decorator_list or isinstance(init, ast.AsyncFunctionDef):
