@@ -22,6 +22,8 @@ level is --level if given, else its directory's "levelN" (KernelBench/level2 -> 
                     torch, the rest fused in Triton); the judge measures them all and the row is the fastest
                     correct, its plan in the row's "plan" (one answer: n_samples 1, n_plans beside it)
   solutions:DIR     DIR/<task id>.py per task; a missing file is a failed task ("missing_solution")
+  samples:FILE      an earlier run's answers replayed: its samples.jsonl (or the --out folder holding it), each
+                    task's recorded completions judged again (e.g. under a new judge); none: "missing_solution"
   reference         the task's own Model renamed ModelNew. The judge has no reference mode: it requires a
                     @triton.jit kernel, so every such answer fails with "no_triton_kernel". It checks that the
                     judge rejects plain PyTorch, not the eager-vs-eager timing noise.
@@ -501,7 +503,8 @@ def build_parser():
     p.add_argument("--tasks", required=True,
                    help="synthetic task JSONL, a directory of KernelBench-format .py files (KernelBench/level2), or one")
     p.add_argument("--policy", required=True,
-                   help="checkpoint dir | model:ID_OR_PATH | teacher | solutions:DIR | reference (see the docstring)")
+                   help="checkpoint dir | model:ID_OR_PATH | teacher | solutions:DIR | samples:FILE | reference "
+                        "(see the docstring)")
     p.add_argument("--out", required=True, help="output directory; rerunning with the same one skips finished tasks")
     p.add_argument("--baseline", default="eager", help="comma list of eager,compile (speedup is always vs eager)")
     p.add_argument("--search", action="store_true", help="test-time search (search.py) per task")
@@ -600,18 +603,19 @@ def check_args(args):
         raise UsageError(str(e)) from None
     if args.teacher_plans is not None and args.policy != "teacher":
         raise UsageError("--teacher-plans needs --policy teacher")
-    if args.samples > 1 and args.policy_kind not in ("model", "checkpoint") and not args.search:
+    if args.samples > 1 and args.policy_kind not in ("model", "checkpoint", "samples") and not args.search:
         raise UsageError(f"--samples {args.samples} needs a model policy; {args.policy!r} gives one answer per task")
     if args.temperature is None:
         args.temperature = 0.0 if args.samples == 1 else 0.8
-    if args.samples > 1 and args.temperature == 0 and not args.search:
+    if args.samples > 1 and args.temperature == 0 and not args.search and args.policy_kind != "samples":
         raise UsageError("--samples > 1 with --temperature 0 would repeat one greedy answer")
     if not os.path.exists(args.tasks):
         raise UsageError(f"--tasks {args.tasks!r} does not exist")
     # Absolute paths: run.json is re-read on resume, maybe from another working directory (issue 19).
     args.tasks, args.out = os.path.abspath(args.tasks), os.path.abspath(args.out)
-    if args.policy_kind == "solutions":
-        args.policy = "solutions:" + os.path.abspath(args.policy[len("solutions:"):])
+    if args.policy_kind in ("solutions", "samples"):
+        kind = args.policy_kind + ":"
+        args.policy = kind + os.path.abspath(args.policy[len(kind):])
     elif args.policy_kind == "checkpoint":
         args.policy = os.path.abspath(args.policy)
     elif args.policy_kind == "model" and os.path.isdir(args.policy[len("model:"):]):  # a local path, not a hub id

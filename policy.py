@@ -1447,6 +1447,47 @@ class SolutionsPolicy:
         return out
 
 
+class SamplesPolicy:
+    """samples:FILE: the answers of an earlier run replayed, FILE being eval.py's samples.jsonl (rows {task_id,
+    sample, completion}) or a folder holding one: each task gets its recorded completions in sample order, up to
+    n_samples, judged as completions again (to re-judge a model's answers under another judge, tolerance or GPU
+    without the model). A task with no recorded answer is a failed task ("missing_solution"); a row that is not
+    such JSON stops the run before any judging (PolicySpecError)."""
+
+    def __init__(self, path):
+        self.path = samples_file(path)
+        self.by_task = {}
+        with open(self.path, encoding="utf-8", errors="replace") as f:
+            for n, line in enumerate(f, 1):
+                if not line.strip():
+                    continue
+                try:
+                    row = json.loads(line)
+                    key, text = str(row["task_id"]), row["completion"]
+                    order = int(row.get("sample", 0))
+                except (ValueError, KeyError, TypeError) as e:
+                    raise PolicySpecError(f"--policy samples:{path}: line {n} is not a samples.jsonl row "
+                                          f"({type(e).__name__}: {e})") from None
+                if isinstance(text, str):
+                    self.by_task.setdefault(key, []).append((order, text))
+
+    def propose(self, records, n_samples, seed):
+        out = []
+        for rec in records:
+            rows = sorted(self.by_task.get(str(rec["id"]), []))[:n_samples]
+            out.append([answer(text, completion=True) for _, text in rows]
+                       or [no_answer("missing_solution", f"no answer for {rec['id']} in {self.path}")])
+        return out
+
+
+def samples_file(path):
+    """The samples.jsonl a samples:PATH names: PATH itself or PATH/samples.jsonl; None if neither is a file."""
+    for cand in (path, os.path.join(path, "samples.jsonl")):
+        if os.path.isfile(cand):
+            return cand
+    return None
+
+
 class ReferencePolicy:
     """The task's own Model, renamed ModelNew (with every reference to the name Model)."""
 
@@ -1546,6 +1587,11 @@ def check_policy_spec(spec):
         if not os.path.isdir(spec[len("solutions:"):]):
             raise PolicySpecError(f"--policy {spec}: {spec[len('solutions:'):]!r} is not a directory")
         return "solutions"
+    if spec.startswith("samples:"):
+        if samples_file(spec[len("samples:"):]) is None:
+            raise PolicySpecError(f"--policy {spec}: no samples.jsonl at {spec[len('samples:'):]!r} (an eval.py "
+                                  "--out folder or its samples.jsonl)")
+        return "samples"
     if spec in ("reference", "teacher"):
         if spec == "teacher":
             try:
@@ -1557,7 +1603,8 @@ def check_policy_spec(spec):
     if spec.startswith("model:"):
         return "model"
     if not (os.path.isdir(spec) and resolve_checkpoint(spec)):
-        raise PolicySpecError(f"--policy {spec!r} is not teacher, reference, solutions:DIR, model:ID_OR_PATH or a "
+        raise PolicySpecError(f"--policy {spec!r} is not teacher, reference, solutions:DIR, samples:FILE, "
+                              "model:ID_OR_PATH or a "
                               "checkpoint directory (a train.py run dir, checkpoints/step_N, or a dir with "
                               "policy.json)")
     return "checkpoint"
@@ -1569,6 +1616,8 @@ def make_policy(spec, args):
     kind = check_policy_spec(spec)
     if kind == "solutions":
         return SolutionsPolicy(spec[len("solutions:"):])
+    if kind == "samples":
+        return SamplesPolicy(spec[len("samples:"):])
     if kind == "reference":
         return ReferencePolicy()
     if kind == "teacher":

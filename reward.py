@@ -117,6 +117,12 @@ KB_TOLERANCES = {"float32": (1e-4, 1e-4), "float16": (1e-2, 1e-2), "bfloat16": (
 RECYCLE_ERRORS = {"runtime_error", "kernel_error", "import_error", "init_error", "oom", "exit_called",
                   "patched_critical", "task_error", "judge_error"}
 RECYCLE_ERRORS_CAUTIOUS = RECYCLE_ERRORS | {"compile_error", "missing_model_new", "signature_mismatch"}
+# The pre-flight (Worker.preflight): a throwaway child imports the candidate and builds ModelNew before the
+# reference is computed. Only these verdicts of it are final, and none whose message names CUDA, a fork or a
+# device: a fork of a CUDA worker cannot use CUDA, so such an error says nothing about the real run.
+PREFLIGHT_ERRORS = {"import_error", "missing_model_new", "signature_mismatch", "init_error"}
+PREFLIGHT_UNSURE = re.compile(r"cuda|fork|device|driver|nvml|out of memory", re.IGNORECASE)
+PREFLIGHT_TIMEOUT_S = 20.0
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -1108,6 +1114,7 @@ class _Worker:
         lock = self.gpu_lock(job) if self.device == "cuda" else None
         self.caps = job["caps"]
         exclusive = bool(job.get("exclusive"))
+        self.timings = {}  # verify's, kept for a failed verdict too (where the judge's time went)
         try:
             self.make_room(job, exclusive)
             if lock:
@@ -1117,6 +1124,7 @@ class _Worker:
             v = self.verify(job)
         except _WorkerError as e:
             v = _failed(e.error_type, str(e), **e.kw)
+            v.timings = {**self.timings, **v.timings}
         except BaseException as e:  # SystemExit/KeyboardInterrupt from candidate code included
             if isinstance(e, (SystemExit, KeyboardInterrupt)):
                 v = _failed("exit_called", _describe(e))
@@ -1167,7 +1175,7 @@ class _Worker:
 
     def verify(self, job):
         torch = self.torch
-        timings = {}
+        timings = self.timings
         err, bad = static_check(job["solution"])
         if err:
             msg = "; ".join(f"line {ln}: {rule}: {text}" for rule, ln, text in bad[:8])
@@ -1179,6 +1187,10 @@ class _Worker:
         if why:
             return _failed("signature_mismatch", f"ModelNew(*get_init_inputs()) does not bind: {why}",
                            flags=["static:signature"])
+        if job.get("preflight") and _task_key(job) not in self.tasks:
+            failed = self.preflight(job)
+            if failed is not None:
+                return failed
         t = time.perf_counter()
         _send(self.fd_out, {"type": "pause", "nonce": job["nonce"]})  # the reference is the judge's time
         task = self.load_task(job)
@@ -1188,25 +1200,8 @@ class _Worker:
         flags = list(task["flags"])
         v = Verdict(flags=flags, timings=timings)
 
-        # Import the candidate from a file (Triton reads kernel source lines) with stdout/stderr muted.
         t = time.perf_counter()
-        path = os.path.join(os.getcwd(), f"cand_{self.n_candidates}_{job['nonce'][:8]}.py")
-        with open(path, "w") as f:
-            f.write(job["solution"])
-        mod = self.run_candidate(lambda: _import_file(path, f"cand_{job['nonce'][:12]}"), "import_error")
-        self.check_identities()
-        if not hasattr(mod, "ModelNew"):
-            raise _WorkerError("missing_model_new", "the solution defines no class ModelNew")
-        ModelNew = mod.ModelNew
-        try:
-            import inspect
-            inspect.signature(ModelNew).bind(*task["init_inputs"])
-        except TypeError as e:
-            raise _WorkerError("signature_mismatch", f"ModelNew(*get_init_inputs()) does not bind: {e}") from None
-        except ValueError:
-            pass
-        torch.manual_seed(MODEL_SEED)
-        model = self.run_candidate(lambda: ModelNew(*task["init_inputs"]), "init_error")
+        model = self.construct(job, f"cand_{self.n_candidates}_{job['nonce'][:8]}", task["init_inputs"])
         if isinstance(model, torch.nn.Module):
             model = self.run_candidate(lambda: model.to(self.device), "init_error")
         timings["import_s"] = round(time.perf_counter() - t, 4)
@@ -1253,6 +1248,78 @@ class _Worker:
         else:
             v.flags.append("speed_unmeasured")
         return v
+
+    def construct(self, job, stem, init_inputs):
+        """Import the candidate from cwd/<stem>.py (Triton reads kernel source lines) with stdout/stderr muted
+        and build ModelNew(*init_inputs) on the CPU right after MODEL_SEED, as the reference was built. Raises
+        _WorkerError (import_error, missing_model_new, signature_mismatch, init_error, ...)."""
+        path = os.path.join(os.getcwd(), f"{stem}.py")
+        with open(path, "w") as f:
+            f.write(job["solution"])
+        mod = self.run_candidate(lambda: _import_file(path, f"cand_{job['nonce'][:12]}"), "import_error")
+        self.check_identities()
+        if not hasattr(mod, "ModelNew"):
+            raise _WorkerError("missing_model_new", "the solution defines no class ModelNew")
+        ModelNew = mod.ModelNew
+        try:
+            import inspect
+            inspect.signature(ModelNew).bind(*init_inputs)
+        except TypeError as e:
+            raise _WorkerError("signature_mismatch", f"ModelNew(*get_init_inputs()) does not bind: {e}") from None
+        except ValueError:
+            pass
+        self.torch.manual_seed(MODEL_SEED)
+        return self.run_candidate(lambda: ModelNew(*init_inputs), "init_error")
+
+    def preflight(self, job):
+        """Issue 21: the candidate is imported and its ModelNew built in a throwaway child forked from this
+        worker before the task's reference is computed (the reference must exist, hidden, before candidate
+        code runs in this process; the child never sees it, and its patches die with it). A failed verdict
+        (flag "preflight") when that fails the way the real import would, so an answer that cannot even be
+        built costs no reference: a KernelBench reference can need the whole GPU and the exclusive retry
+        (LOG.md session 11: 20 of 41 such retries were answers that failed at import or construction).
+        None (go on as usual) when it passes or says nothing sure: the task's get_init_inputs fails here, the
+        child touches CUDA (which a fork of this CUDA process cannot use), exits, runs out of time
+        (PREFLIGHT_TIMEOUT_S) or past the job's host memory cap. Only for jobs whose reference this worker has
+        not cached (verify)."""
+        try:
+            init_inputs = list(self.import_task(job).get_init_inputs())
+        except Exception:  # the task's own fault: load_task reports it
+            return None
+        r, w = os.pipe()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:  # the child: build, report, exit; never returns into the worker's loop
+            try:
+                os.close(r)
+                self.torch.set_num_threads(1)  # no thread pool is reused across the fork
+                try:
+                    self.construct(job, f"cand_preflight_{os.getpid()}", init_inputs)
+                    _send(w, {"ok": True})
+                except _WorkerError as e:
+                    _send(w, {"error_type": e.error_type, "msg": str(e)})
+            finally:
+                os._exit(0)
+        os.close(w)
+        msg, deadline = None, time.monotonic() + PREFLIGHT_TIMEOUT_S
+        try:
+            while time.monotonic() < deadline:
+                if select.select([r], [], [], 0.05)[0]:
+                    msg = _recv_blocking(r)
+                    break
+                if _rss_gb(pid) > self.caps.get("rss_gb", float("inf")):
+                    break
+        finally:
+            os.close(r)
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            with contextlib.suppress(OSError):
+                os.unlink(os.path.join(os.getcwd(), f"cand_preflight_{pid}.py"))
+        if not msg or msg.get("error_type") not in PREFLIGHT_ERRORS or PREFLIGHT_UNSURE.search(msg["msg"]):
+            return None
+        return _failed(msg["error_type"], msg["msg"], flags=["preflight"])
 
     def run_candidate(self, fn, error_type):
         """Run candidate code with stdout/stderr muted; exceptions become a typed _WorkerError."""
@@ -2159,7 +2226,10 @@ class Judge:
     `workers`. oom_retry (None: on for CUDA, off for CPU, whose memory is the trainer's too): a job whose verdict
     is oom runs once more on a worker that holds the GPU lock exclusively, with the GPU cap lifted to the whole
     GPU and the RSS cap to most of the host (on the CPU, when asked for: the RSS cap lifted and the address-space
-    rlimit removed); that worker is replaced afterwards.
+    rlimit removed); that worker is replaced afterwards. preflight (None: on for CUDA, off for CPU): before a
+    worker computes a task's reference (not cached yet), a throwaway fork of it imports the candidate and
+    builds ModelNew; an import, constructor or signature error there is the verdict (flag "preflight"), so
+    an answer that cannot be built costs no reference (Worker.preflight).
     baseline_cache: path of a BaselineCache file (None: none); cached eager/compile times of a task on this
     GPU go out with its job and are not timed again, and times measured go into the file. A worker is replaced after `recycle_every` candidates, after a verdict whose
     error type is in `recycle_errors` (default RECYCLE_ERRORS; RECYCLE_ERRORS_CAUTIOUS also replaces it after
@@ -2176,7 +2246,8 @@ class Judge:
                  time_trials=100, compile_baseline=False, *, time_budget_s=TIME_BUDGET_S, strict_tol=False,
                  recycle_every=50, recycle_errors=None,
                  mem_limit_gb=8.0, rss_limit_gb=None, gpu_mem_limit_gb=None, oom_retry=None, baseline_cache=None,
-                 seed=0, threads_per_worker=1, startup_timeout_s=300.0, spare_workers=None, start_method=None):
+                 seed=0, threads_per_worker=1, startup_timeout_s=300.0, spare_workers=None, start_method=None,
+                 preflight=None):
         if device not in ("cpu", "cuda"):
             raise ValueError(f"device must be 'cpu' or 'cuda', got {device!r}")
         if policy not in ("hybrid", "strict"):
@@ -2198,6 +2269,7 @@ class Judge:
         self.rss_limit_arg, self.gpu_mem_limit_arg = rss_limit_gb, gpu_mem_limit_gb
         self.host_total_gb, self.gpu_total_gb = _host_memory_gb(), 0.0
         self.oom_retry = device == "cuda" if oom_retry is None else bool(oom_retry)
+        self.preflight = device == "cuda" if preflight is None else bool(preflight)
         self.rss_limit_gb = self._caps(False)["rss_gb"]
         self.gpu_mem_limit_gb = None  # known once a CUDA worker is ready
         self.device_info = None  # {"gpu", "gpu_total_gb", "torch", "triton"} from the first ready worker
@@ -2447,7 +2519,7 @@ class Judge:
                "compile_baseline": self.compile_baseline, "seed": self.seed, "lock_dir": self.lock_dir,
                "recycle_every": self.recycle_every, "recycle_errors": self.recycle_errors,
                "caps": caps, "exclusive": first_oom is not None, "mem_limit_gb": self.mem_limit_gb,
-               "baseline": baseline}
+               "baseline": baseline, "preflight": self.preflight}
         try:
             _send(s.job_w, job)
         except OSError:  # the worker died while idle; its EOF is handled by _on_readable

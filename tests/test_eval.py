@@ -577,3 +577,30 @@ def test_dot_precision_is_part_of_a_runs_identity(tmp_path, capsys):
     del run["args"]["teacher_dot_precision"]
     json.dump(run, open(os.path.join(out, "run.json"), "w"))
     run_main(argv, capsys)  # the old run.json still resumes
+
+
+def test_samples_policy_replays_recorded_completions(tmp_path, capsys):
+    """--policy samples:FILE judges an earlier run's recorded completions again: each task its own rows in
+    sample order (up to --samples), a task without rows missing_solution, and a row that is not samples.jsonl
+    JSON a usage error before anything is judged."""
+    good = open(os.path.join(SOLUTIONS, "1_relu_add.py")).read()
+    rows = [{"task_id": "1_relu_add", "sample": 1, "completion": "no code here"},
+            {"task_id": "1_relu_add", "sample": 0, "completion": f"Here.\n```python\n{good}```\n"},
+            {"task_id": "abs_neg", "sample": 0, "completion": "```python\nimport torch\n"},
+            {"task_id": "1_softmax", "sample": 0, "completion": None}]  # a non-completion answer: not replayed
+    recorded = tmp_path / "old"
+    recorded.mkdir()
+    (recorded / "samples.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = str(tmp_path / "re")
+    run_main(["--tasks", TASKS, "--policy", f"samples:{recorded}", "--samples", "2", "--out", out,
+              "--workers", "2", "--timeout-s", "60"], capsys)
+    got = {r["task_id"]: r for r in map(json.loads, open(os.path.join(out, "results.jsonl")))}
+    assert got["1_relu_add"]["correct"] and got["1_relu_add"]["n_samples"] == 2
+    assert got["1_relu_add"]["n_correct"] == 1
+    assert got["abs_neg"]["error_type"] == "unterminated_code_block"
+    assert {got[t]["error_type"] for t in ("1_softmax", "2_sub_abs", "2_add_tanh")} == {"missing_solution"}
+
+    (recorded / "samples.jsonl").write_text('{"task_id": "1_relu_add"}\n')
+    with pytest.raises(SystemExit) as e:
+        ev.main(["--tasks", TASKS, "--policy", f"samples:{recorded}", "--out", str(tmp_path / "bad")])
+    assert e.value.code == 2 and "line 1 is not a samples.jsonl row" in capsys.readouterr().err

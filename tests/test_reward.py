@@ -532,3 +532,26 @@ def test_wrong_constructor_fails_before_the_reference_is_computed(judge):
                             read(os.path.join(TASKS, "faults", "wrong_signature.py")))], progress=False)[0]
     assert v.error_type == "signature_mismatch" and "static:signature" in v.flags
     assert "ref_s" not in (v.timings or {})
+
+
+def test_preflight_rejects_unbuildable_answers_before_the_reference():
+    """Issue 21: with preflight on, an answer that fails at import, lacks ModelNew, cannot bind the task's
+    init inputs at runtime or raises in its constructor is judged in a throwaway fork, before any reference is
+    computed (no ref_s), with the usual error type; a CUDA-looking failure there is not final (a fork of a CUDA
+    worker cannot use CUDA), so the real run judges it; good answers still pass in the same worker."""
+    task = read(os.path.join(TASKS, "relu_add.py"))
+    good = read(os.path.join(TASKS, "good", "relu_add.py"))
+    cuda_init = read(os.path.join(TASKS, "faults", "init_exception.py")).replace(
+        'raise RuntimeError("boom in __init__")', 'raise RuntimeError("CUDA error: no device in __init__")')
+    cases = {"import_error.py": "import_error", "wrong_class_name.py": "missing_model_new",
+             "wrong_signature_assigned_init.py": "signature_mismatch", "init_exception.py": "init_error"}
+    pairs = [(task_for(os.path.join(TASKS, "faults", name)), read(os.path.join(TASKS, "faults", name)))
+             for name in cases] + [(task, cuda_init), (task, good)]
+    with Judge(workers=1, device="cpu", timeout_s=20.0, preflight=True) as j:
+        vs = j.verify_many(pairs, progress=False)
+    for (name, error_type), v in zip(cases.items(), vs):
+        assert v.error_type == error_type and "preflight" in v.flags, (name, v.error_type, v.flags, v.error_msg)
+        assert "ref_s" not in (v.timings or {}), name
+    unsure, ok = vs[-2], vs[-1]
+    assert unsure.error_type == "init_error" and "preflight" not in unsure.flags and "ref_s" in unsure.timings
+    assert ok.correct and "preflight" not in ok.flags, ok.error_msg
