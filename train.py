@@ -348,6 +348,11 @@ def build_parser() -> argparse.ArgumentParser:
                         "level into <run>/eval_teacher_kb<level> (resumable); a pattern of eval.py --out folders with "
                         "{level} (e.g. results/kb-teacher/level{level}) whose results.jsonl is read instead, limited "
                         "to the tasks the checkpoints are judged on; none = no teacher row")
+    g.add_argument("--pipeline-kernelbench-workers", type=int, default=4, metavar="N",
+                   help="judge workers of the KernelBench evals (at most --judge-workers): fewer workers get larger "
+                        "GPU shares, so more of KernelBench's references (up to 30 GB over level 1's trials) fit "
+                        "without the exclusive retry that holds the whole GPU (session 11: 41 of 100 level-1 "
+                        "answers needed it with 8)")
     g.add_argument("--pipeline-kernelbench-limit", type=int, default=None, metavar="N",
                    help="KernelBench files per level judged (eval.py --limit: the first N by name; default all)")
     g.add_argument("--pipeline-data-only", action="store_true",
@@ -467,6 +472,8 @@ def check_args(parser, args):
     args.pipeline_kernelbench_eval = ",".join(kb_levels)
     if args.pipeline_kernelbench_limit is not None and args.pipeline_kernelbench_limit <= 0:
         parser.error(f"--pipeline-kernelbench-limit must be > 0 (got {args.pipeline_kernelbench_limit})")
+    if args.pipeline_kernelbench_workers < 1:
+        parser.error(f"--pipeline-kernelbench-workers must be >= 1 (got {args.pipeline_kernelbench_workers})")
     teacher = args.pipeline_kernelbench_teacher
     if teacher not in ("auto", "none"):
         if "{level}" not in teacher:
@@ -1761,13 +1768,15 @@ def kernelbench_eval_dirs(args, kb_dirs) -> dict:
 
 def kernelbench_argv(args):
     """eval.py flags of a KernelBench eval: speed against eager PyTorch only, 1 s of timed runs a candidate;
+    --pipeline-kernelbench-workers judge workers (at most --judge-workers: larger GPU shares per worker);
     eval.py's own per-candidate timeout (--judge-timeout-s where larger), because a real-size KernelBench task
     takes longer to judge than a synthetic program (gpu-small's 20 s is set for RL rollouts); its default
     --baseline-cache; the first --pipeline-kernelbench-limit files."""
     timeout_s = max(args.judge_timeout_s, eval_lib.build_parser().get_default("timeout_s"))
     # timing holds the GPU alone, so it sets a real-size eval's pace: 1 s of timed runs a candidate (at least the
     # judge's floor of runs), as the whole-level sweeps in LOG.md use
-    argv = ["--baseline", "eager", "--timeout-s", str(timeout_s), "--time-budget-s", "1"]
+    argv = ["--baseline", "eager", "--timeout-s", str(timeout_s), "--time-budget-s", "1",
+            "--workers", str(min(args.judge_workers, args.pipeline_kernelbench_workers))]
     if args.pipeline_kernelbench_limit:
         argv += ["--limit", str(args.pipeline_kernelbench_limit)]
     return argv

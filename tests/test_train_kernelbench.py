@@ -96,6 +96,7 @@ def test_teacher_rows_read_from_an_earlier_sweep(tmp_path):
     (["--pipeline-kernelbench-eval", "1,one"], "(got '1,one')"),
     (["--pipeline-kernelbench-eval", "1,1"], "(got '1,1')"),
     (["--pipeline-kernelbench-limit", "0"], "--pipeline-kernelbench-limit must be > 0"),
+    (["--pipeline-kernelbench-workers", "0"], "--pipeline-kernelbench-workers must be >= 1"),
     (["--pipeline-kernelbench-eval", "1", "--pipeline-kernelbench-teacher", "results/kb"],
      "folder pattern with {level}"),
     (["--pipeline-kernelbench-eval", "1", "--pipeline-kernelbench-teacher", "/nonexistent/level{level}"],
@@ -110,6 +111,11 @@ def test_bad_kernelbench_flags_exit_2(flags, message, capsys):
 
 def test_defaults_and_a_missing_benchmark(capsys):
     assert train.parse_args([]).pipeline_kernelbench_eval == ""  # the CPU default run does not grow
+    # KernelBench evals judge with fewer, larger workers: --pipeline-kernelbench-workers, never above --judge-workers
+    argv = train.kernelbench_argv(train.parse_args(["--judge-workers", "8"]))
+    assert argv[argv.index("--workers") + 1] == "4"
+    argv = train.kernelbench_argv(train.parse_args(["--judge-workers", "2"]))
+    assert argv[argv.index("--workers") + 1] == "2"
     assert train.parse_args(["--preset", "gpu-small"]).pipeline_kernelbench_eval == "1,2"
     args = train.parse_args(["--kernelbench", "none", "--pipeline-kernelbench-eval", "1,2"])
     assert train.kernelbench_eval_dirs(args, train.kernelbench_dirs(args)) == {}
