@@ -54,7 +54,8 @@ How a program becomes kernels (what differs from a hand-written solution is note
     is one fused Triton epilogue kernel or the prologue of the next anchor. `plans` builds the candidates a
     caller measures: triton, triton-tf32x3, triton-tf32, hybrid and hybrid-cl (eval.py/search.py
     --teacher-plans). heavy="torch-cl" (hybrid-cl) also runs 2-D/3-D convolutions channels-last, and the
-    elementwise epilogue that reads one is `k_elementwise_cl` (tiles read channels-last, written contiguous).
+    elementwise epilogue that reads one is `k_elementwise_cl` (tiles read channels-last, written contiguous,
+    or channels-last where they write the task's output).
   * Block sizes come from a seeded choice among valid ones. The CPU target uses larger blocks because the
     interpreter pays per program instance, not per element. The GPU target (`target="cuda"`) shrinks row
     blocks, flat blocks (elementwise, pooling) and GEMM tiles until there are two waves of programs on 132
@@ -98,8 +99,9 @@ DOT_PRECISIONS = ("ieee", "tf32x3", "tf32")
 # Triton epilogue kernel (or the prologue of the next anchor). Which wins is measured, not assumed: `plans`.
 # "torch-cl" keeps them in torch too and runs the 2-D/3-D convolutions channels-last (the input converted on the
 # way in, cuDNN's output left channels-last), and the elementwise epilogue that reads such an output is a tiled
-# kernel that reads it channels-last and writes the usual contiguous layout: level 2's convolutions took 0.68x
-# the time channels-last (LOG.md session 11), which is how torch.compile beat the plain hybrid on them.
+# kernel that reads it channels-last and writes the usual contiguous layout (channels-last where it writes the
+# task's output, as torch.compile's answer is): level 2's convolutions took 0.68x the time channels-last (LOG.md
+# session 11), which is how torch.compile beat the plain hybrid on them.
 HEAVY_PLACES = ("triton", "torch", "torch-cl")
 CL_CONV_OPS = {"conv2d", "conv3d", "conv_transpose2d", "conv_transpose3d"}
 HEAVY_OPS = {"linear", "matmul", "bmm", "einsum", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
@@ -1109,7 +1111,8 @@ def finish(kb: KB, E: str, grid: str, blocks: dict, summary: str, num_warps: int
            pre: list[str] = (), zero_out: bool = False, channels_last_reader: bool = False) -> Kernel:
     """Assemble kernel and wrapper sources; drops assignments nobody reads (no dead code). zero_out: the
     output starts as zeros (programs add into it). channels_last_reader: the kernel reads channels-last
-    convolution outputs as such (k_elementwise_cl); any other kernel that reads one is refused (TeacherError)."""
+    convolution outputs as such (k_elementwise_cl), True when it writes a contiguous output, the memory format
+    (code) when it writes that format; any other kernel that reads one is refused (TeacherError)."""
     P = kb.P
     if set(kb.leaves) & P.cl and not channels_last_reader:
         raise TeacherError("heavy='torch-cl': a channels-last convolution output feeds a kernel that reads it "
@@ -1125,8 +1128,9 @@ def finish(kb: KB, E: str, grid: str, blocks: dict, summary: str, num_warps: int
     same = [pn for t, pn in tensors if P.t[t].shape == out.shape and P.t[t].dtype == out.dtype]
     dev = tensors[0][1] + ".device" if tensors else "'cuda'"
     alloc = "zeros" if zero_out else "empty"
-    if same and channels_last_reader:  # written in the reference's (contiguous) layout, not the input's
-        w.append(f"    out = torch.{alloc}_like({same[0]}, memory_format=torch.contiguous_format)")
+    if same and channels_last_reader:  # written contiguous (the reference's layout), or channels-last (a format)
+        layout = "torch.contiguous_format" if channels_last_reader is True else channels_last_reader
+        w.append(f"    out = torch.{alloc}_like({same[0]}, memory_format={layout})")
     elif same:
         w.append(f"    out = torch.{alloc}_like({same[0]})")
     else:
@@ -1253,7 +1257,9 @@ def k_elementwise_cl(P: Prog, st: Style, E: str) -> Kernel:
     """The elementwise region ending at E over a channels-last convolution output (heavy="torch-cl"): 2-D
     tiles of (spatial positions x channels) per sample, read channels-last (contiguous along channels) and
     written contiguous (along the spatial positions), so both sides are coalesced and the layout change costs no
-    extra pass; per-channel parameters are one vector load a tile."""
+    extra pass; per-channel parameters are one vector load a tile. Where E is the task's output it is written
+    channels-last, as read: the same values and shape, the layout torch.compile returns (session 12's sweep:
+    1_Conv2D_ReLU_BiasAdd's hybrid-cl took 2.73 ms against compile's 1.62 and the channels-last conv's 1.61)."""
     out = P.t[E]
     S = list(out.shape)
     if P.symbolic or len(S) not in (4, 5):
@@ -1276,7 +1282,9 @@ def k_elementwise_cl(P: Prog, st: Style, E: str) -> Kernel:
     # every full-size tensor this region reads at idx is channels-last: (n, position, channel) in memory
     kb.flat = (tuple(i.code for i in idx), S, Ix(f"n * {HW * C} + hw[:, None] * {C} + ch[None, :]", frozenset("ch")))
     val = kb.epilogue(None, E, None, idx)
-    kb.flat = None   # the output is written contiguous
+    cl_out = E == P.output  # the task's output is written channels-last as read (what torch.compile returns);
+    if not cl_out:          # a tensor the forward goes on with is written contiguous, as views and kernels read it
+        kb.flat = None
     if not val.axes:
         val = kb.emit(f"tl.zeros([BLOCK_HW, BLOCK_C], dtype=tl.float32) + {val.code}", "ch", "y")
     kb.store(E, idx, val, "ch")
@@ -1288,7 +1296,7 @@ def k_elementwise_cl(P: Prog, st: Style, E: str) -> Kernel:
     pre = [f"{pn} = {pn}.contiguous(memory_format={fmt})" for t, pn in kb.leaves.items() if t in P.cl]
     return finish(kb, E, f"({N} * triton.cdiv({HW}, meta['BLOCK_HW']), triton.cdiv({C}, meta['BLOCK_C']))",
                   {"BLOCK_HW": BHW, "BLOCK_C": BC}, "channels-last elementwise " + " + ".join(ops),
-                  pre=pre, channels_last_reader=True)
+                  pre=pre, channels_last_reader=fmt if cl_out else True)
 
 
 # ---- row kernels: reductions, scans, softmax-likes, norms, cross entropy --------------------------
