@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The H200 measurements behind LOG.md, in named sections so one device call can run several:
 #   bash gpu_run.sh noise judgetests search   # logs in /tmp/gpu_work, packed into $OUT/results.tgz after each
-# Sections: env train trainab rlab q4 noise judgetests verify teacher2 teacher2x3 teacher5 search search5 sft rollout profile kernels rl kb kbsearch convlayout gsbg gswait, in the order given
+# Sections: env train trainab rlab q4 noise judgetests verify teacher2 teacher2x3 teacher5 search search5 sft rollout profile kernels rl kb kbsearch replay convlayout gsbg gswait, in the order
+# given
 # (one after another: run at once, 20+ judge workers on 16 cores starved each other, LOG.md). Every section is
 # time-boxed with `timeout` so one slow step cannot eat the whole call; each prints the end of its log.
 set -u
@@ -216,6 +217,19 @@ kb_level() {  # $1: section, $2: log name and default --out (devout/<name><level
     --baseline-cache devout/baselines.json --stop-after-s ${KB_S:-500} --time-budget-s ${KB_TIME_BUDGET_S:-2} \
     ${KB_CHUNK:+--chunk-size $KB_CHUNK} "$@" >> "$O/$name$L.txt" 2>&1
   echo "eval rc $?"; grep -c '"task_id"' $out/results.jsonl; tail -3 "$O/$name$L.txt"
+}
+
+run_replay() {  # issue 21: session 11's SFT answers on KernelBench judged again (eval.py --policy samples:): the
+  # judge's pre-flight (on for CUDA) and REPLAY_WORKERS workers against the 862 s level 1 took in that run
+  for L in ${REPLAY_LEVELS:-2 1}; do
+    section "replay level$L"
+    local t0=$(date +%s)
+    timeout ${REPLAY_S:-300} $PY eval.py --tasks devdata/KernelBench/level$L \
+      --policy samples:results/gpu-small-kb-2026-12-01/eval_sft_kb$L --baseline eager --device cuda \
+      --workers ${REPLAY_WORKERS:-4} --out devout/replay_kb$L --baseline-cache devout/baselines.json \
+      --time-budget-s 1 --timeout-s 120 >> "$O/replay$L.txt" 2>&1
+    echo "replay level$L rc $? in $(( $(date +%s) - t0 )) s"; tail -2 "$O/replay$L.txt" | cut -c1-600
+  done
 }
 
 run_convlayout() {  # issue 20: each level-2 task's first convolution, NCHW vs channels-last (bench.py conv-layout)

@@ -1117,11 +1117,15 @@ class _Worker:
         self.timings = {}  # verify's, kept for a failed verdict too (where the judge's time went)
         try:
             self.make_room(job, exclusive)
-            if lock:
-                _send(self.fd_out, {"type": "pause", "nonce": job["nonce"]})
-                lock.exclusive() if exclusive else lock.shared()
-                _send(self.fd_out, {"type": "resume", "nonce": job["nonce"]})
-            v = self.verify(job)
+            # Nothing in the prechecks uses the GPU (the pre-flight's fork cannot), so they never wait behind
+            # another worker's timing or exclusive retry (session 12: failed answers waited up to 75 s there).
+            v = self.precheck(job)
+            if v is None:
+                if lock:
+                    _send(self.fd_out, {"type": "pause", "nonce": job["nonce"]})
+                    lock.exclusive() if exclusive else lock.shared()
+                    _send(self.fd_out, {"type": "resume", "nonce": job["nonce"]})
+                v = self.verify(job)
         except _WorkerError as e:
             v = _failed(e.error_type, str(e), **e.kw)
             v.timings = {**self.timings, **v.timings}
@@ -1173,9 +1177,10 @@ class _Worker:
             v.flags.append("cuda_context_damaged")
             self.n_candidates = job["recycle_every"]
 
-    def verify(self, job):
-        torch = self.torch
-        timings = self.timings
+    def precheck(self, job):
+        """The checks before the task's reference is computed, none of them on the GPU: the static checks, the
+        constructor's signature from the AST, then the pre-flight (when the job asks for it and this worker has
+        not cached the task's reference). A failed Verdict, or None to go on to verify."""
         err, bad = static_check(job["solution"])
         if err:
             msg = "; ".join(f"line {ln}: {rule}: {text}" for rule, ln, text in bad[:8])
@@ -1188,9 +1193,12 @@ class _Worker:
             return _failed("signature_mismatch", f"ModelNew(*get_init_inputs()) does not bind: {why}",
                            flags=["static:signature"])
         if job.get("preflight") and _task_key(job) not in self.tasks:
-            failed = self.preflight(job)
-            if failed is not None:
-                return failed
+            return self.preflight(job)
+        return None
+
+    def verify(self, job):
+        torch = self.torch
+        timings = self.timings
         t = time.perf_counter()
         _send(self.fd_out, {"type": "pause", "nonce": job["nonce"]})  # the reference is the judge's time
         task = self.load_task(job)
