@@ -53,9 +53,9 @@ How a program becomes kernels (what differs from a hand-written solution is note
     call (its module: the same weights, cuBLAS/cuDNN) and compiles the rest as usual, so what follows a heavy op
     is one fused Triton epilogue kernel or the prologue of the next anchor. `plans` builds the candidates a
     caller measures: triton, triton-tf32x3, triton-tf32, hybrid and hybrid-cl (eval.py/search.py
-    --teacher-plans). heavy="torch-cl" (hybrid-cl) also runs 2-D/3-D convolutions channels-last, and the
+    --teacher-plans). heavy="torch-cl" (hybrid-cl) also runs 2-D/3-D convolutions channels-last; an
     elementwise epilogue that reads one is `k_elementwise_cl` (tiles read channels-last, written contiguous,
-    or channels-last where they write the task's output).
+    or channels-last where they write the task's output), any other kernel reads it by its strides.
   * Block sizes come from a seeded choice among valid ones. The CPU target uses larger blocks because the
     interpreter pays per program instance, not per element. The GPU target (`target="cuda"`) shrinks row
     blocks, flat blocks (elementwise, pooling) and GEMM tiles until there are two waves of programs on 132
@@ -100,8 +100,9 @@ DOT_PRECISIONS = ("ieee", "tf32x3", "tf32")
 # "torch-cl" keeps them in torch too and runs the 2-D/3-D convolutions channels-last (the input converted on the
 # way in, cuDNN's output left channels-last), and the elementwise epilogue that reads such an output is a tiled
 # kernel that reads it channels-last and writes the usual contiguous layout (channels-last where it writes the
-# task's output, as torch.compile's answer is): level 2's convolutions took 0.68x the time channels-last (LOG.md
-# session 11), which is how torch.compile beat the plain hybrid on them.
+# task's output, as torch.compile's answer is); a pool, norm, reduction or scan kernel reads it by its strides.
+# Level 2's convolutions took 0.68x the time channels-last (LOG.md session 11), which is how torch.compile beat
+# the plain hybrid on them.
 HEAVY_PLACES = ("triton", "torch", "torch-cl")
 CL_CONV_OPS = {"conv2d", "conv3d", "conv_transpose2d", "conv_transpose3d"}
 HEAVY_OPS = {"linear", "matmul", "bmm", "einsum", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
@@ -794,6 +795,7 @@ class KB:
         self.cache: dict = {}
         self.bind: dict[str, Ix] = {}
         self.flat = None                                # (idx codes, shape, offset Ix): contiguous fast path
+        self.flat_cl = False                            # ... whose offset is channels-last (k_elementwise_cl)
         self.n = 0
         self.out = None                                 # the tensor out_ptr writes (set by finish)
 
@@ -830,11 +832,27 @@ class KB:
         parts += [v.code for v in valid if v.axes and v.axes <= axes]
         return " & ".join(dict.fromkeys(parts)) or None
 
-    def offset(self, shape, idx, keep_unit: bool = False) -> Ix:
-        """Linear offset of idx into a contiguous tensor of `shape` (size-1 dims contribute nothing unless
-        keep_unit: a store's pointer must span every tile axis of its mask)."""
+    def flat_offset(self, shape, idx) -> Ix | None:
+        """The fast path's offset where it covers idx into a tensor of `shape`, else None."""
         if self.flat and list(shape) == list(self.flat[1]) and tuple(i.code for i in idx) == self.flat[0]:
             return self.flat[2]
+        return None
+
+    def offset_cl(self, shape, idx) -> Ix:
+        """Linear offset of idx into a channels-last tensor of `shape` (a heavy="torch-cl" convolution's output:
+        (N, C, *spatial) laid out as (N, *spatial, C)); k_elementwise_cl's own fast path where it covers idx."""
+        if self.flat_cl and self.flat_offset(shape, idx) is not None:
+            return self.flat[2]
+        order = [0, *range(2, len(shape)), 1]
+        return self.offset([shape[d] for d in order], [idx[d] for d in order], strided=True)
+
+    def offset(self, shape, idx, keep_unit: bool = False, strided: bool = False) -> Ix:
+        """Linear offset of idx into a contiguous tensor of `shape` (size-1 dims contribute nothing unless
+        keep_unit: a store's pointer must span every tile axis of its mask). strided: from the strides alone,
+        never the fast path (offset_cl's permuted dims)."""
+        fast = None if strided else self.flat_offset(shape, idx)
+        if fast is not None:
+            return fast
         terms, axes, stride = [], frozenset(), 1
         for s, i in reversed(list(zip(shape, idx))):
             if (s != 1 or keep_unit) and i.code != "0":
@@ -875,7 +893,7 @@ class KB:
     def load(self, t: str, idx, valid=()) -> Ix:
         if t in self.P.scalars:   # a number, passed by value
             return Ix(self.arg(f"{self.leaf(t)}_value", self.leaf(t)))
-        off = self.offset(self.P.t[t].shape, idx)
+        off = self.offset_cl(self.P.t[t].shape, idx) if t in self.P.cl else self.offset(self.P.t[t].shape, idx)
         p = self.ptr(t)
         m = self.mask(off.axes, valid)
         if not off.axes:
@@ -1092,31 +1110,35 @@ def channels_last_format(ndim: int) -> str:
 
 
 def reads_channels_last(P: Prog, E: str) -> bool:
-    """Whether the elementwise region ending at E loads a channels-last convolution output (heavy="torch-cl"):
-    KB.value's walk, where a tensor with a ref is loaded and any other is inlined from its node's inputs."""
-    todo, seen = list(P.node_of[E]["inputs"]), set()
+    """Whether the elementwise region ending at E is k_elementwise_cl's (heavy="torch-cl"): it loads a
+    channels-last convolution output and no contiguous tensor of E's shape (which the tiles would read across
+    the grain; k_elementwise then reads the channels-last one by its strides). KB.value's walk, where a tensor
+    with a ref is loaded and any other is inlined from its node's inputs."""
+    todo, seen, loads = list(P.node_of[E]["inputs"]), set(), set()
     while todo:
         t = todo.pop()
         if t in seen or t not in P.t:
             continue
         seen.add(t)
-        if t in P.cl:
-            return True
         if P.t[t].ref is None and t in P.node_of:
             todo += P.node_of[t]["inputs"]
-    return False
+        else:
+            loads.add(t)
+    full = {t for t in loads if t not in P.scalars and list(P.t[t].shape) == list(P.t[E].shape)}
+    return bool(loads & P.cl) and full <= P.cl
 
 
 def finish(kb: KB, E: str, grid: str, blocks: dict, summary: str, num_warps: int | None = None,
            pre: list[str] = (), zero_out: bool = False, channels_last_reader: bool = False) -> Kernel:
     """Assemble kernel and wrapper sources; drops assignments nobody reads (no dead code). zero_out: the
     output starts as zeros (programs add into it). channels_last_reader: the kernel reads channels-last
-    convolution outputs as such (k_elementwise_cl), True when it writes a contiguous output, the memory format
-    (code) when it writes that format; any other kernel that reads one is refused (TeacherError)."""
+    convolution outputs in tiles (k_elementwise_cl), True when it writes a contiguous output, the memory format
+    (code) when it writes that format. Any other kernel reads such an output by its strides (KB.offset_cl), and
+    its wrapper makes sure the tensor is channels-last (a no-op for cuDNN's output)."""
     P = kb.P
-    if set(kb.leaves) & P.cl and not channels_last_reader:
-        raise TeacherError("heavy='torch-cl': a channels-last convolution output feeds a kernel that reads it "
-                               "as contiguous")
+    if not channels_last_reader:  # KB.load addresses a channels-last convolution output by its strides
+        pre = [f"{pn} = {pn}.contiguous(memory_format={channels_last_format(len(P.t[t].shape))})"
+               for t, pn in kb.leaves.items() if t in P.cl] + list(pre)
     kb.out = E
     src, call = kernel_source(kb, blocks, "out")
     out = P.t[E]
@@ -1128,8 +1150,9 @@ def finish(kb: KB, E: str, grid: str, blocks: dict, summary: str, num_warps: int
     same = [pn for t, pn in tensors if P.t[t].shape == out.shape and P.t[t].dtype == out.dtype]
     dev = tensors[0][1] + ".device" if tensors else "'cuda'"
     alloc = "zeros" if zero_out else "empty"
-    if same and channels_last_reader:  # written contiguous (the reference's layout), or channels-last (a format)
-        layout = "torch.contiguous_format" if channels_last_reader is True else channels_last_reader
+    same_cl = [t for t, pn in tensors if pn in same[:1] and t in P.cl]
+    if same and (channels_last_reader or same_cl):  # written contiguous, or channels-last (a format)
+        layout = channels_last_reader if isinstance(channels_last_reader, str) else "torch.contiguous_format"
         w.append(f"    out = torch.{alloc}_like({same[0]}, memory_format={layout})")
     elif same:
         w.append(f"    out = torch.{alloc}_like({same[0]})")
@@ -1281,10 +1304,11 @@ def k_elementwise_cl(P: Prog, st: Style, E: str) -> Kernel:
     idx = [Ix("n"), Ix("ch[None, :]", frozenset("c"))] + kb.unravel(Ix("hw[:, None]", frozenset("h")), sp, "s")
     # every full-size tensor this region reads at idx is channels-last: (n, position, channel) in memory
     kb.flat = (tuple(i.code for i in idx), S, Ix(f"n * {HW * C} + hw[:, None] * {C} + ch[None, :]", frozenset("ch")))
+    kb.flat_cl = True
     val = kb.epilogue(None, E, None, idx)
     cl_out = E == P.output  # the task's output is written channels-last as read (what torch.compile returns);
     if not cl_out:          # a tensor the forward goes on with is written contiguous, as views and kernels read it
-        kb.flat = None
+        kb.flat, kb.flat_cl = None, False
     if not val.axes:
         val = kb.emit(f"tl.zeros([BLOCK_HW, BLOCK_C], dtype=tl.float32) + {val.code}", "ch", "y")
     kb.store(E, idx, val, "ch")
@@ -2576,8 +2600,8 @@ def plans(record_or_program, seed: int = 0, target: str = "cpu", source: str | N
                      reference (the judge's tolerance still decides);
       hybrid:        GEMMs and convolutions stay torch (cuBLAS/cuDNN), the rest fused in Triton (only where a
                      heavy op exists and some other op is left for Triton);
-      hybrid-cl:     the same with the 2-D/3-D convolutions run channels-last and their elementwise epilogues
-                     reading that layout (only where every kernel after such a convolution is elementwise).
+      hybrid-cl:     the same with the 2-D/3-D convolutions run channels-last, the kernels after them reading
+                     that layout (only where no view or torch op takes such an output).
     only: the plans to try (a subset of PLANS). A plan the teacher cannot build is left out; TeacherError only
     if none can be built (the first plan's error). Where both tf32 plans are asked for and triton-tf32 applies
     (every dot is a convolution's), triton-tf32x3 is left out: the same kernels with three dots for one, to an
