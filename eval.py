@@ -498,6 +498,8 @@ def write_plots(out_dir, rows, compile_measured):
 
 
 def build_parser():
+    import teacher  # its plan flags (teacher imports no torch)
+
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0],
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--tasks", required=True,
@@ -530,12 +532,7 @@ def build_parser():
                         "reward.TIME_BUDGET_S (2 s). Timing holds the GPU alone, so in a whole-level sweep this sets "
                         "the pace")
     p.add_argument("--seed", type=int, default=0, help="seed of trial inputs, sampling and the teacher")
-    p.add_argument("--teacher-dot-precision", choices=["ieee", "tf32x3"], default="ieee",
-                   help="--policy teacher: fp32 tl.dot precision of its GEMM/conv/attention kernels")
-    p.add_argument("--teacher-plans", default=None,
-                   help="--policy teacher: comma list of teacher plans (triton, triton-tf32x3, triton-tf32, hybrid, "
-                        "hybrid-cl) or 'all'; "
-                        "each task's plans are all judged and the fastest correct is its row (issue 20)")
+    teacher.add_plan_flags(p, "each task's plans are all judged and the fastest correct is its row (issue 20)")
     p.add_argument("--max-new-tokens", type=int, default=2048, help="generation length limit, tokens")
     p.add_argument("--temperature", type=float, default=None,
                    help="sampling temperature; default 0 (greedy) for --samples 1, else 0.8")

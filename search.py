@@ -978,6 +978,8 @@ def _bar(total, progress, desc):
 
 
 def build_parser():
+    import teacher  # its plan flags (teacher imports no torch)
+
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0],
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--task", required=True,
@@ -1003,12 +1005,7 @@ def build_parser():
                    help="timed runs per candidate (cuda only); fewer than eval.py's 100 because search times every "
                         "fragment and cover; time the result with eval.py for a reported speedup")
     p.add_argument("--seed", type=int, default=0, help="seed of trial inputs, sampling and the teacher")
-    p.add_argument("--teacher-dot-precision", choices=["ieee", "tf32x3"], default="ieee",
-                   help="--policy teacher: fp32 tl.dot precision of its GEMM/conv/attention kernels")
-    p.add_argument("--teacher-plans", default=None,
-                   help="--policy teacher: comma list of teacher plans (triton, triton-tf32x3, triton-tf32, hybrid, "
-                        "hybrid-cl) or 'all', "
-                        "each a candidate per fragment (issue 20); the fastest correct is the fragment's kernel")
+    teacher.add_plan_flags(p, "each a candidate per fragment (issue 20); the fastest correct is the fragment's kernel")
     p.add_argument("--max-new-tokens", type=int, default=2048, help="generation length limit, tokens (model policies)")
     p.add_argument("--temperature", type=float, default=None, help="sampling temperature; default 0 for K=1, else 0.8")
     p.add_argument("--top-p", type=float, default=0.95, help="nucleus sampling mass")

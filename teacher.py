@@ -2634,6 +2634,16 @@ def plans(record_or_program, seed: int = 0, target: str = "cpu", source: str | N
     return out
 
 
+def add_plan_flags(parser, plans_effect: str) -> None:
+    """--teacher-dot-precision and --teacher-plans, as eval.py and search.py take them (plans_effect: what each
+    plan becomes there)."""
+    parser.add_argument("--teacher-dot-precision", choices=["ieee", "tf32x3"], default="ieee",
+                        help="--policy teacher: fp32 tl.dot precision of its GEMM/conv/attention kernels")
+    parser.add_argument("--teacher-plans", default=None,
+                        help=f"--policy teacher: comma list of teacher plans ({', '.join(PLANS)}) or 'all'; "
+                             + plans_effect)
+
+
 def completion_text(solution: str, seed: int = 0) -> str:
     """One short sentence plus the solution in one python block (the SFT target)."""
     kernels = [ln for ln in solution.splitlines() if ln.startswith("@triton.jit")]
