@@ -550,3 +550,25 @@ def test_channels_last_conv_outputs_read_by_strides_in_every_kernel_kind():
     with Judge(workers=2, device="cpu", timeout_s=300) as j:
         verdicts = j.verify_many(items, progress=False)
     assert all(v.correct for v in verdicts), [(v.error_type, (v.error_msg or "")[:200]) for v in verdicts]
+
+
+def test_cli_torch_fallback_hybrid_is_judged_again_all_triton(tmp_path):
+    """teacher.py --heavy torch: a hybrid whose kernels the judge finds doing none of the work (conv -> exp ->
+    log is the identity on the trial data; conv_transpose -> linear leaves Triton only a bias) is compiled
+    all-Triton and verified, so the data step keeps the pair; a real hybrid (linear -> relu) stays one."""
+    budget = synth.make_budget("cpu")
+    recs = []
+    for bag in (["conv2d", "exp", "log"], ["linear", "relu"], ["conv_transpose2d", "linear"]):
+        recs.append(next(r for r in (synth.sample_program(2, i, 0, budget, bag=bag)[0] for i in range(20))
+                         if r and r["ops"] == bag))
+    tasks = tmp_path / "tasks.jsonl"
+    tasks.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    out = tmp_path / "pairs.jsonl"
+    res = subprocess.run([sys.executable, os.path.join(ROOT, "teacher.py"), "--tasks", str(tasks), "--out", str(out),
+                          "--workers", "1", "--heavy", "torch"], capture_output=True, text=True, cwd=ROOT,
+                         env=dict(os.environ, TRITON_INTERPRET="1"), timeout=300)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert "2 hybrid solutions were torch_fallback" in res.stdout and "verified 3/3" in res.stdout, res.stdout[-1500:]
+    exp_log, linear_relu, convt_linear = [json.loads(line)["completion"] for line in out.read_text().splitlines()]
+    assert teacher.KEPT_TORCH_OP in linear_relu
+    assert teacher.KEPT_TORCH_OP not in exp_log and teacher.KEPT_TORCH_OP not in convt_linear
