@@ -1129,6 +1129,36 @@ def _class_doc(ops: list[str], rng: random.Random) -> list[str]:
     return [f"A {ph[0]} followed by " + (", ".join(ph[1:-1]) + " and " if len(ph) > 2 else "") + f"{ph[-1]}."]
 
 
+# Words for constructor arguments in __init__ docstrings (render_kernelbench), by the argument's name; others get
+# their name spelled out. Our own wording: only the habit (an Args section per argument) comes from KernelBench.
+ARG_WORDS = {
+    "in_channels": "channels of the input", "out_channels": "channels of the output",
+    "in_features": "features of each input row", "out_features": "features of each output row",
+    "kernel_size": "extent of the kernel or window", "stride": "step between windows",
+    "padding": "zeros added on each side", "output_padding": "extra size added to one side of the output",
+    "dilation": "spacing between kernel taps", "groups": "blocked connections from input to output channels",
+    "num_groups": "groups the channels are split into", "num_features": "channels to normalize",
+    "eps": "value added to the variance for stability", "momentum": "running statistics' update factor",
+    "dim": "dimension the op runs along", "negative_slope": "slope for negative inputs",
+    "scale_factor": "factor the values are multiplied by", "bias_shape": "shape of the added bias",
+    "scaling_factor": "factor the values are multiplied by", "dropout_p": "probability of zeroing an element",
+}
+
+
+def _init_doc(init_params: list[tuple[str, str]], ops: list[str], rng: random.Random) -> list[str]:
+    """An __init__ docstring's lines (without quotes) with an Args line per constructor argument, as many
+    KernelBench level-1 files have: a long stretch between the signature and the body that the model must
+    read past to copy the constructor."""
+    head = rng.choice(("Initializes the {}.", "Sets up the {} module.", "Creates the layers of the {}.",
+                       "Builds the {}."))
+    lines = [head.format(" and ".join(op_phrase(o) for o in ops[:2]) if ops else "model"), "", "Args:"]
+    for name, ann in init_params:
+        base = name.rstrip("0123456789_")
+        words = ARG_WORDS.get(base, base.replace("_", " "))
+        lines.append(f"    {name} ({ann}): {words[0].upper() + words[1:]}.")
+    return lines
+
+
 def _int_expr(v: int, rng: random.Random) -> str:
     """A size written as KernelBench writes some (`2048 * 2`, `2 ** 12`), or the plain literal."""
     if isinstance(v, bool) or not isinstance(v, int) or v < 64 or rng.random() < 0.7:
@@ -1389,6 +1419,8 @@ def render_kernelbench(prog: dict, rng: random.Random) -> tuple[str, dict]:
         cls += ['    """'] + [f"    {d}" for d in doc] + ['    """']
     sig = ["self"] + [f"{a}: {ann}" if annotate else a for a, ann in init_params]
     cls.append(f"    def __init__({', '.join(sig)}):")
+    if init_params and rng.random() < 0.4:
+        cls += ['        """'] + [f"        {d}" if d else "" for d in _init_doc(init_params, ops, rng)] + ['        """']
     cls.append("        super(Model, self).__init__()" if rng.random() < 0.5 else "        super().__init__()")
     cls += [ln for _, ln in module_lines] + scalar_inits
     fsig = ["self"] + [f"{a}: torch.Tensor" if annotate else a for a in fwd_args]

@@ -2391,8 +2391,8 @@ def build_kernel(P: Prog, st: Style, A: str | None, E: str) -> Kernel:
 # Solution assembly
 # --------------------------------------------------------------------------------------------------
 def _init_from_source(source: str):
-    """Model.__init__ of the task (as a FunctionDef renamed for ModelNew) and the module-level
-    assignments it reads, so ModelNew creates the same parameters in the same order."""
+    """Model.__init__ of the task (as a FunctionDef renamed for ModelNew, its docstring dropped) and the
+    module-level assignments it reads, so ModelNew creates the same parameters in the same order."""
     tree = ast.parse(source)
     model = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Model"), None)
     if model is None:
@@ -2403,6 +2403,9 @@ def _init_from_source(source: str):
     for node in ast.walk(init):
         if isinstance(node, ast.Name) and node.id == "Model":
             node.id = "ModelNew"
+    if len(init.body) > 1 and isinstance(init.body[0], ast.Expr) and isinstance(init.body[0].value, ast.Constant) \
+            and isinstance(init.body[0].value.value, str):
+        init.body = init.body[1:]  # the docstring stays with the task (unparsed, its lines would shift right)
     args = {a.arg for a in init.args.args + init.args.kwonlyargs}
     used = {n.id for n in ast.walk(init) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)} - args
     consts = []

@@ -106,6 +106,14 @@ def test_kernelbench_renders_vary(kb_records):
                                      ("method", r"\.relu\(\)"), ("module", r"nn\.ReLU\(\)")) if re.search(pat, s))
     assert len(relu) >= 3, relu
     assert sum('"""' in s for s in srcs) == len(srcs)                     # docstrings everywhere
+    # __init__ docstrings with an Args line per constructor argument (KernelBench level 1's habit), not on all
+    with_args = [s for s in srcs if "get_init_inputs():\n    return []" not in s]
+    init_docs = [s for s in with_args if re.search(r'def __init__\(self, [^)]*\):\n        """', s)]
+    assert 0 < len(init_docs) < len(with_args), (len(init_docs), len(with_args))
+    for s in init_docs:
+        init_args = re.search(r"def __init__\(self, ([^)]*)\)", s).group(1).split(", ")
+        doc = s.split('def __init__', 1)[1].split('"""')[1]
+        assert all(f"    {a.split(':')[0]} (" in doc for a in init_args), (init_args, doc)
     assert 5 < sum("get_init_inputs():\n    return []" not in s for s in srcs) < len(srcs)  # both ctor patterns
     assert any(re.search(r"^\w+ = \w+ = ", s, re.M) for s in srcs) or any(" * " in s.split("def get_inputs")[0]
                                                                           for s in srcs)
@@ -160,3 +168,18 @@ def test_cli_style_flag_is_deterministic_across_workers(tmp_path):
     assert outs[0] == outs[1]
     recs = [json.loads(line) for line in outs[0].decode().splitlines()]
     assert any('"""' in r["source"] for r in recs)
+
+
+def test_teacher_leaves_the_init_docstring_with_the_task():
+    """A task whose __init__ has a docstring: the teacher's ModelNew copies the signature and body without it
+    (unparsed, its lines would be shifted right in the SFT target)."""
+    import teacher
+    for i in range(80):
+        rec, _, _ = synth.sample_program(1, i, 21, BUDGET, style="kernelbench")
+        if rec and re.search(r'def __init__\(self, [^)]*\):\n        """', rec["source"]):
+            break
+    else:
+        raise AssertionError("no kernelbench render with an __init__ docstring in 80 programs")
+    sol = teacher.compile_program(rec)
+    init = sol.split("def __init__", 1)[1].split("def forward", 1)[0]
+    assert '"""' not in init and "super(" in init
