@@ -353,6 +353,11 @@ def build_parser() -> argparse.ArgumentParser:
                         "GPU shares, so more of KernelBench's references (up to 30 GB over level 1's trials) fit "
                         "without the exclusive retry that holds the whole GPU (session 11: 41 of 100 level-1 "
                         "answers needed it with 8)")
+    g.add_argument("--pipeline-kernelbench-time-s", type=float, default=None, metavar="S",
+                   help="each KernelBench eval (a checkpoint's or the teacher's, per level) stops starting new "
+                        "chunks after S seconds (eval.py --stop-after-s), so a boxed run still ends with its report; "
+                        "the table then shows the files judged of the level's ('partial': not a KernelBench "
+                        "result) and --resume judges the rest; default no limit")
     g.add_argument("--pipeline-kernelbench-limit", type=int, default=None, metavar="N",
                    help="KernelBench files per level judged (eval.py --limit: the first N by name; default all)")
     g.add_argument("--pipeline-data-only", action="store_true",
@@ -472,6 +477,8 @@ def check_args(parser, args):
     args.pipeline_kernelbench_eval = ",".join(kb_levels)
     if args.pipeline_kernelbench_limit is not None and args.pipeline_kernelbench_limit <= 0:
         parser.error(f"--pipeline-kernelbench-limit must be > 0 (got {args.pipeline_kernelbench_limit})")
+    if args.pipeline_kernelbench_time_s is not None and args.pipeline_kernelbench_time_s <= 0:
+        parser.error(f"--pipeline-kernelbench-time-s must be > 0 (got {args.pipeline_kernelbench_time_s:g})")
     if args.pipeline_kernelbench_workers < 1:
         parser.error(f"--pipeline-kernelbench-workers must be >= 1 (got {args.pipeline_kernelbench_workers})")
     teacher = args.pipeline_kernelbench_teacher
@@ -1769,6 +1776,7 @@ def kernelbench_eval_dirs(args, kb_dirs) -> dict:
 def kernelbench_argv(args):
     """eval.py flags of a KernelBench eval: speed against eager PyTorch only, 1 s of timed runs a candidate;
     --pipeline-kernelbench-workers judge workers (at most --judge-workers: larger GPU shares per worker);
+    --pipeline-kernelbench-time-s as eval.py's --stop-after-s;
     eval.py's own per-candidate timeout (--judge-timeout-s where larger), because a real-size KernelBench task
     takes longer to judge than a synthetic program (gpu-small's 20 s is set for RL rollouts); its default
     --baseline-cache; the first --pipeline-kernelbench-limit files."""
@@ -1779,6 +1787,8 @@ def kernelbench_argv(args):
             "--workers", str(min(args.judge_workers, args.pipeline_kernelbench_workers))]
     if args.pipeline_kernelbench_limit:
         argv += ["--limit", str(args.pipeline_kernelbench_limit)]
+    if args.pipeline_kernelbench_time_s:
+        argv += ["--stop-after-s", f"{args.pipeline_kernelbench_time_s:g}"]
     return argv
 
 
@@ -1788,7 +1798,7 @@ def evaluate_kernelbench(args, kb_levels, policy, run_dir, name) -> dict:
     results = {}
     for lv, kb_dir in kb_levels.items():
         agg = evaluate(args, kb_dir, policy, os.path.join(run_dir, f"eval_{name}_kb{lv}"), kernelbench_argv(args))
-        results[lv] = dict(agg["overall"], out=agg["out"])
+        results[lv] = dict(agg["overall"], out=agg["out"], unfinished=agg.get("unfinished", 0))
     return results
 
 
@@ -1873,8 +1883,9 @@ def write_pipeline_report(run_dir, summary, plots):
 
 def kernelbench_table(kb) -> list:
     """report.md lines of the KernelBench table: `kb` maps policy -> {level: eval.py aggregates}; one row per
-    policy (the teacher first), per level the tasks, Acc, Acc at KernelBench's 1e-4, fast_1 and the geomean
-    speedup over the correct tasks ("not measured" where speed was not, e.g. on CPU)."""
+    policy (the teacher first), per level the tasks ("n of N (partial)" where an eval stopped early or a sweep
+    lacks files), Acc, Acc at KernelBench's 1e-4, fast_1 and the geomean speedup over the correct tasks ("not
+    measured" where speed was not, e.g. on CPU)."""
     levels = sorted({lv for per in kb.values() for lv in per}, key=int)
     if not levels:
         return []
@@ -1891,7 +1902,9 @@ def kernelbench_table(kb) -> list:
                 speed = [_pct(r.get("fast_1")), f"{r['geomean_speedup']:.2f}x" if r.get("geomean_speedup") else "-"]
             else:
                 speed = ["not measured"] * 2
-            cells += [str(r["n_tasks"]), _pct(r.get("acc")), _pct(r.get("acc_kb_tol"))] + speed
+            left = r.get("unfinished") or r.get("missing") or 0  # a --pipeline-kernelbench-time-s stop, a short sweep
+            tasks = f"{r['n_tasks']} of {r['n_tasks'] + left} (partial)" if left else str(r["n_tasks"])
+            cells += [tasks, _pct(r.get("acc")), _pct(r.get("acc_kb_tol"))] + speed
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return lines
 

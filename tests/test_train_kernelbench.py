@@ -85,9 +85,15 @@ def test_teacher_rows_read_from_an_earlier_sweep(tmp_path):
     assert teacher["1"]["geomean_speedup"] == pytest.approx(1.0)
     assert teacher["2"]["n_tasks"] == 1 and teacher["2"]["missing"] == 1 and teacher["2"]["fast_1"] == 1.0
     lines = train.kernelbench_table({"sft": {"1": {"n_tasks": 2, "acc": 0.0, "acc_kb_tol": 0.0,
-                                                   "speed_measured": False}}, "teacher": teacher})
-    assert lines[2] == "| teacher | 2 | 100.0% | 50.0% | 50.0% | 1.00x | 1 | 100.0% | 100.0% | 100.0% | 3.00x |"
-    assert lines[3] == "| sft | 2 | 0.0% | 0.0% | not measured | not measured | - | - | - | - | - |"
+                                                   "speed_measured": False, "unfinished": 0},
+                                             "2": {"n_tasks": 1, "acc": 0.0, "acc_kb_tol": 0.0,
+                                                   "speed_measured": False, "unfinished": 1}}, "teacher": teacher})
+    # a level the sweep covers only in part (missing) or an eval stopped by --pipeline-kernelbench-time-s
+    # (unfinished) says so in its tasks cell
+    assert lines[2] == ("| teacher | 2 | 100.0% | 50.0% | 50.0% | 1.00x | 1 of 2 (partial) | 100.0% | 100.0% | "
+                        "100.0% | 3.00x |")
+    assert lines[3] == ("| sft | 2 | 0.0% | 0.0% | not measured | not measured | 1 of 2 (partial) | 0.0% | 0.0% | "
+                        "not measured | not measured |")
 
 
 @pytest.mark.parametrize("flags, message", [
@@ -97,6 +103,7 @@ def test_teacher_rows_read_from_an_earlier_sweep(tmp_path):
     (["--pipeline-kernelbench-eval", "1,1"], "(got '1,1')"),
     (["--pipeline-kernelbench-limit", "0"], "--pipeline-kernelbench-limit must be > 0"),
     (["--pipeline-kernelbench-workers", "0"], "--pipeline-kernelbench-workers must be >= 1"),
+    (["--pipeline-kernelbench-time-s", "0"], "--pipeline-kernelbench-time-s must be > 0"),
     (["--pipeline-kernelbench-eval", "1", "--pipeline-kernelbench-teacher", "results/kb"],
      "folder pattern with {level}"),
     (["--pipeline-kernelbench-eval", "1", "--pipeline-kernelbench-teacher", "/nonexistent/level{level}"],
@@ -115,7 +122,9 @@ def test_defaults_and_a_missing_benchmark(capsys):
     argv = train.kernelbench_argv(train.parse_args(["--judge-workers", "8"]))
     assert argv[argv.index("--workers") + 1] == "4"
     argv = train.kernelbench_argv(train.parse_args(["--judge-workers", "2"]))
-    assert argv[argv.index("--workers") + 1] == "2"
+    assert argv[argv.index("--workers") + 1] == "2" and "--stop-after-s" not in argv
+    argv = train.kernelbench_argv(train.parse_args(["--pipeline-kernelbench-time-s", "300"]))
+    assert argv[argv.index("--stop-after-s") + 1] == "300"
     assert train.parse_args(["--preset", "gpu-small"]).pipeline_kernelbench_eval == "1,2"
     args = train.parse_args(["--kernelbench", "none", "--pipeline-kernelbench-eval", "1,2"])
     assert train.kernelbench_eval_dirs(args, train.kernelbench_dirs(args)) == {}
