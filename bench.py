@@ -1207,7 +1207,8 @@ def kb_table_rows(rows):
         + " flags / error |"
     out = [head, "|" + "---|" * (head.count("|") - 1)]
     for r in sorted(rows, key=lambda r: num(r["task_id"])):
-        notes = [{"fails_kb_tol": "misses 1e-4", "oom_retried_exclusive": "retried alone"}.get(fl, fl)
+        notes = [{"fails_kb_tol": "misses 1e-4", "oom_retried_exclusive": "retried alone",
+                  "exclusive_task": "run alone"}.get(fl, fl)
                  for fl in r.get("flags") or [] if fl != "speed_unmeasured"]
         if r.get("error_type"):
             notes.append(r["error_type"])

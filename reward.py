@@ -12,7 +12,8 @@ follow the machine (`memory_caps`; issue 19): each worker's host RSS and GPU cap
 the GPU's total memory over the number of workers, with floors. A job that runs out of memory under its share
 (verdict `oom`, which names the cap it hit) is run once more by the Judge, alone: the worker takes the per-GPU
 lock exclusively and the caps are lifted to the whole GPU and most of the host (flag oom_retried_exclusive;
-a CPU judge does this only with oom_retry=True, and lifts only the caps). Messages
+a CPU judge does this only with oom_retry=True, and lifts only the caps); once a task's reference has run out of
+memory so, later jobs of that task run alone at once (flag exclusive_task). Messages
 from a worker are length-prefixed JSON (never pickle: the parent must not unpickle bytes that candidate code
 could forge) and carry a per-job nonce. A worker is started in one of two ways (Judge `start_method`):
   zygote (default on Linux): one helper process per Judge, started like a spawned worker, imports torch and
@@ -1201,7 +1202,13 @@ class _Worker:
         timings = self.timings
         t = time.perf_counter()
         _send(self.fd_out, {"type": "pause", "nonce": job["nonce"]})  # the reference is the judge's time
-        task = self.load_task(job)
+        try:
+            task = self.load_task(job)
+        except Exception as e:
+            if _is_oom(torch, e):  # the task's own size, whatever the candidate: the Judge remembers the task
+                raise _WorkerError("oom", f"{_describe(e)}; {self.cap_text(e)}", flags=["oom_in_reference"]) \
+                    from None
+            raise
         _send(self.fd_out, {"type": "resume", "nonce": job["nonce"]})
         timings["ref_s"] = round(time.perf_counter() - t, 4)
         self.poison_allocator()
@@ -1862,6 +1869,10 @@ def _call_recorded(model, inputs, rec, device):
     return out
 
 
+def _sha(text):
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
 def _task_key(job):
     """A worker's cache key of a job's task: its source, seed and trial count (what its reference depends on)."""
     return hashlib.sha256((job["task"] + str(job["seed"]) + str(job["trials"])).encode()).hexdigest()
@@ -2216,6 +2227,7 @@ class _Slot:
         self.started = self.dispatched = self.deadline = 0.0
         self.paused_at = None    # set while the worker does judge work (GPU lock wait, reference, compile baseline)
         self.task = self.sol = self.first_oom = None  # the job's sources; first_oom: set on its exclusive retry
+        self.big_task = False    # run exclusively at once: an earlier job's reference of its task ran out of memory
         self.rss_cap, self.rss_text = 0.0, ""         # the host RSS cap of the running job
         self.n_done = 0
 
@@ -2292,6 +2304,7 @@ class Judge:
         # (seconds since this Judge was made, the worker's own init seconds) per worker that became ready
         self.created, self.ready_log = time.monotonic(), []
         self._retries = []  # (index, task, solution, first oom message): jobs to run again exclusively
+        self._big_tasks = {}  # sha256 of a task whose reference ran out of memory under a share -> why (_dispatch)
         self.closed = False
         self.start_method, self.spawn_reason = start_method, None
         self.zygote = None  # _Zygote while start_method is "zygote" (or while workers it forked live)
@@ -2511,7 +2524,12 @@ class Judge:
 
     def _dispatch(self, s, i, task, sol, first_oom=None):
         """Send job i to slot s. first_oom: the oom message of its first attempt; this is then the retry, run
-        exclusively (the whole GPU, most of the host)."""
+        exclusively (the whole GPU, most of the host). A job whose task's reference already ran out of memory
+        under a worker's share in this Judge runs exclusively at once (flag "exclusive_task"): every candidate of a
+        KernelBench-sized task would pay that failed first attempt (each plan of a sweep, each sample of pass@k)."""
+        s.big_task = first_oom is None and self.oom_retry and _sha(task) in self._big_tasks
+        if s.big_task:
+            first_oom = self._big_tasks[_sha(task)]
         s.job, s.nonce = i, os.urandom(16).hex()
         s.task, s.sol, s.first_oom = task, sol, first_oom
         caps = self._caps(exclusive=first_oom is not None)
@@ -2622,9 +2640,13 @@ class Judge:
         if v.error_type == "oom" and self.oom_retry and s.first_oom is None:
             # Out of memory under a per-worker share: judged again alone on the GPU (issue 19)
             self._retries.append((s.job, s.task, s.sol, v.error_msg))
+            if "oom_in_reference" in v.flags:
+                self._big_tasks[_sha(s.task)] = f"an earlier job of this task: {v.error_msg[:400]}"
             s.job = s.nonce = s.paused_at = None
             return
-        if s.first_oom is not None:
+        if s.big_task:
+            v.flags.append("exclusive_task")
+        elif s.first_oom is not None:
             v.flags.append("oom_retried_exclusive")
             if v.error_type:
                 v.error_msg = f"{v.error_msg} (first attempt: {s.first_oom[:500]})"[:4000]

@@ -186,6 +186,23 @@ def test_host_memory_watchdog_kills_a_worker_over_its_rss_limit():
     assert "oom_retried_exclusive" not in v_hog.flags + v_as.flags
 
 
+def test_a_task_whose_reference_ran_out_of_memory_runs_alone_at_once():
+    """A job whose task's reference ran out of memory under a worker's share is retried alone; the Judge then
+    runs every later job of that task alone at once (flag exclusive_task), instead of paying the failed first
+    attempt again for each plan or sample (issue 20's sweeps); a candidate's own oom does not mark its task."""
+    task = read(RELU_ADD).replace("        return torch.relu(x * 2.0 + y)",
+                                  "        big = torch.empty(800_000_000)  # 3.2 GB of address space, untouched\n"
+                                  "        del big\n        return torch.relu(x * 2.0 + y)")
+    good = read(GOOD_RELU_ADD)
+    with Judge(workers=1, device="cpu", timeout_s=60.0, mem_limit_gb=6, oom_retry=True) as j:
+        v1, v2, v3 = j.verify_many([(task, good), (task, good), (read(RELU_ADD), AS_HOG)], progress=False)
+        v4 = j.verify(read(RELU_ADD), good)
+    assert v1.correct and "oom_retried_exclusive" in v1.flags and "exclusive_task" not in v1.flags, v1.flags
+    assert v2.correct and "exclusive_task" in v2.flags and "oom_retried_exclusive" not in v2.flags, v2.flags
+    assert "oom_retried_exclusive" in v3.flags  # the candidate's own oom: retried, its task not remembered
+    assert v4.correct and not {"exclusive_task", "oom_retried_exclusive"} & set(v4.flags), v4.flags
+
+
 def test_oom_is_retried_alone_with_the_caps_lifted():
     """Issue 19: a job that runs out of memory under a worker's share is judged again exclusively, with the
     host caps lifted (on the GPU, where it is the default: the whole GPU, under the exclusive GPU lock); it
