@@ -475,6 +475,17 @@ def test_sym_arithmetic_prints_names_and_computes_values():
     assert 1.0 / teacher.prod([c, h]) == 1.0 / 15 and teacher.npow2(h) == 8
 
 
+def teacher_cli(tmp_path, recs, *flags):
+    """`teacher.py --tasks <recs> --out <pairs> --workers 1 FLAGS` on the interpreter: (stdout, completions)."""
+    tasks, out = tmp_path / "tasks.jsonl", tmp_path / "pairs.jsonl"
+    tasks.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    res = subprocess.run([sys.executable, os.path.join(ROOT, "teacher.py"), "--tasks", str(tasks), "--out", str(out),
+                          "--workers", "1", *flags], capture_output=True, text=True, cwd=ROOT,
+                         env=dict(os.environ, TRITON_INTERPRET="1"), timeout=300)
+    assert res.returncode == 0, res.stderr[-2000:]
+    return res.stdout, [json.loads(line)["completion"] for line in out.read_text().splitlines()]
+
+
 def test_cli_heavy_torch_writes_hybrid_pairs_where_a_heavy_op_has_an_epilogue(tmp_path):
     """teacher.py --heavy torch (gpu-small's pairs): a GEMM with an op after it keeps the GEMM as the task's torch
     call and fuses the rest in Triton, verified under the hybrid policy; a program without a heavy op, and a
@@ -483,16 +494,9 @@ def test_cli_heavy_torch_writes_hybrid_pairs_where_a_heavy_op_has_an_epilogue(tm
     budget = synth.make_budget("cpu")
     recs = [synth.sample_program(2, 0, 0, budget, bag=["linear", "relu"])[0], single_op_record("relu"),
             synth.sample_program(1, 0, 0, budget, bag=["linear"])[0]]
-    tasks = tmp_path / "tasks.jsonl"
-    tasks.write_text("".join(json.dumps(r) + "\n" for r in recs))
-    out = tmp_path / "pairs.jsonl"
-    env = dict(os.environ, TRITON_INTERPRET="1")
-    res = subprocess.run([sys.executable, os.path.join(ROOT, "teacher.py"), "--tasks", str(tasks), "--out", str(out),
-                          "--workers", "1", "--heavy", "torch", "--style", "fixed", "--sizes", "symbolic"],
-                         capture_output=True, text=True, cwd=ROOT, env=env, timeout=300)
-    assert res.returncode == 0, res.stderr[-2000:]
-    assert "hybrid for the 1 that keep a torch op" in res.stdout and "verified 3/3" in res.stdout
-    hybrid, relu, lone = [json.loads(line)["completion"] for line in out.read_text().splitlines()]
+    stdout, (hybrid, relu, lone) = teacher_cli(tmp_path, recs, "--heavy", "torch", "--style", "fixed",
+                                               "--sizes", "symbolic")
+    assert "hybrid for the 1 that keep a torch op" in stdout and "verified 3/3" in stdout
     forward = hybrid.split("def forward")[1]
     assert teacher.KEPT_TORCH_OP in forward and "launch_triton(" in forward and "@triton.jit" in hybrid
     assert teacher.KEPT_TORCH_OP not in relu + lone and "tl.dot(" in lone
@@ -506,15 +510,8 @@ def test_cli_heavy_torch_cl_falls_back_plan_by_plan(tmp_path):
     recs = [synth.sample_program(2, 2, 0, budget, bag=["conv2d", "relu"])[0],
             synth.sample_program(2, 0, 0, budget, bag=["linear", "relu"])[0]]
     assert recs[0]["ops"] == ["conv2d", "relu"]  # draw 2 orders the bag conv first
-    tasks = tmp_path / "tasks.jsonl"
-    tasks.write_text("".join(json.dumps(r) + "\n" for r in recs))
-    out = tmp_path / "pairs.jsonl"
-    res = subprocess.run([sys.executable, os.path.join(ROOT, "teacher.py"), "--tasks", str(tasks), "--out", str(out),
-                          "--workers", "1", "--heavy", "torch-cl"], capture_output=True, text=True, cwd=ROOT,
-                         env=dict(os.environ, TRITON_INTERPRET="1"), timeout=300)
-    assert res.returncode == 0, res.stderr[-2000:]
-    assert "verified 2/2" in res.stdout, res.stdout[-1500:]
-    conv, gemm = [json.loads(line)["completion"] for line in out.read_text().splitlines()]
+    stdout, (conv, gemm) = teacher_cli(tmp_path, recs, "--heavy", "torch-cl")
+    assert "verified 2/2" in stdout, stdout[-1500:]
     assert "memory_format=torch.channels_last" in conv and teacher.KEPT_TORCH_OP in conv
     assert "channels_last" not in gemm and teacher.KEPT_TORCH_OP in gemm
 
@@ -561,14 +558,7 @@ def test_cli_torch_fallback_hybrid_is_judged_again_all_triton(tmp_path):
     for bag in (["conv2d", "exp", "log"], ["linear", "relu"], ["conv_transpose2d", "linear"]):
         recs.append(next(r for r in (synth.sample_program(2, i, 0, budget, bag=bag)[0] for i in range(20))
                          if r and r["ops"] == bag))
-    tasks = tmp_path / "tasks.jsonl"
-    tasks.write_text("".join(json.dumps(r) + "\n" for r in recs))
-    out = tmp_path / "pairs.jsonl"
-    res = subprocess.run([sys.executable, os.path.join(ROOT, "teacher.py"), "--tasks", str(tasks), "--out", str(out),
-                          "--workers", "1", "--heavy", "torch"], capture_output=True, text=True, cwd=ROOT,
-                         env=dict(os.environ, TRITON_INTERPRET="1"), timeout=300)
-    assert res.returncode == 0, res.stderr[-2000:]
-    assert "2 hybrid solutions were torch_fallback" in res.stdout and "verified 3/3" in res.stdout, res.stdout[-1500:]
-    exp_log, linear_relu, convt_linear = [json.loads(line)["completion"] for line in out.read_text().splitlines()]
+    stdout, (exp_log, linear_relu, convt_linear) = teacher_cli(tmp_path, recs, "--heavy", "torch")
+    assert "2 hybrid solutions were torch_fallback" in stdout and "verified 3/3" in stdout, stdout[-1500:]
     assert teacher.KEPT_TORCH_OP in linear_relu
     assert teacher.KEPT_TORCH_OP not in exp_log and teacher.KEPT_TORCH_OP not in convt_linear
