@@ -2799,7 +2799,7 @@ def print_launches(tasks, args) -> int:
     for i, rec in enumerate(tasks):
         try:
             sol = compile_program(rec, seed=args.seed + (i if args.style == "varied" else 0), target="cuda",
-                                  generic_names=args.style == "fixed", sizes=args.sizes)
+                                  generic_names=args.style == "fixed", sizes=args.sizes, heavy=args.heavy)
             rows = launch_geometry(sol, rec["source"], resources=args.resources)
         except Exception as e:  # one program's failure is reported, the rest still print
             print(f"{rec['id']}: {type(e).__name__}: {e}")
