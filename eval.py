@@ -399,7 +399,7 @@ def write_report(out_dir, rows, agg, run, speed_measured, compile_measured, plot
             errors.setdefault(r["error_type"] or "unknown", []).append(r)
     lines = [f"# Evaluation: {a['policy']} on {a['tasks']}", "",
              f"Command: `{' '.join(run['argv'])}`", "",
-             f"{run['time']} | git {run.get('git_commit')} | GPU {gpus} | "
+             f"{run['time']} | git {run.get('git_commit')} | code {run.get('code_sha256')} | GPU {gpus} | "
              + (f"{run['ranks']} processes (torchrun) | " if run.get("ranks") else "") + f"python {run['python']} | "
              + " | ".join(f"{k} {v}" for k, v in run["versions"].items() if v), "",
              f"Judge: reward.py, device {a['device']}, policy {a['judge_policy']}, {a['trials']} correctness trials, "

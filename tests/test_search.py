@@ -416,3 +416,16 @@ def test_drive_turns_a_judge_failure_into_each_searchs_result():
         yield [{"source": "task"}], []
     with pytest.raises(ValueError, match="1 records with 0 candidate lists"):
         search.drive([mismatched()], BrokenJudge())
+
+
+def test_code_digest_names_the_code_that_ran(tmp_path):
+    """run.json's code_sha256: the top-level .py files by name and content; any edit changes it, other files do
+    not (git's commit can be stale or absent where a run happens)."""
+    (tmp_path / "a.py").write_text("x = 1\n")
+    (tmp_path / "b.py").write_text("y = 2\n")
+    first = search.code_digest(str(tmp_path))
+    (tmp_path / "notes.md").write_text("not code")
+    assert search.code_digest(str(tmp_path)) == first and len(first) == 16
+    (tmp_path / "b.py").write_text("y = 3\n")
+    assert search.code_digest(str(tmp_path)) != first
+    assert search.run_info()["code_sha256"] == search.code_digest()
