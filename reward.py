@@ -1187,14 +1187,14 @@ class _Worker:
             msg = "; ".join(f"line {ln}: {rule}: {text}" for rule, ln, text in bad[:8])
             return _failed(err, msg, flags=sorted({f"static:{r}" for r, _, _ in bad}))
         _send(self.fd_out, {"type": "pause", "nonce": job["nonce"]})  # the task's import is the judge's time
-        n_init = self.init_input_count(job)
+        init_inputs = self.init_inputs(job)
         _send(self.fd_out, {"type": "resume", "nonce": job["nonce"]})
-        why = None if n_init is None else init_signature_error(job["solution"], n_init)
+        why = None if init_inputs is None else init_signature_error(job["solution"], len(init_inputs))
         if why:
             return _failed("signature_mismatch", f"ModelNew(*get_init_inputs()) does not bind: {why}",
                            flags=["static:signature"])
-        if job.get("preflight") and _task_key(job) not in self.tasks:
-            return self.preflight(job)
+        if job.get("preflight") and init_inputs is not None and _task_key(job) not in self.tasks:
+            return self.preflight(job, init_inputs)
         return None
 
     def verify(self, job):
@@ -1286,21 +1286,17 @@ class _Worker:
         self.torch.manual_seed(MODEL_SEED)
         return self.run_candidate(lambda: ModelNew(*init_inputs), "init_error")
 
-    def preflight(self, job):
+    def preflight(self, job, init_inputs):
         """Issue 21: the candidate is imported and its ModelNew built in a throwaway child forked from this
         worker before the task's reference is computed (the reference must exist, hidden, before candidate
         code runs in this process; the child never sees it, and its patches die with it). A failed verdict
         (flag "preflight") when that fails the way the real import would, so an answer that cannot even be
         built costs no reference: a KernelBench reference can need the whole GPU and the exclusive retry
         (LOG.md session 11: 20 of 41 such retries were answers that failed at import or construction).
-        None (go on as usual) when it passes or says nothing sure: the task's get_init_inputs fails here, the
-        child touches CUDA (which a fork of this CUDA process cannot use), exits, runs out of time
-        (PREFLIGHT_TIMEOUT_S) or past the job's host memory cap. Only for jobs whose reference this worker has
-        not cached (verify)."""
-        try:
-            init_inputs = list(self.import_task(job).get_init_inputs())
-        except Exception:  # the task's own fault: load_task reports it
-            return None
+        None (go on as usual) when it passes or says nothing sure: the child touches CUDA (which a fork of this
+        CUDA process cannot use), exits, runs out of time (PREFLIGHT_TIMEOUT_S) or past the job's host memory
+        cap. Only for jobs whose reference this worker has not cached and whose get_init_inputs() worked
+        (precheck, which hands them in)."""
         r, w = os.pipe()
         sys.stdout.flush()
         sys.stderr.flush()
@@ -1447,22 +1443,22 @@ class _Worker:
 
     # --- reference ----------------------------------------------------------------------------------
 
-    def init_input_count(self, job):
-        """len(get_init_inputs()) of the job's task, from the cached task, else from the task module alone
+    def init_inputs(self, job):
+        """get_init_inputs() of the job's task, from the cached task, else from the task module alone
         (import_task: no reference computed, no candidate code run); None when the task cannot say (load_task then
         reports why)."""
         key = _task_key(job)
         if key in self.tasks:
-            return len(self.tasks[key]["init_inputs"])
+            return self.tasks[key]["init_inputs"]
         try:
-            return len(list(self.import_task(job).get_init_inputs()))
+            return list(self.import_task(job).get_init_inputs())
         except Exception:  # the task's own fault: load_task raises it with its usual verdict
             return None
 
     def import_task(self, job):
         """The job's task module, imported from a file deleted at once (the candidate's cwd must not hold the
         reference source). The last one is kept, so a job's constructor check and its load_task import it once."""
-        src_key = hashlib.sha256(job["task"].encode()).hexdigest()
+        src_key = _sha(job["task"])
         if self.last_import is None or self.last_import[0] != src_key:
             path = os.path.join(os.getcwd(), f"task_{src_key[:12]}.py")
             try:
@@ -1875,7 +1871,7 @@ def _sha(text):
 
 def _task_key(job):
     """A worker's cache key of a job's task: its source, seed and trial count (what its reference depends on)."""
-    return hashlib.sha256((job["task"] + str(job["seed"]) + str(job["trials"])).encode()).hexdigest()
+    return _sha(job["task"] + str(job["seed"]) + str(job["trials"]))
 
 
 def _import_file(path, name, register=True):

@@ -1134,12 +1134,12 @@ def finish(kb: KB, E: str, grid: str, blocks: dict, summary: str, num_warps: int
     """Assemble kernel and wrapper sources; drops assignments nobody reads (no dead code). zero_out: the
     output starts as zeros (programs add into it). channels_last_reader: the kernel reads channels-last
     convolution outputs in tiles (k_elementwise_cl), True when it writes a contiguous output, the memory format
-    (code) when it writes that format. Any other kernel reads such an output by its strides (KB.offset_cl), and
-    its wrapper makes sure the tensor is channels-last (a no-op for cuDNN's output)."""
+    (code) when it writes that format; any other kernel reads such an output by its strides (KB.offset_cl).
+    Either way the wrapper makes sure the tensor is channels-last."""
     P = kb.P
-    if not channels_last_reader:  # KB.load addresses a channels-last convolution output by its strides
-        pre = [f"{pn} = {pn}.contiguous(memory_format={channels_last_format(len(P.t[t].shape))})"
-               for t, pn in kb.leaves.items() if t in P.cl] + list(pre)
+    # a no-op for cuDNN's channels-last output; a backend that answered contiguous is made to fit the addressing
+    pre = [f"{pn} = {pn}.contiguous(memory_format={channels_last_format(len(P.t[t].shape))})"
+           for t, pn in kb.leaves.items() if t in P.cl] + list(pre)
     kb.out = E
     src, call = kernel_source(kb, blocks, "out")
     out = P.t[E]
@@ -1316,12 +1316,9 @@ def k_elementwise_cl(P: Prog, st: Style, E: str) -> Kernel:
     for t in kb.leaves:
         if t not in P.scalars and list(P.t[t].shape) == S and t not in P.cl:
             raise TeacherError("heavy='torch-cl': the epilogue also reads a full-size contiguous tensor")
-    fmt = channels_last_format(len(S))
-    # a no-op for cuDNN's channels-last output; a backend that answered contiguous is made to fit the addressing
-    pre = [f"{pn} = {pn}.contiguous(memory_format={fmt})" for t, pn in kb.leaves.items() if t in P.cl]
     return finish(kb, E, f"({N} * triton.cdiv({HW}, meta['BLOCK_HW']), triton.cdiv({C}, meta['BLOCK_C']))",
                   {"BLOCK_HW": BHW, "BLOCK_C": BC}, "channels-last elementwise " + " + ".join(ops),
-                  pre=pre, channels_last_reader=fmt if cl_out else True)
+                  channels_last_reader=channels_last_format(len(S)) if cl_out else True)
 
 
 # ---- row kernels: reductions, scans, softmax-likes, norms, cross entropy --------------------------
