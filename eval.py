@@ -20,7 +20,8 @@ level is --level if given, else its directory's "levelN" (KernelBench/level2 -> 
                     --teacher-plans (issue 20) one candidate per teacher plan it can build (teacher.plans:
                     triton, triton-tf32x3, triton-tf32 (convolutions only), hybrid = GEMMs/convs kept in
                     torch, the rest fused in Triton); the judge measures them all and the row is the fastest
-                    correct, its plan in the row's "plan" (one answer: n_samples 1, n_plans beside it)
+                    correct, its plan in the row's "plan" (one answer: n_samples 1, n_plans beside it);
+                    --teacher-fallback PLAN is built where none of them applies and judged where none passes
   solutions:DIR     DIR/<task id>.py per task; a missing file is a failed task ("missing_solution")
   samples:FILE      an earlier run's answers replayed: its samples.jsonl (or the --out folder holding it), each
                     task's recorded completions judged again (e.g. under a new judge); none: "missing_solution"
@@ -96,7 +97,8 @@ import time
 FAST_PS = (0.0, 1.0, 1.5, 2.0)
 PASS_KS = (1, 2, 4, 5, 8, 10, 16, 32, 64, 100)
 IDENTITY_FLAGS = ("tasks", "policy", "samples", "device", "judge_policy", "baseline", "search", "seed", "trials",
-                  "level", "search_budget", "search_time_budget_s", "teacher_plans", "teacher_dot_precision")
+                  "level", "search_budget", "search_time_budget_s", "teacher_plans", "teacher_dot_precision",
+                  "teacher_fallback")
 ERROR_MSG_CHARS = 500  # error_msg kept per row in results.jsonl (the full verdict sits next to it)
 KB_TOL_FLAG = "fails_kb_tol"  # the judge's flag on a correct verdict outside KernelBench's fp32 atol = rtol = 1e-4
 
@@ -533,6 +535,11 @@ def build_parser():
                         "the pace")
     p.add_argument("--seed", type=int, default=0, help="seed of trial inputs, sampling and the teacher")
     teacher.add_plan_flags(p, "each task's plans are all judged and the fastest correct is its row (issue 20)")
+    p.add_argument("--teacher-fallback", default=None, choices=teacher.PLANS,
+                   help="with --teacher-plans: a plan built only for a task none of whose plans applies or is judged "
+                        "correct (e.g. --teacher-plans triton-tf32x3,triton-tf32 --teacher-fallback triton: the "
+                        "tensor-core plans where a task has a dot, the ieee kernels where it has none or where they "
+                        "miss the tolerance)")
     p.add_argument("--max-new-tokens", type=int, default=2048, help="generation length limit, tokens")
     p.add_argument("--temperature", type=float, default=None,
                    help="sampling temperature; default 0 (greedy) for --samples 1, else 0.8")
@@ -600,6 +607,8 @@ def check_args(args):
         raise UsageError(str(e)) from None
     if args.teacher_plans is not None and args.policy != "teacher":
         raise UsageError("--teacher-plans needs --policy teacher")
+    if args.teacher_fallback is not None and args.teacher_plans is None:
+        raise UsageError("--teacher-fallback needs --teacher-plans")
     if args.samples > 1 and args.policy_kind not in ("model", "checkpoint", "samples") and not args.search:
         raise UsageError(f"--samples {args.samples} needs a model policy; {args.policy!r} gives one answer per task")
     if args.temperature is None:
@@ -1061,6 +1070,15 @@ def run_eval(args):
                         candidates[i] = answer
                 t_propose += time.time() - t_chunk
                 verdicts = judge_candidates(judge, chunk, candidates)
+                if getattr(proposer, "fallback", None):  # --teacher-fallback: a second round for the tasks failed
+                    again = [(i, proposer.fallback_answers(chunk[i], cands)) for i, (cands, vs)
+                             in enumerate(zip(candidates, verdicts)) if not any(v.correct for v in vs)]
+                    again = [(i, extra) for i, extra in again if extra]
+                    if again:
+                        more = judge_candidates(judge, [chunk[i] for i, _ in again], [extra for _, extra in again])
+                        for (i, extra), vs in zip(again, more):
+                            candidates[i] = candidates[i] + extra
+                            verdicts[i] = verdicts[i] + vs
                 rows = [task_row(rec, vs) for rec, vs in zip(chunk, verdicts)]
                 for cands, vs, row in zip(candidates, verdicts, rows):
                     row.update(plan_of(cands, vs, row))

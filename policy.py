@@ -1503,20 +1503,28 @@ class TeacherPolicy:
     plans (a subset of teacher.PLANS, issue 20): one candidate per plan the teacher can build for the task, each
     tagged {"plan": name}, so the judge measures them and the caller keeps the fastest correct; None: the one
     solution of compile_program with dot_precision (n_samples is ignored either way: the teacher is
-    deterministic)."""
+    deterministic).
+    fallback (a plan name, with plans): built where none of `plans` applies to a task, and offered by
+    fallback_answers for the tasks none of whose plans was judged correct (eval.py --teacher-fallback)."""
 
-    def __init__(self, target, seed, dot_precision="ieee", plans=None):
+    def __init__(self, target, seed, dot_precision="ieee", plans=None, fallback=None):
         import teacher  # imported here: only this proposer needs it
 
         self.teacher, self.target, self.seed, self.dot_precision = teacher, target, seed, dot_precision
         self.plans = teacher_plans(plans)
+        self.fallback = teacher_plans(fallback)
 
     def propose(self, records, n_samples, seed):
         out = []
         for rec in records:
             try:
                 if self.plans is not None:
-                    built = self.teacher.plans(rec, seed=self.seed, target=self.target, only=self.plans)
+                    try:
+                        built = self.teacher.plans(rec, seed=self.seed, target=self.target, only=self.plans)
+                    except self.teacher.TeacherError:
+                        if not self.fallback:
+                            raise
+                        built = self.teacher.plans(rec, seed=self.seed, target=self.target, only=self.fallback)
                     out.append([dict(answer(sol), plan=plan) for plan, sol in built])
                     continue
                 out.append([answer(self.teacher.compile_program(rec, seed=self.seed, target=self.target,
@@ -1526,6 +1534,18 @@ class TeacherPolicy:
             except Exception as e:  # noqa: BLE001 -- a teacher bug: this task's failed row, the run goes on
                 out.append([failure("teacher_bug", e)])
         return out
+
+
+    def fallback_answers(self, rec, tried):
+        """The fallback plan's candidates for a task whose candidates (`tried`, plan-tagged) were all judged wrong;
+        [] when there is no fallback, it was among them, or the teacher cannot build it."""
+        if not self.fallback or any(c.get("plan") in self.fallback for c in tried):
+            return []
+        try:
+            built = self.teacher.plans(rec, seed=self.seed, target=self.target, only=self.fallback)
+        except self.teacher.TeacherError:
+            return []
+        return [dict(answer(sol), plan=plan) for plan, sol in built]
 
 
 def teacher_plans(spec):
@@ -1621,7 +1641,8 @@ def make_policy(spec, args):
     if kind == "reference":
         return ReferencePolicy()
     if kind == "teacher":
-        return TeacherPolicy(args.device, args.seed, args.teacher_dot_precision, getattr(args, "teacher_plans", None))
+        return TeacherPolicy(args.device, args.seed, args.teacher_dot_precision, getattr(args, "teacher_plans", None),
+                             getattr(args, "teacher_fallback", None))
     return ModelPolicy(spec[len("model:"):] if kind == "model" else resolve_checkpoint(spec), args)
 
 

@@ -264,7 +264,7 @@ def module_ref(path: str) -> str:
 
 
 # Identifiers the templates write in kernels and wrappers: a size may not be named like one of them.
-TEMPLATE_NAMES = set("""M N K n_rows n_cols n_elements seq_q seq_k pid pid_m pid_n pid_b pid_bh group offs offs_m
+TEMPLATE_NAMES = set("""M N K pid_k n_rows n_cols n_inner inner pid_outer n_elements seq_q seq_k pid pid_m pid_n pid_b pid_bh group offs offs_m
     offs_n offs_ka offs_kb offs_d offs_dt offs_nv mask mask_m mask_n mask_ka mask_kb mask_d mask_dt mask_nv row_mask
     col_mask rows cols start k0 acc m s m_new amax scale mean m2 diff best best_idx blk blk_idx take target picked inv
     ss rstd carry zero cnt q kt vt scores p alpha l_i m_i b h out grid meta torch triton tl self nn math float range
@@ -1071,6 +1071,26 @@ class Style:
             br = halve_to_waves(min(br, 64), n_rows, 1)
         return br, bj
 
+    def strided_row_blocks(self, outer: int, n_cols: int, inner: int) -> tuple[int, int]:
+        """k_rows' strided layout: BLOCK_ROWS adjacent rows (at least a warp's 32, for whole 128-byte reads),
+        halved from 128 until two waves of programs; a column block filling a 4,096-element tile."""
+        br = min(npow2(inner), self.rng.choice([64, 128]))
+        while br > STRIDED_INNER_MIN and -(-inner // br) * outer < WAVE_PROGRAMS:
+            br //= 2
+        return br, min(npow2(n_cols), 4096 // br)
+
+    def split_k(self, M: int, N: int, K: int) -> tuple[int, int, int, int] | None:
+        """GPU target: (BLOCK_M, BLOCK_N, BLOCK_K, SPLIT_K) for a GEMM of fewer 64 x 64 output tiles than two waves
+        whose K is long enough that each of SPLIT_K programs still loops SPLIT_K_MIN_BLOCKS times; else None."""
+        if self.target == "cpu":
+            return None
+        bm, bn, bk = min(64, max(16, npow2(M))), min(64, max(16, npow2(N))), 32
+        tiles = -(-M // bm) * -(-N // bn)
+        split = 1
+        while tiles * split < WAVE_PROGRAMS and K >= bk * SPLIT_K_MIN_BLOCKS * split * 2:
+            split *= 2
+        return (bm, bn, bk, split) if split >= 4 else None
+
     def mm_blocks(self, M: int, N: int, K: int, batch: int = 1) -> tuple[int, int, int, int]:
         if self.target == "cpu":
             bm = min(max(16, npow2(M)), 64)
@@ -1393,6 +1413,26 @@ def row_geometry(P: Prog, n: dict):
     return x, prod(rshape), prod(cshape), build, contiguous
 
 
+STRIDED_INNER_MIN = 32  # GPU target: a reduction over middle dims with this many elements after them runs strided
+
+
+def strided_split(P: Prog, n: dict):
+    """(outer, reduced, inner) element counts when a row op of row_geometry's generic kind reduces one run of
+    adjacent middle dims (torch.sum(x, dim=1) of (B, R, I)), else None. Its column elements are `inner` apart."""
+    op, a = n["op"], n["attrs"]
+    if op in ("layer_norm", "rms_norm", "group_norm", "ce_row", "rsum") or op.startswith(("batch_norm", "instance_norm")):
+        return None
+    S = P.t[n["inputs"][0]].shape
+    r = len(S)
+    dim = a.get("dim")
+    if dim is None or not r:
+        return None
+    red = sorted({d % r for d in (dim if isinstance(dim, (list, tuple)) else [dim])})
+    if red != list(range(red[0], red[-1] + 1)) or red[-1] == r - 1:
+        return None
+    return prod(S[:red[0]]), prod(S[red[0]:red[-1] + 1]), prod(S[red[-1] + 1:])
+
+
 REDUCE_NEUTRAL = {"amax": "float('-inf')", "amin": "float('inf')", "argmax": "float('-inf')",
                   "argmin": "float('inf')", "logsumexp": "float('-inf')", "softmax": "float('-inf')",
                   "log_softmax": "float('-inf')", "ce_row": "float('-inf')", "cumprod": "1.0"}
@@ -1445,6 +1485,7 @@ def apply_affine(kb: KB, y: Ix, affine: dict, aidx: list) -> Ix:
     return kb.emit(code, "rj", "y")
 
 
+SPLIT_K_MIN_BLOCKS = 64  # GPU target: a split-K program loops over at least this many blocks of K
 SPLIT_SUM_MIN = 8192  # GPU: a sum of everything over more elements than this is split over programs
 SPLIT_NORM_MIN = 8192  # GPU: a batch norm over more elements per channel than this is split over programs
 SPLIT_BLOCK = 1024     # elements per program of the split kernels
@@ -1458,8 +1499,8 @@ class RowTiles:
 
     zeros = "tl.zeros([BLOCK_ROWS, 1], dtype=tl.float32)"  # a [BLOCK_ROWS, 1] accumulator
 
-    def __init__(self, kb: KB, x: str, S, build, contiguous, loop: bool, neutral: str):
-        self.kb, self.x, self.S, self.build, self.contiguous = kb, x, S, build, contiguous
+    def __init__(self, kb: KB, x: str, S, build, flat: str | None, loop: bool, neutral: str):
+        self.kb, self.x, self.S, self.build, self.flat = kb, x, S, build, flat   # flat: the tile's offset code
         self.loop, self.neutral = loop, neutral
         self.rows = Ix("rows", frozenset("r"))
         self.single = None   # the one block of a row that is not looped over, emitted once
@@ -1473,8 +1514,7 @@ class RowTiles:
         kb.line("col_mask = cols < n_cols")
         cols = Ix("cols", frozenset("j"))
         idx, extra = self.build(kb, self.rows, cols)
-        kb.flat = (tuple(i.code for i in idx), list(self.S), Ix("rows * n_cols + cols", frozenset("rj"))) \
-            if self.contiguous is True else None
+        kb.flat = (tuple(i.code for i in idx), list(self.S), Ix(self.flat, frozenset("rj"))) if self.flat else None
         v = kb.value(self.x, idx)
         v = kb.emit(f"tl.where(row_mask & col_mask, {v.code}, {self.neutral})", "rj", "x")
         return v, idx, cols, extra
@@ -1525,16 +1565,38 @@ def k_rows(P: Prog, st: Style, A: str, E: str) -> Kernel:
     S = P.t[x].shape
     ops = region_ops(P, A, E)
     kb = KB(P, st, st.kernel_name(ops[:3] if len(ops) > 1 else [op.replace("ce_row", "cross_entropy_row")]))
-    BR, BJ = st.row_blocks(n_rows, n_cols)
+    split = strided_split(P, n) if st.target != "cpu" and not contiguous else None
+    if split and (split[2] < STRIDED_INNER_MIN or split[0] > 65535
+                  or -(-split[2] // STRIDED_INNER_MIN) * split[0] < SM_COUNT):
+        split = None
+    if split:
+        # Reduced elements `inner` apart (torch.sum(x, dim=1) of (B, R, I)): one row per program read each
+        # column I elements from the last, 32 bytes moved per 4 used (KernelBench L1 47-53 at 0.15-0.20x eager).
+        # Here a program takes BLOCK_ROWS adjacent rows of one outer index (a 2-D grid), so a tile's rows are
+        # adjacent in memory and each column block is one coalesced read.
+        outer, _, inner = split
+        BR, BJ = st.strided_row_blocks(outer, n_cols, inner)
+        kb.arg("n_inner", bare(inner))
+        kb.line("pid = tl.program_id(0)")
+        kb.line("pid_outer = tl.program_id(1)")
+        kb.line("inner = pid * BLOCK_ROWS + tl.arange(0, BLOCK_ROWS)[:, None]")
+        kb.line("row_mask = inner < n_inner")
+        kb.line("rows = pid_outer * n_inner + inner")
+        flat = f"pid_outer * {bare(n_cols * inner)} + cols * n_inner + inner"
+        grid = f"(triton.cdiv({bare(inner)}, meta['BLOCK_ROWS']), {bare(outer)})"
+    else:
+        BR, BJ = st.row_blocks(n_rows, n_cols)
+        kb.arg("n_rows", bare(n_rows))
+        kb.line("pid = tl.program_id(0)")
+        kb.line("rows = pid * BLOCK_ROWS + tl.arange(0, BLOCK_ROWS)[:, None]")
+        kb.line("row_mask = rows < n_rows")
+        flat = "rows * n_cols + cols" if contiguous is True else None
+        grid = f"(triton.cdiv({bare(n_rows)}, meta['BLOCK_ROWS']),)"
     loop = n_cols > BJ
-    kb.arg("n_rows", bare(n_rows))
     kb.arg("n_cols", bare(n_cols))
-    kb.line("pid = tl.program_id(0)")
-    kb.line("rows = pid * BLOCK_ROWS + tl.arange(0, BLOCK_ROWS)[:, None]")
-    kb.line("row_mask = rows < n_rows")
     kb.masks["r"] = "row_mask"
     kb.masks["j"] = "col_mask"
-    tiles = RowTiles(kb, x, S, build, contiguous, loop, REDUCE_NEUTRAL.get(op, "0.0"))
+    tiles = RowTiles(kb, x, S, build, flat, loop, REDUCE_NEUTRAL.get(op, "0.0"))
     if op in ROW_REDUCTIONS:
         store_row_result(P, kb, A, E, tiles.rows, row_reduction(kb, tiles, n, n_cols))
     else:
@@ -1546,8 +1608,7 @@ def k_rows(P: Prog, st: Style, A: str, E: str) -> Kernel:
     # a single-block row needs BLOCK_COLS >= n_cols: with symbolic sizes the wrapper computes it from them
     blocks = {"BLOCK_ROWS": BR, "BLOCK_COLS": BJ if loop else covering_block(n_cols, BJ)}
     nw = None if st.target == "cpu" else (4 if BR * BJ <= 2048 else 8 if BR * BJ <= 4096 else 16)
-    return finish(kb, E, f"(triton.cdiv({bare(n_rows)}, meta['BLOCK_ROWS']),)", blocks,
-                  f"row kernel {' + '.join(ops)}", nw)
+    return finish(kb, E, grid, blocks, f"row kernel {' + '.join(ops)}" + (" (strided rows)" if split else ""), nw)
 
 
 def row_reduction(kb: KB, t: RowTiles, n: dict, n_cols) -> str:
@@ -1927,10 +1988,19 @@ def k_matmul(P: Prog, st: Style, A: str, E: str) -> Kernel:
             a_idx = lambda kb, m, k, b: [b, m, k]
             o_idx = lambda kb, m, nn_, b: [b, m, nn_]
             b_idx = lambda kb, k, nn_, b: [b, k, nn_]
-    BM, BN, BK, nw = st.mm_blocks(M, N, K, batch=B)
-    m_ix, n_ix, bvar = gemm_tile(kb, M, N, K, "pid_b" if B > 1 else None)
+    split = st.split_k(M, N, K) if B == 1 and A == E and P.t[E].dtype == "float32" else None
+    if split:
+        # Few output tiles over a long K (KernelBench L1 6: 256 x 256 over K = 524,288 ran as 256 16 x 16 tiles,
+        # 0.22x eager): 64 x 64 tiles, each K split over SPLIT_K programs (a third grid axis) that take every
+        # SPLIT_K-th block of K and add their partial tile into the zeroed output.
+        BM, BN, BK, nw = split[0], split[1], split[2], 4
+    else:
+        BM, BN, BK, nw = st.mm_blocks(M, N, K, batch=B)
+    m_ix, n_ix, bvar = gemm_tile(kb, M, N, K, "pid_b" if B > 1 else "pid_k" if split else None)
+    if split:
+        bvar = ZERO
     kb.line("acc = tl.zeros([BLOCK_M, BLOCK_N], dtype=tl.float32)")
-    kb.line("for k0 in range(0, K, BLOCK_K):")
+    kb.line("for k0 in range(pid_k * BLOCK_K, K, BLOCK_K * SPLIT_K):" if split else "for k0 in range(0, K, BLOCK_K):")
     kb.ind += 1
     kb.line("offs_ka = k0 + tl.arange(0, BLOCK_K)[None, :]")
     kb.line("offs_kb = k0 + tl.arange(0, BLOCK_K)[:, None]")
@@ -1949,14 +2019,20 @@ def k_matmul(P: Prog, st: Style, A: str, E: str) -> Kernel:
     kb.flat = None
     oidx = o_idx(kb, m_ix, n_ix, bvar)
     acc = Ix("acc", frozenset("mn"))
-    if bias:
-        acc = kb.emit(f"acc + {kb.value(bias, [n_ix]).code}", "mn", "acc")
+    if bias:   # with split K, the first split adds it
+        b_ = kb.value(bias, [n_ix]).code
+        acc = kb.emit(f"acc + tl.where(pid_k == 0, {b_}, 0.0)" if split else f"acc + {b_}", "mn", "acc")
     val = kb.epilogue(A, E, acc, oidx)
-    kb.store(E, oidx, val, "mn")
+    if split:
+        off = kb.offset(P.t[E].shape, oidx, keep_unit=True)
+        kb.line(f"tl.atomic_add(out_ptr + {off.code}, {val.code}, mask=mask_m & mask_n)")
+    else:
+        kb.store(E, oidx, val, "mn")
     grid = f"(triton.cdiv({bare(M)}, meta['BLOCK_M']), triton.cdiv({bare(N)}, meta['BLOCK_N'])" + \
-        (f", {bare(B)})" if B > 1 else ")")
-    return finish(kb, E, grid, {"BLOCK_M": BM, "BLOCK_N": BN, "BLOCK_K": BK},
-                  f"tl.dot {' + '.join(ops)}", None if st.target == "cpu" else nw)
+        (f", {bare(B)})" if B > 1 else ", meta['SPLIT_K'])" if split else ")")
+    blocks = {"BLOCK_M": BM, "BLOCK_N": BN, "BLOCK_K": BK} | ({"SPLIT_K": split[3]} if split else {})
+    return finish(kb, E, grid, blocks, f"tl.dot {' + '.join(ops)}" + (" (split K)" if split else ""),
+                  None if st.target == "cpu" else nw, zero_out=bool(split))
 
 
 # ---- convolutions as implicit GEMM ---------------------------------------------------------------

@@ -520,6 +520,35 @@ def test_teacher_plans_judge_every_plan_and_keep_the_fastest_correct(tmp_path, c
         assert e.value.code == 2 and message in capsys.readouterr().err
 
 
+def test_teacher_fallback_is_built_where_no_plan_applies_and_judged_where_none_passes(tmp_path, capsys, monkeypatch):
+    """--teacher-fallback: a task none of whose --teacher-plans applies (23_Softmax has no dot) gets the fallback
+    plan at once; a task whose plans are all judged wrong (here a tf32x3 GEMM broken on purpose) gets it in a
+    second round, so the row is correct and names both plans; it needs --teacher-plans."""
+    import shutil
+    import teacher
+    kb = tmp_path / "tasks"
+    kb.mkdir()
+    for name in ("1_Square_matrix_multiplication_.py", "23_Softmax.py"):
+        shutil.copy(os.path.join(HERE, "kernelbench_small", "level1", name), kb / name)
+    real = teacher.plans
+
+    def broken_tf32x3(*a, **kw):
+        return [(p, sol.replace("acc += tl.dot(", "acc -= tl.dot(") if p == "triton-tf32x3" else sol)
+                for p, sol in real(*a, **kw)]
+    monkeypatch.setattr(teacher, "plans", broken_tf32x3)
+    out = str(tmp_path / "fb")
+    agg = run_main(["--tasks", str(kb), "--policy", "teacher", "--teacher-plans", "triton-tf32x3",
+                    "--teacher-fallback", "triton", "--workers", "2", "--timeout-s", "120", "--out", out], capsys)
+    rows = {r["task_id"]: r for r in map(json.loads, open(os.path.join(out, "results.jsonl")))}
+    assert agg["overall"]["acc"] == 1.0
+    mm, sm = rows["1_Square_matrix_multiplication_"], rows["23_Softmax"]
+    assert mm["plan"] == "triton" and mm["n_plans"] == 2 and mm["plans"]["triton-tf32x3"] == "mismatch", mm
+    assert sm["plan"] == "triton" and sm["n_plans"] == 1, sm
+    with pytest.raises(SystemExit) as e:
+        ev.main(["--tasks", str(kb), "--policy", "teacher", "--teacher-fallback", "triton", "--out", str(tmp_path / "b")])
+    assert e.value.code == 2 and "--teacher-fallback needs --teacher-plans" in capsys.readouterr().err
+
+
 def test_bench_kb_table_reads_an_eval_out(tmp_path, capsys):
     """bench.py kb-table: the per-task table LOG.md carries, and its summary, from an eval.py --out."""
     import subprocess

@@ -62,6 +62,17 @@ IRREGULAR = {  # name: (forward args, forward body, get_inputs, __init__ line)
     # sums of everything over > teacher.SPLIT_SUM_MIN elements: the GPU target splits them over programs
     "mse_split": ("x, y", "return F.mse_loss(x, y)", "[torch.randn(3, 4001), torch.randn(3, 4001)]", ""),
     "mean_split": ("x", "return torch.mean(torch.exp(x * 0.5))", "[torch.randn(7, 13, 101)]", ""),
+    # reductions over middle dims with >= teacher.STRIDED_INNER_MIN elements after them: the GPU target reads
+    # them as adjacent rows of one outer index (a 2-D grid), looping over the reduced dim where it is long
+    "sum_mid_strided": ("x", "return torch.relu(torch.sum(x, dim=1, keepdim=True) - 1.0)",
+                        "[torch.randn(70, 150, 64)]", ""),
+    "argmin_mid_strided": ("x", "return torch.argmin(x, dim=1)", "[torch.randn(140, 150, 33)]", ""),
+    "mean2_mid_strided": ("x", "return torch.mean(x * 2.0, dim=(1, 2))", "[torch.randn(70, 6, 25, 64)]", ""),
+    "softmax_mid_strided": ("x", "return torch.softmax(x, dim=1) * 2.0", "[torch.randn(3, 40, 7, 300)]", ""),
+    # GEMMs of few output tiles over a long K: the GPU target splits K over programs (atomic adds)
+    "matmul_long_k": ("a, b", "return torch.matmul(a, b)", "[torch.randn(20, 8192), torch.randn(8192, 19)]", ""),
+    "linear_long_k": ("x", "return self.fc(x)", "[torch.randn(9, 8200)]", "self.fc = nn.Linear(8200, 30)"),
+    "matvec_long_k": ("a, b", "return torch.matmul(a, b)", "[torch.randn(40, 9000), torch.randn(9000, 1)]", ""),
     # batch norms over > teacher.SPLIT_NORM_MIN elements per channel: the GPU target splits each channel
     "bn2d_split": ("x", "return torch.relu(self.norm(x * 2.0 + 3.0))", "[torch.randn(8, 3, 40, 41)]",
                    "self.norm = nn.BatchNorm2d(3)"),
@@ -362,6 +373,37 @@ def test_pool_tile_with_several_outputs_a_program_matches_eager():
     expected = task["Model"]()(x)
     got = ns["ModelNew"]()(x)
     assert got.shape == expected.shape and torch.allclose(got, expected, atol=1e-5, rtol=1e-5)
+
+
+def test_gpu_target_reads_middle_dim_reductions_as_adjacent_rows():
+    """torch.sum(x, dim=1) of (B, R, I): the GPU target's programs take adjacent rows of one outer index (a 2-D
+    grid) and read each column block as one run, where one row per program read I elements apart (KernelBench
+    L1 47-53 at 0.15-0.20x eager). The row-major reduction and a short inner run keep the 1-D row kernel."""
+    for name in ("sum_mid_strided", "argmin_mid_strided", "mean2_mid_strided", "softmax_mid_strided"):
+        gpu, cpu = (compile_program(irregular_source(name), target=t) for t in ("cuda", "cpu"))
+        assert "pid_outer = tl.program_id(1)" in gpu and "+ cols * n_inner + inner" in gpu, name
+        assert "program_id(1)" not in cpu, name
+    assert "program_id(1)" not in compile_program(irregular_source("argmax_long"), target="cuda")
+    short = irregular_source("sum_mid_strided").replace("torch.randn(70, 150, 64)", "torch.randn(70, 150, 20)")
+    assert "program_id(1)" not in compile_program(short, target="cuda")
+
+
+def test_gpu_target_splits_long_k_gemms_over_programs():
+    """A GEMM of few output tiles over a long K (KernelBench L1 6: 256 x 256 over K = 524,288, 0.22x eager as 256
+    16 x 16 tiles) splits K over a third grid axis and adds the partial tiles into a zeroed output; the bias is
+    added once. A GEMM with an epilogue, or a short K, keeps one program per tile."""
+    for name in ("matmul_long_k", "linear_long_k", "matvec_long_k"):
+        gpu, cpu = (compile_program(irregular_source(name), target=t) for t in ("cuda", "cpu"))
+        assert "pid_k = tl.program_id(2)" in gpu and "tl.atomic_add(out_ptr" in gpu and "torch.zeros(" in gpu, name
+        assert "SPLIT_K=4" in gpu and "atomic" not in cpu, name
+    assert "tl.where(pid_k == 0," in compile_program(irregular_source("linear_long_k"), target="cuda")
+    epilogue = irregular_source("matmul_long_k").replace("torch.matmul(a, b)", "torch.relu(torch.matmul(a, b))")
+    assert "atomic" not in compile_program(epilogue, target="cuda")
+    assert "atomic" not in compile_program(irregular_source("bmm_odd"), target="cuda")
+    kb6 = irregular_source("matmul_long_k").replace("torch.randn(20, 8192), torch.randn(8192, 19)",
+                                                     "torch.randn(256, 524288), torch.randn(524288, 256)")
+    rows = teacher.launch_geometry(compile_program(kb6, target="cuda"), kb6)
+    assert [r["grid"] for r in rows] == [[4, 4, 32]], rows
 
 
 def test_gpu_target_splits_large_sums_and_batch_norms_over_programs():
