@@ -1511,22 +1511,10 @@ class _Worker:
                 if k == 0 and self.device == "cuda":
                     out_b = _output_bytes(torch, out)
                     need = out_b * len(task["seeds"])
-                    # What the rest of the job holds at once besides the stored outputs: timing keeps a refill
-                    # set per timed function (reference, torch.compile, candidate), a fresh draw and the pristine
-                    # copy, and three outputs. Where that and the outputs together pass the cap, the outputs go
-                    # to the host if it has room (L1 38_L1Norm_, 8.6 GB a tensor: 43 GB of outputs on the GPU
-                    # left no room for the exclusive retry's timing, which ran out of memory).
-                    # The exclusive retry of an oom keeps them on the host whenever it has room: its cap is the
-                    # whole GPU, but idle workers still hold their own caches there, and on the H200 four level-1
-                    # tasks (38, 39, 76, 87) ran out of GPU memory again with their outputs on the GPU.
-                    in_b = _output_bytes(torch, inputs)
-                    working = 5 * in_b + 4 * out_b
+                    exclusive = bool(job.get("exclusive"))
                     host_room = 0.75 * self.caps.get("rss_gb", 0.0) * (1 << 30)
-                    fits_gpu = need <= REF_GPU_SHARE * self.gpu_cap_bytes()
-                    where = "cuda" if fits_gpu and (need + working <= self.gpu_cap_bytes() or need > host_room) \
-                        else "cpu"
-                    if job.get("exclusive") and need <= host_room:
-                        where = "cpu"
+                    where = ref_placement(need, 5 * _output_bytes(torch, inputs) + 4 * out_b, self.gpu_cap_bytes(),
+                                          host_room, exclusive, torch.cuda.mem_get_info()[0] if exclusive else None)
                     if where == "cpu" and need > host_room > 0:
                         # no room on either side: say so now, not after copying GBs to the host watchdog's kill
                         raise _WorkerError("oom", f"the reference outputs of {len(task['seeds'])} trials take "
@@ -1889,6 +1877,30 @@ def _import_file(path, name, register=True):
 
 REF_CHUNK_ELEMS = 1 << 24  # reference outputs are stored, masked and compared this many elements at a time
 REF_GPU_SHARE = 0.4        # reference outputs of all trials stay on the GPU if they fit in this share of its cap
+EXCLUSIVE_FREE_SHARE = 0.85  # ... and on an exclusive retry, if they and the job's working set fit in this share
+                             # of the GPU memory free when it starts
+
+
+def ref_placement(need: float, working: float, cap: float, host_room: float, exclusive: bool = False,
+                  free: float | None = None) -> str:
+    """Where a job keeps the reference outputs of all its trials ("cuda" or "cpu"): `need` bytes of outputs,
+    `working` the bytes the rest of the job holds at once besides them (timing's refill set per timed function,
+    a fresh draw and the pristine copy, three outputs: 5 inputs' and 4 outputs' worth), `cap` the job's GPU cap,
+    `host_room` what the host may take.
+
+    A shared job keeps them on the GPU where they fit REF_GPU_SHARE of its cap and, with the working set, the
+    cap, or where the host has no room either (L1 38_L1Norm_, 8.6 GB a tensor: 43 GB of outputs on the GPU left
+    no room for its timing). An exclusive retry (an oom's; cap: the whole GPU) decides by the GPU memory `free`
+    as it starts, which counts what the waiting workers' contexts and caches hold: on the GPU where outputs and
+    working set fit EXCLUSIVE_FREE_SHARE of it, else on the host where it has room. Session 10 kept every
+    exclusive retry's outputs on the host after four level-1 tasks ran out of GPU memory next to those caches
+    under the cap's arithmetic. Session 13 measured what that costs: of the 29 s a level-1 activation's retry
+    (5 x 6.4 GB outputs) took, one retry at a time, the reference phase with its copies to the host took 21 s
+    and the checks against the host copies 5.7 s."""
+    if exclusive and need <= host_room:
+        return "cuda" if free is not None and need + working <= EXCLUSIVE_FREE_SHARE * free else "cpu"
+    fits_gpu = need <= REF_GPU_SHARE * cap
+    return "cuda" if fits_gpu and (need + working <= cap or need > host_room) else "cpu"
 
 
 class _RefOut:

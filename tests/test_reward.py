@@ -215,6 +215,26 @@ def test_oom_is_retried_alone_with_the_caps_lifted():
     assert v_good.correct and "oom_retried_exclusive" not in v_good.flags
 
 
+def test_reference_outputs_placement():
+    """Where a job keeps its trials' reference outputs (reward.ref_placement, GB here). A shared job: on the GPU
+    where they fit REF_GPU_SHARE of its cap and, with the working set, the cap. An exclusive retry: on the GPU
+    where outputs and working set fit EXCLUSIVE_FREE_SHARE of the memory free as it starts (a level-1 activation:
+    5 x 6.4 GB of outputs), on the host where they do not (the waiting workers' caches are in `free`) or where
+    nothing was measured, and on the GPU where the host has no room either."""
+    from reward import ref_placement, EXCLUSIVE_FREE_SHARE
+    relu = dict(need=32.0, working=5 * 6.4 + 4 * 6.4)
+    assert ref_placement(**relu, cap=34.7, host_room=24.0) == "cpu"  # a 4-worker share: over 0.4 of it
+    assert ref_placement(need=2.0, working=3.0, cap=34.7, host_room=24.0) == "cuda"
+    assert ref_placement(need=10.0, working=30.0, cap=34.7, host_room=24.0) == "cpu"  # with the working set: over
+    assert ref_placement(need=10.0, working=30.0, cap=34.7, host_room=5.0) == "cuda"  # ... but the host has no room
+    assert ref_placement(**relu, cap=139.0, host_room=72.0, exclusive=True, free=125.0) == "cuda"
+    tight = (relu["need"] + relu["working"]) / EXCLUSIVE_FREE_SHARE - 1.0
+    assert ref_placement(**relu, cap=139.0, host_room=72.0, exclusive=True, free=tight) == "cpu"
+    assert ref_placement(**relu, cap=139.0, host_room=72.0, exclusive=True, free=None) == "cpu"
+    assert ref_placement(need=43.0, working=77.0, cap=139.0, host_room=72.0, exclusive=True, free=130.0) == "cpu"
+    assert ref_placement(need=43.0, working=10.0, cap=139.0, host_room=20.0, exclusive=True, free=60.0) == "cuda"
+
+
 def _alive(pid):
     try:
         with open(f"/proc/{pid}/status") as f:
