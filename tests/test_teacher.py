@@ -69,6 +69,7 @@ IRREGULAR = {  # name: (forward args, forward body, get_inputs, __init__ line)
     "argmin_mid_strided": ("x", "return torch.argmin(x, dim=1)", "[torch.randn(140, 150, 33)]", ""),
     "mean2_mid_strided": ("x", "return torch.mean(x * 2.0, dim=(1, 2))", "[torch.randn(70, 6, 25, 64)]", ""),
     "softmax_mid_strided": ("x", "return torch.softmax(x, dim=1) * 2.0", "[torch.randn(3, 40, 7, 300)]", ""),
+    "log_softmax_mid_looped": ("x", "return torch.log_softmax(x, dim=1) - 0.5", "[torch.randn(6, 150, 800)]", ""),
     # GEMMs of few output tiles over a long K: the GPU target splits K over programs (atomic adds)
     "matmul_long_k": ("a, b", "return torch.matmul(a, b)", "[torch.randn(20, 8192), torch.randn(8192, 19)]", ""),
     "linear_long_k": ("x", "return self.fc(x)", "[torch.randn(9, 8200)]", "self.fc = nn.Linear(8200, 30)"),
@@ -379,10 +380,16 @@ def test_gpu_target_reads_middle_dim_reductions_as_adjacent_rows():
     """torch.sum(x, dim=1) of (B, R, I): the GPU target's programs take adjacent rows of one outer index (a 2-D
     grid) and read each column block as one run, where one row per program read I elements apart (KernelBench
     L1 47-53 at 0.15-0.20x eager). The row-major reduction and a short inner run keep the 1-D row kernel."""
-    for name in ("sum_mid_strided", "argmin_mid_strided", "mean2_mid_strided", "softmax_mid_strided"):
+    for name in ("sum_mid_strided", "argmin_mid_strided", "mean2_mid_strided", "softmax_mid_strided",
+                 "log_softmax_mid_looped"):
         gpu, cpu = (compile_program(irregular_source(name), target=t) for t in ("cuda", "cpu"))
         assert "pid_outer = tl.program_id(1)" in gpu and "+ cols * n_inner + inner" in gpu, name
         assert "program_id(1)" not in cpu, name
+    # a row map reads its rows once per pass: up to a 4,096-element tile, fewer rows and the columns in one
+    st = teacher.Style(0, target="cuda")
+    assert st.strided_row_blocks(1024, 64, 16384, passes=True) == (64, 64)
+    assert st.strided_row_blocks(1024, 64, 16384) in {(128, 32), (64, 64)}  # a reduction: one pass, 128 or 64 rows
+    assert st.strided_row_blocks(6, 150, 800, passes=True) == (32, 128)  # 150 columns: looped over, 32 rows
     assert "program_id(1)" not in compile_program(irregular_source("argmax_long"), target="cuda")
     short = irregular_source("sum_mid_strided").replace("torch.randn(70, 150, 64)", "torch.randn(70, 150, 20)")
     assert "program_id(1)" not in compile_program(short, target="cuda")
