@@ -537,9 +537,9 @@ def build_parser():
     teacher.add_plan_flags(p, "each task's plans are all judged and the fastest correct is its row (issue 20)")
     p.add_argument("--teacher-fallback", default=None, choices=teacher.PLANS,
                    help="with --teacher-plans: a plan built only for a task none of whose plans applies or is judged "
-                        "correct (e.g. --teacher-plans triton-tf32x3,triton-tf32 --teacher-fallback triton: the "
-                        "tensor-core plans where a task has a dot, the ieee kernels where it has none or where they "
-                        "miss the tolerance)")
+                        "correct (e.g. --teacher-plans triton-tf32 --teacher-fallback triton: one-pass TF32 convolutions, "
+                        "the ieee kernels for every other task and for a convolution whose TF32 answer misses the "
+                        "tolerance)")
     p.add_argument("--max-new-tokens", type=int, default=2048, help="generation length limit, tokens")
     p.add_argument("--temperature", type=float, default=None,
                    help="sampling temperature; default 0 (greedy) for --samples 1, else 0.8")

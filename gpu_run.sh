@@ -244,7 +244,9 @@ run_gsbg() {  # issue 21: the whole gpu-small pipeline (SFT, DRPO, the GRPO abla
   # in its own process session so it outlives this call (the machine stays warm 30 s between calls); gswait
   # sections in the next calls wait for it. The KernelBench baselines come from devout/baselines.json (eval.py's
   # default cache); the teacher's KernelBench row from the session-10 sweep. GS_FLAGS: more train.py flags.
+  # GS_TGZ: a tar.gz of $GS (carry it instead of $GS when the folder is over the 64 MiB the tree may take).
   section gsbg
+  [ -n "${GS_TGZ:-}" ] && tar xzf "$GS_TGZ" && echo "unpacked $GS_TGZ: $(du -sh "$GS" | cut -f1)"
   mkdir -p ~/.cache/drtriton-lite && cp devout/baselines.json ~/.cache/drtriton-lite/baselines.json
   setsid bash -c "echo \$\$ > /tmp/gs_pipeline.pid; exec timeout ${GS_S:-1500} $PY train.py --preset gpu-small \
     --out $GS --resume --device cuda --judge-workers 8 --kernelbench devdata/KernelBench \

@@ -1535,7 +1535,6 @@ class TeacherPolicy:
                 out.append([failure("teacher_bug", e)])
         return out
 
-
     def fallback_answers(self, rec, tried):
         """The fallback plan's candidates for a task whose candidates (`tried`, plan-tagged) were all judged wrong;
         [] when there is no fallback, it was among them, or the teacher cannot build it."""

@@ -264,9 +264,9 @@ def module_ref(path: str) -> str:
 
 
 # Identifiers the templates write in kernels and wrappers: a size may not be named like one of them.
-TEMPLATE_NAMES = set("""M N K pid_k n_rows n_cols n_inner inner pid_outer n_elements seq_q seq_k pid pid_m pid_n pid_b pid_bh group offs offs_m
-    offs_n offs_ka offs_kb offs_d offs_dt offs_nv mask mask_m mask_n mask_ka mask_kb mask_d mask_dt mask_nv row_mask
-    col_mask rows cols start k0 acc m s m_new amax scale mean m2 diff best best_idx blk blk_idx take target picked inv
+TEMPLATE_NAMES = set("""M N K pid_k n_rows n_cols n_inner inner pid_outer n_elements seq_q seq_k pid pid_m pid_n pid_b
+    pid_bh group offs offs_m offs_n offs_ka offs_kb offs_d offs_dt offs_nv mask mask_m mask_n mask_ka mask_kb mask_d
+    mask_dt mask_nv row_mask col_mask rows cols start k0 acc m s m_new amax scale mean m2 diff best best_idx blk blk_idx take target picked inv
     ss rstd carry zero cnt q kt vt scores p alpha l_i m_i b h out grid meta torch triton tl self nn math float range
     min max len int dtype device shape input_precision num_warps other axis keep_dims""".split())
 TEMPLATE_LOCAL = r"([A-Za-z]|cl|sp|ch|res|first|second|wc|ci|ip|ok|tp|lo|hi|avg|acc)_?\d+"   # KB.emit's names
@@ -1425,7 +1425,8 @@ def strided_split(P: Prog, n: dict):
     """(outer, reduced, inner) element counts when a row op of row_geometry's generic kind reduces one run of
     adjacent middle dims (torch.sum(x, dim=1) of (B, R, I)), else None. Its column elements are `inner` apart."""
     op, a = n["op"], n["attrs"]
-    if op in ("layer_norm", "rms_norm", "group_norm", "ce_row", "rsum") or op.startswith(("batch_norm", "instance_norm")):
+    if op in ("layer_norm", "rms_norm", "group_norm", "ce_row", "rsum") or \
+            op.startswith(("batch_norm", "instance_norm")):
         return None
     S = P.t[n["inputs"][0]].shape
     r = len(S)
