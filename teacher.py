@@ -423,6 +423,20 @@ class Prog:
             sq = self._new(name, "mul", [x, x], {}, shape)
             total = self._new(name, "rsum", [sq], {"dims": list(range(len(shape))), "count": 1}, node["shape"])
             return self.add(dict(node, op="sqrt", inputs=[total], attrs={}))
+        if op == "sdpa" and not (a.get("attn_mask") is not None or a.get("is_causal") or a.get("dropout_p", 0.0)):
+            q, k, v = node["inputs"][:3]
+            qs, ks, vs = (self.t[t].shape for t in (q, k, v))
+            if len(qs) >= 3 and qs[-1] > SDPA_FUSED_MAX_D and qs[:-2] == ks[:-2] == vs[:-2] and ks[-1] == qs[-1]:
+                # A head dim the fused kernel cannot hold (KernelBench L1 97: 1,024; its [64, 1024] accumulator
+                # spilled, 0.07x eager, and its tf32x3 build needed 278 KB of shared memory): two batched GEMMs
+                # around a row softmax, the scores written out once (1 GB there) and read once
+                bl = "abcdefgh"[:len(qs) - 2]
+                scores = list(qs[:-1]) + [ks[-2]]
+                sc = self._new(name, "einsum", [q, k], {"equation": f"{bl}qd,{bl}kd->{bl}qk"}, scores)
+                scale = a.get("scale") or 1.0 / math.sqrt(qs[-1])
+                sc = self._new(name, "mul_scalar", [sc], {"value": float(scale)}, scores)
+                pr = self._new(name, "softmax", [sc], {"dim": -1}, scores)
+                return self.add(dict(node, op="einsum", inputs=[pr, v], attrs={"equation": f"{bl}qk,{bl}kd->{bl}qd"}))
         if op in ("mse_loss", "smooth_l1_loss", "kl_div"):
             red = a.get("reduction", "mean")
             if red == "none":
@@ -1491,6 +1505,7 @@ def apply_affine(kb: KB, y: Ix, affine: dict, aidx: list) -> Ix:
     return kb.emit(code, "rj", "y")
 
 
+SDPA_FUSED_MAX_D = 256   # attention with a larger head dim is lowered to GEMM, softmax, GEMM (Prog._lower)
 SPLIT_K_MIN_BLOCKS = 64  # GPU target: a split-K program loops over at least this many blocks of K
 SPLIT_SUM_MIN = 8192  # GPU: a sum of everything over more elements than this is split over programs
 SPLIT_NORM_MIN = 8192  # GPU: a batch norm over more elements per channel than this is split over programs

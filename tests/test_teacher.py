@@ -81,6 +81,9 @@ IRREGULAR = {  # name: (forward args, forward body, get_inputs, __init__ line)
     # head dim over 64: the GPU target's attention runs q @ k^T over slices of the head dim (prologue in the loop)
     "sdpa_wide_head": ("q, k, v", "return F.hardsigmoid(F.scaled_dot_product_attention(torch.selu(q), k, v))",
                        "[torch.randn(1, 2, 37, 72), torch.randn(1, 2, 45, 72), torch.randn(1, 2, 45, 72)]", ""),
+    # head dim over teacher.SDPA_FUSED_MAX_D: lowered to GEMM, softmax, GEMM (the scores written out once)
+    "sdpa_huge_head": ("q, k, v", "return F.scaled_dot_product_attention(q, k, v) * 2.0",
+                       "[torch.randn(1, 2, 37, 300), torch.randn(1, 2, 45, 300), torch.randn(1, 2, 45, 300)]", ""),
     # windows of >= teacher.POOL_TILE_MIN elements: the GPU target reduces them as [outputs, window] tiles
     # (few outputs: the interpreter pays per program)
     "adaptive_pool_tile": ("x", "return torch.tanh(self.pool(x * 2.0)) - 1.0", "[torch.randn(2, 3, 7, 13, 10)]",
@@ -393,6 +396,17 @@ def test_gpu_target_reads_middle_dim_reductions_as_adjacent_rows():
     assert "program_id(1)" not in compile_program(irregular_source("argmax_long"), target="cuda")
     short = irregular_source("sum_mid_strided").replace("torch.randn(70, 150, 64)", "torch.randn(70, 150, 20)")
     assert "program_id(1)" not in compile_program(short, target="cuda")
+
+
+def test_attention_with_a_huge_head_dim_is_two_gemms_around_a_softmax():
+    """KernelBench L1 97 (head dim 1,024): the fused flash kernel's [64, 1024] accumulator spilled (0.07x eager)
+    and its tf32x3 build asked for 278 KB of shared memory. Over teacher.SDPA_FUSED_MAX_D the teacher writes
+    q @ k^T (scaled), a row softmax and p @ v instead, on both targets; a head dim of 72 stays fused."""
+    for t in ("cuda", "cpu"):
+        sol = compile_program(irregular_source("sdpa_huge_head"), target=t)
+        assert sol.count("tl.dot(") == 2 and n_kernels(sol) == 3 and "m_i = " not in sol, t
+        assert "tl.exp(" in sol and "* 0.0577350269" in sol, t   # the softmax kernel, the scale 1/sqrt(300)
+    assert "m_i = " in compile_program(irregular_source("sdpa_wide_head"), target="cuda")
 
 
 def test_gpu_target_splits_long_k_gemms_over_programs():
