@@ -60,9 +60,10 @@ How a program becomes kernels (what differs from a hand-written solution is note
     interpreter pays per program instance, not per element. The GPU target (`target="cuda"`) shrinks row
     blocks, flat blocks (elementwise, pooling) and GEMM tiles until there are two waves of programs on 132
     SMs, and splits what would run on a few programs: a sum of everything over many elements
-    (`k_sum_split`: block sums `tl.atomic_add`ed into a zeroed output) and a batch norm over many elements
-    per channel (`k_batch_norm_split`: block statistics, their merge per channel, then normalisation). It
-    keeps rows of up to ROW_TILE_MAX elements in one tile, runs attention with a head dim over 64 over
+    (`k_sum_split`: block sums `tl.atomic_add`ed into a zeroed output), a batch norm over many elements
+    per channel and a layer norm of few long rows (`k_norm_split`: block statistics, their merge per row,
+    then normalisation), a GEMM of few output tiles over a long K (split K, atomic adds), and a reduction over
+    middle dims (adjacent outputs per program on a 2-D grid). It keeps rows of up to ROW_TILE_MAX elements in one tile, runs attention with a head dim over 64 over
     slices of it, and reduces large pooling windows as tiles. `--launches` checks the launch geometry (on meta
     tensors, so at KernelBench's real sizes too; grids beyond CUDA's limits are marked) and
     `--launches --resources` the registers and spills on sm_90, both on a CPU.
@@ -1508,7 +1509,8 @@ def apply_affine(kb: KB, y: Ix, affine: dict, aidx: list) -> Ix:
 SDPA_FUSED_MAX_D = 256   # attention with a larger head dim is lowered to GEMM, softmax, GEMM (Prog._lower)
 SPLIT_K_MIN_BLOCKS = 64  # GPU target: a split-K program loops over at least this many blocks of K
 SPLIT_SUM_MIN = 8192  # GPU: a sum of everything over more elements than this is split over programs
-SPLIT_NORM_MIN = 8192  # GPU: a batch norm over more elements per channel than this is split over programs
+SPLIT_NORM_MIN = 8192  # GPU: a batch norm over more elements per channel (a layer norm: per row, in fewer than
+                       # WAVE_PROGRAMS rows) than this is split over programs
 SPLIT_BLOCK = 1024     # elements per program of the split kernels
 ROW_TILE_MAX = 8192    # GPU target: rows up to this many elements are one tile (16 warps over 8,192)
 
@@ -1581,8 +1583,9 @@ def k_rows(P: Prog, st: Style, A: str, E: str) -> Kernel:
     if st.target != "cpu" and A == E and n_rows == 1 and n_cols > SPLIT_SUM_MIN and op in ("sum", "mean", "rsum") \
             and P.t[E].dtype == "float32":
         return k_sum_split(P, st, A, E, x, n_cols, build, contiguous)
-    if st.target != "cpu" and op.startswith("batch_norm") and n_cols > SPLIT_NORM_MIN:
-        return k_batch_norm_split(P, st, A, E, x, n_rows, n_cols, build)
+    if st.target != "cpu" and n_cols > SPLIT_NORM_MIN and \
+            (op.startswith("batch_norm") or (op == "layer_norm" and n_rows < WAVE_PROGRAMS)):
+        return k_norm_split(P, st, A, E, x, n_rows, n_cols, build, contiguous is True)
     S = P.t[x].shape
     ops = region_ops(P, A, E)
     kb = KB(P, st, st.kernel_name(ops[:3] if len(ops) > 1 else [op.replace("ce_row", "cross_entropy_row")]))
@@ -1813,13 +1816,14 @@ def k_sum_split(P: Prog, st: Style, A: str, E: str, x: str, n_cols, build, conti
                   f"split sum {' + '.join(ops)}", 4, zero_out=True)
 
 
-def k_batch_norm_split(P: Prog, st: Style, A: str, E: str, x: str, n_rows, n_cols, build) -> Kernel:
-    """A batch norm (batch statistics) over many elements per channel, on a program per (channel, block of
-    SPLIT_BLOCK elements): a statistics kernel stores each block's mean and sum of squared deviations, a
-    moments kernel (a program per channel) merges them into mean and rstd (the pairwise formula of Chan et
-    al.: stable where E[x^2] - E[x]^2 is not), then the normalising kernel, over the same blocks, writes its
-    block with the affine and the fused epilogue. The row kernel's one program per channel ran a 4-channel
-    batch norm on 4 of 132 SMs."""
+def k_norm_split(P: Prog, st: Style, A: str, E: str, x: str, n_rows, n_cols, build, contiguous=False) -> Kernel:
+    """A batch norm (batch statistics) over many elements per channel, or a layer norm of few long rows, on a
+    program per (channel or row, block of SPLIT_BLOCK elements): a statistics kernel stores each block's mean and
+    sum of squared deviations, a moments kernel (a program per row) merges them into mean and rstd (the pairwise
+    formula of Chan et al.: stable where E[x^2] - E[x]^2 is not), then the normalising kernel, over the same
+    blocks, writes its block with the affine and the fused epilogue. The row kernel's one program per row ran a
+    4-channel batch norm on 4 of 132 SMs, and KernelBench L1 40's layer norm (16 rows of 4.2M elements) on 16
+    (6.5 ms; torch.compile 0.32 ms)."""
     n = P.node_of[A]
     ops = region_ops(P, A, E)
     margs = n.get("module_args") or {}
@@ -1837,6 +1841,8 @@ def k_batch_norm_split(P: Prog, st: Style, A: str, E: str, x: str, n_rows, n_col
         kb.line("cols = blk * BLOCK_COLS + tl.arange(0, BLOCK_COLS)[None, :]")
         kb.line("col_mask = cols < n_cols")
         idx, extra = build(kb, Ix("rows", frozenset("r")), Ix("cols", frozenset("j")))
+        if contiguous:   # a layer norm's row is one run: x and the output at rows * n_cols + cols
+            kb.flat = (tuple(i.code for i in idx), list(P.t[x].shape), Ix("rows * n_cols + cols", frozenset("rj")))
         return idx, extra, kb.emit(f"tl.where(col_mask, {kb.value(x, idx).code}, 0.0)", "rj", "x")
 
     stats = KB(P, st, st.kernel_name(ops[:2] + ["stats"]))
@@ -1877,14 +1883,14 @@ def k_batch_norm_split(P: Prog, st: Style, A: str, E: str, x: str, n_rows, n_col
     y = kb.emit(f"({v.code} - mean) * rstd", "rj", "y")
     affine = norm_affine(P, n, P.t[x].shape)
     if affine:
-        y = apply_affine(kb, y, affine, [extra["channel"]])
+        y = apply_affine(kb, y, affine, extra["cols"] if n["op"] == "layer_norm" else [extra["channel"]])
     kb.store(E, idx, kb.epilogue(A, E, y, idx), "rj")
     dev = f"{next(iter(stats.leaves.values()))}.device"
     pre = [f"stats = torch.empty(({bare(n_rows)}, {blocks_code}, 2), device={dev}, dtype=torch.float32)",
            f"{stats.name}[{grid}](" + ", ".join(stats_call) + ", num_warps=4)",
            f"moments = torch.empty(({bare(n_rows)}, 2), device={dev}, dtype=torch.float32)",
            f"{mom.name}[({bare(n_rows)},)](" + ", ".join(mom_call) + ", num_warps=4)"]
-    k = finish(kb, E, grid, {"BLOCK_COLS": SPLIT_BLOCK}, f"split batch norm {' + '.join(ops)}", 4, pre=pre)
+    k = finish(kb, E, grid, {"BLOCK_COLS": SPLIT_BLOCK}, f"split norm {' + '.join(ops)}", 4, pre=pre)
     k.src = "\n".join(stats_src + ["", ""] + mom_src) + "\n\n\n" + k.src
     return k
 

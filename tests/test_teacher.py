@@ -78,6 +78,9 @@ IRREGULAR = {  # name: (forward args, forward body, get_inputs, __init__ line)
     "bn2d_split": ("x", "return torch.relu(self.norm(x * 2.0 + 3.0))", "[torch.randn(8, 3, 40, 41)]",
                    "self.norm = nn.BatchNorm2d(3)"),
     "bn1d_split": ("x", "return self.norm(x)", "[torch.randn(64, 5, 151)]", "self.norm = nn.BatchNorm1d(5)"),
+    # ... and a layer norm of few rows over more elements than that (KernelBench L1 40: 16 rows of 4.2M)
+    "layernorm_split": ("x", "return torch.relu(self.norm(x * 2.0))", "[torch.randn(4, 3, 50, 61)]",
+                        "self.norm = nn.LayerNorm((3, 50, 61))"),
     # head dim over 64: the GPU target's attention runs q @ k^T over slices of the head dim (prologue in the loop)
     "sdpa_wide_head": ("q, k, v", "return F.hardsigmoid(F.scaled_dot_product_attention(torch.selu(q), k, v))",
                        "[torch.randn(1, 2, 37, 72), torch.randn(1, 2, 45, 72), torch.randn(1, 2, 45, 72)]", ""),
@@ -432,13 +435,15 @@ def test_gpu_target_splits_large_sums_and_batch_norms_over_programs():
         gpu, cpu = (compile_program(irregular_source(name), target=t) for t in ("cuda", "cpu"))
         assert "tl.atomic_add(out_ptr" in gpu and "torch.zeros(" in gpu, name
         assert "atomic" not in cpu, name
-    for name in ("bn2d_split", "bn1d_split"):
+    for name in ("bn2d_split", "bn1d_split", "layernorm_split"):
         gpu, cpu = (compile_program(irregular_source(name), target=t) for t in ("cuda", "cpu"))
         # statistics per block, their merge per channel, then the normalising kernel reads two numbers a channel
         assert gpu.count("@triton.jit") == 3 and "_stats_kernel[(" in gpu and "_moments_kernel[(" in gpu, name
         norm_kernel = gpu.split("@triton.jit")[3]
         assert "m2s + cnt * (mus - mean)" not in norm_kernel and "tl.load(moments_ptr + rows * 2)" in norm_kernel
         assert cpu.count("@triton.jit") == 1 and "stats" not in cpu, name
+    assert "x_ptr + rows * n_cols + cols" in compile_program(irregular_source("layernorm_split"), target="cuda")
+    assert "stats" not in compile_program(irregular_source("layernorm_long"), target="cuda")  # 5 rows of 2,100
 
 
 def test_cli_writes_verified_pairs(tmp_path):
