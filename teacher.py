@@ -2839,7 +2839,7 @@ def _launch_spec(kernel, params, args, meta) -> dict:
 
 
 def kernel_resources(solution: str, specs: list[dict]) -> list[dict]:
-    """{registers, stack_bytes} a thread for each launch spec (`_launch_spec`) of the solution's kernels,
+    """{registers, stack_bytes} a thread and the block's shared_bytes for each launch spec (`_launch_spec`) of the solution's kernels,
     compiled by Triton for RESOURCE_TARGET and read back with the cuobjdump that ships with Triton: no GPU
     needed. Stack beyond a few dozen bytes is register spills (libdevice's sin/cos keep 32 bytes): a 128-wide
     attention head once compiled to 32 registers and 6.7 KB of stack (0.02x eager on the H200). Triton
@@ -2878,11 +2878,13 @@ def kernel_resources(solution: str, specs: list[dict]) -> list[dict]:
             dump = subprocess.run([tool, "--dump-resource-usage", cubin], capture_output=True, text=True,
                                   check=True).stdout
             usage = dict(m.groups() for m in re.finditer(r"(REG|STACK):(\d+)", dump))
-            out.append({"registers": int(usage["REG"]), "stack_bytes": int(usage["STACK"])})
+            out.append({"registers": int(usage["REG"]), "stack_bytes": int(usage["STACK"]),
+                        "shared_bytes": int(getattr(compiled.metadata, "shared", 0) or 0)})
     return out
 
 
 SPILL_STACK_BYTES = 32  # `--launches --resources` marks kernels with more stack than this (register spills)
+SHARED_MAX_BYTES = 232448  # ... and kernels asking for more shared memory than an sm_90 block may have (no launch)
 
 
 def grid_fits(grid: list) -> bool:
@@ -2894,12 +2896,14 @@ def print_launches(tasks, args) -> int:
     """`--launches`: each program's GPU-target launches; `!` marks one that leaves SMs idle (fewer programs
     than SM_COUNT) while each program handles over 8,192 elements (a candidate for smaller blocks or a split);
     `G` one whose grid exceeds CUDA's limits; with --resources, `S` one whose kernel spills registers on
-    sm_90."""
-    flagged = spilled = over_grid = failed = 0
+    sm_90 and `M` one that asks for more shared memory than a block may have there (it would not launch:
+    KernelBench L1 97's tf32x3 attention, 278,528 bytes)."""
+    flagged = spilled = over_grid = over_shared = failed = 0
     for i, rec in enumerate(tasks):
         try:
             sol = compile_program(rec, seed=args.seed + (i if args.style == "varied" else 0), target="cuda",
-                                  generic_names=args.style == "fixed", sizes=args.sizes, heavy=args.heavy)
+                                  generic_names=args.style == "fixed", sizes=args.sizes, heavy=args.heavy,
+                                  dot_precision=args.dot_precision)
             rows = launch_geometry(sol, rec["source"], resources=args.resources)
         except Exception as e:  # one program's failure is reported, the rest still print
             print(f"{rec['id']}: {type(e).__name__}: {e}")
@@ -2907,13 +2911,16 @@ def print_launches(tasks, args) -> int:
             continue
         marks = [("!" if r["programs"] < SM_COUNT and r["per_program"] > 8192 else " ") +
                  ("S" if r.get("stack_bytes", 0) > SPILL_STACK_BYTES else " ") +
-                 ("G" if not grid_fits(r["grid"]) else " ") for r in rows]
+                 ("G" if not grid_fits(r["grid"]) else " ") +
+                 ("M" if r.get("shared_bytes", 0) > SHARED_MAX_BYTES else " ") for r in rows]
         flagged += any("!" in m for m in marks)
         spilled += any("S" in m for m in marks)
         over_grid += any("G" in m for m in marks)
+        over_shared += any("M" in m for m in marks)
         print(f"{rec['id']} [{' -> '.join(rec.get('ops') or [])}]")
         for mark, r in zip(marks, rows):
-            extra = f"  registers {r['registers']:>3}  stack {r['stack_bytes']:>5}" if "registers" in r else ""
+            extra = f"  registers {r['registers']:>3}  stack {r['stack_bytes']:>5}  shared {r['shared_bytes']:>6}" \
+                if "registers" in r else ""
             print(f" {mark} {r['kernel']:<40} programs {r['programs']:>7}  elements {r['elements']:>10}  "
                   f"per program {r['per_program']:>8}  grid {r['grid']}{extra}")
     print(f"{failed}/{len(tasks)} programs failed to compile or record; {over_grid}/{len(tasks)} have a launch "
@@ -2922,6 +2929,8 @@ def print_launches(tasks, args) -> int:
     if args.resources:
         print(f"{spilled}/{len(tasks)} programs have a kernel marked S (> {SPILL_STACK_BYTES} bytes of stack a "
               f"thread on sm_90: register spills)")
+        print(f"{over_shared}/{len(tasks)} programs have a kernel marked M (> {SHARED_MAX_BYTES} bytes of shared "
+              f"memory a block on sm_90: it does not launch)")
     return 0
 
 

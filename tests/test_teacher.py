@@ -342,6 +342,25 @@ def test_launch_geometry_records_launches_without_running_them(tmp_path, capsys)
     assert out.count("per program") == 1 and "group_norm" in out and "conv" not in out.split("]", 1)[1], out
 
 
+def test_launches_mark_kernels_over_sm90_shared_memory(tmp_path, capsys, monkeypatch):
+    """`--launches --resources` marks M a kernel asking for more shared memory than an sm_90 block may have
+    (KernelBench L1 97's tf32x3 attention asked for 278,528 bytes and did not launch on the H200), and takes
+    --dot-precision: the same GEMM in tf32x3 is compiled with tf32x3 dots."""
+    seen = []
+
+    def fake(sol, source, resources=False):
+        seen.append('input_precision="tf32x3"' in sol)
+        return [{"kernel": "k", "programs": 512, "elements": 1 << 20, "per_program": 2048, "grid": [512],
+                 "registers": 128, "stack_bytes": 0, "shared_bytes": 278528}]
+    monkeypatch.setattr(teacher, "launch_geometry", fake)
+    tasks = tmp_path / "tasks.jsonl"
+    tasks.write_text(json.dumps(single_op_record("matmul")) + "\n")
+    assert teacher.main(["--tasks", str(tasks), "--launches", "--resources", "--dot-precision", "tf32x3"]) == 0
+    out = capsys.readouterr().out
+    assert seen == [True] and "   M k" in out and "shared 278528" in out, out
+    assert "1/1 programs have a kernel marked M" in out
+
+
 def test_gpu_target_kernels_compile_for_sm90_without_spills():
     """Register use on an H200, compiled on the CPU (Triton's own compiler and cuobjdump, no GPU): the wide
     attention head that compiled to 32 registers and 6.7 KB of stack a thread (0.02x eager on the H200) now
