@@ -63,8 +63,9 @@ How a program becomes kernels (what differs from a hand-written solution is note
     (`k_sum_split`: block sums `tl.atomic_add`ed into a zeroed output), a batch norm over many elements
     per channel and a layer norm of few long rows (`k_norm_split`: block statistics, their merge per row,
     then normalisation), a GEMM of few output tiles over a long K (split K, atomic adds), and a reduction over
-    middle dims (adjacent outputs per program on a 2-D grid). It keeps rows of up to ROW_TILE_MAX elements in one tile, runs attention with a head dim over 64 over
-    slices of it, and reduces large pooling windows as tiles. `--launches` checks the launch geometry (on meta
+    middle dims (adjacent outputs per program on a 2-D grid). It keeps rows of up to ROW_TILE_MAX elements in
+    one tile, runs attention with a head dim over 64 over slices of it (over 256: GEMM, softmax, GEMM), and
+    reduces large pooling windows as tiles. `--launches` checks the launch geometry (on meta
     tensors, so at KernelBench's real sizes too; grids beyond CUDA's limits are marked) and
     `--launches --resources` the registers and spills on sm_90, both on a CPU.
   * A kernel that touches a tensor of 2^31 elements or more (KernelBench L1 45 pools a 4.3G-element input)
@@ -267,9 +268,10 @@ def module_ref(path: str) -> str:
 # Identifiers the templates write in kernels and wrappers: a size may not be named like one of them.
 TEMPLATE_NAMES = set("""M N K pid_k n_rows n_cols n_inner inner pid_outer n_elements seq_q seq_k pid pid_m pid_n pid_b
     pid_bh group offs offs_m offs_n offs_ka offs_kb offs_d offs_dt offs_nv mask mask_m mask_n mask_ka mask_kb mask_d
-    mask_dt mask_nv row_mask col_mask rows cols start k0 acc m s m_new amax scale mean m2 diff best best_idx blk blk_idx take target picked inv
-    ss rstd carry zero cnt q kt vt scores p alpha l_i m_i b h out grid meta torch triton tl self nn math float range
-    min max len int dtype device shape input_precision num_warps other axis keep_dims""".split())
+    mask_dt mask_nv row_mask col_mask rows cols start k0 acc m s m_new amax scale mean m2 diff best best_idx blk
+    blk_idx take target picked inv ss rstd carry zero cnt nb mb db delta q kt vt scores p alpha l_i m_i b h out grid
+    meta torch triton tl self nn math float range min max len int dtype device shape input_precision num_warps other
+    axis keep_dims""".split())
 TEMPLATE_LOCAL = r"([A-Za-z]|cl|sp|ch|res|first|second|wc|ci|ip|ok|tp|lo|hi|avg|acc)_?\d+"   # KB.emit's names
 
 
@@ -1653,12 +1655,11 @@ def row_reduction(kb: KB, t: RowTiles, n: dict, n_cols) -> str:
         t.row_sum("acc", lambda c: f"({c} / scale) * ({c} / scale)")
         return "scale * tl.sqrt(acc)"
     if op in ("sum", "mean", "rsum", "var"):
-        t.row_sum("acc", lambda c: c)
         if op == "var":
             corr = a.get("correction", 1 if a.get("unbiased", True) else 0)
-            kb.line(f"mean = acc / {n_cols}")
-            row_m2(kb, t)
+            row_mean_m2(kb, t, n_cols)
             return f"m2 / {max(1, n_cols - corr)}" if n_cols - corr > 0 else "m2 / 0.0"
+        t.row_sum("acc", lambda c: c)
         if op == "mean":
             return f"acc / {n_cols}"
         if op == "rsum":
@@ -1708,17 +1709,29 @@ def row_reduction(kb: KB, t: RowTiles, n: dict, n_cols) -> str:
     return "m + tl.log(s)" + (" - picked" if ce else "")
 
 
-def row_m2(kb: KB, t: RowTiles) -> None:
-    """m2 = the row's sum of squared deviations from `mean` (already emitted): a second pass over the
-    blocks, or over the one block."""
-    if t.loop:
-        kb.line(f"m2 = {t.zeros}")
-        t.loop_over(lambda v, *_: kb.line(
-            f"m2 += tl.sum(tl.where(row_mask & col_mask, ({v.code} - mean) * ({v.code} - mean), 0.0), axis=1, keep_dims=True)"))
-    else:
+def row_mean_m2(kb: KB, t: RowTiles, n_cols) -> None:
+    """mean and m2 (the sum of squared deviations from it) of each row. One block: the mean, then the squares
+    of the block held in registers. Looped: one pass that merges each block's count, mean and m2 into the
+    running ones (Chan et al.'s pairwise update, as stable as two passes), where a pass for the mean and a
+    second for m2 read a looped row twice before the norm's writing pass reads it a third time."""
+    if not t.loop:
         v = t.single_tile()[0]
+        kb.line(f"mean = tl.sum({v.code}, axis=1, keep_dims=True) / {n_cols}")
         kb.line(f"diff = tl.where(row_mask & col_mask, {v.code} - mean, 0.0)")
         kb.line("m2 = tl.sum(diff * diff, axis=1, keep_dims=True)")
+        return
+    kb.line(f"mean = {t.zeros}")
+    kb.line(f"m2 = {t.zeros}")
+
+    def body(v, *_):
+        kb.line("cnt = start * 1.0")                                  # elements merged so far (every row)
+        kb.line("nb = tl.minimum(n_cols - start, BLOCK_COLS) * 1.0")  # this block's
+        kb.line(f"mb = tl.sum({v.code}, axis=1, keep_dims=True) / nb")
+        kb.line(f"db = tl.where(row_mask & col_mask, {v.code} - mb, 0.0)")
+        kb.line("delta = mb - mean")
+        kb.line("mean += delta * (nb / (cnt + nb))")
+        kb.line("m2 += tl.sum(db * db, axis=1, keep_dims=True) + delta * delta * (cnt * nb / (cnt + nb))")
+    t.loop_over(body)
 
 
 def store_row_result(P: Prog, kb: KB, A: str, E: str, rows: Ix, res: str) -> None:
@@ -1752,13 +1765,7 @@ def row_map_stats(kb: KB, t: RowTiles, n: dict, kind: str, n_cols):
             kb.line(f"inv = tl.rsqrt(ss / {n_cols} + {flt(margs.get('eps') or 1.1920928955078125e-07)})")
         return lambda v, idx, ex: f"{v.code} * inv"
     if kind == "norm":
-        if t.loop:
-            kb.line(f"acc = {t.zeros}")
-            t.loop_over(lambda v, *_: kb.line(f"acc += tl.sum({v.code}, axis=1, keep_dims=True)"))
-            kb.line(f"mean = acc / {n_cols}")
-        else:
-            kb.line(f"mean = tl.sum({t.single_tile()[0].code}, axis=1, keep_dims=True) / {n_cols}")
-        row_m2(kb, t)
+        row_mean_m2(kb, t, n_cols)
         eps = float(margs.get("eps") or 1e-5)
         kb.line(f"rstd = tl.rsqrt(m2 / {n_cols} + {flt(eps)})")
         return lambda v, idx, ex: f"({v.code} - mean) * rstd"
@@ -2839,9 +2846,9 @@ def _launch_spec(kernel, params, args, meta) -> dict:
 
 
 def kernel_resources(solution: str, specs: list[dict]) -> list[dict]:
-    """{registers, stack_bytes} a thread and the block's shared_bytes for each launch spec (`_launch_spec`) of the solution's kernels,
-    compiled by Triton for RESOURCE_TARGET and read back with the cuobjdump that ships with Triton: no GPU
-    needed. Stack beyond a few dozen bytes is register spills (libdevice's sin/cos keep 32 bytes): a 128-wide
+    """{registers, stack_bytes} a thread and the block's shared_bytes for each launch spec (`_launch_spec`) of the
+    solution's kernels, compiled by Triton for RESOURCE_TARGET and read back with the cuobjdump that ships with
+    Triton: no GPU needed. Stack beyond a few dozen bytes is register spills (libdevice's sin/cos keep 32 bytes): a 128-wide
     attention head once compiled to 32 registers and 6.7 KB of stack (0.02x eager on the H200). Triton
     imported in interpreter mode cannot generate code, so then a child process without TRITON_INTERPRET
     compiles (`--resources-of`)."""

@@ -52,6 +52,10 @@ IRREGULAR = {  # name: (forward args, forward body, get_inputs, __init__ line)
     "cumprod_cumsum_long": ("x", "return torch.cumsum(torch.cumprod(x, dim=1), dim=1) * 0.5",
                             "[torch.rand(3, 1500) * 0.1 + 0.95]", ""),
     "argmax_long": ("x", "return torch.argmax(x, dim=1)", "[torch.randn(4, 3001)]", ""),
+    # rows over both targets' tiles: mean and m2 merged block by block in one pass (a var, a group norm)
+    "var_looped": ("x", "return torch.var(x * 3.0 + 100.0, dim=1)", "[torch.randn(3, 9000)]", ""),
+    "groupnorm_looped": ("x", "return torch.tanh(self.norm(x))", "[torch.randn(2, 4, 70, 70) * 5.0 + 3.0]",
+                         "self.norm = nn.GroupNorm(2, 4)"),
     "var_logsumexp_long": ("x", "return torch.var(x, dim=1) + torch.logsumexp(x, dim=1)",
                            "[torch.randn(3, 2222)]", ""),
     "linear_add_relu": ("x, b", "return torch.relu(self.fc(x) + b)", "[torch.randn(37, 45), torch.randn(29)]",
