@@ -540,6 +540,10 @@ def build_parser():
                         "correct (e.g. --teacher-plans triton-tf32 --teacher-fallback triton: one-pass TF32 convolutions, "
                         "the ieee kernels for every other task and for a convolution whose TF32 answer misses the "
                         "tolerance)")
+    p.add_argument("--reuse-verdicts", default=None, metavar="DIR",
+                   help="an earlier eval.py --out on the same tasks and judge settings: an answer identical to one "
+                        "it recorded for the same task takes that verdict (flag verdict_reused) instead of being "
+                        "judged again (train.py's KernelBench evals of RL checkpoints against the SFT checkpoint's)")
     p.add_argument("--max-new-tokens", type=int, default=2048, help="generation length limit, tokens")
     p.add_argument("--temperature", type=float, default=None,
                    help="sampling temperature; default 0 (greedy) for --samples 1, else 0.8")
@@ -609,6 +613,9 @@ def check_args(args):
         raise UsageError("--teacher-plans needs --policy teacher")
     if args.teacher_fallback is not None and args.teacher_plans is None:
         raise UsageError("--teacher-fallback needs --teacher-plans")
+    if args.reuse_verdicts is not None:
+        args.reuse_verdicts = os.path.abspath(os.path.expanduser(args.reuse_verdicts))
+        earlier_verdicts(args)  # a missing or mismatched folder is a usage error now, not after a model loads
     if args.samples > 1 and args.policy_kind not in ("model", "checkpoint", "samples") and not args.search:
         raise UsageError(f"--samples {args.samples} needs a model policy; {args.policy!r} gives one answer per task")
     if args.temperature is None:
@@ -657,6 +664,51 @@ def load_tasks(path, limit, level=None):
     if dup:
         raise UsageError(f"--tasks: duplicate task ids {dup[:5]}")
     return records[:limit] if limit else records
+
+
+REUSE_SAME = ("tasks", "device", "judge_policy", "baseline", "trials", "seed")  # what --reuse-verdicts must share
+
+
+def earlier_verdicts(args) -> dict:
+    """--reuse-verdicts DIR: {(task id, completion text): verdict dict} of the answers DIR's samples.jsonl
+    recorded, after checking that DIR judged the same tasks with the same judge settings (REUSE_SAME; --workers
+    may differ). Raises UsageError for a folder without run.json and samples.jsonl, or with other settings."""
+    d = args.reuse_verdicts
+    run_path, samples_path = os.path.join(d, "run.json"), os.path.join(d, "samples.jsonl")
+    if not (os.path.isfile(run_path) and os.path.isfile(samples_path)):
+        raise UsageError(f"--reuse-verdicts {d}: not an eval.py --out folder (no run.json and samples.jsonl)")
+    with open(run_path) as f:
+        old = _identity(json.load(f)["args"])
+    new = _identity(vars(args))
+    diff = [k for k in REUSE_SAME if old.get(k) != new.get(k)]
+    if diff:
+        raise UsageError(f"--reuse-verdicts {d} judged with other settings ("
+                         + ", ".join(f"{k}: {old.get(k)!r} vs {new.get(k)!r}" for k in diff) + ")")
+    out = {}
+    with open(samples_path) as f:
+        for line in f:
+            try:
+                s = json.loads(line)
+            except json.JSONDecodeError:  # a torn last line
+                continue
+            if isinstance(s, dict) and s.get("completion") is not None and isinstance(s.get("verdict"), dict):
+                out[(str(s.get("task_id")), s["completion"])] = s["verdict"]
+    return out
+
+
+def reuse_verdicts(chunk, candidates, earlier: dict) -> int:
+    """Attach to each model answer identical to one `earlier` recorded for its task that verdict (flag
+    verdict_reused), so judge_candidates does not judge it again; returns how many."""
+    from reward import Verdict
+
+    n = 0
+    for rec, cands in zip(chunk, candidates):
+        for c in cands:
+            v = earlier.get((str(rec["id"]), c["text"])) if c.get("completion") and c.get("verdict") is None else None
+            if v is not None:
+                c["verdict"] = Verdict.from_dict(dict(v, flags=list(v.get("flags") or []) + ["verdict_reused"]))
+                n += 1
+    return n
 
 
 def open_out_dir(args):
@@ -1050,6 +1102,8 @@ def run_eval(args):
         if world > 1:  # a rank counts its own share (its lines start with "rank k |")
             n_done, n_total = 0, len(todo)
         last_chunk_s = 0.0
+        earlier = earlier_verdicts(args) if args.reuse_verdicts else None
+        n_reused = 0
         with RestartingJudge(lambda: Judge(**judge_kwargs(args))) as judge:
             for chunk_index, chunk in enumerate(chunks(todo, chunk_size)):
                 if args.stop_after_s is not None and time.time() - t0 + last_chunk_s > args.stop_after_s:
@@ -1069,6 +1123,8 @@ def run_eval(args):
                     for i, answer in zip(live, answers):
                         candidates[i] = answer
                 t_propose += time.time() - t_chunk
+                if earlier is not None:
+                    n_reused += reuse_verdicts(chunk, candidates, earlier)
                 verdicts = judge_candidates(judge, chunk, candidates)
                 if getattr(proposer, "fallback", None):  # --teacher-fallback: a second round for the tasks failed
                     again = [(i, proposer.fallback_answers(chunk[i], cands)) for i, (cands, vs)
@@ -1101,7 +1157,9 @@ def run_eval(args):
                 last_chunk_s = time.time() - t_chunk
         n_judged = sum(str(r["id"]) in done for r in todo)
         print(f"{prefix}judged {n_judged} of {len(todo)} tasks in {time.time() - t0:.1f} s ({t_propose:.1f} s proposing"
-              f"{' and searching' if args.search else ''}, the rest judging)", flush=True)
+              f"{' and searching' if args.search else ''}, the rest judging)"
+              + (f"; {n_reused} answers took their verdict from {args.reuse_verdicts}" if earlier is not None else ""),
+              flush=True)
     rows = agg = None
     barrier()  # every rank's rows are on disk
     if is_main():

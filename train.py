@@ -60,7 +60,8 @@ and PNG curves too. `--pipeline-sft-levels` adds higher-level pairs to SFT, `--p
 higher-level programs to the eval, and `--pipeline-ablation-loss grpo` a second RL stage from the same SFT
 checkpoint (what `--preset gpu-small` uses for the DRPO vs GRPO comparison). `--pipeline-kernelbench-eval 1,2`
 (on in gpu-small) also judges every checkpoint, and the teacher, on the KernelBench level folders (issue 21), into
-eval_<name>_kb<level> and a KernelBench table in report.md; `--pipeline-style kernelbench` (gpu-small) writes the
+eval_<name>_kb<level> and a KernelBench table in report.md (an RL checkpoint's answer identical to the SFT
+checkpoint's takes its verdict: eval.py --reuse-verdicts); `--pipeline-style kernelbench` (gpu-small) writes the
 pipeline's tasks in KernelBench's surface variety (synth's render style), the same programs as the plain style.
 
 Several GPUs (issue 23): the same commands under torchrun are data-parallel over N processes, one per GPU:
@@ -1794,10 +1795,16 @@ def kernelbench_argv(args):
 
 def evaluate_kernelbench(args, kb_levels, policy, run_dir, name) -> dict:
     """eval.py of one policy on each KernelBench level into <run>/eval_<name>_kb<level>; {level: aggregates of
-    that level's tasks, with "out"}."""
+    that level's tasks, with "out"}. An RL checkpoint's answer identical to the SFT checkpoint's for the same
+    file takes that verdict (eval.py --reuse-verdicts <run>/eval_sft_kb<level>): a few RL steps leave most greedy
+    answers as they were, and a level-1 file's answer can cost a whole-GPU judge retry (LOG.md session 11)."""
     results = {}
     for lv, kb_dir in kb_levels.items():
-        agg = evaluate(args, kb_dir, policy, os.path.join(run_dir, f"eval_{name}_kb{lv}"), kernelbench_argv(args))
+        argv = kernelbench_argv(args)
+        sft_dir = os.path.join(run_dir, f"eval_sft_kb{lv}")
+        if name not in ("sft", "teacher") and os.path.isfile(os.path.join(sft_dir, "samples.jsonl")):
+            argv += ["--reuse-verdicts", sft_dir]
+        agg = evaluate(args, kb_dir, policy, os.path.join(run_dir, f"eval_{name}_kb{lv}"), argv)
         results[lv] = dict(agg["overall"], out=agg["out"], unfinished=agg.get("unfinished", 0))
     return results
 

@@ -549,6 +549,40 @@ def test_teacher_fallback_is_built_where_no_plan_applies_and_judged_where_none_p
     assert e.value.code == 2 and "--teacher-fallback needs --teacher-plans" in capsys.readouterr().err
 
 
+def test_reuse_verdicts_takes_an_identical_answers_verdict(tmp_path, capsys):
+    """--reuse-verdicts DIR: an answer identical to one DIR recorded for the same task takes that verdict (flag
+    verdict_reused) and is not judged again; a changed answer is judged. A folder of other tasks or settings, or
+    no eval.py --out at all, is a usage error before anything runs."""
+    good = open(os.path.join(SOLUTIONS, "1_relu_add.py")).read()
+    same = f"Here.\n```python\n{good}```\n"
+    recorded = tmp_path / "answers"
+    recorded.mkdir()
+    (recorded / "samples.jsonl").write_text(json.dumps({"task_id": "1_relu_add", "sample": 0, "completion": same}) + "\n")
+    first = str(tmp_path / "first")
+    run_main(["--tasks", TASKS, "--policy", f"samples:{recorded}", "--out", first, "--workers", "2"], capsys)
+    # the earlier verdict, edited so a reuse is visible: a fresh judgment would say correct with no such flag
+    rows = [json.loads(line) for line in open(os.path.join(first, "samples.jsonl"))]
+    rows[0]["verdict"]["flags"] = ["marker"]
+    open(os.path.join(first, "samples.jsonl"), "w").write("".join(json.dumps(r) + "\n" for r in rows))
+    changed = same.replace("Here.", "Here it is.")
+    (recorded / "samples.jsonl").write_text(
+        json.dumps({"task_id": "1_relu_add", "sample": 0, "completion": same}) + "\n"
+        + json.dumps({"task_id": "2_sub_abs", "sample": 0, "completion": changed}) + "\n")
+    second = str(tmp_path / "second")
+    assert ev.main(["--tasks", TASKS, "--policy", f"samples:{recorded}", "--out", second, "--workers", "2",
+                    "--reuse-verdicts", first]) == 0
+    assert "1 answers took their verdict from" in capsys.readouterr().out
+    got = {json.loads(line)["task_id"]: json.loads(line) for line in open(os.path.join(second, "samples.jsonl"))}
+    assert got["1_relu_add"]["verdict"]["flags"] == ["marker", "verdict_reused"]
+    assert "verdict_reused" not in got["2_sub_abs"]["verdict"]["flags"]  # another task's answer: judged
+    for bad, message in ((str(tmp_path / "nothing"), "not an eval.py --out folder"),
+                         (first, "judged with other settings (seed: 0 vs 3)")):
+        with pytest.raises(SystemExit) as e:
+            ev.main(["--tasks", TASKS, "--policy", f"samples:{recorded}", "--out", str(tmp_path / "bad"),
+                     "--reuse-verdicts", bad, "--seed", "3" if bad == first else "0"])
+        assert e.value.code == 2 and message in capsys.readouterr().err
+
+
 def test_bench_kb_table_reads_an_eval_out(tmp_path, capsys):
     """bench.py kb-table: the per-task table LOG.md carries, and its summary, from an eval.py --out."""
     import subprocess

@@ -42,6 +42,9 @@ def test_pipeline_evaluates_checkpoints_and_teacher_on_kernelbench(tmp_path, cap
             assert eval_args["tasks"] == os.path.join(SMALL, f"level{level}")
             assert eval_args["baseline"] == "eager" and eval_args["limit"] == 2 and eval_args["timeout_s"] == 120.0
             assert eval_args["policy"] == ("teacher" if name == "teacher" else str(out / name))
+            # an RL checkpoint's answer identical to the SFT checkpoint's takes its verdict
+            assert eval_args["reuse_verdicts"] == (str(out / f"eval_sft_kb{level}") if name.startswith("rl")
+                                                   else None)
     kb = json.load(open(out / "run.json"))["summary"]["kernelbench"]
     assert set(kb) == {"teacher", "sft", "rl", "rl_grpo"}
     for level in ("1", "2"):  # the teacher compiles all four programs correctly; on CPU speed is not measured
