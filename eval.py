@@ -537,9 +537,9 @@ def build_parser():
     teacher.add_plan_flags(p, "each task's plans are all judged and the fastest correct is its row (issue 20)")
     p.add_argument("--teacher-fallback", default=None, choices=teacher.PLANS,
                    help="with --teacher-plans: a plan built only for a task none of whose plans applies or is judged "
-                        "correct (e.g. --teacher-plans triton-tf32 --teacher-fallback triton: one-pass TF32 convolutions, "
-                        "the ieee kernels for every other task and for a convolution whose TF32 answer misses the "
-                        "tolerance)")
+                        "correct (e.g. --teacher-plans triton-tf32 --teacher-fallback triton: one-pass TF32 "
+                        "convolutions, the ieee kernels for every other task and for a convolution whose TF32 answer "
+                        "misses the tolerance)")
     p.add_argument("--reuse-verdicts", default=None, metavar="DIR",
                    help="an earlier eval.py --out on the same tasks and judge settings: an answer identical to one "
                         "it recorded for the same task takes that verdict (flag verdict_reused) instead of being "
@@ -615,7 +615,7 @@ def check_args(args):
         raise UsageError("--teacher-fallback needs --teacher-plans")
     if args.reuse_verdicts is not None:
         args.reuse_verdicts = os.path.abspath(os.path.expanduser(args.reuse_verdicts))
-        earlier_verdicts(args)  # a missing or mismatched folder is a usage error now, not after a model loads
+        check_reuse_dir(args)  # a missing or mismatched folder is a usage error now, not after a model loads
     if args.samples > 1 and args.policy_kind not in ("model", "checkpoint", "samples") and not args.search:
         raise UsageError(f"--samples {args.samples} needs a model policy; {args.policy!r} gives one answer per task")
     if args.temperature is None:
@@ -669,13 +669,12 @@ def load_tasks(path, limit, level=None):
 REUSE_SAME = ("tasks", "device", "judge_policy", "baseline", "trials", "seed")  # what --reuse-verdicts must share
 
 
-def earlier_verdicts(args) -> dict:
-    """--reuse-verdicts DIR: {(task id, completion text): verdict dict} of the answers DIR's samples.jsonl
-    recorded, after checking that DIR judged the same tasks with the same judge settings (REUSE_SAME; --workers
-    may differ). Raises UsageError for a folder without run.json and samples.jsonl, or with other settings."""
+def check_reuse_dir(args) -> None:
+    """--reuse-verdicts DIR must be an eval.py --out (run.json and samples.jsonl) that judged the same tasks with
+    the same judge settings (REUSE_SAME; --workers may differ); UsageError otherwise."""
     d = args.reuse_verdicts
-    run_path, samples_path = os.path.join(d, "run.json"), os.path.join(d, "samples.jsonl")
-    if not (os.path.isfile(run_path) and os.path.isfile(samples_path)):
+    run_path = os.path.join(d, "run.json")
+    if not (os.path.isfile(run_path) and os.path.isfile(os.path.join(d, "samples.jsonl"))):
         raise UsageError(f"--reuse-verdicts {d}: not an eval.py --out folder (no run.json and samples.jsonl)")
     with open(run_path) as f:
         old = _identity(json.load(f)["args"])
@@ -684,8 +683,13 @@ def earlier_verdicts(args) -> dict:
     if diff:
         raise UsageError(f"--reuse-verdicts {d} judged with other settings ("
                          + ", ".join(f"{k}: {old.get(k)!r} vs {new.get(k)!r}" for k in diff) + ")")
+
+
+def earlier_verdicts(d) -> dict:
+    """{(task id, completion text): verdict dict} of the answers the samples.jsonl of eval.py --out `d` recorded
+    (--reuse-verdicts, checked by check_reuse_dir)."""
     out = {}
-    with open(samples_path) as f:
+    with open(os.path.join(d, "samples.jsonl")) as f:
         for line in f:
             try:
                 s = json.loads(line)
@@ -1102,7 +1106,7 @@ def run_eval(args):
         if world > 1:  # a rank counts its own share (its lines start with "rank k |")
             n_done, n_total = 0, len(todo)
         last_chunk_s = 0.0
-        earlier = earlier_verdicts(args) if args.reuse_verdicts else None
+        earlier = earlier_verdicts(args.reuse_verdicts) if args.reuse_verdicts else None
         n_reused = 0
         with RestartingJudge(lambda: Judge(**judge_kwargs(args))) as judge:
             for chunk_index, chunk in enumerate(chunks(todo, chunk_size)):
@@ -1158,7 +1162,8 @@ def run_eval(args):
         n_judged = sum(str(r["id"]) in done for r in todo)
         print(f"{prefix}judged {n_judged} of {len(todo)} tasks in {time.time() - t0:.1f} s ({t_propose:.1f} s proposing"
               f"{' and searching' if args.search else ''}, the rest judging)"
-              + (f"; {n_reused} answers took their verdict from {args.reuse_verdicts}" if earlier is not None else ""),
+              + (f"; {n_reused} answers took their verdict from {args.reuse_verdicts}" if earlier is not None
+                 else ""),
               flush=True)
     rows = agg = None
     barrier()  # every rank's rows are on disk

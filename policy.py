@@ -1520,12 +1520,11 @@ class TeacherPolicy:
             try:
                 if self.plans is not None:
                     try:
-                        built = self.teacher.plans(rec, seed=self.seed, target=self.target, only=self.plans)
+                        out.append(self.plan_answers(rec, self.plans))
                     except self.teacher.TeacherError:
                         if not self.fallback:
                             raise
-                        built = self.teacher.plans(rec, seed=self.seed, target=self.target, only=self.fallback)
-                    out.append([dict(answer(sol), plan=plan) for plan, sol in built])
+                        out.append(self.plan_answers(rec, self.fallback))
                     continue
                 out.append([answer(self.teacher.compile_program(rec, seed=self.seed, target=self.target,
                                                                 dot_precision=self.dot_precision))])
@@ -1535,16 +1534,21 @@ class TeacherPolicy:
                 out.append([failure("teacher_bug", e)])
         return out
 
+    def plan_answers(self, rec, plans):
+        """One candidate per plan of `plans` the teacher can build for the task, tagged {"plan": name}; raises
+        TeacherError when it can build none."""
+        return [dict(answer(sol), plan=plan)
+                for plan, sol in self.teacher.plans(rec, seed=self.seed, target=self.target, only=plans)]
+
     def fallback_answers(self, rec, tried):
         """The fallback plan's candidates for a task whose candidates (`tried`, plan-tagged) were all judged wrong;
         [] when there is no fallback, it was among them, or the teacher cannot build it."""
         if not self.fallback or any(c.get("plan") in self.fallback for c in tried):
             return []
         try:
-            built = self.teacher.plans(rec, seed=self.seed, target=self.target, only=self.fallback)
+            return self.plan_answers(rec, self.fallback)
         except self.teacher.TeacherError:
             return []
-        return [dict(answer(sol), plan=plan) for plan, sol in built]
 
 
 def teacher_plans(spec):

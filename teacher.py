@@ -1006,7 +1006,9 @@ class KB:
             return self.emit(f"tl.where({first.code}, {xv.code}, {yv.code})", xv.axes | yv.axes | first.axes, "y")
         raise TeacherError(f"no inline code for op {op}")
 
-    def store(self, E: str, idx, val: Ix, mask_axes) -> None:
+    def store(self, E: str, idx, val: Ix, mask_axes, atomic: bool = False) -> None:
+        """tl.store of val at idx into E (out_ptr); atomic: tl.atomic_add into it instead (programs that each
+        hold part of a sum, as split K's)."""
         off = self.offset(self.P.t[E].shape, idx, keep_unit=True)
         code = val.code
         if self.P.t[E].dtype == "int64":
@@ -1015,7 +1017,7 @@ class KB:
         ptr = f"out_ptr + {off.code}"
         if off.axes != frozenset(mask_axes):  # a size-1 dim dropped a tile axis: widen the pointer block
             ptr = f"tl.broadcast_to({ptr}, {TILE_SHAPES[''.join(sorted(mask_axes))]})"
-        self.line(f"tl.store({ptr}, {code}" + (f", mask={m})" if m else ")"))
+        self.line(f"tl.{'atomic_add' if atomic else 'store'}({ptr}, {code}" + (f", mask={m})" if m else ")"))
 
     def epilogue(self, A: str | None, E: str, acc: Ix | None, idx) -> Ix:
         """Value of the region end E given the anchor's registers `acc` at output index idx (E's own
@@ -2057,11 +2059,7 @@ def k_matmul(P: Prog, st: Style, A: str, E: str) -> Kernel:
         b_ = kb.value(bias, [n_ix]).code
         acc = kb.emit(f"acc + tl.where(pid_k == 0, {b_}, 0.0)" if split else f"acc + {b_}", "mn", "acc")
     val = kb.epilogue(A, E, acc, oidx)
-    if split:
-        off = kb.offset(P.t[E].shape, oidx, keep_unit=True)
-        kb.line(f"tl.atomic_add(out_ptr + {off.code}, {val.code}, mask=mask_m & mask_n)")
-    else:
-        kb.store(E, oidx, val, "mn")
+    kb.store(E, oidx, val, "mn", atomic=bool(split))
     grid = f"(triton.cdiv({bare(M)}, meta['BLOCK_M']), triton.cdiv({bare(N)}, meta['BLOCK_N'])" + \
         (f", {bare(B)})" if B > 1 else ", meta['SPLIT_K'])" if split else ")")
     blocks = {"BLOCK_M": BM, "BLOCK_N": BN, "BLOCK_K": BK} | ({"SPLIT_K": split[3]} if split else {})
@@ -2848,8 +2846,9 @@ def _launch_spec(kernel, params, args, meta) -> dict:
 def kernel_resources(solution: str, specs: list[dict]) -> list[dict]:
     """{registers, stack_bytes} a thread and the block's shared_bytes for each launch spec (`_launch_spec`) of the
     solution's kernels, compiled by Triton for RESOURCE_TARGET and read back with the cuobjdump that ships with
-    Triton: no GPU needed. Stack beyond a few dozen bytes is register spills (libdevice's sin/cos keep 32 bytes): a 128-wide
-    attention head once compiled to 32 registers and 6.7 KB of stack (0.02x eager on the H200). Triton
+    Triton: no GPU needed. Stack beyond a few dozen bytes is register spills (libdevice's sin/cos keep 32
+    bytes): a 128-wide attention head once compiled to 32 registers and 6.7 KB of stack (0.02x eager on the
+    H200). Triton
     imported in interpreter mode cannot generate code, so then a child process without TRITON_INTERPRET
     compiles (`--resources-of`)."""
     if os.environ.get("TRITON_INTERPRET", "0") not in ("", "0"):
