@@ -14,6 +14,7 @@
     python bench.py decode-attn --model-config qwen2.5-7b   # H200: split-KV decode attention, launch sweep
     python bench.py decode-sample --model-config qwen2.5-7b # H200: generate's sampling rule vs Gumbel-max
     python bench.py kb-table --results runs/eval-teacher-kb2  # per-task KernelBench speed table (LOG.md's), summary
+    python bench.py kb-table --results runs/gs/eval_sft_kb1 runs/gs/eval_rl_kb1  # checkpoints side by side
     python bench.py conv-layout --tasks ../shared/KernelBench/level2 --device cuda  # H200: convs NCHW vs channels-last
 
 verify: builds `--n` candidate solutions of mixed quality (known-good Triton kernels, cheats and faults
@@ -1232,19 +1233,58 @@ def kb_summary(rows):
             "errors": dict(Counter(r["error_type"] for r in rows if r.get("error_type")))}
 
 
+def kb_compare_rows(runs):
+    """Markdown lines of a side-by-side table of several eval.py runs over the same task set (issue 21: one model's
+    checkpoints): per task and run, the speedup vs eager of a correct answer or the error type of a failed one,
+    then each run's Acc and its errors by type. `runs`: {label: rows}; tasks in KernelBench order."""
+    from collections import Counter
+
+    def num(tid):
+        head = tid.split("_", 1)[0]
+        return (int(head), tid) if head.isdigit() else (10 ** 9, tid)
+
+    def cell(r):
+        if r is None:
+            return "-"
+        if r["correct"]:
+            return f"ok {r['speedup']:.2f}x" if r.get("speedup") else "ok"
+        return r.get("error_type") or "wrong"
+    by_run = {label: {r["task_id"]: r for r in rows} for label, rows in runs.items()}
+    tasks = sorted({t for rows in by_run.values() for t in rows}, key=num)
+    out = ["| task | " + " | ".join(by_run) + " |", "|---|" + "---|" * len(by_run)]
+    out += [f"| {t} | " + " | ".join(cell(rows.get(t)) for rows in by_run.values()) + " |" for t in tasks]
+    out += ["", "| run | tasks | correct | errors |", "|---|---|---|---|"]
+    for label, rows in by_run.items():
+        errors = Counter(r.get("error_type") or "wrong" for r in rows.values() if not r["correct"])
+        out.append(f"| {label} | {len(rows)} | {sum(bool(r['correct']) for r in rows.values())} | "
+                   + ", ".join(f"{k} {v}" for k, v in errors.most_common()) + " |")
+    return out
+
+
 def cmd_kb_table(args):
     """Per-task table and summary of an eval.py --out over a KernelBench level (LOG.md's tables), and the slowest
-    tasks against eager with each plan's time (where the time goes, at plan level)."""
+    tasks against eager with each plan's time (where the time goes, at plan level). Given several --results, one
+    table of them side by side (a cell per task and run: speedup or error type) instead."""
     import eval as ev
-    rows = list(ev.read_rows(os.path.join(args.results, "results.jsonl")).values())
-    if not rows:
-        sys.exit(f"kb-table: no rows in {args.results}/results.jsonl")
+    runs = {}
+    for d in args.results:
+        rows = list(ev.read_rows(os.path.join(d, "results.jsonl")).values())
+        if not rows:
+            sys.exit(f"kb-table: no rows in {d}/results.jsonl")
+        label = os.path.basename(os.path.normpath(d))
+        runs[label if label not in runs else d] = rows
+    if len(runs) > 1:
+        print("\n".join(kb_compare_rows(runs)))
+        print(json.dumps({"bench": "kb-table", "results": args.results,
+                          "runs": {label: kb_summary(rows) for label, rows in runs.items()}}))
+        return
+    rows = next(iter(runs.values()))
     print("\n".join(kb_table_rows(rows)))
     slow = sorted((r for r in rows if r["correct"] and r.get("speedup")), key=lambda r: r["speedup"])[:args.slowest]
     print(f"\nslowest {len(slow)} vs eager: " + "; ".join(
-        f"{r['task_id']} {r['speedup']:.2f}x ({r.get('plan') or 'teacher'} {r['runtime_ms']:.2f} ms vs eager "
+        f"{r['task_id']} {r['speedup']:.2f}x ({r.get('plan') or 'answer'} {r['runtime_ms']:.2f} ms vs eager "
         f"{r['ref_ms']:.2f} ms)" for r in slow))
-    print(json.dumps({"bench": "kb-table", "results": args.results, **kb_summary(rows)}))
+    print(json.dumps({"bench": "kb-table", "results": args.results[0], **kb_summary(rows)}))
 
 
 def cmd_conv_layout(args):
@@ -1472,7 +1512,8 @@ def main():
     f.set_defaults(fn=cmd_sft_step)
     k = sub.add_parser("kb-table", help="per-task KernelBench speed table and summary from an eval.py --out",
                        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    k.add_argument("--results", required=True, help="an eval.py --out directory (its results.jsonl)")
+    k.add_argument("--results", required=True, nargs="+",
+                   help="an eval.py --out directory (its results.jsonl); several: one table of them side by side")
     k.add_argument("--slowest", type=int, default=10, help="how many of the slowest correct tasks to list")
     k.set_defaults(fn=cmd_kb_table)
     c = sub.add_parser("conv-layout", help="each KernelBench task's first convolution: NCHW vs channels-last (cuDNN)",

@@ -598,6 +598,21 @@ def test_bench_kb_table_reads_an_eval_out(tmp_path, capsys):
     assert summary["n_tasks"] == 7 and summary["acc"] == sum(r["correct"] for r in rows) / 7
 
 
+def test_bench_kb_table_sets_runs_side_by_side():
+    """bench.py kb-table with several --results (issue 21: a model's checkpoints): a row per task of any run, a
+    cell per run (speedup of a correct answer, error type of a wrong one, '-' where the run lacks the task), and
+    each run's Acc and errors by type."""
+    import bench
+    sft = [{"task_id": "2_b", "correct": False, "error_type": "syntax_error"},
+           {"task_id": "10_c", "correct": True, "speedup": 1.5}]
+    rl = [{"task_id": "10_c", "correct": True, "speedup": 1.25}, {"task_id": "2_b", "correct": True, "speedup": None},
+          {"task_id": "1_a", "correct": False, "error_type": None}]
+    lines = bench.kb_compare_rows({"sft": sft, "rl": rl})
+    assert lines[:5] == ["| task | sft | rl |", "|---|---|---|", "| 1_a | - | wrong |",
+                         "| 2_b | syntax_error | ok |", "| 10_c | ok 1.50x | ok 1.25x |"]
+    assert "| sft | 2 | 1 | syntax_error 1 |" in lines and "| rl | 3 | 2 | wrong 1 |" in lines
+
+
 def test_bench_conv_layout_times_each_tasks_first_convolution(tmp_path):
     """bench.py conv-layout (issue 20): a row per task with a convolution (its NCHW and channels-last times, which
     agree in value), none for a task without one, and a summary line; on the CPU here, the H200 in LOG.md."""
