@@ -5,7 +5,8 @@ One place owns each of these so that SFT, RL, search and eval agree on them (iss
 - `task_prompt(task_source)` is the model-agnostic user message (KernelBench's instruction: replace the
   PyTorch operators with custom Triton kernels, name the class ModelNew, answer with one python block).
   SFT pairs store it as "prompt"; `render_prompt` / `render_user` put it through the tokenizer's chat
-  template (or a plain template when there is none). Prompt text is always encoded with
+  template (or a plain template when there is none). A policy's `source_form` says whether its prompts show
+  the source as written or without docstrings and comments (`code_only`); it is saved with the checkpoint. Prompt text is always encoded with
   `add_special_tokens=False`: the template already holds every special token.
 - `load_policy(model=None)` builds the built-in tiny default: a Qwen2-architecture model from a config
   (a few million parameters, random weights) and a byte-level BPE tokenizer trained here on the caller's
@@ -77,15 +78,90 @@ TINY_SPECIAL_TOKENS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]  # pad, tu
 _PY_BLOCK = re.compile(r"```python\n(.*?)```", re.DOTALL)
 
 
-def task_prompt(task_source: str) -> str:
-    """The user message for one task: the instruction, then the task's source in a python block."""
-    return f"{PROMPT_INSTRUCTION}\n\nPyTorch program:\n```python\n{task_source.strip()}\n```\n"
+# How a policy is shown the task's source (`Policy.source_form`, saved with its checkpoint, so a model is always
+# prompted the way it was trained): "raw" as written; "code" without docstrings and comments (`code_only`).
+# Why "code" exists (issue 21): a small model trained from scratch saw KernelBench's sources as out of
+# distribution. Their docstrings made level 1's prompts a median 449 tokens (p90 792) against 352 (max 696) over
+# gpu-small's training prompts, and the model wrote garbled code (23 of level 1's answers did not parse). Without
+# docstrings and comments the two are alike: 307 (max 554) against 296 (max 539). The program itself is unchanged.
+SOURCE_FORMS = ("raw", "code")
+
+
+def code_only(source: str) -> str:
+    """`source` without its docstrings (a string statement first in a module, class or function body, on lines of
+    its own; `pass` stands in where it was the whole body) and comments, trailing whitespace and runs of blank
+    lines. What runs is unchanged. A source that does not parse, or would not after the cut, comes back as is."""
+    import ast
+    import io
+    import tokenize
+
+    try:
+        tree = ast.parse(source)
+        comments = [t.start for t in tokenize.generate_tokens(io.StringIO(source).readline)
+                    if t.type == tokenize.COMMENT]
+    except (SyntaxError, ValueError, tokenize.TokenError):
+        return source
+    lines = source.splitlines()
+    replace: dict[int, str | None] = {}  # 1-based line -> new text (None: dropped)
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if not isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) or not body:
+            continue
+        doc = body[0]
+        if not (isinstance(doc, ast.Expr) and isinstance(doc.value, ast.Constant) and isinstance(doc.value.value, str)):
+            continue
+        first, last = lines[doc.lineno - 1], lines[doc.end_lineno - 1]
+        if first[:doc.col_offset].strip() or last[doc.end_col_offset:].strip().split("#")[0].strip():
+            continue  # shares a line with other code
+        for i in range(doc.lineno, doc.end_lineno + 1):
+            replace[i] = None
+        if len(body) == 1 and not isinstance(node, ast.Module):
+            replace[doc.lineno] = " " * doc.col_offset + "pass"
+    for row, col in comments:
+        if replace.get(row, "") is not None:
+            text = replace.get(row, lines[row - 1])[:col].rstrip()
+            replace[row] = text if text.strip() else None
+    out = []
+    for i, line in enumerate(lines, 1):
+        line = replace.get(i, line)
+        if line is None:
+            continue
+        line = line.rstrip()
+        if line or (out and out[-1]):
+            out.append(line)
+    text = "\n".join(out).strip("\n") + "\n"
+    try:
+        ast.parse(text)
+    except SyntaxError:
+        return source
+    return text
+
+
+def source_in_form(task_source: str, form: str = "raw") -> str:
+    if form not in SOURCE_FORMS:
+        raise ValueError(f"source form must be one of {', '.join(SOURCE_FORMS)}, got {form!r}")
+    return code_only(task_source) if form == "code" else task_source
+
+
+def task_prompt(task_source: str, form: str = "raw") -> str:
+    """The user message for one task: the instruction, then the task's source (in `form`) in a python block."""
+    return f"{PROMPT_INSTRUCTION}\n\nPyTorch program:\n```python\n{source_in_form(task_source, form).strip()}\n```\n"
 
 
 def task_source_from_prompt(prompt: str):
     """Inverse of `task_prompt`: the task source inside a user message, or None if it has none."""
     blocks = _PY_BLOCK.findall(prompt)
     return blocks[-1] if blocks else None
+
+
+def prompt_in_form(prompt: str, form: str) -> str:
+    """A stored user message (an SFT pair's, written raw) with the source in its last python block put in `form`;
+    the rest of the message as it was."""
+    blocks = list(_PY_BLOCK.finditer(prompt))
+    if form == "raw" or not blocks:
+        return prompt
+    m = blocks[-1]
+    return prompt[:m.start(1)] + source_in_form(m.group(1), form).strip() + "\n" + prompt[m.end(1):]
 
 
 def render_user(tokenizer, user_text: str) -> str:
@@ -97,9 +173,10 @@ def render_user(tokenizer, user_text: str) -> str:
     return bos + PLAIN_TEMPLATE.format(user=user_text)
 
 
-def render_prompt(tokenizer, task_source: str) -> str:
-    """The rendered prompt for a task source; SFT, RL, search and eval all call this."""
-    return render_user(tokenizer, task_prompt(task_source))
+def render_prompt(tokenizer, task_source: str, form: str = "raw") -> str:
+    """The rendered prompt for a task source, its source in `form` (the policy's `source_form`); SFT, RL, search
+    and eval all call this."""
+    return render_user(tokenizer, task_prompt(task_source, form))
 
 
 def encode(tokenizer, text: str) -> list:
@@ -173,6 +250,7 @@ class Policy:
     lora: bool                      # an adapter is attached (and is what trains)
     quantized: bool                 # 4-bit base
     base: str                       # hub id or path of the base model ("tiny" for the built-in default)
+    source_form: str = "raw"        # how its prompts show a task's source (SOURCE_FORMS); saved with it
 
 
 def resolve_device(device=None) -> torch.device:
@@ -266,11 +344,14 @@ def attach_lora(policy: Policy, r: int, alpha: float, dropout: float) -> Policy:
 
 def load_policy(model=None, *, corpus_texts=None, run_dir=None, tiny_sizes=None, lora_r=16, lora_alpha=32,
                 lora_dropout=0.0, load_in_4bit=False, gradient_checkpointing=False, dtype=None, device=None,
-                seed=0) -> Policy:
+                seed=0, source_form="raw") -> Policy:
     """Load a policy. `model`: None for the tiny default, a hub id, a local model path, or a checkpoint
-    directory written by `save_policy` (which restores its adapter or full weights; `lora_*` then unused).
-    `lora_r=0` trains every parameter (what a from-scratch tiny model needs); `lora_r>0` attaches LoRA.
+    directory written by `save_policy` (which restores its adapter or full weights and its source form; `lora_*`
+    and `source_form` then unused). `lora_r=0` trains every parameter (what a from-scratch tiny model needs);
+    `lora_r>0` attaches LoRA. `source_form`: how a new policy's prompts show a task's source (SOURCE_FORMS).
     """
+    if source_form not in SOURCE_FORMS:
+        raise ValueError(f"source_form must be one of {', '.join(SOURCE_FORMS)}, got {source_form!r}")
     device = resolve_device(device)
     dtype = resolve_dtype(dtype, device)
     saved = None
@@ -310,7 +391,8 @@ def load_policy(model=None, *, corpus_texts=None, run_dir=None, tiny_sizes=None,
         hf_model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
 
     policy = Policy(model=hf_model, tokenizer=tokenizer, device=device, dtype=dtype, lora=False,
-                    quantized=bool(load_in_4bit), base=base_name)
+                    quantized=bool(load_in_4bit), base=base_name,
+                    source_form=saved.get("source_form", "raw") if saved is not None else source_form)
     if saved is not None and saved["kind"] == "lora":
         import peft
 
@@ -336,6 +418,7 @@ def save_policy(policy: Policy, out_dir: str, base_dir=None):
     else:
         policy.model.save_pretrained(os.path.join(out_dir, "model"))
         meta = {"kind": "full", "base": policy.base}
+    meta["source_form"] = policy.source_form
     with open(os.path.join(out_dir, "policy.json"), "w") as f:
         json.dump(meta, f, indent=1)
 
@@ -1597,7 +1680,8 @@ class ModelPolicy:
 
     def propose(self, records, n_samples, seed):
         a = self.args
-        prompts = [render_prompt(self.policy.tokenizer, rec["source"]) for rec in records for _ in range(n_samples)]
+        prompts = [render_prompt(self.policy.tokenizer, rec["source"], self.policy.source_form)
+                   for rec in records for _ in range(n_samples)]
         samples = generate(self.policy, prompts, a.max_new_tokens, a.temperature, a.top_p, seed=seed,
                            batch_size=a.gen_batch_size, engine=a.engine)
         texts = [answer(s.text, completion=True) for s in samples]
@@ -1672,8 +1756,8 @@ def main(argv=None) -> int:
         with open(args.corpus) as f:
             corpus += [json.loads(line)["source"] for line in f if line.strip()]
     policy = load_policy(args.model, corpus_texts=corpus, lora_r=0)
-    [sample] = generate(policy, [render_prompt(policy.tokenizer, source)], args.max_new_tokens, args.temperature,
-                        args.top_p, args.seed)
+    [sample] = generate(policy, [render_prompt(policy.tokenizer, source, policy.source_form)], args.max_new_tokens,
+                        args.temperature, args.top_p, args.seed)
     print(sample.text)
     print(f"tokens {len(sample.completion_ids)} | finish {sample.finish_reason} | "
           f"mean logprob {sum(sample.logprobs) / max(1, len(sample.logprobs)):.3f}")

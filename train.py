@@ -141,6 +141,9 @@ PRESETS = {
                       eval_every=200, save_every=350, gen_every=0, judge_workers=8,
                       pipeline_tasks=4100, pipeline_eval_tasks=100, pipeline_teacher_style="fixed",
                       pipeline_teacher_sizes="symbolic",
+                      # KernelBench's docstrings made its prompts longer than any the model trained on, and its
+                      # answers garbled (session 14, LOG.md): the model sees sources without docstrings/comments
+                      prompt_source="code",
                       # KernelBench level 2 is a GEMM or convolution and its epilogue; kept in torch, the model
                       # writes the fused epilogue (a few lines) instead of the conv kernel (issue 21)
                       pipeline_teacher_heavy="torch",
@@ -222,6 +225,10 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--gradient-checkpointing", action="store_true", help="recompute activations in backward")
     g.add_argument("--dtype", choices=["auto", "bf16", "fp32"], default="auto",
                    help="base weights; auto = bf16 on CUDA (fp32 for full fine-tuning), fp32 on CPU")
+    g.add_argument("--prompt-source", choices=policy_lib.SOURCE_FORMS, default="raw",
+                   help="how a new policy's prompts show the task's source: raw (as written) or code (docstrings "
+                        "and comments removed; gpu-small). Saved with the checkpoint: RL from it and eval.py "
+                        "prompt the same way, whatever this flag says")
     g = p.add_argument_group("optimisation")
     g.add_argument("--lr", type=float, default=3e-4, help="peak learning rate (AdamW, per optimizer step)")
     g.add_argument("--min-lr-frac", type=float, default=0.1, help="cosine floor as a fraction of --lr")
@@ -1216,7 +1223,8 @@ def rollout(pol, records, args, step):
     """G samples per task in one generate call, group-major: sample p*G + g is rollout g of task p. Seeded by
     (seed, step) and, under torchrun, the rank (rank 0's seed is a single process's), so a resumed run samples
     the same rollouts."""
-    prompts = [policy_lib.render_prompt(pol.tokenizer, rec["source"]) for rec in records for _ in range(args.group_size)]
+    prompts = [policy_lib.render_prompt(pol.tokenizer, rec["source"], pol.source_form)
+               for rec in records for _ in range(args.group_size)]
     seed = args.seed * 1_000_003 + step + eval_lib.rank() * 2**32
     return policy_lib.generate(pol, prompts, args.rollout_max_new_tokens, args.rollout_temperature, args.rollout_top_p,
                                seed=seed, batch_size=args.gen_batch_size, engine=args.engine,
@@ -1297,7 +1305,7 @@ def heldout_pass1(pol, judge, records, args, step) -> float | None:
         return None
     mine, correct = rank_share(records), 0
     if mine:
-        prompts = [policy_lib.render_prompt(pol.tokenizer, r["source"]) for r in mine]
+        prompts = [policy_lib.render_prompt(pol.tokenizer, r["source"], pol.source_form) for r in mine]
         samples = policy_lib.generate(pol, prompts, args.rollout_max_new_tokens, args.gen_temperature, args.gen_top_p,
                                       seed=args.seed + step, batch_size=args.gen_batch_size, engine=args.engine,
                                       logprob_chunk_tokens=args.logprob_chunk_tokens)
@@ -1359,7 +1367,7 @@ def load_rl_policy(args, run_dir, ckpt, tasks):
         pol = policy_lib.load_policy(args.model, corpus_texts=[t["source"] for t in tasks], run_dir=run_dir,
                                      tiny_sizes=tiny_sizes, lora_r=0, load_in_4bit=args.load_in_4bit,
                                      gradient_checkpointing=args.gradient_checkpointing, dtype=dtype,
-                                     device=args.device, seed=args.seed)
+                                     device=args.device, seed=args.seed, source_form=args.prompt_source)
         base_dir = base_dir if pol.base == "tiny" else None
     policy_lib.attach_lora(pol, args.rl_lora_r, args.lora_alpha, args.lora_dropout)
     return pol, base_dir
@@ -1429,7 +1437,7 @@ def load_sft_policy(args, run_dir, ckpt, corpus):
     return policy_lib.load_policy(args.model, corpus_texts=corpus, run_dir=run_dir, tiny_sizes=tiny_sizes,
                                   lora_r=args.lora_r, lora_alpha=args.lora_alpha, lora_dropout=args.lora_dropout,
                                   load_in_4bit=args.load_in_4bit, gradient_checkpointing=args.gradient_checkpointing,
-                                  dtype=dtype, device=args.device, seed=args.seed)
+                                  dtype=dtype, device=args.device, seed=args.seed, source_form=args.prompt_source)
 
 
 def run_sft(args) -> dict:
@@ -1466,6 +1474,9 @@ def run_sft(args) -> dict:
     world, rank = eval_lib.world_size(), eval_lib.rank()
     if rank > 0:  # its own dropout stream (rank 0 keeps a single process's)
         torch.manual_seed(args.seed + rank)
+    if pol.source_form != "raw":  # the pairs hold raw prompts (teacher.py's); the model sees its own form
+        train_pairs, heldout_pairs = ([dict(p, prompt=policy_lib.prompt_in_form(p["prompt"], pol.source_form)) for p in ps]
+                                      for ps in (train_pairs, heldout_pairs))
     train_examples, dropped = encode_pairs(pol.tokenizer, train_pairs, args.max_seq_len)
     heldout_examples, _ = encode_pairs(pol.tokenizer, heldout_pairs, args.max_seq_len)
     heldout_examples = heldout_examples[:args.eval_max_pairs]

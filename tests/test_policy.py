@@ -57,6 +57,69 @@ def test_task_prompt_round_trip_and_content():
     assert P.task_source_from_prompt("no code here") is None
 
 
+KB_LIKE = '''import torch
+import torch.nn as nn
+
+class Model(nn.Module):
+    """
+    Multi-line class docstring.
+    """
+    def __init__(self, dim: int):
+        """Args:
+            dim (int): the size.
+        """
+        super().__init__()
+        self.dim = dim  # kept
+
+    def forward(self, x):
+        """Doc only before code."""
+        s = "# a hash in a string stays"
+        return torch.relu(x) * self.dim  # the op
+
+    def unused(self):
+        """The whole body."""
+
+dim = 16  # size
+
+def get_inputs():
+    return [torch.randn(4, dim)]
+'''
+
+
+def test_code_only_drops_docstrings_and_comments_and_nothing_else():
+    """The "code" source form (issue 21): docstrings and comments go, `pass` stands in for a body that was only a
+    docstring, blank-line runs shrink to one; every statement that runs stays. Sources it cannot cut safely
+    (unparsable, or a docstring sharing its line with code) come back as they were."""
+    import ast
+    out = P.code_only(KB_LIKE)
+    assert '"""' not in out and "# kept" not in out and "# size" not in out and "# the op" not in out
+    assert 's = "# a hash in a string stays"' in out and "        self.dim = dim\n" in out
+    assert "    def unused(self):\n        pass\n" in out and "\n\n\n" not in out
+    strip = ast.parse(KB_LIKE)
+    for node in ast.walk(strip):
+        body = getattr(node, "body", None)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef)) and body and isinstance(body[0], ast.Expr):
+            node.body = body[1:] or [ast.Pass()]
+    assert ast.dump(ast.parse(out)) == ast.dump(strip)
+    assert P.code_only(out) == out
+    for unchanged in ('def f(): "doc on the def line"\n', "def broken(:\n", 'x = 1; """not a docstring"""\n'):
+        assert P.code_only(unchanged) == unchanged
+
+
+def test_prompt_forms():
+    """A policy's source form shapes its prompt; a stored raw prompt put in a form equals the prompt built in it,
+    and "raw" leaves everything as written. An unknown form is an error, not a silent raw."""
+    raw = P.task_prompt(KB_LIKE)
+    assert P.task_source_from_prompt(raw).strip() == KB_LIKE.strip() and P.prompt_in_form(raw, "raw") == raw
+    code = P.task_prompt(KB_LIKE, "code")
+    assert P.prompt_in_form(raw, "code") == code and '"""' not in code and code.startswith(P.PROMPT_INSTRUCTION)
+    assert P.prompt_in_form("no code block", "code") == "no code block"
+    with pytest.raises(ValueError, match="source form must be one of raw, code"):
+        P.task_prompt(KB_LIKE, "docless")
+    with pytest.raises(ValueError, match="source_form must be one of"):
+        P.load_policy(None, corpus_texts=["x"], source_form="docless")
+
+
 def test_module_import_is_light():
     """teacher.py imports policy.task_prompt: no transformers/peft at import time."""
     code = "import sys, policy; assert not {'transformers', 'peft', 'tokenizers'} & set(sys.modules), sys.modules"
@@ -195,7 +258,7 @@ def test_lora_merged_for_generation_and_unmerged_after(tiny_lora):
 def test_save_and_load_policy_round_trip(tmp_path, lora_r):
     run_dir = tmp_path / "run"
     pol = P.load_policy(None, corpus_texts=corpus(), run_dir=str(run_dir), tiny_sizes=SIZES, lora_r=lora_r,
-                        lora_alpha=8, seed=0, device="cpu")
+                        lora_alpha=8, seed=0, device="cpu", source_form="code")
     with torch.no_grad():
         for p in P.trainable_parameters(pol):
             p.add_(0.01 * torch.randn_like(p))  # "training"
@@ -203,8 +266,8 @@ def test_save_and_load_policy_round_trip(tmp_path, lora_r):
     P.save_policy(pol, str(ckpt), base_dir=str(run_dir / "base_model") if lora_r else None)
     meta = json.loads((ckpt / "policy.json").read_text())
     assert meta["kind"] == ("lora" if lora_r else "full")
-    loaded = P.load_policy(str(ckpt), device="cpu")
-    assert loaded.lora == bool(lora_r)
+    loaded = P.load_policy(str(ckpt), device="cpu", source_form="raw")  # the checkpoint's form wins
+    assert loaded.lora == bool(lora_r) and loaded.source_form == "code"
     ids = torch.tensor([[5, 6, 7, 8, 9]])
     pol.model.eval()
     loaded.model.eval()

@@ -179,6 +179,31 @@ def test_run_outputs_and_log_lines(tmp_path, capsys):
     assert "--resume" in capsys.readouterr().err
 
 
+def test_prompt_source_code_trains_on_docless_prompts_and_is_saved(tmp_path, monkeypatch):
+    """--prompt-source code (gpu-small's): SFT encodes each pair's prompt with its source's docstrings and comments
+    removed (the pairs file keeps them), and the checkpoint records the form, so RL and eval.py prompt the same."""
+    pairs = train.load_pairs(PAIRS)
+    doc = '''    """A docstring the model should not see."""\n'''
+    for p in pairs:  # a class docstring and a comment in every prompt
+        p["prompt"] = p["prompt"].replace("class Model(nn.Module):\n", "class Model(nn.Module):\n" + doc)
+        p["prompt"] = p["prompt"].replace("def get_inputs():\n", "def get_inputs():  # the inputs\n")
+    assert all("should not see" in p["prompt"] and "# the inputs" in p["prompt"] for p in pairs)
+    path = tmp_path / "pairs.jsonl"
+    path.write_text("".join(json.dumps(p) + "\n" for p in pairs))
+    seen = []
+    real = train.encode_pairs
+    monkeypatch.setattr(train, "encode_pairs", lambda tok, ps, n: (seen.extend(ps), real(tok, ps, n))[1])
+    argv = sft_argv(tmp_path / "run", "--max-steps", "1", "--prompt-source", "code")
+    argv[argv.index(PAIRS)] = str(path)
+    assert train.main(argv) == 0
+    assert len(seen) == len(pairs)
+    assert all(p["prompt"] == P.prompt_in_form(q["prompt"], "code") for p, q in
+               zip(sorted(seen, key=lambda p: p["task_id"]), sorted(pairs, key=lambda p: p["task_id"])))
+    assert not any("should not see" in p["prompt"] or "# the inputs" in p["prompt"] for p in seen)
+    ckpt = train.checkpoint_dirs(str(tmp_path / "run"))[-1]
+    assert json.loads(open(os.path.join(ckpt, "policy", "policy.json")).read())["source_form"] == "code"
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--stage", "sft", "--pairs", "/nonexistent/pairs.jsonl"], "pairs file not found"),
     (["--stage", "rl"], "issue 6"),
