@@ -1140,6 +1140,7 @@ class _Worker:
         finally:
             if lock:
                 lock.release()
+        self.drop_large_task(job)
         if self.device == "cuda" and v.error_type not in job["recycle_errors"]:
             self.return_gpu_cache(job, v)
         # Whatever the verdict: a run that ended in an exception (the faithfulness run included) skipped the
@@ -1167,6 +1168,16 @@ class _Worker:
             if exclusive:
                 self.torch.cuda.empty_cache()
             self.cap_gpu_memory(self.caps["gpu_gb"])
+
+    def drop_large_task(self, job):
+        """After a job: its task's cached reference goes if it is over TASK_CACHE_BYTES and no other job of the task
+        waits in the judge's queue. A KernelBench-sized reference (level 1: 5 trials x 6.4 GB) kept by an idle
+        worker is GPU memory an exclusive retry does not see free, so the retry's reference outputs went to the host
+        and it took 20-60 s instead of 3-4 s (session 14: 7 of level 1's 23 retries). Small tasks stay cached (an RL
+        group's rollouts share one), and so does a large one while more of its candidates are queued."""
+        task = self.tasks.get(_task_key(job))
+        if task is not None and not job.get("task_queued", True) and task["nbytes"] > TASK_CACHE_BYTES:
+            del self.tasks[_task_key(job)]
 
     def return_gpu_cache(self, job, v):
         """After a job: a candidate's huge buffers go back to the GPU, not to this worker's caching allocator. A
@@ -2313,6 +2324,7 @@ class Judge:
         self.created, self.ready_log = time.monotonic(), []
         self._retries = []  # (index, task, solution, first oom message): jobs to run again exclusively
         self._big_tasks = {}  # sha256 of a task whose reference ran out of memory under a share -> why (_dispatch)
+        self._queued = collections.Counter()  # sha256 of a task -> its jobs of this verify_many not yet dispatched
         self.closed = False
         self.start_method, self.spawn_reason = start_method, None
         self.zygote = None  # _Zygote while start_method is "zygote" (or while workers it forked live)
@@ -2379,6 +2391,7 @@ class Judge:
                 continue
             pending.append((i, task, sol, None))
         pending.reverse()  # pop() from the end keeps input order of dispatch
+        self._queued = collections.Counter(_sha(task) for _, task, _, _ in pending)
         bar = _progress_bar(len(pairs), progress)
         if bar is not None:
             bar.update(len(pairs) - len(pending))
@@ -2536,6 +2549,8 @@ class Judge:
         under a worker's share in this Judge runs exclusively at once (flag "exclusive_task"): every candidate of a
         KernelBench-sized task would pay that failed first attempt (each plan of a sweep, each sample of pass@k)."""
         s.big_task = first_oom is None and self.oom_retry and _sha(task) in self._big_tasks
+        if first_oom is None:
+            self._queued[_sha(task)] -= 1
         if s.big_task:
             first_oom = self._big_tasks[_sha(task)]
         s.job, s.nonce = i, os.urandom(16).hex()
@@ -2553,7 +2568,10 @@ class Judge:
                "compile_baseline": self.compile_baseline, "seed": self.seed, "lock_dir": self.lock_dir,
                "recycle_every": self.recycle_every, "recycle_errors": self.recycle_errors,
                "caps": caps, "exclusive": first_oom is not None, "mem_limit_gb": self.mem_limit_gb,
-               "baseline": baseline, "preflight": self.preflight}
+               "baseline": baseline, "preflight": self.preflight,
+               # whether the worker keeps a large reference cached after this job: only while more jobs of its task
+               # wait in this call (Worker.drop_large_task)
+               "task_queued": self._queued[_sha(task)] > 0}
         try:
             _send(s.job_w, job)
         except OSError:  # the worker died while idle; its EOF is handled by _on_readable

@@ -235,6 +235,34 @@ def test_reference_outputs_placement():
     assert ref_placement(need=43.0, working=10.0, cap=139.0, host_room=20.0, exclusive=True, free=60.0) == "cuda"
 
 
+def test_large_cached_reference_dropped_when_no_job_of_its_task_waits(monkeypatch):
+    """After a job, a worker drops its task's cached reference when it is over TASK_CACHE_BYTES and the judge's
+    queue holds no other job of that task (job["task_queued"]); small references, and large ones with more
+    candidates queued, stay. The parent sets task_queued from what is left to dispatch in this verify_many call:
+    an idle worker's multi-GB reference would otherwise keep an exclusive retry's outputs off the GPU."""
+    import reward
+    worker = reward._Worker.__new__(reward._Worker)  # only the cache is read
+    big, small = reward.TASK_CACHE_BYTES + 1, reward.TASK_CACHE_BYTES // 4
+
+    def job(task, queued):
+        return {"task": task, "seed": 0, "trials": 5, "task_queued": queued}
+    worker.tasks = {reward._task_key(job("big", 0)): {"nbytes": big}, reward._task_key(job("small", 0)): {"nbytes": small}}
+    worker.drop_large_task(job("big", True))
+    worker.drop_large_task(job("small", False))
+    assert len(worker.tasks) == 2
+    worker.drop_large_task(job("big", False))
+    assert list(worker.tasks) == [reward._task_key(job("small", 0))]
+
+    sent = []
+    real = reward._send
+    monkeypatch.setattr(reward, "_send", lambda fd, obj: (sent.append(obj), real(fd, obj))[1])
+    task, other, good = read(RELU_ADD), task_for(GOODS[0]), read(GOOD_RELU_ADD)
+    with Judge(workers=1, device="cpu", timeout_s=60.0) as j:
+        j.verify_many([(task, good), (task, good), (other, read(GOODS[0])), (task, good)], progress=False)
+    queued = [(m["task"] == task, m["task_queued"]) for m in sent if m.get("type") == "job"]
+    assert queued == [(True, True), (True, True), (False, False), (True, False)]
+
+
 def _alive(pid):
     try:
         with open(f"/proc/{pid}/status") as f:
