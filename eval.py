@@ -541,9 +541,10 @@ def build_parser():
                         "convolutions, the ieee kernels for every other task and for a convolution whose TF32 answer "
                         "misses the tolerance)")
     p.add_argument("--reuse-verdicts", default=None, metavar="DIR",
-                   help="an earlier eval.py --out on the same tasks and judge settings: an answer identical to one "
-                        "it recorded for the same task takes that verdict (flag verdict_reused) instead of being "
-                        "judged again (train.py's KernelBench evals of RL checkpoints against the SFT checkpoint's)")
+                   help="an earlier eval.py --out on the same tasks, judge settings and reward.py: an answer "
+                        "identical to one it recorded for the same task takes that verdict (flag verdict_reused) "
+                        "instead of being judged again (train.py's KernelBench evals of RL checkpoints against the "
+                        "SFT checkpoint's)")
     p.add_argument("--max-new-tokens", type=int, default=2048, help="generation length limit, tokens")
     p.add_argument("--temperature", type=float, default=None,
                    help="sampling temperature; default 0 (greedy) for --samples 1, else 0.8")
@@ -671,18 +672,24 @@ REUSE_SAME = ("tasks", "device", "judge_policy", "baseline", "trials", "seed")  
 
 def check_reuse_dir(args) -> None:
     """--reuse-verdicts DIR must be an eval.py --out (run.json and samples.jsonl) that judged the same tasks with
-    the same judge settings (REUSE_SAME; --workers may differ); UsageError otherwise."""
+    the same judge settings (REUSE_SAME; --workers may differ) and the same reward.py (run.json's judge_sha256);
+    UsageError otherwise."""
     d = args.reuse_verdicts
     run_path = os.path.join(d, "run.json")
     if not (os.path.isfile(run_path) and os.path.isfile(os.path.join(d, "samples.jsonl"))):
         raise UsageError(f"--reuse-verdicts {d}: not an eval.py --out folder (no run.json and samples.jsonl)")
+    from search import code_digest
     with open(run_path) as f:
-        old = _identity(json.load(f)["args"])
-    new = _identity(vars(args))
+        run = json.load(f)
+    old, new = _identity(run["args"]), _identity(vars(args))
     diff = [k for k in REUSE_SAME if old.get(k) != new.get(k)]
     if diff:
         raise UsageError(f"--reuse-verdicts {d} judged with other settings ("
                          + ", ".join(f"{k}: {old.get(k)!r} vs {new.get(k)!r}" for k in diff) + ")")
+    if run.get("judge_sha256") != code_digest(names=("reward.py",)):
+        raise UsageError(f"--reuse-verdicts {d} was judged by another version of reward.py (judge_sha256 "
+                         f"{run.get('judge_sha256')} vs {code_digest(names=('reward.py',))}): "
+                         "its verdicts may not hold")
 
 
 def earlier_verdicts(d) -> dict:

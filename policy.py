@@ -6,8 +6,8 @@ One place owns each of these so that SFT, RL, search and eval agree on them (iss
   PyTorch operators with custom Triton kernels, name the class ModelNew, answer with one python block).
   SFT pairs store it as "prompt"; `render_prompt` / `render_user` put it through the tokenizer's chat
   template (or a plain template when there is none). A policy's `source_form` says whether its prompts show
-  the source as written or without docstrings and comments (`code_only`); it is saved with the checkpoint. Prompt text is always encoded with
-  `add_special_tokens=False`: the template already holds every special token.
+  the source as written or without docstrings and comments (`code_only`); it is saved with the checkpoint.
+  Prompt text is always encoded with `add_special_tokens=False`: the template already holds every special token.
 - `load_policy(model=None)` builds the built-in tiny default: a Qwen2-architecture model from a config
   (a few million parameters, random weights) and a byte-level BPE tokenizer trained here on the caller's
   corpus; both are saved in `run_dir` so a resumed run reuses them. Nothing is downloaded.

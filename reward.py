@@ -38,7 +38,12 @@ A candidate is correct only if (shared/DESIGN.md, "The judge"; issue 3):
      the reference and the candidate;
   3. over `trials` seeded inputs (cloned per run) the output has exactly type torch.Tensor, the reference's
      shape and dtype, is allclose within the tolerance table (computed in chunks: `_chunked_close`), and the
-     inputs are unchanged;
+     inputs are unchanged. The last trial's inputs (of two or more) are a contrast draw (`_contrast`): each
+     floating input's second half along its first dim of size >= 2 is scaled by CONTRAST_SCALE. get_inputs
+     draws i.i.d. values, so a mean of a 32768 x 32768 input taken over its first row alone (an SFT answer to
+     KernelBench's 94_MSELoss, session 14) is within 1e-2 of the whole mean on every plain draw; on the contrast
+     draw it is not. Scaling keeps zeros, signs and bounds such as [0, 1], so masks, triangular inputs and most
+     input domains survive it;
   4. every forward launches >= 1 Triton kernel (counted by wrapping the Triton launchers);
   5. faithfulness: with launches suppressed and fresh `empty*` allocations poisoned, the output is wrong;
   6. torch ops in forward are recorded with a TorchDispatchMode. `strict`: only allocation, view/shape and
@@ -100,6 +105,7 @@ MIN_TIME_TRIALS = 20               # ... but never fewer runs than this
 MIN_TIME_TRIALS_LONG = 5           # ... or this where one timed round (candidate and reference) takes LONG_ROUND_S
 LONG_ROUND_S = 0.1                 #     or more: all-Triton transposed 3-D convolutions ran 10-273 ms a call on the
                                    #     H200 and 20 rounds of them held the GPU lock for up to 6 s (LOG.md session 10)
+CONTRAST_SCALE = 0.25             # the contrast trial's factor on the second half of each floating input (_contrast)
 TASK_CACHE_BYTES = 1 << 30         # a worker keeps cached tasks (reference outputs, weights) up to about this much
 # A task's get_inputs that fails like this on the device is drawn on the CPU instead (issue 19)
 DRAW_ERRORS = (RuntimeError, TypeError, ValueError, NotImplementedError, AssertionError)
@@ -1253,7 +1259,9 @@ class _Worker:
             if _Launches.count == 0:
                 raise _WorkerError("no_triton_launch", f"trial {k}: forward launched no Triton kernel",
                                    compiled=True, torch_ops=dict(rec.counts), flags=flags)
-            err_k = self.compare(out, task["ref_outs"][k], atol_rtol, f"trial {k}", v)
+            label = f"trial {k}" if seed != task.get("contrast_seed") else \
+                f"trial {k} (the contrast draw: each input's second half scaled by {CONTRAST_SCALE:g})"
+            err_k = self.compare(out, task["ref_outs"][k], atol_rtol, label, v)
             max_err = max(max_err, err_k)
             v.max_abs_err = max_err
             for i, (a, b) in enumerate(zip(inputs, pristine)):
@@ -1501,8 +1509,9 @@ class _Worker:
             init_inputs = list(mod.get_init_inputs())
             torch.manual_seed(MODEL_SEED)
             model = mod.Model(*init_inputs).to(self.device)
+            seeds = [job["seed"] * 1000 + 17 * k + 1 for k in range(job["trials"])]
             task = {"model": model, "mod": mod, "init_inputs": init_inputs, "flags": [], "ref_outs": [],
-                    "seeds": [job["seed"] * 1000 + 17 * k + 1 for k in range(job["trials"])],
+                    "seeds": seeds, "contrast_seed": seeds[-1] if len(seeds) >= 2 else None,
                     "draw_on_device": False}
             first = None
             if self.device != "cpu":
@@ -1558,7 +1567,8 @@ class _Worker:
         torch.manual_seed(seed)
         with torch.device(self.device) if draw_on_device else contextlib.nullcontext():
             inputs = list(task["mod"].get_inputs())
-        return [x.to(self.device) if isinstance(x, torch.Tensor) else x for x in inputs]
+        inputs = [x.to(self.device) if isinstance(x, torch.Tensor) else x for x in inputs]
+        return [_contrast(torch, x) for x in inputs] if seed == task.get("contrast_seed") else inputs
 
     def cap_gpu_memory(self, limit_gb):
         """The caching allocator may hold at most `limit_gb` of the GPU (0: all of it), so a candidate that
@@ -1866,6 +1876,21 @@ def _call_recorded(model, inputs, rec, device):
 
 def _sha(text):
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _contrast(torch, x):
+    """The contrast trial's input (module docstring, item 3): a floating tensor's second half along its first dim
+    of size >= 2 scaled by CONTRAST_SCALE, on a copy of its layout (strides kept: a transposed input stays
+    transposed); other values as they are."""
+    if not isinstance(x, torch.Tensor) or not x.is_floating_point():
+        return x
+    dim = next((d for d, n in enumerate(x.shape) if n >= 2), None)
+    if dim is None:
+        return x
+    y = x.clone()
+    n = y.shape[dim]
+    y.narrow(dim, n // 2, n - n // 2).mul_(CONTRAST_SCALE)
+    return y
 
 
 def _task_key(job):

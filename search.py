@@ -106,12 +106,13 @@ def git_commit():
     return (commit + ("-dirty" if dirty else "")) or None
 
 
-def code_digest(root=HERE) -> str:
-    """sha256 (16 hex digits) of the top-level .py files under `root`, by name and content: which code produced a
-    run even where git cannot say (session 12's device copies reported the session's first commit, '-dirty',
-    for code three commits newer)."""
+def code_digest(root=HERE, names=None) -> str:
+    """sha256 (16 hex digits) of the top-level .py files under `root` (or those in `names`), by name and content:
+    which code produced a run even where git cannot say (session 12's device copies reported the session's first
+    commit, '-dirty', for code three commits newer). run.json's judge_sha256 is reward.py's alone: verdicts are
+    comparable across runs (eval.py --reuse-verdicts) only under the same judge."""
     h = hashlib.sha256()
-    for name in sorted(n for n in os.listdir(root) if n.endswith(".py")):
+    for name in sorted(n for n in os.listdir(root) if n.endswith(".py") and (names is None or n in names)):
         with open(os.path.join(root, name), "rb") as f:
             h.update(name.encode() + b"\0" + f.read() + b"\0")
     return h.hexdigest()[:16]
@@ -134,7 +135,8 @@ def run_info() -> dict:
         for i in range(torch.cuda.device_count()):
             props = torch.cuda.get_device_properties(i)
             gpus.append({"name": props.name, "memory_gb": round(props.total_memory / 2**30, 1)})
-    return {"git_commit": git_commit(), "code_sha256": code_digest(), "python": platform.python_version(),
+    return {"git_commit": git_commit(), "code_sha256": code_digest(), "judge_sha256": code_digest(names=("reward.py",)),
+            "python": platform.python_version(),
             "platform": platform.platform(),
             "versions": versions, "gpus": gpus, "cpu_count": os.cpu_count(), "torch_threads": torch.get_num_threads(),
             "hostname": platform.node(), "time": time.strftime("%Y-%m-%d %H:%M:%S")}

@@ -62,7 +62,9 @@ checkpoint (what `--preset gpu-small` uses for the DRPO vs GRPO comparison). `--
 (on in gpu-small) also judges every checkpoint, and the teacher, on the KernelBench level folders (issue 21), into
 eval_<name>_kb<level> and a KernelBench table in report.md (an RL checkpoint's answer identical to the SFT
 checkpoint's takes its verdict: eval.py --reuse-verdicts); `--pipeline-style kernelbench` (gpu-small) writes the
-pipeline's tasks in KernelBench's surface variety (synth's render style), the same programs as the plain style.
+pipeline's tasks in KernelBench's surface variety (synth's render style), the same programs as the plain style;
+`--prompt-source code` (gpu-small) shows the model each task without docstrings and comments (policy.code_only),
+a choice saved with its checkpoints.
 
 Several GPUs (issue 23): the same commands under torchrun are data-parallel over N processes, one per GPU:
     torchrun --nproc-per-node 2 train.py --preset gpu-small --out runs/pipeline-2gpu         # the whole pipeline
@@ -1475,8 +1477,8 @@ def run_sft(args) -> dict:
     if rank > 0:  # its own dropout stream (rank 0 keeps a single process's)
         torch.manual_seed(args.seed + rank)
     if pol.source_form != "raw":  # the pairs hold raw prompts (teacher.py's); the model sees its own form
-        train_pairs, heldout_pairs = ([dict(p, prompt=policy_lib.prompt_in_form(p["prompt"], pol.source_form)) for p in ps]
-                                      for ps in (train_pairs, heldout_pairs))
+        train_pairs, heldout_pairs = ([dict(p, prompt=policy_lib.prompt_in_form(p["prompt"], pol.source_form))
+                                       for p in ps] for ps in (train_pairs, heldout_pairs))
     train_examples, dropped = encode_pairs(pol.tokenizer, train_pairs, args.max_seq_len)
     heldout_examples, _ = encode_pairs(pol.tokenizer, heldout_pairs, args.max_seq_len)
     heldout_examples = heldout_examples[:args.eval_max_pairs]

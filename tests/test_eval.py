@@ -581,6 +581,13 @@ def test_reuse_verdicts_takes_an_identical_answers_verdict(tmp_path, capsys):
             ev.main(["--tasks", TASKS, "--policy", f"samples:{recorded}", "--out", str(tmp_path / "bad"),
                      "--reuse-verdicts", bad, "--seed", "3" if bad == first else "0"])
         assert e.value.code == 2 and message in capsys.readouterr().err
+    run = json.load(open(os.path.join(first, "run.json")))  # verdicts of another judge (reward.py) do not carry
+    run["judge_sha256"] = "0" * 16
+    json.dump(run, open(os.path.join(first, "run.json"), "w"))
+    with pytest.raises(SystemExit) as e:
+        ev.main(["--tasks", TASKS, "--policy", f"samples:{recorded}", "--out", str(tmp_path / "bad2"),
+                 "--reuse-verdicts", first])
+    assert e.value.code == 2 and "judged by another version of reward.py" in capsys.readouterr().err
 
 
 def test_bench_kb_table_reads_an_eval_out(tmp_path, capsys):

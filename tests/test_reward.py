@@ -246,7 +246,8 @@ def test_large_cached_reference_dropped_when_no_job_of_its_task_waits(monkeypatc
 
     def job(task, queued):
         return {"task": task, "seed": 0, "trials": 5, "task_queued": queued}
-    worker.tasks = {reward._task_key(job("big", 0)): {"nbytes": big}, reward._task_key(job("small", 0)): {"nbytes": small}}
+    worker.tasks = {reward._task_key(job("big", 0)): {"nbytes": big},
+                    reward._task_key(job("small", 0)): {"nbytes": small}}
     worker.drop_large_task(job("big", True))
     worker.drop_large_task(job("small", False))
     assert len(worker.tasks) == 2
@@ -261,6 +262,36 @@ def test_large_cached_reference_dropped_when_no_job_of_its_task_waits(monkeypatc
         j.verify_many([(task, good), (task, good), (other, read(GOODS[0])), (task, good)], progress=False)
     queued = [(m["task"] == task, m["task_queued"]) for m in sent if m.get("type") == "job"]
     assert queued == [(True, True), (True, True), (False, False), (True, False)]
+
+
+def test_contrast_draw_catches_a_partial_mean():
+    """The last trial is the contrast draw (each floating input's second half scaled by CONTRAST_SCALE): a mean
+    taken over the first rows of i.i.d. inputs passes every plain draw (with one trial, i.e. no contrast draw, the
+    judge accepts it) and fails there, named in the message. The honest whole mean passes both ways."""
+    hack, good = os.path.join(HERE, "hacks", "partial_mean.py"), os.path.join(TASKS, "good", "mse_mean.py")
+    task = task_for(hack)
+    with Judge(workers=1, device="cpu", timeout_s=60.0, trials=1) as j:
+        plain_hack, plain_good = j.verify_many([(task, read(hack)), (task, read(good))], progress=False)
+    assert plain_hack.correct and plain_good.correct, (plain_hack.error_msg, plain_good.error_msg)
+    with Judge(workers=1, device="cpu", timeout_s=60.0) as j:
+        v_hack, v_good = j.verify_many([(task, read(hack)), (task, read(good))], progress=False)
+    assert v_good.correct, v_good.error_msg
+    assert not v_hack.correct and v_hack.error_type == "mismatch"
+    assert v_hack.error_msg.startswith("trial 4 (the contrast draw")
+
+
+def test_contrast_input():
+    """_contrast: a float tensor's second half along its first dim of size >= 2 scaled, on a copy with the same
+    strides; integer and bool tensors, non-tensors and single elements as they were."""
+    import reward
+    x = torch.arange(12.0).reshape(3, 4).t()  # transposed: 4 x 3, non-contiguous
+    y = reward._contrast(torch, x)
+    assert y.stride() == x.stride() and y is not x and torch.equal(x, torch.arange(12.0).reshape(3, 4).t())
+    assert torch.equal(y[:2], x[:2]) and torch.equal(y[2:], x[2:] * reward.CONTRAST_SCALE)
+    z = torch.ones(1, 5)
+    assert torch.equal(reward._contrast(torch, z)[0], torch.tensor([1, 1, 0.25, 0.25, 0.25]))
+    for same in (torch.arange(6), torch.ones(4, dtype=torch.bool), torch.ones(1, 1), 3.0):
+        assert reward._contrast(torch, same) is same
 
 
 def _alive(pid):
