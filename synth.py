@@ -1171,6 +1171,31 @@ def _int_expr(v: int, rng: random.Random) -> str:
     return repr(v)
 
 
+def gemm_dim_names(nodes: list[dict], tensor: str, rank: int) -> list[tuple[str, ...]] | None:
+    """Size-constant names for the dims of `tensor` where its first use is as a GEMM operand (matmul, bmm,
+    einsum), by each dim's role, as KernelBench's GEMM files name them: batch dims batch_size, then M, K and N
+    (A (M, K) @ B (K, N)). A dim shared by both operands gets one name, so the contraction dim is named once.
+    Drawn from the rank pools it could get two names for one value (A (M, dim) @ B (batch_size, K) with
+    dim == batch_size), and gpu-small's SFT model wrote a duplicate K_size kernel argument on 10 of KernelBench
+    level 1's GEMMs (session 14). None where the first use is not a GEMM operand of a supported form."""
+    for n in nodes:
+        if tensor not in n["inputs"]:
+            continue
+        slot = n["inputs"].index(tensor)
+        if n["op"] in ("matmul", "bmm") and rank in (2, 3):
+            return ([("batch_size",)] if rank == 3 else []) + ([("M",), ("K",)] if slot == 0 else [("K",), ("N",)])
+        if n["op"] == "einsum":
+            m = re.fullmatch(r"([a-z]+),([a-z]+)->([a-z]*)", n["attrs"]["equation"].replace(" ", ""))
+            if not m or len(m.group(slot + 1)) != rank:
+                return None
+            x, y, o = m.groups()
+            role = {c: "batch_size" if c in x and c in y and c in o else "K" if c in x and c in y
+                    else "M" if c in x else "N" for c in x + y}
+            return [(role[c],) for c in m.group(slot + 1)]
+        return None
+    return None
+
+
 def render_kernelbench(prog: dict, rng: random.Random) -> tuple[str, dict]:
     """`prog` rendered in KernelBench's surface variety, every choice drawn from `rng` (seeded per program):
     docstrings, names of inputs/params/modules/constants, functional / method / module spellings of each op,
@@ -1388,7 +1413,8 @@ def render_kernelbench(prog: dict, rng: random.Random) -> tuple[str, dict]:
     input_exprs = []
     for t in prog["inputs"]:
         shape = t["shape"]
-        pools = dim_names.get(len(shape), [(f"d{j}",) for j in range(len(shape))])
+        pools = gemm_dim_names(nodes, t["name"], len(shape)) or \
+            dim_names.get(len(shape), [(f"d{j}",) for j in range(len(shape))])
         names = [const(rng.choice(p), s) for p, s in zip(pools, shape)]
         if len(shape) >= 2 and rng.random() < 0.15 and t["dist"] in ("randn", "rand"):
             tail = const(rng.choice(("input_shape", "feature_shape")), tuple(shape[1:]))

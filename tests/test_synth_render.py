@@ -183,3 +183,26 @@ def test_teacher_leaves_the_init_docstring_with_the_task():
     sol = teacher.compile_program(rec)
     init = sol.split("def __init__", 1)[1].split("def forward", 1)[0]
     assert '"""' not in init and "super(" in init
+
+
+def test_gemm_operands_name_their_dims_by_role():
+    """A GEMM's operands (matmul, bmm, einsum) name their size constants by role, as KernelBench's GEMM files do:
+    batch dims batch_size, then M, K, N, with the contraction dim one name in both operands (session 14: two
+    names for it taught the model a duplicate K_size argument). Checked on rendered programs, then on the rule."""
+    seen = 0
+    for i in range(400):
+        rec, _, _ = synth.sample_program(1, i, 5, BUDGET, style="kernelbench", pool=["matmul", "bmm", "einsum"])
+        if rec is None:
+            continue
+        gi = rec["source"][rec["source"].index("def get_inputs"):]
+        draws = re.findall(r"torch\.randn?\(([^)*]*)\)", gi)
+        if len(draws) == 2 and "torch.einsum" not in rec["source"]:
+            a, b = ([d.strip() for d in draw.split(",")] for draw in draws)
+            assert a[-1] == b[-2] == "K" and a[-2] == "M" and b[-1] == "N", rec["source"]
+            seen += 1
+    assert seen >= 20
+    nodes = [{"op": "einsum", "inputs": ["A", "B"], "attrs": {"equation": "bij,bjk->bik"}}]
+    assert synth.gemm_dim_names(nodes, "A", 3) == [("batch_size",), ("M",), ("K",)]
+    assert synth.gemm_dim_names(nodes, "B", 3) == [("batch_size",), ("K",), ("N",)]
+    assert synth.gemm_dim_names(nodes, "B", 2) is None  # not the equation's rank
+    assert synth.gemm_dim_names([{"op": "relu", "inputs": ["A"], "attrs": {}}], "A", 2) is None
