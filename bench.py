@@ -1193,21 +1193,23 @@ def cmd_timing_noise(args):
                       "max_rel_diff": round(max((d for *_, d in rows), default=0.0), 4), "argv": sys.argv}))
 
 
+def kb_order(task_id):
+    """Sort key of a KernelBench task id: the file name's number first (1, 2, ..., 100), others after."""
+    head = task_id.split("_", 1)[0]
+    return (int(head), task_id) if head.isdigit() else (10 ** 9, task_id)
+
+
 def kb_table_rows(rows):
     """Markdown lines of a per-task speed table from eval.py results.jsonl rows (issues 19, 20): speedup vs eager
     and vs torch.compile, the three times, the winning teacher plan where the run had several (and each plan's
     ms), flags and errors. Rows sorted by the file name's number (KernelBench order)."""
-    def num(tid):
-        head = tid.split("_", 1)[0]
-        return (int(head), tid) if head.isdigit() else (10 ** 9, tid)
-
     def f(x, nd=2):
         return "-" if x is None else f"{x:.{nd}f}"
     has_plans = any(r.get("plans") for r in rows)
     head = "| task | correct | vs eager | vs compile | eager ms | compile ms | ms |" + (" plan | plans ms |" if has_plans else "") \
         + " flags / error |"
     out = [head, "|" + "---|" * (head.count("|") - 1)]
-    for r in sorted(rows, key=lambda r: num(r["task_id"])):
+    for r in sorted(rows, key=lambda r: kb_order(r["task_id"])):
         notes = [{"fails_kb_tol": "misses 1e-4", "oom_retried_exclusive": "retried alone",
                   "exclusive_task": "run alone"}.get(fl, fl)
                  for fl in r.get("flags") or [] if fl != "speed_unmeasured"]
@@ -1239,10 +1241,6 @@ def kb_compare_rows(runs):
     then each run's Acc and its errors by type. `runs`: {label: rows}; tasks in KernelBench order."""
     from collections import Counter
 
-    def num(tid):
-        head = tid.split("_", 1)[0]
-        return (int(head), tid) if head.isdigit() else (10 ** 9, tid)
-
     def cell(r):
         if r is None:
             return "-"
@@ -1250,7 +1248,7 @@ def kb_compare_rows(runs):
             return f"ok {r['speedup']:.2f}x" if r.get("speedup") else "ok"
         return r.get("error_type") or "wrong"
     by_run = {label: {r["task_id"]: r for r in rows} for label, rows in runs.items()}
-    tasks = sorted({t for rows in by_run.values() for t in rows}, key=num)
+    tasks = sorted({t for rows in by_run.values() for t in rows}, key=kb_order)
     out = ["| task | " + " | ".join(by_run) + " |", "|---|" + "---|" * len(by_run)]
     out += [f"| {t} | " + " | ".join(cell(rows.get(t)) for rows in by_run.values()) + " |" for t in tasks]
     out += ["", "| run | tasks | correct | errors |", "|---|---|---|---|"]
