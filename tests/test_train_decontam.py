@@ -71,3 +71,25 @@ def test_pipeline_drops_drawn_programs_that_match_kernelbench(tmp_path, monkeypa
     assert victim["id"] not in ids and len(set(ids)) == 7
     assert f"dropped 1 drawn programs that match KernelBench files: {victim['id']} ~ 32_HardTanh.py" in \
         capsys.readouterr().out
+
+
+def test_a_clean_verdict_is_kept_for_the_same_bytes(tmp_path, monkeypatch, capsys):
+    """A clean check writes its record with the digest of its inputs; the same files again reuse it without
+    checking, and a changed task file (or KernelBench file) is checked afresh, where a copy still fails the run."""
+    path, record = str(tmp_path / "tasks.jsonl"), str(tmp_path / "decontaminated.json")
+    kb = [os.path.join(SMALL, "level1"), os.path.join(SMALL, "level2")]
+    records = synthetic()
+    write_tasks(path, records)
+    train.check_decontaminated([path], kb, record=record)
+    assert json.load(open(record))["tasks"] == len(records)
+    calls = []
+    real = synth.decontaminate
+    monkeypatch.setattr(synth, "decontaminate", lambda recs, dirs: calls.append(len(recs)) or real(recs, dirs))
+    train.check_decontaminated([path], kb, record=record)
+    assert calls == [] and "clean when checked on" in capsys.readouterr().out
+    level2 = sorted(f for f in os.listdir(os.path.join(SMALL, "level2")) if f.endswith(".py"))[0]
+    with open(os.path.join(SMALL, "level2", level2)) as f:
+        write_tasks(path, records + [{"id": "leak", "level": 2, "source": f.read()}])
+    with pytest.raises(train.UsageError, match="1 training tasks copy KernelBench files"):
+        train.check_decontaminated([path], kb, record=record)
+    assert calls == [len(records) + 1]
