@@ -85,6 +85,9 @@ IRREGULAR = {  # name: (forward args, forward body, get_inputs, __init__ line)
     # ... and a layer norm of few rows over more elements than that (KernelBench L1 40: 16 rows of 4.2M)
     "layernorm_split": ("x", "return torch.relu(self.norm(x * 2.0))", "[torch.randn(4, 3, 50, 61)]",
                         "self.norm = nn.LayerNorm((3, 50, 61))"),
+    # ... and a group norm of few rows (KernelBench L2 61: 128 rows of 629k; 60: 512 rows of 492k, long rows)
+    "groupnorm_split": ("x", "return torch.relu(self.norm(x * 2.0)) - 0.5", "[torch.randn(2, 6, 60, 80)]",
+                        "self.norm = nn.GroupNorm(3, 6)"),
     # head dim over 64: the GPU target's attention runs q @ k^T over slices of the head dim (prologue in the loop)
     "sdpa_wide_head": ("q, k, v", "return F.hardsigmoid(F.scaled_dot_product_attention(torch.selu(q), k, v))",
                        "[torch.randn(1, 2, 37, 72), torch.randn(1, 2, 45, 72), torch.randn(1, 2, 45, 72)]", ""),
@@ -458,7 +461,7 @@ def test_gpu_target_splits_large_sums_and_batch_norms_over_programs():
         gpu, cpu = (compile_program(irregular_source(name), target=t) for t in ("cuda", "cpu"))
         assert "tl.atomic_add(out_ptr" in gpu and "torch.zeros(" in gpu, name
         assert "atomic" not in cpu, name
-    for name in ("bn2d_split", "bn1d_split", "layernorm_split"):
+    for name in ("bn2d_split", "bn1d_split", "layernorm_split", "groupnorm_split"):
         gpu, cpu = (compile_program(irregular_source(name), target=t) for t in ("cuda", "cpu"))
         # statistics per block, their merge per channel, then the normalising kernel reads two numbers a channel
         assert gpu.count("@triton.jit") == 3 and "_stats_kernel[(" in gpu and "_moments_kernel[(" in gpu, name
@@ -467,6 +470,11 @@ def test_gpu_target_splits_large_sums_and_batch_norms_over_programs():
         assert cpu.count("@triton.jit") == 1 and "stats" not in cpu, name
     assert "x_ptr + rows * n_cols + cols" in compile_program(irregular_source("layernorm_split"), target="cuda")
     assert "stats" not in compile_program(irregular_source("layernorm_long"), target="cuda")  # 5 rows of 2,100
+    # a group norm of many rows splits only where its rows are long (L2 60: 512 rows of 492k); short ones stay
+    many = irregular_source("groupnorm_split").replace("torch.randn(2, 6, 60, 80)", "torch.randn(128, 6, 8, 9)")
+    many_long = many.replace("torch.randn(128, 6, 8, 9)", "torch.randn(128, 6, 256, 260)")
+    assert "stats" not in compile_program(many, target="cuda")
+    assert "_stats_kernel[(" in compile_program(many_long, target="cuda")
 
 
 def test_cli_writes_verified_pairs(tmp_path):
