@@ -686,10 +686,10 @@ def check_reuse_dir(args) -> None:
     if diff:
         raise UsageError(f"--reuse-verdicts {d} judged with other settings ("
                          + ", ".join(f"{k}: {old.get(k)!r} vs {new.get(k)!r}" for k in diff) + ")")
-    if run.get("judge_sha256") != code_digest(names=("reward.py",)):
+    judge = code_digest(names=("reward.py",))
+    if run.get("judge_sha256") != judge:
         raise UsageError(f"--reuse-verdicts {d} was judged by another version of reward.py (judge_sha256 "
-                         f"{run.get('judge_sha256')} vs {code_digest(names=('reward.py',))}): "
-                         "its verdicts may not hold")
+                         f"{run.get('judge_sha256')} vs {judge}): its verdicts may not hold")
 
 
 def earlier_verdicts(d) -> dict:

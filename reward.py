@@ -1181,9 +1181,9 @@ class _Worker:
         worker is GPU memory an exclusive retry does not see free, so the retry's reference outputs went to the host
         and it took 20-60 s instead of 3-4 s (session 14: 7 of level 1's 23 retries). Small tasks stay cached (an RL
         group's rollouts share one), and so does a large one while more of its candidates are queued."""
-        task = self.tasks.get(_task_key(job))
-        if task is not None and not job.get("task_queued", True) and task["nbytes"] > TASK_CACHE_BYTES:
-            del self.tasks[_task_key(job)]
+        key = _task_key(job)
+        if key in self.tasks and not job.get("task_queued", True) and self.tasks[key]["nbytes"] > TASK_CACHE_BYTES:
+            del self.tasks[key]
 
     def return_gpu_cache(self, job, v):
         """After a job: a candidate's huge buffers go back to the GPU, not to this worker's caching allocator. A
