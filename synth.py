@@ -407,18 +407,28 @@ POOL = [op.name for op in OPS.values() if op.samplable]
 
 def op_pool(spec: str | None) -> list[str]:
     """The samplable ops named by `spec`: None/"all", a kind ("unary", "conv", ...), "elementwise"
-    (unary + scalar + binary), or a comma-separated list of kinds and op names."""
+    (unary + scalar + binary), or a comma-separated list of them, "all" and op names. A part may end in `*N`
+    (an integer >= 1): its ops are drawn N times as often ("all,conv*4": every op, convolutions 4x). The list
+    holds each op as many times as its largest weight, in POOL order; the decks (level_deck) shuffle it."""
     if not spec or spec == "all":
         return list(POOL)
-    wanted = set()
+    weight: dict[str, int] = {}
     for part in spec.split(","):
+        part, _, times = part.strip().partition("*")
         part = part.strip()
+        try:
+            w = int(times) if times else 1
+        except ValueError:
+            w = 0
+        if w < 1:
+            raise ValueError(f"op pool part {part}*{times}: the weight after '*' must be an integer >= 1")
         kinds = ("unary", "scalar", "binary") if part == "elementwise" else (part,)
-        hits = [o for o in POOL if OPS[o].kind in kinds or o == part]
+        hits = [o for o in POOL if part == "all" or OPS[o].kind in kinds or o == part]
         if not hits:
             raise ValueError(f"unknown op or kind {part!r} (kinds: {sorted({o.kind for o in OPS.values()})})")
-        wanted.update(hits)
-    return [o for o in POOL if o in wanted]
+        for o in hits:
+            weight[o] = max(weight.get(o, 0), w)
+    return [o for o in POOL for _ in range(weight.get(o, 0))]
 MODULE_ATTR = {"conv": "conv", "conv_transpose": "conv_transpose", "pool": "pool", "adaptive_pool": "pool",
                "norm": "norm", "matmul": "linear"}
 
@@ -1055,6 +1065,25 @@ CTOR_ORDER = {"Linear": ("in_features", "out_features", "bias"),
               "LayerNorm": ("normalized_shape", "eps"), "RMSNorm": ("normalized_shape", "eps"),
               "BatchNorm": ("num_features",), "InstanceNorm": ("num_features",)}
 
+# nn's defaults of the arguments a KernelBench-style constructor spells out even when they are the default
+NN_DEFAULTS = {"Conv": {"stride": 1, "padding": 0, "dilation": 1, "groups": 1, "bias": True},
+               "ConvTranspose": {"stride": 1, "padding": 0, "output_padding": 0, "groups": 1, "bias": True,
+                                 "dilation": 1}}
+RAND_INPUT_SHARE = 0.6     # unconstrained inputs drawn with torch.rand (KernelBench: every input of both levels)
+INIT_DEFAULTS_SHARE = 0.4  # renders whose constructor gives trailing arguments defaults (KernelBench level 1: 45%)
+
+
+def _decoy(value):
+    """A default unlike `value` for a passed constructor argument (the passed value is the one that counts)."""
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, int):
+        return 1 if value != 1 else 0
+    if isinstance(value, float):
+        return 1.0 if value != 1.0 else 0.5
+    return value
+
+
 # attribute names KernelBench-like sources give modules and parameters (first match of the op wins)
 MODULE_NAMES = {"conv": ("conv", "conv{d}d", "conv1"), "conv_transpose": ("conv_transpose", "conv_transpose{d}d", "deconv"),
                 "linear": ("linear", "fc", "gemm", "matmul", "dense"), "max_pool": ("max_pool", "maxpool", "pool"),
@@ -1207,7 +1236,7 @@ def render_kernelbench(prog: dict, rng: random.Random) -> tuple[str, dict]:
     nodes = prog["nodes"]
     compute = [n for n in nodes if n["op"] != "flatten"]
     fpre = "F." if rng.random() < 0.75 else "torch.nn.functional."
-    init_args = rng.random() < 0.7        # constructor args via get_init_inputs() (else literals in __init__)
+    init_args = rng.random() < 0.9        # constructor args via get_init_inputs() (else literals in __init__)
     reassign = rng.random() < 0.75        # x = op(x) chains (else a fresh name per step)
     annotate = rng.random() < 0.35
     consts: dict[str, Any] = {}           # module-level constants, in definition order
@@ -1259,6 +1288,12 @@ def render_kernelbench(prog: dict, rng: random.Random) -> tuple[str, dict]:
         op = first_use.get(t["name"], ("", 0))[0]
         base = rng.choice(PARAM_NAMES.get(op, ("param", "weight", "bias")))
         rename[t["name"]] = fresh(base)
+    # KernelBench draws every input with torch.rand. An input the ops leave unconstrained is drawn either way, so
+    # torch.rand never tells the op (with randn the norm, it marked sqrt/log/rsqrt tasks: the model wrote tl.sqrt
+    # for KernelBench's ReLU, LOG.md session 15). rand is within randn's domain, so every op stays valid.
+    for t in prog["inputs"]:
+        if t["dist"] == "randn" and rng.random() < RAND_INPUT_SHARE:
+            t["dist"], t["dom"] = "rand", "nonneg"
     mod_names: dict[str, str] = {}
     for n in nodes:
         if n.get("module"):
@@ -1280,7 +1315,8 @@ def render_kernelbench(prog: dict, rng: random.Random) -> tuple[str, dict]:
     def init_arg(base: str, value) -> str:
         name = const(base, value)
         if name not in [a for a, _ in init_params]:
-            ann = "int" if isinstance(value, int) else "float" if isinstance(value, float) else "tuple"
+            ann = "bool" if isinstance(value, bool) else "int" if isinstance(value, int) else \
+                "float" if isinstance(value, float) else "tuple"
             init_params.append((name, ann))
         return name
 
@@ -1291,7 +1327,10 @@ def render_kernelbench(prog: dict, rng: random.Random) -> tuple[str, dict]:
         op = OPS[node["op"]]
         fam = next(k for k in CTOR_ORDER if op.module.startswith(k) and not (k == "Conv" and "Transpose" in op.module))
         margs = dict(node["module_args"])
-        if margs.get("bias") is True and rng.random() < 0.6:
+        if init_args and fam in NN_DEFAULTS and rng.random() < 0.4:
+            for key, default in NN_DEFAULTS[fam].items():  # every argument spelled out, as KernelBench's level 1
+                margs.setdefault(key, default)
+        elif margs.get("bias") is True and rng.random() < 0.6:
             del margs["bias"]  # the default
         order = [k for k in CTOR_ORDER[fam] if k in margs] + [k for k in margs if k not in CTOR_ORDER[fam]]
         sig, prefix = CTOR_ORDER[fam], 0
@@ -1301,7 +1340,7 @@ def render_kernelbench(prog: dict, rng: random.Random) -> tuple[str, dict]:
         parts = []
         for j, key in enumerate(order):
             val = margs[key]
-            if isinstance(val, (bool, float)) or not init_args:
+            if isinstance(val, float) or not init_args or (isinstance(val, bool) and rng.random() < 0.5):
                 text = lit(val)
             else:
                 text = init_arg(key, tuple(val) if isinstance(val, list) else val)
@@ -1327,7 +1366,7 @@ def render_kernelbench(prog: dict, rng: random.Random) -> tuple[str, dict]:
                 continue
             names = ATTR_NAMES.get((n["op"], a)) or (DIM_ATTR_NAMES if a == "dim" and op.kind in ("softmax", "scan", "reduce")
                                                       else None)
-            if init_args and names and rng.random() < 0.6 and "{idx}" not in sp and sp != "module":
+            if init_args and names and rng.random() < 0.8 and "{idx}" not in sp and sp != "module":
                 cname = init_arg(rng.choice(names), v)
                 attr_text[(n["name"], a)] = f"self.{cname}"
                 ctor_text[(n["name"], a)] = cname
@@ -1407,8 +1446,9 @@ def render_kernelbench(prog: dict, rng: random.Random) -> tuple[str, dict]:
     fwd_args = [t["name"] for t in prog["inputs"]]
     # ---- get_inputs: size constants ----
     dim_names = {1: [("dim", "N", "size", "features")], 2: [("batch_size", "M", "N"), ("dim", "features", "in_features", "K")],
-                 3: [("batch_size", "B"), ("channels", "features", "seq_len", "M"), ("length", "dim", "seq_len", "N")],
-                 4: [("batch_size",), ("channels", "in_channels"), ("height",), ("width",)],
+                 3: [("batch_size", "B"), ("channels", "features", "seq_len", "M", "dim1"),
+                     ("length", "dim", "seq_len", "N", "dim2")],
+                 4: [("batch_size",), ("channels", "in_channels", "features"), ("height", "dim1"), ("width", "dim2")],
                  5: [("batch_size",), ("channels", "in_channels"), ("depth",), ("height",), ("width",)]}
     input_exprs = []
     for t in prog["inputs"]:
@@ -1428,14 +1468,23 @@ def render_kernelbench(prog: dict, rng: random.Random) -> tuple[str, dict]:
             input_exprs.append((t["name"], f"torch.rand({dims}) + 0.5"))
         else:
             input_exprs.append((t["name"], f"torch.{'rand' if dist == 'rand' else 'randn'}({dims})"))
+    # ---- constructor defaults: KernelBench gives trailing arguments defaults (`stride: int = 1`) and its
+    # get_init_inputs() often passes only a prefix; a default of a passed argument may differ from the value passed
+    n_required = n_passed = len(init_params)
+    if init_params and rng.random() < INIT_DEFAULTS_SHARE:
+        n_required = rng.randrange(len(init_params))
+        n_passed = rng.randint(n_required, len(init_params))
+    passed = [a for a, _ in init_params[:n_passed]]
     # ---- text ----
     ops = [n["op"] for n in compute]
     out = ["import torch", "import torch.nn as nn"]
     if any("{F}" in spelled[n["name"]] for n in compute) and fpre == "F.":
         out.append("import torch.nn.functional as F")
     # constants: unused ones (a const() for a tuple whose dims got names) are dropped
-    used_text = "\n".join(body + [ln for _, ln in module_lines] + scalar_inits + [e for _, e in input_exprs])
-    used = [k for k in consts if k in [a for a, _ in init_params] or re.search(rf"(?<![\w.]){k}\b(?!\s*=[^=])", used_text)]
+    # (__init__'s lines name its arguments, never a module constant, so a defaulted argument left out of
+    # get_init_inputs() gets no constant)
+    used_text = "\n".join(body + [e for _, e in input_exprs])
+    used = [k for k in consts if k in passed or re.search(rf"(?<![\w.]){k}\b(?!\s*=[^=])", used_text)]
     const_lines = _const_lines({k: consts[k] for k in used}, rng)
     cls = ["class Model(nn.Module):"]
     doc = _class_doc(ops, rng)
@@ -1443,7 +1492,13 @@ def render_kernelbench(prog: dict, rng: random.Random) -> tuple[str, dict]:
         cls.append(f'    """{doc[0]}"""')
     else:
         cls += ['    """'] + [f"    {d}" for d in doc] + ['    """']
-    sig = ["self"] + [f"{a}: {ann}" if annotate else a for a, ann in init_params]
+    sig = ["self"]
+    for j, (a, ann) in enumerate(init_params):
+        text = f"{a}: {ann}" if annotate else a
+        if j >= n_required:
+            value = consts[a] if j >= n_passed or rng.random() < 0.5 else _decoy(consts[a])
+            text += f" = {lit(value)}" if annotate else f"={lit(value)}"
+        sig.append(text)
     cls.append(f"    def __init__({', '.join(sig)}):")
     if init_params and rng.random() < 0.4:
         cls += ['        """'] + [f"        {d}" if d else "" for d in _init_doc(init_params, ops, rng)] + ['        """']
@@ -1463,7 +1518,7 @@ def render_kernelbench(prog: dict, rng: random.Random) -> tuple[str, dict]:
         gi += [f"    {nm} = {e}" for nm, e in input_exprs] + [f"    return [{', '.join(nm for nm, _ in input_exprs)}]"]
     else:
         gi += [f"    return [{', '.join(e for _, e in input_exprs)}]"]
-    gii = ["def get_init_inputs():", f"    return [{', '.join(a for a, _ in init_params)}]"]
+    gii = ["def get_init_inputs():", f"    return [{', '.join(passed)}]"]
     if rng.random() < 0.4:  # constants first, as our plain render
         parts = [out, const_lines, cls, gi, gii]
     else:  # KernelBench's usual order: the class, then the test config
@@ -1502,7 +1557,10 @@ def _const_lines(consts: dict, rng: random.Random) -> list[str]:
                     targets.append(k2)
         done.update(targets)
         if isinstance(v, tuple):
-            names = {consts[p]: p for p in keys[:i] if type(consts[p]) is int and consts[p] > 1}
+            names: dict[int, str] = {}  # the first constant of each value (in_channels, not a later groups)
+            for p in keys[:i]:
+                if type(consts[p]) is int and consts[p] > 1:
+                    names.setdefault(consts[p], p)
             items = [names[e] if e in names and rng.random() < 0.6 else repr(e) for e in v]
             text = "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
         else:
@@ -1797,17 +1855,19 @@ def generate(num_programs: int, levels: list[int], seed: int, budget: Budget, wo
 # Coverage
 # --------------------------------------------------------------------------------------------------
 def coverage_report(records: list[dict], pool: list[str] | None = None) -> dict:
-    """Per-op counts, per-level share deviation from uniform, total-variation distance, op pairs seen."""
-    POOL = pool or globals()["POOL"]  # noqa: N806 (shadows the module pool on purpose)
+    """Per-op counts, per-level share deviation from the pool's draw (uniform, or op_pool's weights), total-variation
+    distance, op pairs seen."""
+    weights = Counter(pool or globals()["POOL"])  # a weighted pool (op_pool "conv*4") lists an op several times
+    POOL = list(weights)  # noqa: N806 (shadows the module pool on purpose)
+    n_cards = sum(weights.values())
     rep: dict[str, Any] = {"programs": len(records), "levels": {}, "pool_size": len(POOL)}
     all_counts = Counter()
     pairs = set()
     for lv in sorted({r["level"] for r in records}):
         counts = Counter(o for r in records if r["level"] == lv for o in r["ops"])
         total = sum(counts.values())
-        expect = total / len(POOL)
-        shares = {o: counts.get(o, 0) / expect for o in POOL}
-        tv = 0.5 * sum(abs(counts.get(o, 0) / total - 1 / len(POOL)) for o in POOL) if total else 0.0
+        shares = {o: counts.get(o, 0) / (total * weights[o] / n_cards) if total else 0.0 for o in POOL}  # pool's weights
+        tv = 0.5 * sum(abs(counts.get(o, 0) / total - weights[o] / n_cards) for o in POOL) if total else 0.0
         rep["levels"][lv] = {"programs": sum(1 for r in records if r["level"] == lv), "op_draws": total,
                              "min_share": min(shares.values()), "max_share": max(shares.values()),
                              "tv_distance": tv, "missing_ops": [o for o in POOL if not counts.get(o)]}
@@ -1823,7 +1883,7 @@ def coverage_report(records: list[dict], pool: list[str] | None = None) -> dict:
 def print_coverage(rep: dict) -> None:
     print(f"programs: {rep['programs']}  ops in pool: {rep['pool_size']}  op pairs seen: "
           f"{rep['op_pairs_seen']}/{rep['op_pairs_possible']}")
-    print("level | programs | op draws | share of uniform (min..max) | TV distance | missing ops")
+    print("level | programs | op draws | share of expected (min..max) | TV distance | missing ops")
     for lv, s in rep["levels"].items():
         print(f"{lv:5d} | {s['programs']:8d} | {s['op_draws']:8d} | {s['min_share']:.2f}..{s['max_share']:.2f}"
               f"{'':17s}| {s['tv_distance']:.4f}      | {len(s['missing_ops'])}")
@@ -2513,7 +2573,8 @@ def main(argv=None) -> int:
     p.add_argument("--max-flops", type=int, default=None, help="budget: total FLOPs per program")
     p.add_argument("--workers", type=int, default=max(1, min(4, os.cpu_count() or 1)), help="worker processes")
     p.add_argument("--ops", default="all",
-                   help="op pool: all, a kind (unary, conv, ...), elementwise, or a comma list of kinds/op names")
+                   help="op pool: all, a kind (unary, conv, ...), elementwise, or a comma list of kinds/op names; "
+                        "a part ending in *N is drawn N times as often (all,conv*4)")
     p.add_argument("--import", dest="import_dir", default=None, help="directory of KernelBench-format .py files")
     p.add_argument("--report", action="store_true", help="with --import: print ops per file and coverage")
     p.add_argument("--list-ops", action="store_true", help="print the operator table and exit")

@@ -153,6 +153,9 @@ PRESETS = {
                       # KernelBench level 2 is a GEMM or convolution and a 2-6 op epilogue: half the level-2 and
                       # level-3 programs are drawn in that shape (issue 21); level 3 adds 2-op epilogues
                       pipeline_anchored=0.5,
+                      # KernelBench level 1 is 35% convolutions and 15% GEMMs; a uniform pool gave them 7% and 4%
+                      # of the level-1 programs (session 15, LOG.md): 4x and 3x the draws, every op still drawn
+                      pipeline_ops="all,conv*4,conv_transpose*4,matmul*3",
                       pipeline_max_seq_len=2048, levels="1,2,3", rl_steps=60, rl_time_limit_s=130,
                       rollout_max_new_tokens=1536, pipeline_ablation_loss="grpo", rl_heldout_per_level=16,
                       gen_batch_size=64, rl_lr=3e-4,
@@ -323,7 +326,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "from the tensors' shapes) instead of writing products such as 156 = 13 * 12 (gpu-small)")
     g.add_argument("--pipeline-ops", default="all",
                    help="op pool of the pipeline's programs (synth.op_pool: all, a kind such as unary, elementwise, "
-                        "or a comma list); the tiny preset uses unary so a from-scratch model sees each op often")
+                        "or a comma list; a part ending in *N is drawn N times as often, e.g. all,conv*4); the tiny "
+                        "preset uses unary so a from-scratch model sees each op often, gpu-small weights "
+                        "convolutions and GEMMs toward KernelBench level 1's mix")
     g.add_argument("--pipeline-style", choices=["plain", "kernelbench"], default="plain",
                    help="surface of the pipeline's task sources (synth render style; issue 21): plain is one fixed "
                         "form, kernelbench KernelBench's variety (docstrings, names, functional/method/module "

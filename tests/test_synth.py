@@ -5,6 +5,7 @@ import subprocess
 import sys
 
 import pytest
+from collections import Counter
 import torch
 
 import synth
@@ -269,6 +270,16 @@ def test_op_pool_restricts_generation():
     assert synth.op_pool("conv,relu") == [o for o in synth.POOL if synth.OPS[o].kind == "conv" or o == "relu"]
     with pytest.raises(ValueError, match="unknown op or kind"):
         synth.op_pool("nonsense")
+    # weights: "conv*4" lists each convolution 4 times, every other op once; the decks draw in that ratio
+    weighted = synth.op_pool("all,conv*4")
+    assert Counter(weighted) == Counter({o: 4 if synth.OPS[o].kind == "conv" else 1 for o in synth.POOL})
+    deck = synth.level_deck(0, 1, 40 * len(weighted), weighted)
+    assert deck.count("conv2d") == 4 * deck.count("relu") == 160
+    for bad in ("conv*0", "conv*x", "all,relu*-2"):
+        with pytest.raises(ValueError, match="integer >= 1"):
+            synth.op_pool(bad)
+    rep = synth.coverage_report([{"level": 1, "ops": [o]} for o in weighted], weighted)
+    assert rep["pool_size"] == len(synth.POOL) and rep["levels"][1]["tv_distance"] < 1e-9
     recs, _ = synth.generate(12, [1, 2], seed=0, budget=BUDGET, workers=1, progress=False, ops="unary")
     assert len(recs) == 12 and all(synth.OPS[o].kind == "unary" for r in recs for o in r["ops"])
 

@@ -43,19 +43,25 @@ def kb_records():
 
 @pytest.mark.parametrize("op", synth.POOL)
 def test_every_spelling_of_every_op_computes_the_plain_answer_and_imports_back(op):
-    """Each op in several kernelbench renders: the same numbers as the plain render (same seeds) and the same
-    op list on import. Style seeds are chosen so every listed spelling of the op is drawn at least once."""
+    """Each op in several kernelbench renders: the same numbers as the plain render of the program the render
+    returns (same seeds), that program the one given but for inputs drawn with torch.rand instead of randn, and
+    the same op list on import. Style seeds are chosen so every listed spelling of the op is drawn at least once."""
     rec, why, _ = synth.sample_program(1, 0, 7, BUDGET, bag=[op])
     assert rec is not None, why
-    ns = synth.exec_source(rec["source"])
-    _, _, want = synth.run_reference(ns, seed=3)
     spellings = synth.SPELLINGS.get(op, ["module"] if synth.OPS[op].module else [synth.OPS[op].call])
     seen, k = set(), 0
     while len(seen) < len(set(spellings)) and k < 60:
         src, prog = synth.render_kernelbench(rec["program"], random.Random(f"{op}:{k}"))
         k += 1
+        for given, named in zip(rec["program"]["inputs"], prog["inputs"]):
+            assert named["dist"] == given["dist"] or (given["dist"], named["dist"]) == ("randn", "rand"), src
+        assert [n["op"] for n in prog["nodes"]] == [n["op"] for n in rec["program"]["nodes"]]
         forward = src.split("def forward", 1)[1]
         seen.update(sp for sp in spellings if _spelling_used(sp, src, forward))
+        plain = json.loads(json.dumps(rec["program"]))  # the given program, its inputs drawn as the render draws
+        for given, named in zip(plain["inputs"], prog["inputs"]):
+            given["dist"] = named["dist"]
+        _, _, want = synth.run_reference(synth.exec_source(synth.render(plain)), seed=3)
         _, _, got = synth.run_reference(synth.exec_source(src), seed=3)
         assert torch.equal(got, want), src
         with warnings.catch_warnings():
@@ -113,7 +119,7 @@ def test_kernelbench_renders_vary(kb_records):
     for s in init_docs:
         init_args = re.search(r"def __init__\(self, ([^)]*)\)", s).group(1).split(", ")
         doc = s.split('def __init__', 1)[1].split('"""')[1]
-        assert all(f"    {a.split(':')[0]} (" in doc for a in init_args), (init_args, doc)
+        assert all(f"    {re.split(r'[:=]', a)[0]} (" in doc for a in init_args), (init_args, doc)
     assert 5 < sum("get_init_inputs():\n    return []" not in s for s in srcs) < len(srcs)  # both ctor patterns
     assert any(re.search(r"^\w+ = \w+ = ", s, re.M) for s in srcs) or any(" * " in s.split("def get_inputs")[0]
                                                                           for s in srcs)
@@ -206,3 +212,67 @@ def test_gemm_operands_name_their_dims_by_role():
     assert synth.gemm_dim_names(nodes, "B", 3) == [("batch_size",), ("K",), ("N",)]
     assert synth.gemm_dim_names(nodes, "B", 2) is None  # not the equation's rank
     assert synth.gemm_dim_names([{"op": "relu", "inputs": ["A"], "attrs": {}}], "A", 2) is None
+
+
+def _init_and_passed(src: str) -> tuple[list[str], int, list[str], set[str]]:
+    """(Model.__init__'s argument names, how many have defaults, the names get_init_inputs() returns, the
+    module-level constants)."""
+    import ast
+    tree = ast.parse(src)
+    model = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Model")
+    init = next(f for f in model.body if isinstance(f, ast.FunctionDef) and f.name == "__init__")
+    gii = next(f for f in tree.body if isinstance(f, ast.FunctionDef) and f.name == "get_init_inputs")
+    passed = [e.id for e in gii.body[-1].value.elts]
+    consts = {t.id for n in tree.body if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
+    return [a.arg for a in init.args.args[1:]], len(init.args.defaults), passed, consts
+
+
+def test_kernelbench_constructor_defaults_pass_a_prefix_and_compute_the_program():
+    """KernelBench's constructors give trailing arguments defaults and get_init_inputs() may pass only a prefix
+    (level 1's convolutions: `stride: int = 1, ...`). Renders with defaults pass the arguments in order, at least
+    every one without a default; a passed argument's default may be a decoy, and what runs is still the program:
+    the same numbers as its plain render."""
+    seen = Counter()
+    for op in ("conv2d", "conv_transpose1d", "max_pool2d", "leaky_relu", "linear"):
+        rec, why, _ = synth.sample_program(1, 0, 3, BUDGET, bag=[op])
+        assert rec is not None, why
+        for k in range(30):
+            src, prog = synth.render_kernelbench(rec["program"], random.Random(f"defaults:{op}:{k}"))
+            args, n_defaults, passed, consts = _init_and_passed(src)
+            if not n_defaults:
+                continue
+            seen["defaults"] += 1
+            assert passed == args[:len(passed)] and len(passed) >= len(args) - n_defaults, src
+            assert set(passed) <= consts, src
+            seen["prefix"] += len(passed) < len(args)
+            ns = synth.exec_source(src)
+            model = ns["Model"](*ns["get_init_inputs"]())
+            import inspect
+            bound = inspect.signature(ns["Model"].__init__).bind(None, *ns["get_init_inputs"]())
+            seen["decoy"] += any(ns[a] != p.default for a, p in inspect.signature(ns["Model"].__init__).parameters.items()
+                                 if a in bound.arguments and a != "self" and p.default is not p.empty)
+            assert model is not None
+            plain = json.loads(json.dumps(rec["program"]))
+            for given, named in zip(plain["inputs"], prog["inputs"]):
+                given["dist"] = named["dist"]
+            _, _, want = synth.run_reference(synth.exec_source(synth.render(plain)), seed=5)
+            _, _, got = synth.run_reference(ns, seed=5)
+            assert torch.equal(got, want), src
+    assert seen["defaults"] >= 10 and seen["prefix"] >= 3 and seen["decoy"] >= 3, seen
+
+
+def test_kernelbench_inputs_are_drawn_with_rand_whatever_the_op():
+    """torch.rand (KernelBench's draw for every input) must not mark the ops that need positive inputs: an
+    unconstrained input is drawn with rand or randn, a constrained one (sqrt's) never with randn."""
+    draws = {}
+    for op in ("relu", "sqrt"):
+        rec, why, _ = synth.sample_program(1, 0, 3, BUDGET, bag=[op])
+        assert rec is not None, why
+        draws[op] = Counter()
+        for k in range(30):
+            src, _ = synth.render_kernelbench(rec["program"], random.Random(f"dist:{op}:{k}"))
+            gi = src.split("def get_inputs", 1)[1]
+            draws[op].update(d for d, pat in (("rand", r"torch\.rand\((?!.*\+ 0\.5)"), ("randn", r"torch\.randn\("),
+                                               ("pos", r"torch\.rand\(.*\+ 0\.5")) if re.search(pat, gi))
+    assert draws["relu"]["rand"] >= 10 and draws["relu"]["randn"] >= 5 and not draws["relu"]["pos"], draws
+    assert draws["sqrt"]["randn"] == 0 and draws["sqrt"]["rand"] + draws["sqrt"]["pos"] == 30, draws
