@@ -15,6 +15,7 @@
     python bench.py decode-sample --model-config qwen2.5-7b # H200: generate's sampling rule vs Gumbel-max
     python bench.py kb-table --results runs/eval-teacher-kb2  # per-task KernelBench speed table (LOG.md's), summary
     python bench.py kb-table --results runs/gs/eval_sft_kb1 runs/gs/eval_rl_kb1  # checkpoints side by side
+    python bench.py kb-surface --tasks ../shared/KernelBench/level1 runs/gs/data/tasks_sft.jsonl  # surface gaps
     python bench.py conv-layout --tasks ../shared/KernelBench/level2 --device cuda  # H200: convs NCHW vs channels-last
 
 verify: builds `--n` candidate solutions of mixed quality (known-good Triton kernels, cheats and faults
@@ -1285,6 +1286,94 @@ def cmd_kb_table(args):
     print(json.dumps({"bench": "kb-table", "results": args.results[0], **kb_summary(rows)}))
 
 
+SURFACE_ROWS = (  # (row label, test on synth.surface_features' dict)
+    ("constructor args: 0", lambda f: f["init_args"] == 0),
+    ("constructor args: 1", lambda f: f["init_args"] == 1),
+    ("constructor args: 2-3", lambda f: 2 <= f["init_args"] <= 3),
+    ("constructor args: 4-6", lambda f: 4 <= f["init_args"] <= 6),
+    ("constructor args: 7+", lambda f: f["init_args"] >= 7),
+    ("constructor defaults", lambda f: f["init_defaults"] > 0),
+    ("get_init_inputs passes a prefix", lambda f: f["prefix"]),
+    ("annotated signatures", lambda f: f["annotated"]),
+    ("docstrings", lambda f: f["docstrings"]),
+    ("forward takes 2+ inputs", lambda f: f["forward_args"] >= 2),
+    ("inputs: torch.rand only", lambda f: f["draws"] == {"rand"}),
+    ("inputs: torch.randn only", lambda f: f["draws"] == {"randn"}),
+    ("inputs: rand and randn", lambda f: {"rand", "randn"} <= f["draws"]),
+    ("inputs: torch.rand(...) then arithmetic", lambda f: "pos" in f["draws"]),
+    ("inputs: torch.randint", lambda f: "randint" in f["draws"]),
+)
+
+
+def surface_groups(paths: list[str]) -> dict[str, list[dict]]:
+    """{group label: task records with "source" (and "ops" where known)}: a task JSONL split by level ("<file> L1"),
+    a folder of KernelBench .py files as one group named after it ("KernelBench level1")."""
+    import synth
+    groups: dict[str, list[dict]] = {}
+    for path in paths:
+        if os.path.isdir(path):
+            files = synth.kernelbench_files([path])
+            if not files:
+                sys.exit(f"kb-surface: no .py files under {path}")
+            name = os.path.basename(os.path.normpath(path))
+            parent = os.path.basename(os.path.dirname(os.path.normpath(path)))
+            groups[f"{parent} {name}"] = [{"source": open(f).read()} for f in files]
+            continue
+        try:
+            with open(path) as fh:
+                rows = [json.loads(line) for line in fh if line.strip()]
+        except (OSError, ValueError) as e:
+            sys.exit(f"kb-surface: {path}: not a readable task JSONL or folder ({e})")
+        if not rows or "source" not in rows[0]:
+            sys.exit(f"kb-surface: {path}: no task records with a 'source'")
+        label = os.path.basename(os.path.dirname(os.path.dirname(os.path.abspath(path)))) or path
+        for r in rows:
+            groups.setdefault(f"{label} L{r.get('level', '?')}", []).append(r)
+    return groups
+
+
+def draw_lift(rows: list[dict], feats: list[dict], draw: str = "rand", min_tasks: int = 10) -> list[tuple]:
+    """What an input draw tells about the op, over one-op tasks: (op, tasks, P(draw | op), lift) with lift =
+    P(op | draw) / P(op), highest first. A lift far from 1 is a cue a model can learn in place of the op
+    (session 15: torch.rand marked sqrt, log and rsqrt; KernelBench draws every input with torch.rand)."""
+    from collections import Counter
+    pairs = [(r["ops"][0], f["draws"] == {draw}) for r, f in zip(rows, feats) if f and len(r.get("ops") or []) == 1]
+    n, n_draw = len(pairs), sum(d for _, d in pairs)
+    if not n or not n_draw:
+        return []
+    ops, with_draw = Counter(o for o, _ in pairs), Counter(o for o, d in pairs if d)
+    out = [(o, k, with_draw[o] / k, (with_draw[o] / n_draw) / (k / n)) for o, k in ops.items() if k >= min_tasks]
+    return sorted(out, key=lambda t: -t[3])
+
+
+def cmd_kb_surface(args):
+    """Issue 21: how often each surface feature of a KernelBench-format source occurs in KernelBench's folders and
+    in training task files, side by side (synth.surface_features; nothing runs), then what the input draw tells
+    about the op in each task file's one-op tasks (draw_lift)."""
+    import synth
+    groups = surface_groups(args.tasks)
+    feats = {g: [synth.surface_features(r["source"]) for r in rows] for g, rows in groups.items()}
+    table = {g: {label: 100.0 * sum(1 for f in fs if f and test(f)) / max(1, sum(1 for f in fs if f))
+                 for label, test in SURFACE_ROWS} for g, fs in feats.items()}
+    names = list(groups)
+    print("| feature (% of tasks) | " + " | ".join(f"{g} ({len(groups[g])})" for g in names) + " |")
+    print("|---|" + "---|" * len(names))
+    for label, _ in SURFACE_ROWS:
+        print(f"| {label} | " + " | ".join(f"{table[g][label]:.0f}" for g in names) + " |")
+    lifts = {}
+    for g in names:
+        lift = draw_lift(groups[g], feats[g])
+        if lift:
+            lifts[g] = [{"op": o, "tasks": k, "p_rand": round(p, 3), "lift": round(x, 2)} for o, k, p, x in lift]
+            top = ", ".join(f"{o} {x:.1f}x ({p:.0%} of {k})" for o, k, p, x in lift[:args.top])
+            low = ", ".join(f"{o} {x:.1f}x ({p:.0%} of {k})" for o, k, p, x in lift[-args.top:])
+            print(f"\n{g}: one-op tasks drawn with torch.rand only, lift P(op | rand) / P(op): highest {top}; "
+                  f"lowest {low}")
+    unparsed = {g: sum(1 for f in fs if f is None) for g, fs in feats.items() if any(f is None for f in fs)}
+    print(json.dumps({"bench": "kb-surface", "tasks": args.tasks, "groups": {g: len(r) for g, r in groups.items()},
+                      "unparsed": unparsed, "shares": table, "draw_lift": lifts}))
+
+
 def cmd_conv_layout(args):
     """Issue 20: a hybrid plan keeps a task's convolution in cuDNN, yet torch.compile ran level 2's conv tasks about
     2x faster than it (LOG.md session 10). Inductor runs convolutions channels-last; this times each task's first
@@ -1514,6 +1603,13 @@ def main():
                    help="an eval.py --out directory (its results.jsonl); several: one table of them side by side")
     k.add_argument("--slowest", type=int, default=10, help="how many of the slowest correct tasks to list")
     k.set_defaults(fn=cmd_kb_table)
+    ks = sub.add_parser("kb-surface", help="surface features (constructor args, defaults, input draws, ...) of "
+                        "KernelBench folders and training task files side by side; what the draw tells about the op",
+                        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    ks.add_argument("--tasks", required=True, nargs="+",
+                    help="KernelBench level folders and/or task JSONL files (a run's data/tasks_sft.jsonl)")
+    ks.add_argument("--top", type=int, default=4, help="ops listed at each end of the draw-lift ranking")
+    ks.set_defaults(fn=cmd_kb_surface)
     c = sub.add_parser("conv-layout", help="each KernelBench task's first convolution: NCHW vs channels-last (cuDNN)",
                        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     c.add_argument("--tasks", required=True, help="a KernelBench level folder (or any eval.py task set)")

@@ -2498,6 +2498,60 @@ def normalized_source(source: str) -> tuple[str, int, set[str], str] | None:
     return _Normalise()(copy.deepcopy(cls)), n_ops, docs, verbatim
 
 
+SURFACE_DRAWS = ("rand", "randn", "randint", "pos")  # torch.rand, .randn, .randint; torch.rand(...) then arithmetic
+
+
+def surface_features(source: str) -> dict | None:
+    """The surface of a KernelBench-format source that a model trained on synthetic programs meets again on the
+    benchmark (issue 21), read from the code alone (nothing runs): Model.__init__'s argument count
+    ("init_args"), how many have defaults ("init_defaults"), whether get_init_inputs() passes fewer ("prefix"),
+    annotations ("annotated"), docstrings ("docstrings"), forward's argument count ("forward_args"), and how
+    get_inputs() draws its tensors ("draws": the set of SURFACE_DRAWS seen). None when the source does not parse
+    or has no class Model."""
+    import ast
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    cls = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Model"), None)
+    if cls is None:
+        return None
+    methods = {m.name: m for m in cls.body if isinstance(m, ast.FunctionDef)}
+    funcs = {f.name: f for f in tree.body if isinstance(f, ast.FunctionDef)}
+    init, fwd = methods.get("__init__"), methods.get("forward")
+    init_args = len(init.args.args) - 1 if init else 0
+    passed = None
+    gii = funcs.get("get_init_inputs")
+    ret = next((n.value for n in ast.walk(gii) if isinstance(n, ast.Return)), None) if gii else None
+    if isinstance(ret, (ast.List, ast.Tuple)) and not any(isinstance(e, ast.Starred) for e in ret.elts):
+        passed = len(ret.elts)
+    gi = funcs.get("get_inputs")
+    nodes = list(ast.walk(gi)) if gi else []
+    shifted = {id(n.left) for n in nodes if isinstance(n, ast.BinOp) and isinstance(n.left, ast.Call)
+               and _call_name(n.left) == "torch.rand"}  # torch.rand(...) + 0.5: synth's positive draw
+    draws = {"pos"} if shifted else set()
+    draws.update(_call_name(n)[6:] for n in nodes if isinstance(n, ast.Call) and id(n) not in shifted
+                 and _call_name(n) in ("torch.rand", "torch.randn", "torch.randint"))
+    args = [a for m in (init, fwd) if m for a in m.args.args[1:]]
+    return {"init_args": init_args, "init_defaults": len(init.args.defaults) if init else 0,
+            "prefix": passed is not None and passed < init_args,
+            "annotated": any(a.annotation is not None for a in args),
+            "docstrings": any(ast.get_docstring(n) for n in ast.walk(tree)
+                              if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef))),
+            "forward_args": len(fwd.args.args) - 1 if fwd else 0,
+            "draws": draws}
+
+
+def _call_name(call) -> str:
+    """`torch.rand` for a call of torch.rand(...), else ''."""
+    import ast
+    f, parts = call.func, []
+    while isinstance(f, ast.Attribute):
+        parts.append(f.attr)
+        f = f.value
+    return ".".join([f.id] + parts[::-1]) if isinstance(f, ast.Name) else ""
+
+
 def kernelbench_files(dirs: list[str]) -> list[str]:
     """Every .py task file under the given directories (a KernelBench root, or level folders)."""
     files = []
