@@ -1306,8 +1306,9 @@ SURFACE_ROWS = (  # (row label, test on synth.surface_features' dict)
 
 
 def surface_groups(paths: list[str]) -> dict[str, list[dict]]:
-    """{group label: task records with "source" (and "ops" where known)}: a task JSONL split by level ("<file> L1"),
-    a folder of KernelBench .py files as one group named after it ("KernelBench level1")."""
+    """{group label: task records with "source" (and "ops" where known)}: a task JSONL split by level ("gs15 L1" for
+    runs/gs15/data/tasks_sft.jsonl, "<file name> L1" elsewhere), a folder of KernelBench .py files as one group named
+    after it and its parent ("KernelBench level1")."""
     import synth
     groups: dict[str, list[dict]] = {}
     for path in paths:
@@ -1326,7 +1327,11 @@ def surface_groups(paths: list[str]) -> dict[str, list[dict]]:
             sys.exit(f"kb-surface: {path}: not a readable task JSONL or folder ({e})")
         if not rows or "source" not in rows[0]:
             sys.exit(f"kb-surface: {path}: no task records with a 'source'")
-        label = os.path.basename(os.path.dirname(os.path.dirname(os.path.abspath(path)))) or path
+        parent = os.path.dirname(os.path.abspath(path))  # a run's data/ folder: the run's name, else the file's
+        label = os.path.basename(os.path.dirname(parent)) if os.path.basename(parent) == "data" else \
+            os.path.splitext(os.path.basename(path))[0]
+        if any(g.startswith(f"{label} L") for g in groups):
+            label = path  # two files of one name stay apart
         for r in rows:
             groups.setdefault(f"{label} L{r.get('level', '?')}", []).append(r)
     return groups
