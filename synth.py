@@ -2479,13 +2479,10 @@ def normalized_source(source: str) -> tuple[str, int, set[str], str] | None:
     docstrings and comments gone (names and sizes kept)."""
     import ast
     import copy
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
+    parsed = _model_class(source)
+    if parsed is None:
         return None
-    cls = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Model"), None)
-    if cls is None:
-        return None
+    tree, cls = parsed
     docs = _docstrings(tree)
     _strip_docstrings(tree)
     verbatim = ast.dump(tree)
@@ -2496,6 +2493,17 @@ def normalized_source(source: str) -> tuple[str, int, set[str], str] | None:
         isinstance(n, (ast.Call, ast.BinOp, ast.Subscript))
         or (isinstance(n, ast.UnaryOp) and not isinstance(n.operand, ast.Constant)) for n in ast.walk(fwd))
     return _Normalise()(copy.deepcopy(cls)), n_ops, docs, verbatim
+
+
+def _model_class(source: str):
+    """(module AST, its class Model) of a source, or None when it does not parse or has no class Model."""
+    import ast
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    cls = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Model"), None)
+    return None if cls is None else (tree, cls)
 
 
 SURFACE_DRAWS = ("rand", "randn", "randint", "pos")  # torch.rand, .randn, .randint; torch.rand(...) then arithmetic
@@ -2509,13 +2517,10 @@ def surface_features(source: str) -> dict | None:
     get_inputs() draws its tensors ("draws": the set of SURFACE_DRAWS seen). None when the source does not parse
     or has no class Model."""
     import ast
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
+    parsed = _model_class(source)
+    if parsed is None:
         return None
-    cls = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Model"), None)
-    if cls is None:
-        return None
+    tree, cls = parsed
     methods = {m.name: m for m in cls.body if isinstance(m, ast.FunctionDef)}
     funcs = {f.name: f for f in tree.body if isinstance(f, ast.FunctionDef)}
     init, fwd = methods.get("__init__"), methods.get("forward")
