@@ -1318,14 +1318,18 @@ def surface_groups(paths: list[str]) -> dict[str, list[dict]]:
                 sys.exit(f"kb-surface: no .py files under {path}")
             name = os.path.basename(os.path.normpath(path))
             parent = os.path.basename(os.path.dirname(os.path.normpath(path)))
-            groups[f"{parent} {name}"] = [{"source": open(f).read()} for f in files]
+            groups[f"{parent} {name}"] = []
+            for f in files:
+                with open(f) as fh:
+                    groups[f"{parent} {name}"].append({"source": fh.read()})
             continue
         try:
             with open(path) as fh:
                 rows = [json.loads(line) for line in fh if line.strip()]
         except (OSError, ValueError) as e:
             sys.exit(f"kb-surface: {path}: not a readable task JSONL or folder ({e})")
-        if not rows or "source" not in rows[0]:
+        rows = [r for r in rows if isinstance(r, dict) and isinstance(r.get("source"), str)]
+        if not rows:
             sys.exit(f"kb-surface: {path}: no task records with a 'source'")
         parent = os.path.dirname(os.path.abspath(path))  # a run's data/ folder: the run's name, else the file's
         label = os.path.basename(os.path.dirname(parent)) if os.path.basename(parent) == "data" else \
