@@ -2175,4 +2175,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    eval_lib.exit_process(main())  # a torchrun rank leaves past the interpreter's teardown (eval.exit_process)

@@ -335,3 +335,15 @@ if __name__ == "__main__":
     elif sys.argv[1] == "rl":
         use_stand_ins(setattr)
         sys.exit(train.main(sys.argv[2:]))
+
+
+def test_a_rank_exits_with_its_code_and_its_output_flushed():
+    """eval.exit_process: a torchrun rank (WORLD_SIZE > 1) leaves by os._exit past the interpreter's teardown, where
+    gloo once aborted a finished rank; its exit code and everything it printed (unflushed) still come out. A single
+    process exits through sys.exit as before."""
+    code = "import sys, eval; print('done', end=''); sys.stderr.write('note'); eval.exit_process(3)"
+    for world in ("2", "1", ""):
+        env = dict(os.environ, WORLD_SIZE=world)
+        res = subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT, capture_output=True, text=True,
+                             timeout=120)
+        assert (res.returncode, res.stdout, res.stderr) == (3, "done", "note"), (world, res)
