@@ -1518,6 +1518,7 @@ SPLIT_NORM_MIN = 8192  # GPU: a batch norm over more elements per channel (a lay
 SPLIT_NORM_LONG_ROW = 1 << 17  # GPU: ... and a group norm over this many elements per row, however many rows
 SPLIT_BLOCK = 1024     # elements per program of the split kernels
 ROW_TILE_MAX = 8192    # GPU target: rows up to this many elements are one tile (16 warps over 8,192)
+SYMBOLIC_ROW_BLOCK = 128  # symbolic sizes: the widest column block of a (then always looped) row kernel
 
 
 class RowTiles:
@@ -1623,7 +1624,13 @@ def k_rows(P: Prog, st: Style, A: str, E: str) -> Kernel:
         kb.line("row_mask = rows < n_rows")
         flat = "rows * n_cols + cols" if contiguous is True else None
         grid = f"(triton.cdiv({bare(n_rows)}, meta['BLOCK_ROWS']),)"
-    loop = n_cols > BJ
+    if P.symbolic:
+        # Symbolic sizes (the pipeline's SFT pairs) always loop over a row's column blocks of at most
+        # SYMBOLIC_ROW_BLOCK: the one-block form (BLOCK_COLS = next_power_of_2(n_cols)), all a model saw of
+        # training's short rows, does not compile at KernelBench's lengths (23_Softmax: 393,216 columns, a
+        # 4M-element block; session 15, LOG.md), while a looped row is right at any length
+        BJ = min(BJ, SYMBOLIC_ROW_BLOCK)
+    loop = n_cols > BJ or P.symbolic
     kb.arg("n_cols", bare(n_cols))
     kb.masks["r"] = "row_mask"
     kb.masks["j"] = "col_mask"
