@@ -43,8 +43,9 @@ How a program becomes kernels (what differs from a hand-written solution is note
       `<tensor>_d<k>`; one value may carry several names (any is correct). Conv and pool output sizes are
       derived names computed in the wrapper (`out_height = (height - 2) // 2 + 1`). What stays literal:
       sizes of 1, op attributes (kernel sizes, strides, dims, eps, adaptive pools' output sizes, narrow and
-      select positions), block sizes and warps (except a block that must cover a whole row:
-      `BLOCK_COLS=triton.next_power_of_2(height * width)`), and the rare size that is no tensor's dim nor
+      select positions), block sizes and warps (except a block that must cover a whole dim, as attention's
+      head dim: `BLOCK_D=triton.next_power_of_2(head_dim)`; row kernels always loop over column blocks of at
+      most SYMBOLIC_ROW_BLOCK, so any row length compiles), and the rare size that is no tensor's dim nor
       derivable (an unflattening view's split); a name no input of the wrapper carries is bound to its value
       (`height = 9`); a mean divides by names (`acc / batch_size`). Forward's view calls keep their arguments.
   * fp32 `tl.dot` uses input_precision="ieee", as eager PyTorch does (no tf32), so 1e-2 tolerances hold at
