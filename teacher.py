@@ -1644,7 +1644,7 @@ def k_rows(P: Prog, st: Style, A: str, E: str) -> Kernel:
         affine = norm_affine(P, n, S) if kind == "norm" else {}
         write = row_map_stats(kb, tiles, n, kind, n_cols)
         row_map_write(kb, tiles, A, E, op, write, affine)
-    # a single-block row needs BLOCK_COLS >= n_cols: with symbolic sizes the wrapper computes it from them
+    # a single-block row (literal sizes; symbolic rows loop) needs BLOCK_COLS >= n_cols
     blocks = {"BLOCK_ROWS": BR, "BLOCK_COLS": BJ if loop else covering_block(n_cols, BJ)}
     nw = None if st.target == "cpu" else (4 if BR * BJ <= 2048 else 8 if BR * BJ <= 4096 else 16)
     return finish(kb, E, grid, blocks, f"row kernel {' + '.join(ops)}" + (" (strided rows)" if split else ""), nw)
