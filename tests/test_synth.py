@@ -3,9 +3,9 @@ import json
 import os
 import subprocess
 import sys
+from collections import Counter
 
 import pytest
-from collections import Counter
 import torch
 
 import synth

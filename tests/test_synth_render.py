@@ -6,6 +6,7 @@ pass the CPU judge; the plain style must stay byte-identical; the renders must a
 
     python -m pytest tests/test_synth_render.py
 """
+import inspect
 import json
 import random
 import re
@@ -58,16 +59,22 @@ def test_every_spelling_of_every_op_computes_the_plain_answer_and_imports_back(o
         assert [n["op"] for n in prog["nodes"]] == [n["op"] for n in rec["program"]["nodes"]]
         forward = src.split("def forward", 1)[1]
         seen.update(sp for sp in spellings if _spelling_used(sp, src, forward))
-        plain = json.loads(json.dumps(rec["program"]))  # the given program, its inputs drawn as the render draws
-        for given, named in zip(plain["inputs"], prog["inputs"]):
-            given["dist"] = named["dist"]
-        _, _, want = synth.run_reference(synth.exec_source(synth.render(plain)), seed=3)
+        _, _, want = synth.run_reference(synth.exec_source(_plain_render(rec["program"], prog)), seed=3)
         _, _, got = synth.run_reference(synth.exec_source(src), seed=3)
         assert torch.equal(got, want), src
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             assert synth.load_task(src)["ops"] == [op], src
     assert seen == set(spellings), (op, set(spellings) - seen)
+
+
+def _plain_render(program: dict, named: dict) -> str:
+    """The plain render of `program` with its inputs drawn as render_kernelbench drew them (`named`, the program it
+    returned): what a kernelbench render must compute."""
+    plain = json.loads(json.dumps(program))
+    for given, drawn in zip(plain["inputs"], named["inputs"]):
+        given["dist"] = drawn["dist"]
+    return synth.render(plain)
 
 
 def _spelling_used(sp: str, src: str, forward: str) -> bool:
@@ -247,15 +254,12 @@ def test_kernelbench_constructor_defaults_pass_a_prefix_and_compute_the_program(
             seen["prefix"] += len(passed) < len(args)
             ns = synth.exec_source(src)
             model = ns["Model"](*ns["get_init_inputs"]())
-            import inspect
-            bound = inspect.signature(ns["Model"].__init__).bind(None, *ns["get_init_inputs"]())
-            seen["decoy"] += any(ns[a] != p.default for a, p in inspect.signature(ns["Model"].__init__).parameters.items()
+            sig = inspect.signature(ns["Model"].__init__)
+            bound = sig.bind(None, *ns["get_init_inputs"]())
+            seen["decoy"] += any(ns[a] != p.default for a, p in sig.parameters.items()
                                  if a in bound.arguments and a != "self" and p.default is not p.empty)
             assert model is not None
-            plain = json.loads(json.dumps(rec["program"]))
-            for given, named in zip(plain["inputs"], prog["inputs"]):
-                given["dist"] = named["dist"]
-            _, _, want = synth.run_reference(synth.exec_source(synth.render(plain)), seed=5)
+            _, _, want = synth.run_reference(synth.exec_source(_plain_render(rec["program"], prog)), seed=5)
             _, _, got = synth.run_reference(ns, seed=5)
             assert torch.equal(got, want), src
     assert seen["defaults"] >= 10 and seen["prefix"] >= 3 and seen["decoy"] >= 3, seen
