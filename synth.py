@@ -69,7 +69,7 @@ import sys
 import time
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 MAX_DIM = 2 ** 15
 ZERO_ATOL = 1e-2  # the judge's fp32 tolerance (reward.py); an all-zeros answer must fail it
@@ -807,7 +807,6 @@ def order_bag(bag: list[str], rng: random.Random, tries: int = 64, first: str | 
 
 
 def first_input_shape(ctx: Ctx, op: Op, rank: int) -> list[int]:
-    rng = ctx.rng
     if op.kind in ("conv", "conv_transpose", "pool", "adaptive_pool") or op.name.startswith(("batch_norm", "instance_norm", "group_norm")):
         role = spatial_role(rank)
         if rank == 2:  # BatchNorm1d / GroupNorm on (N, C): features, like a linear layer's output
@@ -1310,7 +1309,6 @@ def render_kernelbench(prog: dict, rng: random.Random) -> tuple[str, dict]:
     param_names = {t["name"] for t in prog["params"]}
     # ---- __init__ ----
     init_params: list[tuple[str, str]] = []   # (arg name, annotation)
-    init_lines: list[str] = []
 
     def init_arg(base: str, value) -> str:
         name = const(base, value)
