@@ -349,8 +349,8 @@ for r, suffix in [(3, "1d"), (4, "2d"), (5, "3d")]:
 
 # ---- contractions ----
 _op(name="linear", kind="matmul", family="linear(gemm)", call="self.{mod}({x})", module="Linear", ranks=(2, 3))
-_op(name="matmul", kind="matmul", family="matmul", call="torch.matmul({x}, {y})", arity=2, ranks=(2, 2),
-    fixed_rank=2, fx=("method:matmul", "operator.matmul", "torch.mm", "method:mm"))
+_op(name="matmul", kind="matmul", family="matmul", call="torch.matmul({x}, {y})", arity=2, ranks=(2, 4),
+    fx=("method:matmul", "operator.matmul", "torch.mm", "method:mm"))
 _op(name="bmm", kind="matmul", family="bmm", call="torch.bmm({x}, {y})", arity=2, ranks=(3, 3), fixed_rank=3,
     fx=("method:bmm",))
 _op(name="einsum", kind="matmul", family="einsum", call="torch.einsum({equation!r}, {x}, {y})", arity=2,
@@ -566,6 +566,10 @@ def _sample_norm(ctx, op, x):
     return {}, [x], list(shape), n * op.flops_pe, margs
 
 
+TRANSPOSE_SHARE = 0.2      # each operand of a 2-D matmul drawn transposed (KernelBench L1 16-18: A.T, B.T)
+TRANSPOSED = "_transposed"  # sample_op's attr: the operands grow() puts behind a `.T` view node
+
+
 def _sample_matmul(ctx, op, x):
     rng = ctx.rng
     if op.name == "linear":
@@ -575,11 +579,20 @@ def _sample_matmul(ctx, op, x):
         margs = {"in_features": K, "out_features": N, "bias": rng.random() < 0.8}
         return {}, [x], out, 2 * numel(x.shape) * N, margs
     if op.name == "matmul":
-        M, K = x.shape
+        # x (..., M, K) @ y (K, N): KernelBench's matmuls are 2-D, a 3-D or 4-D x times a 2-D weight, and 2-D
+        # with a transposed operand (A.T, B.T): a transposed input is drawn (K, M) and read through a view node
+        K = x.shape[-1]
         N = ctx.dim("feature")
         cand = [t for t in ctx.tensors if t is not x and t.dtype == "float32" and len(t.shape) == 2 and t.shape[0] == K]
         y = rng.choice(cand) if cand and rng.random() < 0.3 else ctx.new_tensor([K, N])
-        return {}, [x, y], [M, y.shape[1]], 2 * M * K * y.shape[1], None
+        M = numel(x.shape[:-1])
+        attrs = {}
+        if len(x.shape) == 2:
+            fresh_y = y.kind == "input" and all(y is not c for c in cand)
+            t = [x.kind == "input" and rng.random() < TRANSPOSE_SHARE, fresh_y and rng.random() < TRANSPOSE_SHARE]
+            if any(t):
+                attrs[TRANSPOSED] = t
+        return attrs, [x, y], list(x.shape[:-1]) + [y.shape[1]], 2 * M * K * y.shape[1], None
     B, M, K = x.shape
     N = ctx.dim("feature")
     if op.name == "einsum":
@@ -825,6 +838,8 @@ def grow(ops: list[str], rng: random.Random, budget: Budget) -> dict:
     need, _ = plan(ops)
     first = OPS[ops[0]]
     rank = first.fixed_rank or max(need[0], min(first.ranks[1], rng.choice((1, 2, 2, 3, 4))))
+    if first.name == "matmul":   # KernelBench's matmuls are mostly 2-D; a 3-D or 4-D A times a 2-D B in 1 of 4
+        rank = max(need[0], 2 if rng.random() < 0.75 else rng.choice((3, 4)))
     rank = max(rank, first.ranks[0], 1 if first.kind in ("reduce", "scan", "softmax", "shape", "norm", "loss") else 0)
     x = ctx.new_tensor(first_input_shape(ctx, first, rank), dom=first.domain[0], as_param=False)
     nodes = []
@@ -852,6 +867,15 @@ def grow(ops: list[str], rng: random.Random, budget: Budget) -> dict:
             raise Reject(f"{name} needs a {op.domain[0]} input")
         last = i == len(ops) - 1
         attrs, inputs, out_shape, flops, margs = sample_op(ctx, op, x, need[i + 1] if not last else 0, last)
+        for slot, flag in enumerate(attrs.pop(TRANSPOSED, ())):
+            if flag:   # the input is stored transposed and read as `input.T` (a view: no compute, no kernel)
+                t = inputs[slot]
+                view = T(f"v{len(nodes)}", list(t.shape), "node", t.dom, t.dtype)
+                t.shape = t.shape[::-1]
+                nodes.append({"name": view.name, "op": "view:getattr", "inputs": [t.name],
+                              "attrs": {"args": ["T"], "kwargs": {}}, "shape": list(view.shape),
+                              "dtype": t.dtype, "module": None, "module_args": None})
+                inputs = inputs[:slot] + [view] + inputs[slot + 1:]
         if any(s < 1 or s > MAX_DIM for s in out_shape):
             raise Reject("dim out of [1, 2^15]")
         total_flops += int(flops)
@@ -955,6 +979,8 @@ def render(prog: dict, doc: str | None = None) -> str:
         refs = [f"self.{a}" if a in param_names else a for a in node["inputs"]]
         if node["op"] == "flatten":
             expr = f"{refs[0]}.flatten({node['attrs']['start_dim']})"
+        elif is_view(node):
+            expr = f"{refs[0]}.T"
         else:
             op = OPS[node["op"]]
             fmt = dict(node["attrs"])
@@ -963,7 +989,7 @@ def render(prog: dict, doc: str | None = None) -> str:
             expr = op.call.format(**fmt)
         body.append(f"        {node['name']} = {expr}")
     fwd_args = ", ".join(["self"] + [t["name"] for t in prog["inputs"]])
-    ops_doc = doc or " -> ".join(n["op"] for n in prog["nodes"] if n["op"] != "flatten")
+    ops_doc = doc or " -> ".join(n["op"] for n in prog["nodes"] if not is_view(n))
     lines = ["import torch", "import torch.nn as nn", "import torch.nn.functional as F", ""]
     lines += [f"{k} = {_py(v)}" for k, v in consts.items()]
     lines += ["", "", "class Model(nn.Module):", f'    """{ops_doc}"""', "",
@@ -1210,6 +1236,11 @@ def gemm_dim_names(nodes: list[dict], tensor: str, rank: int) -> list[tuple[str,
         if tensor not in n["inputs"]:
             continue
         slot = n["inputs"].index(tensor)
+        if n["op"] == "view:getattr":   # stored transposed (A.T): the GEMM roles of the view, reversed
+            names = gemm_dim_names(nodes, n["name"], rank)
+            return names[::-1] if names and rank == 2 else None
+        if n["op"] == "matmul" and slot == 0 and rank in (2, 3, 4):   # A (batch_size, [dim1,] M, K) @ B (K, N)
+            return [("batch_size",)][:rank - 2] + [("dim1", "seq_len")][:rank - 3] + [("M",), ("K",)]
         if n["op"] in ("matmul", "bmm") and rank in (2, 3):
             return ([("batch_size",)] if rank == 3 else []) + ([("M",), ("K",)] if slot == 0 else [("K",), ("N",)])
         if n["op"] == "einsum":
@@ -1233,7 +1264,7 @@ def render_kernelbench(prog: dict, rng: random.Random) -> tuple[str, dict]:
     reading the program and the source sees one model. Parameters are created in the order `render` uses."""
     prog = json.loads(json.dumps(prog))  # renamed copy
     nodes = prog["nodes"]
-    compute = [n for n in nodes if n["op"] != "flatten"]
+    compute = [n for n in nodes if not is_view(n)]
     fpre = "F." if rng.random() < 0.75 else "torch.nn.functional."
     init_args = rng.random() < 0.9        # constructor args via get_init_inputs() (else literals in __init__)
     reassign = rng.random() < 0.75        # x = op(x) chains (else a fresh name per step)
@@ -1263,9 +1294,11 @@ def render_kernelbench(prog: dict, rng: random.Random) -> tuple[str, dict]:
     # ---- names: forward args, params, modules ----
     rename: dict[str, str] = {}
     first_use = {}
+    seen_as = {n["name"]: n["inputs"][0] for n in nodes if n["op"] == "view:getattr"}  # A.T is A
     for i, n in enumerate(nodes):
         for slot, a in enumerate(n["inputs"]):
-            first_use.setdefault(a, (n["op"], slot))
+            if n["op"] != "view:getattr":
+                first_use.setdefault(seen_as.get(a, a), (n["op"], slot))
     for k, t in enumerate(prog["inputs"]):
         op, slot = first_use.get(t["name"], ("", 0))
         if k == 0:
@@ -1353,6 +1386,8 @@ def render_kernelbench(prog: dict, rng: random.Random) -> tuple[str, dict]:
     for n in compute:
         op = OPS[n["op"]]
         choices = SPELLINGS.get(n["op"], ["module"] if op.module else [op.call])
+        if n["op"] == "matmul" and len(nodes_shape(prog, n["inputs"][0])) > 2:
+            choices = [c for c in choices if not c.startswith("torch.mm(")]   # torch.mm is 2-D only
         sp = rng.choice(choices)
         spelled[n["name"]] = sp
         for a, v in n["attrs"].items():
@@ -1397,6 +1432,9 @@ def render_kernelbench(prog: dict, rng: random.Random) -> tuple[str, dict]:
     inline_return = rng.random() < 0.5
     for i, n in enumerate(nodes):
         refs = [f"self.{a}" if a in param_names else var[a] for a in n["inputs"]]
+        if n["op"] == "view:getattr":   # inlined where it is read: torch.matmul(A.T, B)
+            var[n["name"]] = f"{refs[0]}.T"
+            continue
         if n["op"] == "flatten":
             sd = n["attrs"]["start_dim"]
             forms = [f"{refs[0]}.flatten({sd})", f"torch.flatten({refs[0]}, {sd})"]
@@ -1433,7 +1471,7 @@ def render_kernelbench(prog: dict, rng: random.Random) -> tuple[str, dict]:
             break
         src0 = n["inputs"][0]
         later = [j for j in users.get(src0, []) if j > i]
-        if reassign and src0 in var and not later and src0 not in param_names:
+        if reassign and src0 in var and not later and src0 not in param_names and var[src0].isidentifier():
             v = var[src0]
         else:
             v = fresh(rng.choice(("h", "y", "out", "t")) if not reassign else "x" if "x" not in taken else "h")
@@ -1528,6 +1566,11 @@ def render_kernelbench(prog: dict, rng: random.Random) -> tuple[str, dict]:
         n.pop("_functional", None)
     prog["output"] = out_name
     return text, prog
+
+
+def is_view(node: dict) -> bool:
+    """A node that computes nothing: a flatten bridging ranks, or a `.T` of a transposed matmul operand."""
+    return node["op"] == "flatten" or node["op"].startswith("view:")
 
 
 def nodes_shape(prog: dict, name: str) -> list:
@@ -1758,7 +1801,7 @@ def sample_program(level: int, index: int, seed: int, budget: Budget, bag: list[
         if why:
             reasons.append(why)
             continue
-        ops = [n["op"] for n in prog["nodes"] if n["op"] != "flatten"]
+        ops = [n["op"] for n in prog["nodes"] if not is_view(n)]
         rec = {"id": f"L{level}_{seed}_{index:05d}", "level": level, "source": source, "ops": ops,
                "seed": seed, "flops": prog["flops"], "bytes": prog["bytes"], "hash": canonical_hash(prog),
                "program": named}

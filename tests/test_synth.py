@@ -1,6 +1,7 @@
 """Tests of the CSP-DAG generator: every op, the shape solver's constraints, determinism, validation, import."""
 import json
 import os
+import re
 import subprocess
 import sys
 from collections import Counter
@@ -300,3 +301,31 @@ def test_anchored_programs_are_a_heavy_op_and_its_epilogue():
     assert sum(synth.OPS[r["ops"][0]].kind in synth.ANCHOR_KINDS for r in plain if r["level"] >= 2) < 16
     half = [synth.is_anchored(3, 2, i, 0.5) for i in range(400)]
     assert 150 < sum(half) < 250 and not synth.is_anchored(3, 1, 0, 1.0)
+
+
+def test_transposed_matmul_operands_are_views_named_as_stored():
+    """A transposed operand is drawn in its stored shape (K, M) and read through a `.T` view node, which renders as
+    `A.T` inline and imports back as the same node; its size constants are named in the stored order."""
+    budget = synth.make_budget("cpu")
+    seen = set()
+    for i in range(200):
+        rec, _, _ = synth.sample_program(1, i, 5, budget, bag=["matmul"], style="kernelbench")
+        if rec is None:
+            continue
+        prog = rec["program"]
+        mm = prog["nodes"][-1]
+        assert rec["ops"] == ["matmul"] and mm["op"] == "matmul"
+        for v in (n for n in prog["nodes"] if n["op"] == "view:getattr"):
+            slot = mm["inputs"].index(v["name"])
+            stored = next(t for t in prog["inputs"] if t["name"] == v["inputs"][0])
+            assert stored["shape"] == v["shape"][::-1]
+            assert f"{v['inputs'][0]}.T" in rec["source"]
+            if slot == 0:   # A stored (K, M): get_inputs names its dims K then M, as KernelBench 16 does
+                assert re.search(r"torch\.rand[n]?\(K, (M|\*\w+)\)", rec["source"]), rec["source"]
+            seen.add("A.T" if slot == 0 else "B.T")
+        imported = synth.load_task(rec["source"])
+        assert [(n["op"], n["shape"]) for n in imported["nodes"]] == [(n["op"], n["shape"]) for n in prog["nodes"]]
+        if len(prog["inputs"][0]["shape"]) > 2:
+            assert "torch.mm(" not in rec["source"]
+            seen.add("batched")
+    assert seen == {"A.T", "B.T", "batched"}
