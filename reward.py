@@ -1187,8 +1187,12 @@ class _Worker:
 
     def return_gpu_cache(self, job, v):
         """After a job: a candidate's huge buffers go back to the GPU, not to this worker's caching allocator. A
-        sticky CUDA error here keeps the verdict, flags it and has the worker replaced."""
+        sticky CUDA error here keeps the verdict, flags it and has the worker replaced. The synchronize surfaces an
+        error a candidate's kernel left pending: a verdict reached without a sync (a shape mismatch is read from
+        the output's metadata) let an illegal memory access surface in the next task's reference, on the same
+        worker, as that task's error (session 16: KernelBench L1 19_ReLU "reference failed", a task_error)."""
         try:
+            self.torch.cuda.synchronize()
             if self.torch.cuda.memory_reserved() > (2 << 30):
                 self.torch.cuda.empty_cache()
         except RuntimeError:  # a sticky CUDA error: the verdict stands, the worker is replaced

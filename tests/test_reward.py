@@ -651,3 +651,72 @@ def test_preflight_rejects_unbuildable_answers_before_the_reference():
     unsure, ok = vs[-2], vs[-1]
     assert unsure.error_type == "init_error" and "preflight" not in unsure.flags and "ref_s" in unsure.timings
     assert ok.correct and "preflight" not in ok.flags, ok.error_msg
+
+
+# ----------------------------------------------------------------------------------------------------
+# A CUDA error a candidate leaves pending must not reach the next job on the same worker.
+
+class _DamagedCuda:
+    """torch.cuda of a worker whose context a candidate's kernel damaged: synchronize raises, as CUDA's sticky
+    errors (an illegal memory access) do from the first call that syncs after them."""
+
+    def __init__(self, damaged):
+        self.damaged, self.emptied = damaged, False
+
+    def synchronize(self):
+        if self.damaged:
+            raise RuntimeError("CUDA error: an illegal memory access was encountered")
+
+    def memory_reserved(self):
+        return 4 << 30
+
+    def empty_cache(self):
+        self.emptied = True
+
+
+@pytest.mark.parametrize("damaged", [False, True])
+def test_a_pending_cuda_error_after_a_verdict_replaces_the_worker(damaged):
+    from types import SimpleNamespace
+    from reward import _Worker
+    w = object.__new__(_Worker)   # only return_gpu_cache's state: no worker process, no GPU
+    w.torch, w.n_candidates = SimpleNamespace(cuda=_DamagedCuda(damaged)), 3
+    v = Verdict(error_type="shape_mismatch", error_msg="trial 0: shape (2,) != (3,)")
+    w.return_gpu_cache({"recycle_every": 50}, v)
+    assert v.error_type == "shape_mismatch"   # the verdict stands either way
+    assert ("cuda_context_damaged" in v.flags) == damaged
+    assert (w.n_candidates >= 50) == damaged  # recycled before its next job
+    assert w.torch.cuda.emptied == (not damaged)
+
+
+_OOB_SHAPE = '''
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def far_store_kernel(out_ptr):
+    tl.store(out_ptr + (1 << 40), 1.0)   # far outside any allocation: an illegal address, reported late
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x, y):
+        out = torch.empty_like(x)
+        far_store_kernel[(1,)](out)
+        return out[:-1]   # the wrong shape: a verdict read from metadata, with no sync
+'''
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not CUDA, reason="needs CUDA")
+def test_illegal_access_does_not_fail_the_next_tasks_reference_on_gpu():
+    good = os.path.join(TASKS, "good", sorted(os.listdir(os.path.join(TASKS, "good")))[0])
+    with Judge(workers=1, device="cuda", timeout_s=60.0) as j:
+        bad, after = j.verify_many([(read(os.path.join(TASKS, "relu_add.py")), _OOB_SHAPE),
+                                    (task_for(good), read(good))], progress=False)
+    assert not bad.correct
+    check(after, good, "cuda")
