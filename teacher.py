@@ -2697,12 +2697,16 @@ def compile_program(record_or_program, seed: int = 0, target: str = "cpu", sourc
     lines = ["import torch", "import torch.nn as nn", "import triton", "import triton.language as tl", ""]
     if consts:
         lines += consts + [""]
-    for k in kernels:
-        lines += ["", k.src, "", "", k.wrapper_src, ""]
+    # ModelNew first, its kernels and launchers after it (forward looks them up when it runs): the constructor,
+    # a verbatim copy of Model's, is written right after the prompt shows it. At the end of a long answer the
+    # copy was 1,000+ tokens away, and gpu-small's model dropped or invented arguments on 57 of KernelBench
+    # level 2's answers (signature_mismatch, LOG.md session 16).
     init_lines = ["    " + ln for ln in init_src.splitlines()]
     lines += ["", "class ModelNew(nn.Module):"] + init_lines + [""]
     lines.append("    def forward(self, " + ", ".join(fargs) + "):")
     lines += ["        " + b for b in body] + [f"        return {ret}", ""]
+    for k in kernels:
+        lines += ["", k.src, "", "", k.wrapper_src, ""]
     return "\n".join(lines)
 
 
