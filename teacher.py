@@ -48,6 +48,8 @@ How a program becomes kernels (what differs from a hand-written solution is note
       most SYMBOLIC_ROW_BLOCK, so any row length compiles), and the rare size that is no tensor's dim nor
       derivable (an unflattening view's split); a name no input of the wrapper carries is bound to its value
       (`height = 9`); a mean divides by names (`acc / batch_size`). Forward's view calls keep their arguments.
+  * The answer is ModelNew first (Model's constructor copied verbatim, forward calling the launchers), then the
+    kernels and their launchers: the copy is written right after the prompt shows the constructor.
   * fp32 `tl.dot` uses input_precision="ieee", as eager PyTorch does (no tf32), so 1e-2 tolerances hold at
     paper sizes (`--dot-precision tf32x3`: fp32-level error through the tensor cores; see DOT_PRECISIONS).
   * heavy="torch" (issue 20; `compile_program`) keeps GEMMs and convolutions (HEAVY_OPS) as the task's own torch
