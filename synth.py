@@ -979,7 +979,7 @@ def render(prog: dict, doc: str | None = None) -> str:
         refs = [f"self.{a}" if a in param_names else a for a in node["inputs"]]
         if node["op"] == "flatten":
             expr = f"{refs[0]}.flatten({node['attrs']['start_dim']})"
-        elif is_view(node):
+        elif node["op"] == "view:getattr":   # a transposed matmul operand (synth draws no other view)
             expr = f"{refs[0]}.T"
         else:
             op = OPS[node["op"]]
