@@ -21,7 +21,8 @@ How a program is grown (and how that differs from the textbook description):
     measures the result.
   * The bag of k ops is ordered so ranks can chain: ops that need an exact rank (conv/pool/bmm/...) keep
     their random slots but are sorted among themselves by rank, high to low; a terminal op goes last.
-    Between two exact-rank ops the tensor is flattened (a view, not a compute op), e.g. conv -> linear.
+    Between two exact-rank ops the tensor is flattened (a view, not a compute op), e.g. conv -> linear. A 2-D
+    matmul operand may be drawn transposed: the input is stored (K, M) and read through a `.T` view node.
   * Growth: the first input slot of each op takes the live tensor (so the program is one connected DAG
     with one output); other slots reuse an earlier tensor of a compatible shape (skip connections such as
     x * sigmoid(x)) or create a new input or nn.Parameter.
