@@ -205,10 +205,6 @@ def trace_task(record):
 # The op sequence
 
 
-def is_view(node):
-    return node["op"] == "flatten" or node["op"].startswith("view:")
-
-
 def program_of(record):
     """The program dict of a task record (synthetic records carry it; otherwise trace the source)."""
     import synth
@@ -221,7 +217,8 @@ def program_of(record):
 
 def compute_index(program):
     """Node indices of the compute ops, in node order (the op sequence)."""
-    return [i for i, n in enumerate(program["nodes"]) if not is_view(n)]
+    import synth
+    return [i for i, n in enumerate(program["nodes"]) if not synth.is_view(n)]
 
 
 def module_ref(path):
@@ -363,6 +360,7 @@ def fragment_io(program, nodes):
 def fragment_task(program, specs, a, b, comp, task_id="task"):
     """Fragment a..b as a KernelBench task record: {"id", "source", "program", "n_ops", "inputs", "output",
     "modules" (flat name -> original module path), "ops"}. specs: tensor name -> tensor_spec."""
+    import synth
     nodes = fragment_nodes(program, comp, a, b)
     inputs, output = fragment_io(program, nodes)
     for x in inputs:
@@ -374,8 +372,6 @@ def fragment_task(program, specs, a, b, comp, task_id="task"):
     for n in nodes:
         mod_flat = None
         if n.get("module"):
-            import synth
-
             op = synth.OPS.get(n["op"])
             # A parameter-free module (nn.LeakyReLU(0.1), nn.GELU()) whose op renders functionally from its
             # attributes needs no module in the fragment (issue 19: KernelBench L2 task 12 lost its single-op
@@ -392,7 +388,7 @@ def fragment_task(program, specs, a, b, comp, task_id="task"):
         refs = [arg.get(x, x) for x in n["inputs"]]
         body.append(f"        {n['name']} = {node_expr(n, refs, f'self.{mod_flat}' if mod_flat else None)}")
         sub_nodes.append(dict(n, inputs=refs, module=mod_flat))
-    ops = [n["op"] for n in nodes if not is_view(n)]
+    ops = [n["op"] for n in nodes if not synth.is_view(n)]
     lines = ["import torch", "import torch.nn as nn", "import torch.nn.functional as F", "", "",
              "class Model(nn.Module):", f'    """Fragment {a}..{b} of {task_id}: {" -> ".join(ops)}"""', "",
              "    def __init__(self):", "        super().__init__()"] + init + [
