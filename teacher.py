@@ -346,6 +346,8 @@ class Prog:
         self.size_of_value: dict[int, Sym] = {}
         self.module_size_names: dict = {}
         self.derived: dict[str, Sym] = {}      # size name -> its definition (an output size of a conv or pool)
+        self.attr_syms: dict[str, tuple] = {}  # conv/pool node -> its geometry with named attributes, names
+        self.attrs: dict[str, str] = {}        # module attribute leaf (`conv2d.stride`) -> "tuple" or "int"
         if self.symbolic:
             self.name_sizes(program, source)
         self.nodes: list[dict] = []
@@ -484,9 +486,10 @@ class Prog:
         return self.add(node)
 
     # --- symbolic sizes ----------------------------------------------------------------------------
-    def new_size(self, name: str, value: int) -> Sym:
+    def new_size(self, name: str, value: int, alias: bool = True) -> Sym:
         """Register a size name (or reuse it if it holds this value); a name taken by another value or by
-        the templates gets a numbered variant."""
+        the templates gets a numbered variant. alias: later dims of this value may take the name (an op
+        attribute's name, as `stride`, does not name a tensor's dim)."""
         base, k = name, 2
         while (name in self.sizes and self.sizes[name] != value) or name in TEMPLATE_NAMES or \
                 re.fullmatch(TEMPLATE_LOCAL, name) or name in self.t or not name.isidentifier() or \
@@ -496,7 +499,8 @@ class Prog:
                 name = f"{base}_size" + (str(k - 1) if k > 3 else "")
         self.sizes[name] = value
         sym = Sym(value, name)
-        self.size_of_value.setdefault(value, sym)
+        if alias:
+            self.size_of_value.setdefault(value, sym)
         return sym
 
     def name_sizes(self, program: dict, source: str | None) -> None:
@@ -559,6 +563,8 @@ class Prog:
             else:
                 out.append(src[1] if shape[1] == src[1] else shape[1])
             sizes = self.window_sizes(node, kind, src[2:]) if kind != "adaptive_pool" else [None] * len(src[2:])
+            if node["name"] in self.attr_syms:   # named attributes: the output size as their formula, always
+                return out + [o if w is None else w for o, w in zip(shape[2:], sizes)]
             return out + [i if i == o else w if w == o else o for i, o, w in zip(src[2:], shape[2:], sizes)]
         flat = [s for s in (d for shp in ins for d in shp) if isinstance(s, Sym)]
         out, pos = [], 0
@@ -584,6 +590,92 @@ class Prog:
             pos = hit + 1
         return out
 
+    def conv_geometry(self, node: dict, d: int):
+        """conv_geometry(node, d); with symbolic sizes, for a convolution module, its attributes are names a
+        kernel takes as constexprs and the wrapper binds from the module (`stride_h, stride_w = conv2d_stride`,
+        forward passing `self.conv2d.stride`), so an answer reads the same whatever the values: stride, padding,
+        dilation, a transposed conv's output_padding and groups > 1 always, kernel sizes (1 too) from the weight's
+        shape (`out_channels, _, kernel_h, kernel_w = conv2d_weight.shape`). Literal sizes, a functional conv
+        or a string padding keep numbers (for padding alone in the last case)."""
+        geo = conv_geometry(node, d)
+        if not self.symbolic or not node.get("module"):
+            return geo
+        if node["name"] in self.attr_syms:
+            return self.attr_syms[node["name"]][0]
+        ks, s, p, dil, g, ma = geo
+        transposed = node["op"].startswith("conv_transpose")
+        axes = [""] if d == 1 else ["_d", "_h", "_w"][-d:]
+        names: dict = {}
+
+        def named(attr: str, base: str, values) -> list:
+            syms = [self.new_size(f"{base}{a}", int(v), alias=False) for a, v in zip(axes, values)]
+            names[attr] = syms
+            return syms
+        s, dil = named("stride", "stride", s), named("dilation", "dilation", dil)
+        if not isinstance(ma.get("padding", 0), str):
+            p = named("padding", "padding", p)
+        if transposed:
+            named("output_padding", "output_padding", synth.tuple_attr(ma.get("output_padding", 0), d))
+        if g > 1:
+            g = names["groups"] = self.new_size("groups", g, alias=False)
+        ks = [self.new_size("kernel_size" if d == 1 else f"kernel{a}", k, alias=False) for a, k in zip(axes, ks)]
+        wname = f"{node['module']}.weight"
+        if wname not in self.t and node["inputs"] and node["inputs"][0] in self.t:   # an import lists no params
+            C, OC = self.t[node["inputs"][0]].shape[1], int(node["shape"][1])
+            self.t[wname] = TInfo(wname, ([C, OC // int(g)] if transposed else [OC, C // g]) + list(ks), "float32",
+                                  f"{module_ref(node['module'])}.weight")
+        weight = self.t.get(wname)
+        if weight is not None and len(weight.shape) == d + 2:
+            weight.shape[2:] = ks
+            # out_channels from the weight: dim 0 of a conv's; dim 1 of a transposed conv's holds out_channels / groups
+            oc = int(node["shape"][1])
+            fallback = f"{node['module'].replace('.', '_')}_weight_d{1 if transposed else 0}"
+            if not transposed:
+                weight.shape[0] = self.module_size(node, "out_channels", oc, fallback)
+            elif g == 1:
+                weight.shape[1] = self.module_size(node, "out_channels", oc, fallback)
+            else:
+                weight.shape[1] = self.new_size("out_channels_per_group", oc // int(g))
+                total = self.module_size(node, "out_channels", oc, fallback)
+                if isinstance(total, Sym):
+                    self.derived.setdefault(total.expr, weight.shape[1] * g)
+        self.attr_syms[node["name"]] = ((ks, s, p, dil, g, ma), names)
+        return self.attr_syms[node["name"]][0]
+
+    def pool_geometry(self, node: dict, d: int):
+        """(kernel size, stride, padding, dilation) per spatial dim of a (non-adaptive) pool. With symbolic
+        sizes, for a pooling module, they are names bound from the module's attributes as Prog.conv_geometry's
+        are; a module keeps an int argument as an int (`kernel_size = maxpool_kernel_size`, one name for every
+        dim) and a tuple as a tuple (`kernel_h, kernel_w = maxpool_kernel_size`). An average pool has no
+        dilation."""
+        ma = node.get("module_args") or {}
+        geo = (synth.tuple_attr(ma["kernel_size"], d), synth.tuple_attr(ma.get("stride") or ma["kernel_size"], d),
+               synth.tuple_attr(ma.get("padding", 0), d), synth.tuple_attr(ma.get("dilation", 1), d))
+        if not self.symbolic or not node.get("module"):
+            return geo
+        if node["name"] in self.attr_syms:
+            return self.attr_syms[node["name"]][0]
+        axes = [""] if d == 1 else ["_d", "_h", "_w"][-d:]
+        names: dict = {}
+        given = {"kernel_size": ma["kernel_size"], "stride": ma.get("stride") or ma["kernel_size"],
+                 "padding": ma.get("padding", 0)}
+        if node["op"].startswith("max"):
+            given["dilation"] = ma.get("dilation", 1)
+        out = []
+        for (attr, value), values in zip(given.items(), geo):
+            base = "kernel" if attr == "kernel_size" else attr
+            if isinstance(value, int) and node["op"] != "avg_pool1d":   # one name for every dim (AvgPool1d
+                # keeps its attributes as 1-tuples)
+                sym = names[attr] = self.new_size(attr, value, alias=False)
+                out.append([sym] * d)
+            else:
+                syms = names[attr] = [self.new_size(attr if d == 1 else f"{base}{a}", v, alias=False)
+                                      for a, v in zip(axes, values)]
+                out.append(syms)
+        out += list(geo[len(out):])   # an average pool's dilation stays 1
+        self.attr_syms[node["name"]] = (tuple(out), names)
+        return self.attr_syms[node["name"]][0]
+
     def window_sizes(self, node: dict, kind: str, ins: list) -> list:
         """Output spatial sizes of a conv, transposed conv or pool as derived names (`out_length`, defined in
         self.derived as an expression of the input's names and the op's attributes); None where unknown."""
@@ -591,13 +683,12 @@ class Prog:
         d = len(ins)
         try:
             if kind.startswith("conv"):
-                ks, s, p, dil, _, _ = conv_geometry(node, d)
+                ks, s, p, dil, _, _ = self.conv_geometry(node, d)
             else:
-                ks = synth.tuple_attr(ma["kernel_size"], d)
-                s = synth.tuple_attr(ma.get("stride") or ma["kernel_size"], d)
-                p = synth.tuple_attr(ma.get("padding", 0), d)
-                dil = synth.tuple_attr(ma.get("dilation", 1), d)
-            opad = synth.tuple_attr(ma.get("output_padding", 0), d)
+                ks, s, p, dil = self.pool_geometry(node, d)
+            opad = self.attr_syms[node["name"]][1].get("output_padding") if node["name"] in self.attr_syms \
+                else None
+            opad = opad or synth.tuple_attr(ma.get("output_padding", 0), d)
         except (TeacherError, KeyError, TypeError, ValueError):
             return [None] * d
         out = []
@@ -605,7 +696,12 @@ class Prog:
             if not isinstance(L, Sym):
                 out.append(None)
                 continue
-            if kind == "conv_transpose":   # (L - 1) * s - 2p + dil * (k - 1) + output_padding + 1
+            if kind == "pool" and isinstance(s[j], Sym):
+                expr = (L + 2 * p[j] - dil[j] * (ks[j] - 1) - 1) // s[j] + 1
+            elif kind.startswith("conv") and isinstance(s[j], Sym):   # named attributes: the formula as written
+                expr = (L - 1) * s[j] - 2 * p[j] + dil[j] * (ks[j] - 1) + opad[j] + 1 \
+                    if kind == "conv_transpose" else (L + 2 * p[j] - dil[j] * (ks[j] - 1) - 1) // s[j] + 1
+            elif kind == "conv_transpose":   # (L - 1) * s - 2p + dil * (k - 1) + output_padding + 1
                 expr = L * s[j] + (1 - s[j] - 2 * p[j] + dil[j] * (ks[j] - 1) + opad[j])
             else:                          # (L + 2p - dil * (k - 1) - 1) // s + 1
                 c = 2 * p[j] - dil[j] * (ks[j] - 1) - 1
@@ -1194,7 +1290,7 @@ def finish(kb: KB, E: str, grid: str, blocks: dict, summary: str, num_warps: int
     leaf_names = list(kb.leaves.items())
     w = [f"def {wname}(" + ", ".join(pn for _, pn in leaf_names) + "):"]
     dtype = "torch.int64" if out.dtype == "int64" else "torch.float32"
-    tensors = [(t, pn) for t, pn in leaf_names if t not in P.scalars]
+    tensors = [(t, pn) for t, pn in leaf_names if t not in P.scalars and t not in P.attrs]
     same = [pn for t, pn in tensors if P.t[t].shape == out.shape and P.t[t].dtype == out.dtype]
     dev = tensors[0][1] + ".device" if tensors else "'cuda'"
     alloc = "zeros" if zero_out else "empty"
@@ -1267,7 +1363,13 @@ def bind_sizes(P: Prog, leaf_names: list, needed: list[str]) -> list[str]:
             targets.append(s.expr if take else "_")
             if take:
                 left.remove(s.expr)
-        if any(x != "_" for x in targets):
+        if not any(x != "_" for x in targets):
+            continue
+        if P.attrs.get(t) == "int":   # a module's int attribute: `groups = conv2d_groups`
+            lines.append(f"{targets[0]} = {pname}")
+        elif t in P.attrs:            # a module's tuple attribute: `stride_h, stride_w = conv2d_stride`
+            lines.append(f"{targets[0]} = {pname}[0]" if len(shape) == 1 else f"{', '.join(targets)} = {pname}")
+        else:
             lines.append(f"{targets[0]} = {pname}.shape[0]" if len(shape) == 1 else
                          f"{', '.join(targets)} = {pname}.shape")
     return lines + [f"{s} = {P.derived[s].expr if s in P.derived else P.sizes[s]}" for s in left]
@@ -1361,7 +1463,7 @@ def k_elementwise_cl(P: Prog, st: Style, E: str) -> Kernel:
         val = kb.emit(f"tl.zeros([BLOCK_HW, BLOCK_C], dtype=tl.float32) + {val.code}", "ch", "y")
     kb.store(E, idx, val, "ch")
     for t in kb.leaves:
-        if t not in P.scalars and list(P.t[t].shape) == S and t not in P.cl:
+        if t not in P.scalars and t not in P.attrs and list(P.t[t].shape) == S and t not in P.cl:
             raise TeacherError("heavy='torch-cl': the epilogue also reads a full-size contiguous tensor")
     return finish(kb, E, f"({N} * triton.cdiv({HW}, meta['BLOCK_HW']), triton.cdiv({C}, meta['BLOCK_C']))",
                   {"BLOCK_HW": BHW, "BLOCK_C": BC}, "channels-last elementwise " + " + ".join(ops),
@@ -2082,6 +2184,23 @@ def k_matmul(P: Prog, st: Style, A: str, E: str) -> Kernel:
 
 
 # ---- convolutions as implicit GEMM ---------------------------------------------------------------
+def bind_module_attrs(kb: KB, n: dict) -> None:
+    """Make the named attributes of node n's module (Prog.conv_geometry, Prog.pool_geometry) leaves of kb: forward
+    passes `self.conv2d.stride` and the wrapper unpacks it (bind_sizes)."""
+    P = kb.P
+    for attr, names in P.attr_syms.get(n["name"], ((), {}))[1].items():
+        t = f"{n['module']}.{attr}"
+        P.t.setdefault(t, TInfo(t, names if isinstance(names, list) else [names], "attr",
+                                f"{module_ref(n['module'])}.{attr}"))
+        P.attrs[t] = "tuple" if isinstance(names, list) else "int"
+        kb.leaf(t)
+
+
+def shown(v, neutral: int) -> bool:
+    """Whether a conv attribute enters the index code: a name always, a number unless it is neutral."""
+    return isinstance(v, Sym) or v != neutral
+
+
 def conv_geometry(n: dict, d: int):
     ma = n["module_args"] or {}
     ks = synth.tuple_attr(ma["kernel_size"], d)
@@ -2106,7 +2225,7 @@ def k_conv(P: Prog, st: Style, A: str, E: str) -> Kernel:
     x = n["inputs"][0]
     xs = P.t[x].shape
     d = len(xs) - 2
-    ks, s, p, dil, G, ma = conv_geometry(n, d)
+    ks, s, p, dil, G, ma = P.conv_geometry(n, d)
     out_shape = P.t[A].shape
     Nb, C = xs[0], xs[1]
     OC = out_shape[1]
@@ -2153,24 +2272,24 @@ def k_conv(P: Prog, st: Style, A: str, E: str) -> Kernel:
                 raise TeacherError("conv with a window entirely in the padding")
             pos.append(Ix(str(t_ if not transposed else t_ // s[j])))
             continue
+        # a named attribute (symbolic sizes) is always written, so the code reads the same for any value
         if not transposed:
-            code = f"{o_.code} * {s[j]}" if s[j] != 1 else o_.code
-            if p[j]:
+            code = f"{o_.code} * {s[j]}" if shown(s[j], 1) else o_.code
+            if shown(p[j], 0):
                 code += f" - {p[j]}"
             if k_.code != "0":
-                code += f" + {k_.code}" + (f" * {dil[j]}" if dil[j] != 1 else "")
+                code += f" + {k_.code}" + (f" * {dil[j]}" if shown(dil[j], 1) else "")
             q = kb.emit(code, o_.axes | k_.axes, "ip")
-            if p[j] or IS[j] < (OS[j] - 1) * s[j] + (ks[j] - 1) * dil[j] + 1 or True:
-                valid.append(kb.emit(f"(({q.code} >= 0) & ({q.code} < {IS[j]}))", q.axes, "ok"))
+            valid.append(kb.emit(f"(({q.code} >= 0) & ({q.code} < {IS[j]}))", q.axes, "ok"))
             pos.append(q)
         else:
-            code = o_.code + (f" + {p[j]}" if p[j] else "")
+            code = o_.code + (f" + {p[j]}" if shown(p[j], 0) else "")
             if k_.code != "0":
-                code += f" - {k_.code}" + (f" * {dil[j]}" if dil[j] != 1 else "")
+                code += f" - {k_.code}" + (f" * {dil[j]}" if shown(dil[j], 1) else "")
             t_ = kb.emit(code, o_.axes | k_.axes, "tp")
-            q = kb.emit(f"{t_.code} // {s[j]}", t_.axes, "ip") if s[j] != 1 else t_
+            q = kb.emit(f"{t_.code} // {s[j]}", t_.axes, "ip") if shown(s[j], 1) else t_
             cond = f"({t_.code} >= 0) & ({q.code} < {IS[j]})"
-            if s[j] != 1:
+            if shown(s[j], 1):
                 cond += f" & ({t_.code} % {s[j]} == 0)"
             valid.append(kb.emit(f"({cond})", t_.axes, "ok"))
             pos.append(q)
@@ -2189,6 +2308,7 @@ def k_conv(P: Prog, st: Style, A: str, E: str) -> Kernel:
         cg = f"{gv.code} * {Cg} + {cl.code}" if G > 1 else cl.code
         woff = f"{par(cg)} * {OCg * KK} + offs_n * {KK}{kr}"
     bv = kb.emit(f"tl.load({wp} + {woff}, mask=mask_kb & mask_n, other=0.0)", "bn", "w")
+    bind_module_attrs(kb, n)
     kb.line(f"acc += {dot_code(av.code, bv.code, st)}")
     kb.ind -= 1
     kb.cache.clear()
@@ -2213,7 +2333,7 @@ def pool_window(P: Prog, n: dict) -> list[int]:
     if n["op"].startswith("adaptive"):
         IS, OS = xs[2:], P.t[n["name"]].shape[2:]
         return [int(max(-(-((o + 1) * L) // O) - (o * L) // O for o in range(O))) for L, O in zip(IS, OS)]
-    return list(synth.tuple_attr((n["module_args"] or {})["kernel_size"], d))
+    return list(P.pool_geometry(n, d)[0])
 
 
 def pool_bounds(kb: KB, n: dict, oi: list) -> list:
@@ -2243,14 +2363,11 @@ def pool_positions(kb: KB, n: dict, oi: list, k: list, axes: str, bounds: list) 
             valid.append(kb.emit(f"({q.code} < {hi.code})", axes, "ok"))
             pos.append(q)
         return pos, valid
-    ma = n["module_args"] or {}
-    s = synth.tuple_attr(ma.get("stride") or ma["kernel_size"], d)
-    p = synth.tuple_attr(ma.get("padding", 0), d)
-    dil = synth.tuple_attr(ma.get("dilation", 1), d)
+    _, s, p, dil = kb.P.pool_geometry(n, d)
     for j in range(d):
         o_ = oi[2 + j]
-        code = (f"{o_.code} * {s[j]}" if s[j] != 1 else o_.code) + (f" - {p[j]}" if p[j] else "") + \
-            f" + {k[j].code}" + (f" * {dil[j]}" if dil[j] != 1 else "")
+        code = (f"{o_.code} * {s[j]}" if shown(s[j], 1) else o_.code) + (f" - {p[j]}" if shown(p[j], 0) else "") + \
+            f" + {k[j].code}" + (f" * {dil[j]}" if shown(dil[j], 1) else "")
         q = kb.emit(code, axes, "ip")
         valid.append(kb.emit(f"(({q.code} >= 0) & ({q.code} < {xs[2 + j]}))", axes, "ok"))
         pos.append(q)
@@ -2272,7 +2389,9 @@ def pool_mean(kb: KB, n: dict, acc: str, cnt: str | None, bounds, axes: str) -> 
     if bounds:
         return kb.emit(f"{acc} / ({' * '.join(f'({hi.code} - {lo.code})' for lo, hi in bounds)})", axes, "avg")
     _, cip, div = pool_checks(n)
-    ks = synth.tuple_attr((n["module_args"] or {})["kernel_size"], len(kb.P.t[n["name"]].shape) - 2)
+    ks = kb.P.pool_geometry(n, len(kb.P.t[n["name"]].shape) - 2)[0]
+    if cip and not div and isinstance(prod(ks), Sym):   # named kernel sizes: divide by their product
+        return kb.emit(f"{acc} / {prod(ks)}", axes, "avg")
     return kb.emit(f"{acc} / {flt(div or prod(ks))}" if (cip or div) else f"{acc} / {cnt}", axes, "avg")
 
 
@@ -2333,6 +2452,7 @@ def k_pool(P: Prog, st: Style, A: str, E: str) -> Kernel:
     kb.flat = (tuple(i.code for i in oi), list(out_shape), offs)
     val = kb.epilogue(A, E, res, oi)
     kb.store(E, oi, val, "o")
+    bind_module_attrs(kb, n)
     return finish(kb, E, f"(triton.cdiv({bare(total)}, meta['BLOCK']),)", {"BLOCK": BLOCK},
                   f"pooling {' + '.join(ops)}")
 
@@ -2392,6 +2512,7 @@ def k_pool_tile(kb: KB, n: dict, E: str, window: list, ops: list) -> Kernel:
     kb.flat = (tuple(i.code for i in oi), list(out_shape), offs)
     val = kb.epilogue(A, E, res, oi)
     kb.store(E, oi, val, "o")
+    bind_module_attrs(kb, n)
     return finish(kb, E, f"(triton.cdiv({bare(total)}, meta['BLOCK_ROWS']),)", {"BLOCK_ROWS": BR, "BLOCK_W": BW},
                   f"pooling tile {' + '.join(ops)}", 4 if BR * BW <= 2048 else 8)
 

@@ -161,6 +161,37 @@ SIZE_FREE_TASKS = {  # name: (input dims, forward body, __init__ line, second in
 }
 
 
+# Conv and pool attributes as constructor arguments (module constants), two value sets per structure: with
+# symbolic sizes the kernels, the wrapper's bindings and forward read the same for both (issue 21: the model
+# baked gs16's stride and padding literals into KernelBench's convolutions).
+ATTR_FREE = {   # name: (conv class, groups, value set A, value set B)
+    "conv2d": ("Conv2d", 1, dict(kernel_size=3, stride=1, padding=0, dilation=1, pool_kernel=2, pool_stride=2),
+               dict(kernel_size=(3, 2), stride=2, padding=1, dilation=2, pool_kernel=3, pool_stride=1)),
+    "conv2d_grouped": ("Conv2d", 2, dict(kernel_size=2, stride=1, padding=0, dilation=1, pool_kernel=2, pool_stride=1),
+                       dict(kernel_size=3, stride=(2, 1), padding=(1, 2), dilation=1, pool_kernel=2, pool_stride=2)),
+    "conv_transpose2d": ("ConvTranspose2d", 1, dict(kernel_size=3, stride=1, padding=0, dilation=1, pool_kernel=2,
+                                                    pool_stride=2),
+                         dict(kernel_size=(2, 3), stride=2, padding=1, dilation=2, pool_kernel=3, pool_stride=1)),
+    "conv_transpose2d_grouped": ("ConvTranspose2d", 2, dict(kernel_size=2, stride=2, padding=0, dilation=1,
+                                                            pool_kernel=2, pool_stride=2),
+                                 dict(kernel_size=3, stride=1, padding=1, dilation=2, pool_kernel=2, pool_stride=1)),
+}
+
+
+def attr_source(name: str, k: int) -> str:
+    cls, groups, *values = ATTR_FREE[name]
+    consts = dict(batch_size=2, in_channels=4, out_channels=6, height=9, width=11, groups=groups, **values[k])
+    args = [c for c in consts if c not in ("batch_size", "height", "width")]
+    return ("import torch\nimport torch.nn as nn\n\n" + "".join(f"{c} = {v!r}\n" for c, v in consts.items()) +
+            f"\n\nclass Model(nn.Module):\n    def __init__(self, {', '.join(args)}):\n        super().__init__()\n"
+            f"        self.conv = nn.{cls}(in_channels, out_channels, kernel_size, stride=stride, padding=padding, "
+            "dilation=dilation, groups=groups)\n"
+            "        self.pool = nn.MaxPool2d(pool_kernel, stride=pool_stride)\n\n"
+            "    def forward(self, x):\n        return self.pool(torch.relu(self.conv(x)))\n\n\n"
+            "def get_inputs():\n    return [torch.randn(batch_size, in_channels, height, width)]\n\n\n"
+            f"def get_init_inputs():\n    return [{', '.join(args)}]\n")
+
+
 def sized_source(name: str, dims: dict) -> str:
     shape, body, init, shape_y = SIZE_FREE_TASKS[name]
     inputs = f"torch.randn({shape})" + (f", torch.randn({shape_y})" if shape_y else "")
@@ -227,6 +258,10 @@ def judged():
         for k, dims in enumerate((a, b)):
             src = sized_source(name, dims)
             items[f"symbolic:sizefree:{name}:{k}"] = (src, compile_program(src, sizes="symbolic"))
+    for name in ATTR_FREE:
+        for k in (0, 1):
+            src = attr_source(name, k)
+            items[f"symbolic:attrs:{name}:{k}"] = (src, compile_program(src, sizes="symbolic"))
     for form, rec in matmul_form_records().items():
         for sizes in ("literal", "symbolic"):
             items[f"matmulform:{form}:{sizes}"] = (rec["source"], compile_program(rec, seed=1, sizes=sizes))
@@ -556,6 +591,34 @@ def test_symbolic_kernels_do_not_depend_on_sizes():
         assert sym[0] and sym[0] == sym[1], name
         # a flat elementwise kernel and a last-dim softmax read only the runtime bounds even with literals
         assert (lit[0] == lit[1]) == (name in ("relu", "softmax")), name
+
+
+def test_symbolic_conv_and_pool_attributes_are_names_bound_from_the_module(judged):
+    """Stride, padding, dilation, groups, output_padding and kernel sizes of a conv module, and a pool module's
+    attributes, are kernel constexprs the wrapper binds from the module forward passes in: two tasks that differ
+    only in those values get the same kernels, bindings and forward (block sizes aside), and both are correct."""
+    assert len([k for k in judged if k.startswith("symbolic:attrs:")]) == 2 * len(ATTR_FREE)
+    assert failures(judged, "symbolic:attrs:") == {}
+
+    def shape_free(sol):   # ModelNew's forward, the kernels, and the wrappers without the launch's block sizes
+        return re.sub(r"BLOCK(_[A-Z]+)?=\d+|num_warps=\d+", "", sol.split("def forward")[1])
+    for name in ATTR_FREE:
+        a, b = (judged[f"symbolic:attrs:{name}:{k}"][1] for k in (0, 1))
+        assert shape_free(a) == shape_free(b), name
+        assert "stride_h, stride_w = conv_stride" in a and "padding_h, padding_w = conv_padding" in a
+        assert "dilation_h, dilation_w = conv_dilation" in a and "self.conv.stride" in a
+        assert "kernel_h, kernel_w = conv_weight.shape" in a
+        assert "kernel_size = pool_kernel_size" in a and "stride = pool_stride" in a and "self.pool.dilation" in a
+        assert ("groups = conv_groups" in a) == ("grouped" in name)
+        assert not re.search(r"^\s+\w+ = \d+$", a, re.M), name   # no size is bound to a number
+    tc = judged["symbolic:attrs:conv_transpose2d_grouped:0"][1]
+    assert "output_padding_h, output_padding_w = conv_output_padding" in tc
+    assert "(height - 1) * stride_h - 2 * padding_h + dilation_h * (kernel_h - 1) + output_padding_h + 1" in tc
+    conv = judged["symbolic:attrs:conv2d:0"][1]
+    assert "out_height = (height + 2 * padding_h - dilation_h * (kernel_h - 1) - 1) // stride_h + 1" in conv
+    # literal sizes keep numbers: the two value sets give different kernels
+    lit = [kernel_sources(compile_program(attr_source("conv2d", k))) for k in (0, 1)]
+    assert lit[0] != lit[1] and "stride_h" not in lit[0]
 
 
 def test_symbolic_wrapper_binds_names_from_the_inputs():
