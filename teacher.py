@@ -41,9 +41,14 @@ How a program becomes kernels (what differs from a hand-written solution is note
       `ss / features`, `(length - 1 - i)`. Input dims are named as the task's get_inputs() names them
       (module constants), nn.Linear/Conv output sizes after out_features/out_channels, anything else
       `<tensor>_d<k>`; one value may carry several names (any is correct). Conv and pool output sizes are
-      derived names computed in the wrapper (`out_height = (height - 2) // 2 + 1`). What stays literal:
-      sizes of 1, op attributes (kernel sizes, strides, dims, eps, adaptive pools' output sizes, narrow and
-      select positions), block sizes and warps (except a block that must cover a whole dim, as attention's
+      derived names computed in the wrapper (`out_height = (height - 2) // 2 + 1`). A conv module's stride,
+      padding, dilation, output_padding, groups (> 1) and kernel sizes, and a pool module's kernel size, stride,
+      padding and dilation, are names too, bound from the module that forward passes in (`stride_h, stride_w =
+      conv_stride` from `self.conv.stride`; kernel sizes from the weight's shape), and output sizes are their
+      formula (`out_height = (height + 2 * padding_h - dilation_h * (kernel_h - 1) - 1) // stride_h + 1`), so the
+      answer reads the same for any values (Prog.conv_geometry). What stays literal: sizes of 1, other op
+      attributes (reduction dims, eps, functional convs' and pools' attributes, adaptive pools' output sizes, narrow
+      and select positions), block sizes and warps (except a block that must cover a whole dim, as attention's
       head dim: `BLOCK_D=triton.next_power_of_2(head_dim)`; row kernels always loop over column blocks of at
       most SYMBOLIC_ROW_BLOCK, so any row length compiles), and the rare size that is no tensor's dim nor
       derivable (an unflattening view's split); a name no input of the wrapper carries is bound to its value
