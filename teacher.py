@@ -279,8 +279,36 @@ TEMPLATE_NAMES = set("""M N K pid_k n_rows n_cols n_inner inner pid_outer n_elem
     mask_dt mask_nv row_mask col_mask rows cols start k0 acc m s m_new amax scale mean m2 diff best best_idx blk
     blk_idx take target picked inv ss rstd carry zero cnt nb mb db delta q kt vt scores p alpha l_i m_i b h out grid
     meta torch triton tl self nn math float range min max len int dtype device shape input_precision num_warps other
-    axis keep_dims""".split())
+    axis keep_dims outer""".split())
 TEMPLATE_LOCAL = r"([A-Za-z]|cl|sp|ch|res|first|second|wc|ci|ip|ok|tp|lo|hi|avg|acc)_?\d+"   # KB.emit's names
+
+
+DIM_CALLS = {"sum": "sum", "mean": "mean", "max": "amax", "min": "amin", "amax": "amax", "amin": "amin",
+             "argmax": "argmax", "argmin": "argmin"}   # torch function or tensor method -> the reduce op it imports as
+
+
+def source_dim_attrs(source: str) -> dict:
+    """Reduce op -> the module attribute its one call in forward passes as the dim (`torch.sum(x,
+    dim=self.dim)`, `x.argmax(self.dim)`), for the ops called exactly once there."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return {}
+    model = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Model"), None)
+    fwd = next((n for n in (model.body if model else []) if isinstance(n, ast.FunctionDef) and n.name == "forward"),
+               None)
+    calls = defaultdict(list)
+    for c in ast.walk(fwd) if fwd else []:
+        if not (isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr in DIM_CALLS):
+            continue
+        functional = isinstance(c.func.value, ast.Name) and c.func.value.id == "torch"
+        arg = next((k.value for k in c.keywords if k.arg == "dim"), None)
+        if arg is None and len(c.args) > (1 if functional else 0):
+            arg = c.args[1 if functional else 0]
+        attr = arg.attr if isinstance(arg, ast.Attribute) and isinstance(arg.value, ast.Name) \
+            and arg.value.id == "self" else None
+        calls[DIM_CALLS[c.func.attr]].append(attr)
+    return {op: attrs[0] for op, attrs in calls.items() if len(attrs) == 1 and attrs[0]}
 
 
 def source_size_names(source: str | None) -> tuple[list, dict, dict]:
@@ -360,6 +388,8 @@ class Prog:
         self.tuple_nodes = set()
         self.non_tensors = set()
         self.source = source
+        # reduce op -> the module attribute forward passes as its dim (`torch.sum(x, dim=self.dim)`), symbolic only
+        self.dim_attrs = source_dim_attrs(source) if self.symbolic and source else {}
         for node in program["nodes"]:
             self._lower(dict(node, attrs=dict(node.get("attrs") or {})))
         self.output = program["output"]
@@ -1696,6 +1726,8 @@ def k_rows(P: Prog, st: Style, A: str, E: str) -> Kernel:
     long rows go to the split kernels instead."""
     n = P.node_of[A]
     op = n["op"]
+    if reduces_module_dim(P, n, E):
+        return k_reduce_dim(P, st, A, E)
     x, n_rows, n_cols, build, contiguous = row_geometry(P, n)
     if st.target != "cpu" and A == E and n_rows == 1 and n_cols > SPLIT_SUM_MIN and op in ("sum", "mean", "rsum") \
             and P.t[E].dtype == "float32":
@@ -1757,6 +1789,71 @@ def k_rows(P: Prog, st: Style, A: str, E: str) -> Kernel:
     blocks = {"BLOCK_ROWS": BR, "BLOCK_COLS": BJ if loop else covering_block(n_cols, BJ)}
     nw = None if st.target == "cpu" else (4 if BR * BJ <= 2048 else 8 if BR * BJ <= 4096 else 16)
     return finish(kb, E, grid, blocks, f"row kernel {' + '.join(ops)}" + (" (strided rows)" if split else ""), nw)
+
+
+def reduces_module_dim(P: Prog, n: dict, E: str) -> bool:
+    """Whether node n is a reduction of a forward input over a dim the module holds (Prog.dim_attrs), the one
+    node of its op, with nothing fused after it (but the values of torch.max(x, dim)[0]): k_reduce_dim's case."""
+    op, a = n["op"], n["attrs"]
+    values = P.node_of[E]["op"] == "identity" and P.node_of[E]["inputs"] == [n["name"]]
+    return op in P.dim_attrs and (n["name"] == E or values) and isinstance(a.get("dim"), int) and \
+        n["inputs"][0] in P.input_names and n["inputs"][0] not in P.scalars and \
+        sum(m["op"] == op for m in P.nodes) == 1
+
+
+def k_reduce_dim(P: Prog, st: Style, A: str, E: str) -> Kernel:
+    """A reduction over the dim the module holds (`torch.sum(x, dim=self.dim)`, symbolic sizes): forward passes
+    `self.dim` and the wrapper works out (n_rows, n_cols, n_inner) from the input's shape at that dim, so the
+    answer reads the same for every dim a task's constructor may be given. Row r of the kernel is output r:
+    outer index r // n_inner, inner index r % n_inner, its elements n_inner apart (adjacent rows are adjacent
+    in memory, so a column block is one coalesced read; n_inner = 1 for the last dim)."""
+    n = P.node_of[A]
+    op, a = n["op"], n["attrs"]
+    x = n["inputs"][0]
+    S = P.t[x].shape
+    d = a["dim"] % len(S)
+    n_cols, inner = int(S[d]), int(prod(S[d + 1:]))
+    n_rows = int(prod(S)) // max(1, n_cols)
+    kb = KB(P, st, st.kernel_name([op]))
+    if inner > 1 and st.target != "cpu":
+        BR, BJ = st.strided_row_blocks(n_rows // inner, n_cols, inner)
+    else:
+        BR, BJ = st.row_blocks(n_rows, n_cols)
+    BJ = min(BJ, SYMBOLIC_ROW_BLOCK)
+    for name in ("n_rows", "n_cols", "n_inner"):
+        kb.arg(name, name)
+    kb.line("pid = tl.program_id(0)")
+    kb.line("rows = pid * BLOCK_ROWS + tl.arange(0, BLOCK_ROWS)[:, None]")
+    kb.line("row_mask = rows < n_rows")
+    kb.line("outer = rows // n_inner")
+    kb.line("inner = rows % n_inner")
+    kb.masks["r"], kb.masks["j"] = "row_mask", "col_mask"
+    tiles = RowTiles(kb, x, S, lambda kb_, r, c: ([r, c], {}), "outer * (n_cols * n_inner) + cols * n_inner + inner",
+                     True, REDUCE_NEUTRAL.get(op, "0.0"))
+    res = kb.emit(row_reduction(kb, tiles, n, Sym(n_cols, "n_cols")), "r", "res")
+    kb.cache.clear()
+    int64 = P.t[E].dtype == "int64"
+    kb.line(f"tl.store(out_ptr + rows, {res.code}{'.to(tl.int64)' if int64 else ''}, mask=row_mask)")
+    kb.out = E
+    blocks = {"BLOCK_ROWS": BR, "BLOCK_COLS": BJ}
+    src, call = kernel_source(kb, blocks, "out")
+    attr = P.dim_attrs[op]
+    xp = kb.leaf(x)
+    wname = st.wrapper_name(kb.name)
+    kept = "(1,) + " if a.get("keepdim") else ""
+    warps = [] if st.target == "cpu" else [f"num_warps={4 if BR * BJ <= 2048 else 8}"]
+    w = [f"def {wname}({xp}, dim):",
+         f"    dim = dim % {xp}.dim()",
+         f"    n_cols = {xp}.shape[dim]",
+         f"    n_inner = {xp}.stride(dim)   # the elements after the reduced dim ({xp} is contiguous)",
+         f"    n_rows = {xp}.numel() // n_cols",
+         f"    out = torch.empty({xp}.shape[:dim] + {kept}{xp}.shape[dim + 1:], device={xp}.device, "
+         f"dtype={'torch.int64' if int64 else 'torch.float32'})",
+         "    grid = lambda meta: (triton.cdiv(n_rows, meta['BLOCK_ROWS']),)",
+         f"    {kb.name}[grid](" + ", ".join(call + warps) + ")",
+         "    return out"]
+    return Kernel(kb.name, wname, "\n".join(src), "\n".join(w), [P.t[x].ref, f"self.{attr}"], E,
+                  f"row kernel {op} over self.{attr}")
 
 
 def row_reduction(kb: KB, t: RowTiles, n: dict, n_cols) -> str:

@@ -192,6 +192,21 @@ def attr_source(name: str, k: int) -> str:
             f"def get_init_inputs():\n    return [{', '.join(args)}]\n")
 
 
+DIM_ATTR_CALLS = {"sum": "torch.sum(x, dim=self.dim, keepdim=True)", "mean": "torch.mean(x, dim=self.dim)",
+                  "max": "torch.max(x, dim=self.dim)[0]", "min": "x.min(self.dim).values",
+                  "argmax": "torch.argmax(x, dim=self.dim)", "argmin": "x.argmin(dim=self.dim)"}
+
+
+def dim_attr_source(call: str, dim: int) -> str:
+    """A reduction over the dim the constructor is given, as KernelBench L1 47-53 write it."""
+    return ("import torch\nimport torch.nn as nn\n\n\nclass Model(nn.Module):\n"
+            "    def __init__(self, dim: int):\n        super().__init__()\n        self.dim = dim\n\n"
+            f"    def forward(self, x):\n        return {DIM_ATTR_CALLS[call]}\n\n\n"
+            "batch_size = 3\ndim1 = 37\ndim2 = 45\nreduce_dim = " + str(dim) + "\n\n\n"
+            "def get_inputs():\n    return [torch.rand(batch_size, dim1, dim2)]\n\n\n"
+            "def get_init_inputs():\n    return [reduce_dim]\n")
+
+
 def sized_source(name: str, dims: dict) -> str:
     shape, body, init, shape_y = SIZE_FREE_TASKS[name]
     inputs = f"torch.randn({shape})" + (f", torch.randn({shape_y})" if shape_y else "")
@@ -262,6 +277,10 @@ def judged():
         for k in (0, 1):
             src = attr_source(name, k)
             items[f"symbolic:attrs:{name}:{k}"] = (src, compile_program(src, sizes="symbolic"))
+    for call in DIM_ATTR_CALLS:
+        for dim in (0, 1, -1):
+            src = dim_attr_source(call, dim)
+            items[f"symbolic:dimattr:{call}:{dim}"] = (src, compile_program(src, sizes="symbolic", target="cuda"))
     for form, rec in matmul_form_records().items():
         for sizes in ("literal", "symbolic"):
             items[f"matmulform:{form}:{sizes}"] = (rec["source"], compile_program(rec, seed=1, sizes=sizes))
@@ -619,6 +638,26 @@ def test_symbolic_conv_and_pool_attributes_are_names_bound_from_the_module(judge
     # literal sizes keep numbers: the two value sets give different kernels
     lit = [kernel_sources(compile_program(attr_source("conv2d", k))) for k in (0, 1)]
     assert lit[0] != lit[1] and "stride_h" not in lit[0]
+
+
+def test_symbolic_reduction_over_the_modules_dim_reads_it_at_run_time(judged):
+    """`torch.sum(x, dim=self.dim)`: forward passes self.dim and the wrapper derives the layout from it, so the
+    solution is the same text for dims 0, 1 and -1 (block sizes aside; KernelBench L1 47-53 reduce dim 1, which
+    gs16's model wrote with dim 0's layout), and each is correct."""
+    assert len([k for k in judged if k.startswith("symbolic:dimattr:")]) == 3 * len(DIM_ATTR_CALLS)
+    assert failures(judged, "symbolic:dimattr:") == {}
+    for call in DIM_ATTR_CALLS:
+        sols = [re.sub(r"BLOCK_[A-Z]+=\d+|num_warps=\d+", "", judged[f"symbolic:dimattr:{call}:{d}"][1])
+                for d in (0, 1, -1)]
+        assert sols[0] == sols[1] == sols[2], call
+        assert "(x, self.dim)" in sols[0] and "n_inner = x.stride(dim)" in sols[0], call
+        assert ("(1,) +" in sols[0]) == (call == "sum"), call   # keepdim
+    # literal sizes, a dim written as a number, or a reduction fused into more keep the per-dim layout
+    literal = compile_program(dim_attr_source("sum", 1))
+    fixed = compile_program(dim_attr_source("sum", 1).replace("dim=self.dim", "dim=1"), sizes="symbolic")
+    fused = compile_program(dim_attr_source("sum", 1).replace("torch.sum(x, dim=self.dim, keepdim=True)",
+                                                              "torch.relu(torch.sum(x, dim=self.dim))"), sizes="symbolic")
+    assert not any("stride(dim)" in s for s in (literal, fixed, fused))
 
 
 def test_symbolic_wrapper_binds_names_from_the_inputs():
