@@ -49,10 +49,11 @@ How a program becomes kernels (what differs from a hand-written solution is note
       answer reads the same for any values (Prog.conv_geometry). A reduction over the dim the module holds
       (`torch.sum(x, dim=self.dim)`) takes it from forward and works out its layout at run time (k_reduce_dim).
       What stays literal: sizes of 1, other op attributes (other reduction dims, eps, functional convs' and
-      pools' attributes, adaptive pools' output sizes, narrow and select positions), block sizes and warps (except a block that must cover a whole dim, as attention's
-      head dim: `BLOCK_D=triton.next_power_of_2(head_dim)`; row kernels always loop over column blocks of at
-      most SYMBOLIC_ROW_BLOCK, so any row length compiles), and the rare size that is no tensor's dim nor
-      derivable (an unflattening view's split); a name no input of the wrapper carries is bound to its value
+      pools' attributes, adaptive pools' output sizes, narrow and select positions), block sizes and warps
+      (except a block that must cover a whole dim, as attention's head dim:
+      `BLOCK_D=triton.next_power_of_2(head_dim)`; row kernels always loop over column blocks of at most
+      SYMBOLIC_ROW_BLOCK, so any row length compiles), and the rare size that is no tensor's dim nor derivable
+      (an unflattening view's split); a name no input of the wrapper carries is bound to its value
       (`height = 9`); a mean divides by names (`acc / batch_size`). Forward's view calls keep their arguments.
   * The answer is ModelNew first (Model's constructor copied verbatim, forward calling the launchers), then the
     kernels and their launchers: the copy is written right after the prompt shows the constructor.
