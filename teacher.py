@@ -47,7 +47,9 @@ How a program becomes kernels (what differs from a hand-written solution is note
       conv_stride` from `self.conv.stride`; kernel sizes from the weight's shape), and output sizes are their
       formula (`out_height = (height + 2 * padding_h - dilation_h * (kernel_h - 1) - 1) // stride_h + 1`), so the
       answer reads the same for any values (Prog.conv_geometry). A reduction over the dim the module holds
-      (`torch.sum(x, dim=self.dim)`) takes it from forward and works out its layout at run time (k_reduce_dim).
+      (`torch.sum(x, dim=self.dim)`) takes it from forward and works out its layout at run time (k_reduce_dim),
+      and a pointwise op's scalar that is a number attribute of the module (`x * self.scaling_factor`) is that
+      attribute's name, a constexpr forward passes in (Prog.name_scalars).
       What stays literal: sizes of 1, other op attributes (other reduction dims, eps, functional convs' and
       pools' attributes, adaptive pools' output sizes, narrow and select positions), block sizes and warps
       (except a block that must cover a whole dim, as attention's head dim:
@@ -313,6 +315,73 @@ def source_dim_attrs(source: str) -> dict:
     return {op: attrs[0] for op, attrs in calls.items() if len(attrs) == 1 and attrs[0]}
 
 
+SCALAR_ATTR_KEYS = ("value", "min", "max", "negative_slope", "min_val", "max_val", "alpha")  # node_value's flt sites
+
+
+class NamedScalar(float):
+    """A pointwise op's scalar that the module holds (`x * self.scaling_factor`): computes as its value, and
+    flt() writes its name, a kernel constexpr the wrapper receives from forward (symbolic sizes)."""
+
+    def __new__(cls, value, name: str):
+        self = super().__new__(cls, value)
+        self.name = name
+        return self
+
+
+def source_scalar_attrs(source: str) -> dict:
+    """The module's number attributes (`self.scaling_factor = scaling_factor`) and their values, worked out
+    from the module constants, get_init_inputs() and __init__'s defaults, for the attributes forward reads."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return {}
+
+    def value(e, env):
+        if isinstance(e, ast.Constant) and type(e.value) in (int, float):
+            return e.value
+        if isinstance(e, ast.Name):
+            return env.get(e.id)
+        if isinstance(e, ast.UnaryOp) and isinstance(e.op, (ast.USub, ast.UAdd)):
+            v = value(e.operand, env)
+            return None if v is None else -v if isinstance(e.op, ast.USub) else v
+        if isinstance(e, ast.BinOp) and type(e.op) in (ast.Add, ast.Sub, ast.Mult, ast.Div):
+            a, b = value(e.left, env), value(e.right, env)
+            if a is None or b is None or (isinstance(e.op, ast.Div) and b == 0):
+                return None
+            return {ast.Add: a + b, ast.Sub: a - b, ast.Mult: a * b, ast.Div: a / b if b else None}[type(e.op)]
+        return None
+    consts = {}
+    for n in tree.body:
+        if isinstance(n, ast.Assign) and (v := value(n.value, consts)) is not None:
+            consts.update({t.id: v for t in n.targets if isinstance(t, ast.Name)})
+    model = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Model"), None)
+    init = next((n for n in (model.body if model else []) if isinstance(n, ast.FunctionDef) and n.name == "__init__"),
+                None)
+    fwd = next((n for n in (model.body if model else []) if isinstance(n, ast.FunctionDef) and n.name == "forward"),
+               None)
+    gii = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "get_init_inputs"), None)
+    if init is None or fwd is None:
+        return {}
+    ret = next((n for n in (gii.body if gii else []) if isinstance(n, ast.Return)), None)
+    given = ret.value.elts if ret is not None and isinstance(ret.value, (ast.List, ast.Tuple)) else []
+    params = init.args.args[1:]
+    defaults = dict(zip([a.arg for a in params][len(params) - len(init.args.defaults):], init.args.defaults))
+    env = dict(consts)
+    for i, a in enumerate(params):
+        v = value(given[i], consts) if i < len(given) else value(defaults[a.arg], consts) if a.arg in defaults \
+            else None
+        env[a.arg] = v
+    read = {n.attr for n in ast.walk(fwd) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
+            and n.value.id == "self"}
+    out = {}
+    for n in ast.walk(init):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Attribute) \
+                and isinstance(n.targets[0].value, ast.Name) and n.targets[0].value.id == "self" \
+                and n.targets[0].attr in read and (v := value(n.value, env)) is not None:
+            out[n.targets[0].attr] = v
+    return out
+
+
 def source_size_names(source: str | None) -> tuple[list, dict, dict]:
     """What the task source calls its sizes: per get_inputs() tensor, the name of each dim (None where it is
     not a plain name); per (module attribute, argument), the name passed to nn.<Module>(argument=NAME); and
@@ -395,6 +464,9 @@ class Prog:
         for node in program["nodes"]:
             self._lower(dict(node, attrs=dict(node.get("attrs") or {})))
         self.output = program["output"]
+        self.scalar_attrs: dict[str, str] = {}   # kernel name of a NamedScalar -> the module attribute
+        if self.symbolic and source:
+            self.name_scalars(source)
         self.node_of = {n["name"]: n for n in self.nodes}
         self.consumers: dict[str, list[str]] = defaultdict(list)
         for n in self.nodes:
@@ -626,6 +698,31 @@ class Prog:
             out.append(flat[hit])
             pos = hit + 1
         return out
+
+    def name_scalars(self, source: str) -> None:
+        """Symbolic sizes: a pointwise op's scalar that is the value of one number attribute of the module
+        (`x * self.scaling_factor`, source_scalar_attrs) becomes a NamedScalar, read in kernels by the
+        attribute's name and passed from forward (`self.scaling_factor`; finish binds it), so the answer reads
+        the same whatever the constructor is given. A value two attributes share, or more ops hold than forward
+        reads the attribute, stays a number, as does a name a template or a size already uses."""
+        by_value = defaultdict(list)
+        for attr, v in source_scalar_attrs(source).items():
+            by_value[float(v)].append(attr)
+        fwd_text = source.split("def forward", 1)[-1]
+        sites = defaultdict(list)
+        for n in self.nodes:
+            if is_pointwise(n):
+                for k in SCALAR_ATTR_KEYS:
+                    v = n["attrs"].get(k)
+                    if type(v) in (int, float) and len(by_value.get(float(v), ())) == 1:
+                        sites[by_value[float(v)][0]].append((n, k))
+        for attr, uses in sites.items():
+            if attr in TEMPLATE_NAMES or re.fullmatch(TEMPLATE_LOCAL, attr) or attr in self.sizes or \
+                    attr in self.t or len(uses) > len(re.findall(rf"self\.{attr}\b", fwd_text)):
+                continue
+            for n, k in uses:
+                n["attrs"][k] = NamedScalar(n["attrs"][k], attr)
+            self.scalar_attrs[attr] = attr
 
     def conv_geometry(self, node: dict, d: int):
         """conv_geometry(node, d); with symbolic sizes, for a convolution module, its attributes are names a
@@ -928,6 +1025,8 @@ def covering_block(n, value: int, floor: int = 1):
 
 
 def flt(v) -> str:
+    if isinstance(v, NamedScalar):
+        return v.name
     v = float(v)
     if math.isinf(v):
         return "float('inf')" if v > 0 else "float('-inf')"
@@ -1322,6 +1421,11 @@ def finish(kb: KB, E: str, grid: str, blocks: dict, summary: str, num_warps: int
            for t, pn in kb.leaves.items() if t in P.cl] + list(pre)
     kb.out = E
     src, call = kernel_source(kb, blocks, "out")
+    for attr in scalars_read(P, src):   # forward passes the module's scalars the kernel reads (NamedScalar)
+        t = f"module_attr.{attr}"
+        P.t.setdefault(t, TInfo(t, [], "attr", f"self.{attr}"))
+        P.attrs[t] = "scalar"
+        kb.leaf(t)
     out = P.t[E]
     wname = kb.st.wrapper_name(kb.name)
     leaf_names = list(kb.leaves.items())
@@ -1364,6 +1468,8 @@ def kernel_source(kb: KB, blocks: dict, out: str) -> tuple[list[str], list[str]]
     ptrs = [p for p in kb.params if p[0].endswith("_ptr")]
     others = [p for p in kb.params if not p[0].endswith("_ptr")]
     sizes = sizes_used(P, body)   # --sizes symbolic: the size names the kernel reads, passed as constexprs
+    words = {w for ln in body for w in re.findall(r"(?<![.\w'\"])[A-Za-z_]\w*", ln)}
+    sizes += [s for s in P.scalar_attrs if s in words]   # and the module's scalars it reads (NamedScalar)
     sig = [p[0] for p in ptrs] + ["out_ptr"] + [p[0] for p in others if not p[2]] + \
           [f"{s}: tl.constexpr" for s in sizes] + \
           [f"{p[0]}: tl.constexpr" for p in others if p[2]] + [f"{b}: tl.constexpr" for b in blocks]
@@ -1375,6 +1481,12 @@ def kernel_source(kb: KB, blocks: dict, out: str) -> tuple[list[str], list[str]]
     call = [p[1] for p in ptrs] + [out] + [p[1] for p in others if not p[2]] + list(sizes) + \
            [f"{p[0]}={p[1]}" for p in others if p[2]] + [f"{b}={v}" for b, v in blocks.items()]
     return src, call
+
+
+def scalars_read(P: Prog, lines: list[str]) -> list[str]:
+    """The module scalars (Prog.name_scalars) that the code reads."""
+    words = {w for ln in lines for w in re.findall(r"(?<![.\w'\"])[A-Za-z_]\w*", ln)}
+    return [s for s in P.scalar_attrs if s in words]
 
 
 def sizes_used(P: Prog, lines: list[str]) -> list[str]:
@@ -1400,6 +1512,13 @@ def bind_sizes(P: Prog, leaf_names: list, needed: list[str]) -> list[str]:
             targets.append(s.expr if take else "_")
             if take:
                 left.remove(s.expr)
+        if P.attrs.get(t) == "scalar":   # a module scalar the wrapper receives under its own name
+            attr = t.split(".", 1)[1]
+            if attr in left:
+                left.remove(attr)
+            if pname != attr:
+                lines.append(f"{attr} = {pname}")
+            continue
         if not any(x != "_" for x in targets):
             continue
         if P.attrs.get(t) == "int":   # a module's int attribute: `groups = conv2d_groups`

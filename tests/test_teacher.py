@@ -207,6 +207,23 @@ def dim_attr_source(call: str, dim: int) -> str:
             "def get_init_inputs():\n    return [reduce_dim]\n")
 
 
+def scalar_attr_source(values: tuple) -> str:
+    """A linear layer and an epilogue whose scalars the constructor is given (KernelBench level 2's
+    `self.scaling_factor`), one of them also a literal in forward."""
+    return ("import torch\nimport torch.nn as nn\n\nbatch_size = 4\nin_features = 24\nout_features = 20\n"
+            f"scaling_factor = {values[0]!r}\nclamp_min = {values[1]!r}\nnegative_slope = {values[2]!r}\n\n\n"
+            "class Model(nn.Module):\n"
+            "    def __init__(self, in_features, out_features, scaling_factor, clamp_min, negative_slope=0.01):\n"
+            "        super().__init__()\n        self.fc = nn.Linear(in_features, out_features)\n"
+            "        self.scaling_factor = scaling_factor\n        self.clamp_min = clamp_min\n"
+            "        self.negative_slope = negative_slope\n\n"
+            "    def forward(self, x):\n        x = self.fc(x) * self.scaling_factor\n"
+            "        x = torch.clamp(x, min=self.clamp_min)\n"
+            "        return torch.nn.functional.leaky_relu(x, self.negative_slope) + 3.0\n\n\n"
+            "def get_inputs():\n    return [torch.rand(batch_size, in_features)]\n\n\n"
+            "def get_init_inputs():\n    return [in_features, out_features, scaling_factor, clamp_min, negative_slope]\n")
+
+
 def sized_source(name: str, dims: dict) -> str:
     shape, body, init, shape_y = SIZE_FREE_TASKS[name]
     inputs = f"torch.randn({shape})" + (f", torch.randn({shape_y})" if shape_y else "")
@@ -281,6 +298,9 @@ def judged():
         for dim in (0, 1, -1):
             src = dim_attr_source(call, dim)
             items[f"symbolic:dimattr:{call}:{dim}"] = (src, compile_program(src, sizes="symbolic", target="cuda"))
+    for k, values in enumerate(SCALAR_ATTR_VALUES):
+        src = scalar_attr_source(values)
+        items[f"symbolic:scalarattr:{k}"] = (src, compile_program(src, sizes="symbolic"))
     for form, rec in matmul_form_records().items():
         for sizes in ("literal", "symbolic"):
             items[f"matmulform:{form}:{sizes}"] = (rec["source"], compile_program(rec, seed=1, sizes=sizes))
@@ -660,6 +680,28 @@ def test_symbolic_reduction_over_the_modules_dim_reads_it_at_run_time(judged):
     assert not any("stride(dim)" in s for s in (literal, fixed, fused))
 
 
+SCALAR_ATTR_VALUES = ((2.0, -0.5, 0.2), (0.5, 0.25, 0.01))
+
+
+def test_symbolic_module_scalars_are_names_forward_passes(judged):
+    """`x * self.scaling_factor`: the kernel reads the scalar by its attribute's name, a constexpr the wrapper
+    receives from forward, so two constructions differ in no line of the answer but the numbers' own; the
+    literal 3.0 of forward stays a number. All-Triton (judged) and hybrid (the GEMM kept in torch)."""
+    assert len([k for k in judged if k.startswith("symbolic:scalarattr:")]) == 2
+    assert failures(judged, "symbolic:scalarattr:") == {}
+    for heavy in ("triton", "torch"):
+        a, b = (judged[f"symbolic:scalarattr:{k}"][1] if heavy == "triton" else
+                compile_program(scalar_attr_source(SCALAR_ATTR_VALUES[k]), sizes="symbolic", heavy=heavy)
+                for k in (0, 1))
+        body = [re.sub(r"BLOCK(_[A-Z]+)?=\d+|num_warps=\d+", "", s.split("def forward")[1]) for s in (a, b)]
+        assert body[0] == body[1], heavy
+        assert "self.scaling_factor, self.clamp_min, self.negative_slope" in a, heavy
+        assert "* scaling_factor" in a and "tl.maximum(" in a and "clamp_min)" in a, heavy
+        assert "scaling_factor: tl.constexpr" in a and "+ 3.0" in a and "2.0" not in body[0], heavy
+    # literal sizes keep the numbers
+    assert "* 2.0" in compile_program(scalar_attr_source(SCALAR_ATTR_VALUES[0]))
+
+
 def test_symbolic_wrapper_binds_names_from_the_inputs():
     sol = compile_program(sized_source("bmm", SIZE_FREE["bmm"][0]), sizes="symbolic")
     assert "batch_size, channels, length = x.shape" in sol
@@ -667,7 +709,8 @@ def test_symbolic_wrapper_binds_names_from_the_inputs():
     assert "torch.empty((batch_size, channels, out_features)" in sol
     assert "pid_b * (channels * length)" in sol and "triton.cdiv(channels, meta['BLOCK_M'])" in sol
     pool = compile_program(sized_source("max_pool2d", SIZE_FREE["max_pool2d"][0]), sizes="symbolic")
-    assert "out_height = (height - 2) // 2 + 1" in pool and "out_height: tl.constexpr" in pool
+    assert "out_height = (height + 2 * padding - dilation * (kernel_size - 1) - 1) // stride + 1" in pool
+    assert "out_height: tl.constexpr" in pool and "kernel_size = pool_kernel_size" in pool
     rms = compile_program(sized_source("rms_norm", SIZE_FREE["rms_norm"][0]), sizes="symbolic")
     assert "ss / features" in rms
 
