@@ -41,7 +41,8 @@ regression set was made from). KernelBench sources vary in ways ours did not, an
 carry over: `render_kernelbench` writes the same DAG with docstrings written from the op list, varied names of
 inputs, parameters, modules and constants, functional / method / module spellings of each op (`torch.relu(x)`,
 `F.relu(x)`, `x.relu()`, `nn.ReLU()`), constructor arguments through get_init_inputs() or as literals (positional or
-keyword), size constants as expressions (`2048 * 2`), chains (`height = width = 64`) and tuples (`*input_shape`).
+keyword) and named as nn names them, by another common name (`input_size`) or behind the module's prefix
+(`pool_kernel_size`: CTOR_ALIASES, MODULE_PREFIXES), size constants as expressions (`2048 * 2`), chains (`height = width = 64`) and tuples (`*input_shape`).
 Its choices come from an RNG of their own seeded by the program's coordinates, so ops, shapes and hashes are those
 of the plain style and the bytes do not depend on the worker count. `--size kernelbench` is a render-only budget:
 the program is validated at cpu sizes and its twin, grown again from the same RNG state at KernelBench's sizes, is
@@ -1095,6 +1096,20 @@ CTOR_ORDER = {"Linear": ("in_features", "out_features", "bias"),
 NN_DEFAULTS = {"Conv": {"stride": 1, "padding": 0, "dilation": 1, "groups": 1, "bias": True},
                "ConvTranspose": {"stride": 1, "padding": 0, "output_padding": 0, "groups": 1, "bias": True,
                                  "dilation": 1}}
+# Other names a module's constructor argument goes by in a task's own constructor (KernelBench level 2 writes
+# nn.Linear(input_size, hidden_size) and passes a pool's kernel size as pool_kernel_size or a norm's eps as bn_eps),
+# so a model must copy the names the prompt uses rather than recall a few: our own lists of common spellings.
+CTOR_ALIASES = {"in_features": ("input_size", "input_dim", "in_dim", "num_inputs", "d_in"),
+                "out_features": ("hidden_size", "output_size", "hidden_dim", "out_dim", "num_outputs", "d_out"),
+                "in_channels": ("input_channels", "in_ch", "channels_in", "c_in"),
+                "out_channels": ("output_channels", "out_ch", "channels_out", "num_filters", "c_out"),
+                "num_features": ("features", "num_channels", "norm_channels"),
+                "num_channels": ("channels", "norm_channels"), "normalized_shape": ("norm_shape", "hidden")}
+MODULE_PREFIXES = {"MaxPool": ("pool", "maxpool", "max_pool", "mp"), "AvgPool": ("pool", "avgpool", "avg_pool", "ap"),
+                   "AdaptiveAvgPool": ("pool", "adaptive_pool", "gap"), "BatchNorm": ("bn", "batch_norm", "norm"),
+                   "GroupNorm": ("gn", "group_norm", "norm"), "LayerNorm": ("ln", "layer_norm", "norm"),
+                   "RMSNorm": ("rms", "rms_norm", "norm"), "InstanceNorm": ("inorm", "instance_norm", "norm")}
+CTOR_ALIAS_SHARE, CTOR_PREFIX_SHARE = 0.3, 0.35   # of a module argument passed through the constructor
 RAND_INPUT_SHARE = 0.6     # unconstrained inputs drawn with torch.rand (KernelBench: every input of both levels)
 INIT_DEFAULTS_SHARE = 0.4  # renders whose constructor gives trailing arguments defaults (KernelBench level 1: 45%)
 
@@ -1259,8 +1274,8 @@ def gemm_dim_names(nodes: list[dict], tensor: str, rank: int) -> list[tuple[str,
 def render_kernelbench(prog: dict, rng: random.Random) -> tuple[str, dict]:
     """`prog` rendered in KernelBench's surface variety, every choice drawn from `rng` (seeded per program):
     docstrings, names of inputs/params/modules/constants, functional / method / module spellings of each op,
-    constructor args through get_init_inputs() or as literals (positional or keyword), size constants as
-    expressions, chained (`height = width = 64`) or tuples (`*input_shape`), and where the constants sit.
+    constructor args through get_init_inputs() or as literals (positional or keyword) and their names
+    (ctor_arg), size constants as expressions, chained (`height = width = 64`) or tuples (`*input_shape`), and where the constants sit.
     Returns (source, program with its params and modules renamed as the source names them), so a teacher
     reading the program and the source sees one model. Parameters are created in the order `render` uses."""
     prog = json.loads(json.dumps(prog))  # renamed copy
@@ -1340,6 +1355,7 @@ def render_kernelbench(prog: dict, rng: random.Random) -> tuple[str, dict]:
         n["inputs"] = [rename.get(a, a) for a in n["inputs"]]
         if n.get("module"):
             n["module"] = mod_names[n["module"]]
+    old_name = {new: old for old, new in rename.items()}
     param_names = {t["name"] for t in prog["params"]}
     # ---- __init__ ----
     init_params: list[tuple[str, str]] = []   # (arg name, annotation)
@@ -1354,6 +1370,16 @@ def render_kernelbench(prog: dict, rng: random.Random) -> tuple[str, dict]:
 
     def lit(v) -> str:
         return _py(v) if isinstance(v, (list, tuple)) else repr(v)
+
+    def ctor_arg(fam: str, key: str) -> str:
+        """The constructor argument's name for module argument `key` of an nn.<fam>: mostly the key, else a
+        name it also goes by (CTOR_ALIASES) or, for a pool or norm, the key behind the module's prefix."""
+        r = rng.random()
+        if r < CTOR_ALIAS_SHARE and key in CTOR_ALIASES:
+            return rng.choice(CTOR_ALIASES[key])
+        if r < CTOR_ALIAS_SHARE + CTOR_PREFIX_SHARE and fam in MODULE_PREFIXES:
+            return f"{rng.choice(MODULE_PREFIXES[fam])}_{key}"
+        return key
 
     def ctor(node) -> str:
         op = OPS[node["op"]]
@@ -1372,10 +1398,10 @@ def render_kernelbench(prog: dict, rng: random.Random) -> tuple[str, dict]:
         parts = []
         for j, key in enumerate(order):
             val = margs[key]
-            if isinstance(val, float) or not init_args or (isinstance(val, bool) and rng.random() < 0.5):
+            if not init_args or (isinstance(val, (bool, float)) and rng.random() < 0.5):
                 text = lit(val)
             else:
-                text = init_arg(key, tuple(val) if isinstance(val, list) else val)
+                text = init_arg(ctor_arg(fam, key), tuple(val) if isinstance(val, list) else val)
             parts.append(text if j < npos else f"{key}={text}")
         return f"nn.{op.module}({', '.join(parts)})"
 
@@ -1471,7 +1497,9 @@ def render_kernelbench(prog: dict, rng: random.Random) -> tuple[str, dict]:
             body.append(f"        return {expr}")
             break
         src0 = n["inputs"][0]
-        later = [j for j in users.get(src0, []) if j > i]
+        # users is keyed by the names before the renaming above: look src0 up under its old name (with the new one
+        # an input read again later was missed, and `x = x / d; return x + x` rendered v0 + x)
+        later = [j for j in users.get(old_name.get(src0, src0), []) if j > i]
         if reassign and src0 in var and not later and src0 not in param_names and var[src0].isidentifier():
             v = var[src0]
         else:
