@@ -42,7 +42,8 @@ carry over: `render_kernelbench` writes the same DAG with docstrings written fro
 inputs, parameters, modules and constants, functional / method / module spellings of each op (`torch.relu(x)`,
 `F.relu(x)`, `x.relu()`, `nn.ReLU()`), constructor arguments through get_init_inputs() or as literals (positional or
 keyword) and named as nn names them, by another common name (`input_size`) or behind the module's prefix
-(`pool_kernel_size`: CTOR_ALIASES, MODULE_PREFIXES), size constants as expressions (`2048 * 2`), chains (`height = width = 64`) and tuples (`*input_shape`).
+(`pool_kernel_size`: CTOR_ALIASES, MODULE_PREFIXES), size constants as expressions (`2048 * 2`), chains
+(`height = width = 64`) and tuples (`*input_shape`).
 Its choices come from an RNG of their own seeded by the program's coordinates, so ops, shapes and hashes are those
 of the plain style and the bytes do not depend on the worker count. `--size kernelbench` is a render-only budget:
 the program is validated at cpu sizes and its twin, grown again from the same RNG state at KernelBench's sizes, is
@@ -1275,7 +1276,8 @@ def render_kernelbench(prog: dict, rng: random.Random) -> tuple[str, dict]:
     """`prog` rendered in KernelBench's surface variety, every choice drawn from `rng` (seeded per program):
     docstrings, names of inputs/params/modules/constants, functional / method / module spellings of each op,
     constructor args through get_init_inputs() or as literals (positional or keyword) and their names
-    (ctor_arg), size constants as expressions, chained (`height = width = 64`) or tuples (`*input_shape`), and where the constants sit.
+    (ctor_arg), size constants as expressions, chained (`height = width = 64`) or tuples (`*input_shape`), and
+    where the constants sit.
     Returns (source, program with its params and modules renamed as the source names them), so a teacher
     reading the program and the source sees one model. Parameters are created in the order `render` uses."""
     prog = json.loads(json.dumps(prog))  # renamed copy
@@ -1372,8 +1374,9 @@ def render_kernelbench(prog: dict, rng: random.Random) -> tuple[str, dict]:
         return _py(v) if isinstance(v, (list, tuple)) else repr(v)
 
     def ctor_arg(fam: str, key: str) -> str:
-        """The constructor argument's name for module argument `key` of an nn.<fam>: mostly the key, else a
-        name it also goes by (CTOR_ALIASES) or, for a pool or norm, the key behind the module's prefix."""
+        """The constructor argument's name for module argument `key` of an nn.<fam>: a name it also goes by
+        (CTOR_ALIASES, a CTOR_ALIAS_SHARE of draws), for a pool or norm the key behind the module's prefix
+        (CTOR_PREFIX_SHARE), else the key itself."""
         r = rng.random()
         if r < CTOR_ALIAS_SHARE and key in CTOR_ALIASES:
             return rng.choice(CTOR_ALIASES[key])
