@@ -287,6 +287,13 @@ TEMPLATE_NAMES = set("""M N K pid_k n_rows n_cols n_inner inner pid_outer n_elem
 TEMPLATE_LOCAL = r"([A-Za-z]|cl|sp|ch|res|first|second|wc|ci|ip|ok|tp|lo|hi|avg|acc)_?\d+"   # KB.emit's names
 
 
+def model_method(tree: ast.Module, name: str) -> ast.FunctionDef | None:
+    """Model's method `name` in a parsed task source (None without it or without class Model)."""
+    model = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Model"), None)
+    return next((n for n in (model.body if model else []) if isinstance(n, ast.FunctionDef) and n.name == name),
+                None)
+
+
 DIM_CALLS = {"sum": "sum", "mean": "mean", "max": "amax", "min": "amin", "amax": "amax", "amin": "amin",
              "argmax": "argmax", "argmin": "argmin"}   # torch function or tensor method -> the reduce op it imports as
 
@@ -298,9 +305,7 @@ def source_dim_attrs(source: str) -> dict:
         tree = ast.parse(source)
     except SyntaxError:
         return {}
-    model = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Model"), None)
-    fwd = next((n for n in (model.body if model else []) if isinstance(n, ast.FunctionDef) and n.name == "forward"),
-               None)
+    fwd = model_method(tree, "forward")
     calls = defaultdict(list)
     for c in ast.walk(fwd) if fwd else []:
         if not (isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr in DIM_CALLS):
@@ -329,8 +334,9 @@ class NamedScalar(float):
 
 
 def source_scalar_attrs(source: str) -> dict:
-    """The module's number attributes (`self.scaling_factor = scaling_factor`) and their values, worked out
-    from the module constants, get_init_inputs() and __init__'s defaults, for the attributes forward reads."""
+    """The module's number attributes (`self.scaling_factor = scaling_factor`) that forward reads: attribute ->
+    (value, how many times forward reads it), the value worked out from the module constants,
+    get_init_inputs() and __init__'s defaults."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
@@ -354,11 +360,7 @@ def source_scalar_attrs(source: str) -> dict:
     for n in tree.body:
         if isinstance(n, ast.Assign) and (v := value(n.value, consts)) is not None:
             consts.update({t.id: v for t in n.targets if isinstance(t, ast.Name)})
-    model = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Model"), None)
-    init = next((n for n in (model.body if model else []) if isinstance(n, ast.FunctionDef) and n.name == "__init__"),
-                None)
-    fwd = next((n for n in (model.body if model else []) if isinstance(n, ast.FunctionDef) and n.name == "forward"),
-               None)
+    init, fwd = model_method(tree, "__init__"), model_method(tree, "forward")
     gii = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "get_init_inputs"), None)
     if init is None or fwd is None:
         return {}
@@ -371,14 +373,14 @@ def source_scalar_attrs(source: str) -> dict:
         v = value(given[i], consts) if i < len(given) else value(defaults[a.arg], consts) if a.arg in defaults \
             else None
         env[a.arg] = v
-    read = {n.attr for n in ast.walk(fwd) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
-            and n.value.id == "self"}
+    read = Counter(n.attr for n in ast.walk(fwd) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
+                   and n.value.id == "self")
     out = {}
     for n in ast.walk(init):
         if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Attribute) \
                 and isinstance(n.targets[0].value, ast.Name) and n.targets[0].value.id == "self" \
                 and n.targets[0].attr in read and (v := value(n.value, env)) is not None:
-            out[n.targets[0].attr] = v
+            out[n.targets[0].attr] = (v, read[n.targets[0].attr])
     return out
 
 
@@ -464,7 +466,7 @@ class Prog:
         for node in program["nodes"]:
             self._lower(dict(node, attrs=dict(node.get("attrs") or {})))
         self.output = program["output"]
-        self.scalar_attrs: dict[str, str] = {}   # kernel name of a NamedScalar -> the module attribute
+        self.scalar_attrs: list[str] = []   # the module attributes that are NamedScalars (their kernel names)
         if self.symbolic and source:
             self.name_scalars(source)
         self.node_of = {n["name"]: n for n in self.nodes}
@@ -705,10 +707,10 @@ class Prog:
         attribute's name and passed from forward (`self.scaling_factor`; finish binds it), so the answer reads
         the same whatever the constructor is given. A value two attributes share, or more ops hold than forward
         reads the attribute, stays a number, as does a name a template or a size already uses."""
+        attrs = source_scalar_attrs(source)
         by_value = defaultdict(list)
-        for attr, v in source_scalar_attrs(source).items():
+        for attr, (v, _) in attrs.items():
             by_value[float(v)].append(attr)
-        fwd_text = source.split("def forward", 1)[-1]
         sites = defaultdict(list)
         for n in self.nodes:
             if is_pointwise(n):
@@ -718,11 +720,11 @@ class Prog:
                         sites[by_value[float(v)][0]].append((n, k))
         for attr, uses in sites.items():
             if attr in TEMPLATE_NAMES or re.fullmatch(TEMPLATE_LOCAL, attr) or attr in self.sizes or \
-                    attr in self.t or len(uses) > len(re.findall(rf"self\.{attr}\b", fwd_text)):
+                    attr in self.t or len(uses) > attrs[attr][1]:
                 continue
             for n, k in uses:
                 n["attrs"][k] = NamedScalar(n["attrs"][k], attr)
-            self.scalar_attrs[attr] = attr
+            self.scalar_attrs.append(attr)
 
     def conv_geometry(self, node: dict, d: int):
         """conv_geometry(node, d); with symbolic sizes, for a convolution module, its attributes are names a
@@ -741,15 +743,15 @@ class Prog:
         axes = [""] if d == 1 else ["_d", "_h", "_w"][-d:]
         names: dict = {}
 
-        def named(attr: str, base: str, values) -> list:
-            syms = [self.new_size(f"{base}{a}", int(v), alias=False) for a, v in zip(axes, values)]
+        def named(attr: str, values) -> list:
+            syms = [self.new_size(f"{attr}{a}", int(v), alias=False) for a, v in zip(axes, values)]
             names[attr] = syms
             return syms
-        s, dil = named("stride", "stride", s), named("dilation", "dilation", dil)
+        s, dil = named("stride", s), named("dilation", dil)
         if not isinstance(ma.get("padding", 0), str):
-            p = named("padding", "padding", p)
+            p = named("padding", p)
         if transposed:
-            named("output_padding", "output_padding", synth.tuple_attr(ma.get("output_padding", 0), d))
+            named("output_padding", synth.tuple_attr(ma.get("output_padding", 0), d))
         if g > 1:
             g = names["groups"] = self.new_size("groups", g, alias=False)
         ks = [self.new_size("kernel_size" if d == 1 else f"kernel{a}", k, alias=False) for a, k in zip(axes, ks)]
@@ -1468,8 +1470,7 @@ def kernel_source(kb: KB, blocks: dict, out: str) -> tuple[list[str], list[str]]
     ptrs = [p for p in kb.params if p[0].endswith("_ptr")]
     others = [p for p in kb.params if not p[0].endswith("_ptr")]
     sizes = sizes_used(P, body)   # --sizes symbolic: the size names the kernel reads, passed as constexprs
-    words = {w for ln in body for w in re.findall(r"(?<![.\w'\"])[A-Za-z_]\w*", ln)}
-    sizes += [s for s in P.scalar_attrs if s in words]   # and the module's scalars it reads (NamedScalar)
+    sizes += scalars_read(P, body)   # and the module's scalars it reads (NamedScalar)
     sig = [p[0] for p in ptrs] + ["out_ptr"] + [p[0] for p in others if not p[2]] + \
           [f"{s}: tl.constexpr" for s in sizes] + \
           [f"{p[0]}: tl.constexpr" for p in others if p[2]] + [f"{b}: tl.constexpr" for b in blocks]
@@ -2857,10 +2858,9 @@ def _init_from_source(source: str):
     """Model.__init__ of the task (as a FunctionDef renamed for ModelNew, its docstring dropped) and the
     module-level assignments it reads, so ModelNew creates the same parameters in the same order."""
     tree = ast.parse(source)
-    model = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Model"), None)
-    if model is None:
+    if not any(isinstance(n, ast.ClassDef) and n.name == "Model" for n in tree.body):
         raise TeacherError("task source has no class Model")
-    init = next((n for n in model.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None)
+    init = model_method(tree, "__init__")
     if init is None:
         raise TeacherError("Model has no __init__")
     for node in ast.walk(init):
@@ -2879,9 +2879,7 @@ def _init_from_source(source: str):
 
 
 def _forward_args(source: str) -> list[str]:
-    tree = ast.parse(source)
-    model = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Model")
-    fwd = next((n for n in model.body if isinstance(n, ast.FunctionDef) and n.name == "forward"), None)
+    fwd = model_method(ast.parse(source), "forward")
     if fwd is None:
         raise TeacherError("Model has no forward")
     return [a.arg for a in fwd.args.args[1:]]
