@@ -1305,10 +1305,6 @@ def render_kernelbench(prog: dict, rng: random.Random) -> tuple[str, dict]:
         taken.add(name)
         return name
 
-    users: dict[str, list[int]] = {}
-    for i, n in enumerate(nodes):
-        for a in n["inputs"]:
-            users.setdefault(a, []).append(i)
     # ---- names: forward args, params, modules ----
     rename: dict[str, str] = {}
     first_use = {}
@@ -1357,7 +1353,10 @@ def render_kernelbench(prog: dict, rng: random.Random) -> tuple[str, dict]:
         n["inputs"] = [rename.get(a, a) for a in n["inputs"]]
         if n.get("module"):
             n["module"] = mod_names[n["module"]]
-    old_name = {new: old for old, new in rename.items()}
+    users: dict[str, list[int]] = {}   # by the names the source uses (after the renaming above)
+    for i, n in enumerate(nodes):
+        for a in n["inputs"]:
+            users.setdefault(a, []).append(i)
     param_names = {t["name"] for t in prog["params"]}
     # ---- __init__ ----
     init_params: list[tuple[str, str]] = []   # (arg name, annotation)
@@ -1500,9 +1499,7 @@ def render_kernelbench(prog: dict, rng: random.Random) -> tuple[str, dict]:
             body.append(f"        return {expr}")
             break
         src0 = n["inputs"][0]
-        # users is keyed by the names before the renaming above: look src0 up under its old name (with the new one
-        # an input read again later was missed, and `x = x / d; return x + x` rendered v0 + x)
-        later = [j for j in users.get(old_name.get(src0, src0), []) if j > i]
+        later = [j for j in users.get(src0, []) if j > i]
         if reassign and src0 in var and not later and src0 not in param_names and var[src0].isidentifier():
             v = var[src0]
         else:
