@@ -166,6 +166,13 @@ class Reject(Exception):
     """The current op cannot be placed with these shapes; the sampler retries or restarts."""
 
 
+PARAM_SHARE = 0.35
+# After a GEMM or convolution, KernelBench's level 2 takes the epilogue's other operands from the model (bias_shape
+# in 22 files, scale_shape, multiplier_shape; a second get_inputs() tensor in 2 of 100), and the model that saw a
+# parameter in a third of ours left bias_shape out of the constructor (session 17)
+EPILOGUE_PARAM_SHARE = 0.8
+
+
 class Ctx:
     """Sampling context: RNG, budget and the tensors created so far."""
 
@@ -175,6 +182,7 @@ class Ctx:
         self.tensors: list[T] = []
         self.n_inputs = 0
         self.n_params = 0
+        self.param_share = PARAM_SHARE   # of fresh float tensors made parameters rather than inputs
 
     def dim(self, role: str) -> int:
         lo, hi = getattr(self.budget, role)
@@ -186,7 +194,7 @@ class Ctx:
     def new_tensor(self, shape, dom="any", dtype="float32", as_param=None, dist=None) -> T:
         """Create an input (get_inputs) or a parameter (nn.Parameter in __init__)."""
         if as_param is None:
-            as_param = dtype == "float32" and self.rng.random() < 0.35
+            as_param = dtype == "float32" and self.rng.random() < self.param_share
         if dist is None:
             dist = "pos" if dom == "pos" else ("rand" if dom == "nonneg" else "randn")
         dom = {"rand": "nonneg", "pos": "pos"}.get(dist, "any")  # what the distribution guarantees
@@ -894,6 +902,8 @@ def grow(ops: list[str], rng: random.Random, budget: Budget) -> dict:
                       "module": mname, "module_args": margs if op.module else None})
         ctx.tensors.append(v)
         x = v
+        if i == 0 and op.kind in ANCHOR_KINDS:
+            ctx.param_share = EPILOGUE_PARAM_SHARE
     elements = sum(numel(t.shape) for t in ctx.tensors)
     if elements > budget.max_elements or total_flops > budget.max_flops:
         raise Reject(f"over budget: {elements} elements, {total_flops} flops")
@@ -1111,6 +1121,25 @@ MODULE_PREFIXES = {"MaxPool": ("pool", "maxpool", "max_pool", "mp"), "AvgPool": 
                    "GroupNorm": ("gn", "group_norm", "norm"), "LayerNorm": ("ln", "layer_norm", "norm"),
                    "RMSNorm": ("rms", "rms_norm", "norm"), "InstanceNorm": ("inorm", "instance_norm", "norm")}
 CTOR_ALIAS_SHARE, CTOR_PREFIX_SHARE = 0.3, 0.35   # of a module argument passed through the constructor
+# nn's defaults KernelBench's level 2 leaves out of a module's call: nn.Conv2d(in_channels, out_channels,
+# kernel_size) in 30 of its 31 Conv2d/Conv3d calls, nn.MaxPool3d(kernel_size=pool_kernel_size) with the stride
+# defaulting to the kernel size. Every render spelled stride and padding before (gs21: 1,181 of 1,181 Conv2d
+# calls), and the model added `padding` to the constructors of KernelBench's convolutions (session 17: the most
+# common of level 2's 54 signature mismatches).
+OMITTED_DEFAULTS = {"Conv": {"stride": 1, "padding": 0, "dilation": 1, "groups": 1},
+                    "ConvTranspose": {"stride": 1, "padding": 0, "output_padding": 0, "dilation": 1, "groups": 1},
+                    "MaxPool": {"padding": 0, "dilation": 1}, "AvgPool": {"padding": 0}}
+OMIT_DEFAULTS_SHARE = 0.6   # of module calls that leave out the arguments at their default (pools: stride = kernel)
+# A norm's eps/momentum through the constructor at nn's values (KernelBench level 2: nn.BatchNorm1d(out_features,
+# eps=eps, momentum=momentum) in 7 files, bn_eps in 2), so a model meets them in a task's constructor
+NORM_EXTRAS = {"BatchNorm": {"eps": 1e-5, "momentum": 0.1}, "InstanceNorm": {"eps": 1e-5, "momentum": 0.1},
+               "GroupNorm": {"eps": 1e-5}, "LayerNorm": {"eps": 1e-5}}
+NORM_EXTRAS_SHARE = 0.3
+# Channel and feature counts one module passes to the next go by one constructor argument (KernelBench level 2:
+# nn.Conv2d(in_channels, out_channels, kernel_size) then nn.GroupNorm(num_groups, out_channels)); the model wrote
+# nn.BatchNorm3d(num_features) with no such argument (session 17, 4 of level 2's 12 init errors)
+CHANNEL_KEYS = ("in_channels", "out_channels", "in_features", "out_features", "num_features", "num_channels")
+SHARE_CHANNEL_ARG = 0.7
 RAND_INPUT_SHARE = 0.6     # unconstrained inputs drawn with torch.rand (KernelBench: every input of both levels)
 INIT_DEFAULTS_SHARE = 0.4  # renders whose constructor gives trailing arguments defaults (KernelBench level 1: 45%)
 
@@ -1383,6 +1412,8 @@ def render_kernelbench(prog: dict, rng: random.Random) -> tuple[str, dict]:
             return f"{rng.choice(MODULE_PREFIXES[fam])}_{key}"
         return key
 
+    channel_arg: dict[int, str] = {}   # a channel/feature count -> the constructor argument first passing it
+
     def ctor(node) -> str:
         op = OPS[node["op"]]
         fam = next(k for k in CTOR_ORDER if op.module.startswith(k) and not (k == "Conv" and "Transpose" in op.module))
@@ -1390,8 +1421,17 @@ def render_kernelbench(prog: dict, rng: random.Random) -> tuple[str, dict]:
         if init_args and fam in NN_DEFAULTS and rng.random() < 0.4:
             for key, default in NN_DEFAULTS[fam].items():  # every argument spelled out, as KernelBench's level 1
                 margs.setdefault(key, default)
-        elif margs.get("bias") is True and rng.random() < 0.6:
-            del margs["bias"]  # the default
+        else:
+            if margs.get("bias") is True and rng.random() < 0.6:
+                del margs["bias"]  # the default
+            if fam in OMITTED_DEFAULTS and rng.random() < OMIT_DEFAULTS_SHARE:
+                for key, default in OMITTED_DEFAULTS[fam].items():
+                    if margs.get(key) == default:
+                        del margs[key]
+                if "Pool" in fam and margs.get("stride") == margs["kernel_size"]:
+                    del margs["stride"]   # nn's pools default the stride to the kernel size
+        if fam in NORM_EXTRAS and rng.random() < NORM_EXTRAS_SHARE:
+            margs.update(NORM_EXTRAS[fam])
         order = [k for k in CTOR_ORDER[fam] if k in margs] + [k for k in margs if k not in CTOR_ORDER[fam]]
         sig, prefix = CTOR_ORDER[fam], 0
         while prefix < min(len(order), len(sig)) and order[prefix] == sig[prefix]:
@@ -1402,8 +1442,12 @@ def render_kernelbench(prog: dict, rng: random.Random) -> tuple[str, dict]:
             val = margs[key]
             if not init_args or (isinstance(val, (bool, float)) and rng.random() < 0.5):
                 text = lit(val)
+            elif key in CHANNEL_KEYS and val in channel_arg and rng.random() < SHARE_CHANNEL_ARG:
+                text = channel_arg[val]
             else:
                 text = init_arg(ctor_arg(fam, key), tuple(val) if isinstance(val, list) else val)
+                if key in CHANNEL_KEYS:
+                    channel_arg.setdefault(val, text)
             parts.append(text if j < npos else f"{key}={text}")
         return f"nn.{op.module}({', '.join(parts)})"
 

@@ -333,3 +333,67 @@ def test_kernelbench_constructors_name_arguments_as_tasks_do():
     prefixed = {a for a in names if any(a.startswith(p + "_") for ps in synth.MODULE_PREFIXES.values() for p in ps)}
     assert names["kernel_size"] > max(names[a] for a in aliases | prefixed)   # nn's own name stays the most common
     assert len(aliases) >= 5 and len(prefixed) >= 3, (aliases, prefixed)
+
+
+def test_kernelbench_constructors_leave_out_defaults_and_share_channel_arguments():
+    """KernelBench level 2 writes nn.Conv2d(in_channels, out_channels, kernel_size), lets a pool's stride default to
+    its kernel size, passes a norm's eps/momentum through the constructor, and hands the conv's out_channels on to
+    the norm after it. The renders do each of these, and every such module built from the source has the
+    program's stride, padding and channel counts (so the teacher, reading the module, computes the program)."""
+    seen = Counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for i in range(400):
+            rec, _, _ = synth.sample_program(2, i, 5, BUDGET, style="kernelbench", anchored=True)
+            if rec is None:
+                continue
+            src = rec["source"]
+            calls = re.findall(r"nn\.(Conv\w*|MaxPool\dd|AvgPool\dd|BatchNorm\dd|GroupNorm|InstanceNorm\dd)\(([^)]*)\)", src)
+            short_conv = [a for m, a in calls if m.startswith("Conv") and "stride" not in a and "padding" not in a
+                          and len(a.split(",")) <= 4]
+            short_pool = [a for m, a in calls if "Pool" in m and "stride" not in a]
+            eps = [a for m, a in calls if "Norm" in m and "eps" in a]
+            init = re.search(r"def __init__\(self, ([^)]*)\)", src)
+            args = [re.split(r"[:=]", a)[0].strip() for a in init.group(1).split(", ")] if init else []
+            names = lambda a: {part.split("=")[-1].strip() for part in a.split(",")}
+            heavy_names = set().union(*[names(a) for m, a in calls if "Norm" not in m and "Pool" not in m])
+            shared = [a for m, a in calls if "Norm" in m and names(a) & heavy_names & set(args)]
+            seen.update(short_conv=bool(short_conv), short_pool=bool(short_pool), eps=bool(eps), shared=bool(shared))
+            if not (short_conv or short_pool or eps or shared):
+                continue
+            ns = synth.exec_source(src)
+            model = ns["Model"](*ns["get_init_inputs"]())
+            mods = {n["module"]: n for n in rec["program"]["nodes"] if n.get("module")}
+            for name, node in mods.items():
+                mod = getattr(model, name)
+                for key, want in node["module_args"].items():
+                    have = getattr(mod, key, None)
+                    if key == "bias":
+                        have = mod.bias is not None
+                    elif isinstance(have, tuple):
+                        want = tuple(want) if isinstance(want, list) else (want,) * len(have)
+                    assert have == want, (name, key, have, want, src)
+    assert min(seen["short_conv"], seen["short_pool"], seen["eps"], seen["shared"]) >= 2, seen
+
+
+def test_epilogue_operands_after_a_gemm_or_conv_are_mostly_parameters():
+    """KernelBench level 2 reads an epilogue's other operand from the model (bias_shape), not from a second input:
+    after an anchor op most fresh operands are parameters; a level-1 matmul's B stays mostly an input."""
+    kinds = Counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for i in range(300):
+            rec, _, _ = synth.sample_program(2, i, 9, BUDGET, anchored=True)
+            if rec is None:
+                continue
+            prog = rec["program"]
+            made = {t["name"]: t["kind"] for t in prog["inputs"] + prog["params"]}
+            for n in prog["nodes"][1:]:
+                if synth.OPS.get(n["op"]) and synth.OPS[n["op"]].kind == "binary":
+                    kinds.update(made[a] for a in n["inputs"][1:] if a in made)
+        for i in range(200):
+            rec, _, _ = synth.sample_program(1, i, 9, BUDGET, bag=["matmul"])
+            if rec is not None:
+                kinds.update("l1_" + t["kind"] for t in rec["program"]["inputs"] + rec["program"]["params"])
+    assert kinds["param"] > 2 * kinds["input"] and kinds["param"] >= 20, kinds
+    assert kinds["l1_input"] > 2 * kinds["l1_param"], kinds
