@@ -1122,7 +1122,7 @@ MODULE_PREFIXES = {"MaxPool": ("pool", "maxpool", "max_pool", "mp"), "AvgPool": 
                    "RMSNorm": ("rms", "rms_norm", "norm"), "InstanceNorm": ("inorm", "instance_norm", "norm")}
 CTOR_ALIAS_SHARE, CTOR_PREFIX_SHARE = 0.3, 0.35   # of a module argument passed through the constructor
 # nn's defaults KernelBench's level 2 leaves out of a module's call: nn.Conv2d(in_channels, out_channels,
-# kernel_size) in 30 of its 31 Conv2d/Conv3d calls, nn.MaxPool3d(kernel_size=pool_kernel_size) with the stride
+# kernel_size) in 30 of its 33 Conv2d/Conv3d calls, nn.MaxPool3d(kernel_size=pool_kernel_size) with the stride
 # defaulting to the kernel size. Every render spelled stride and padding before (gs21: 1,181 of 1,181 Conv2d
 # calls), and the model added `padding` to the constructors of KernelBench's convolutions (session 17: the most
 # common of level 2's 54 signature mismatches).
