@@ -339,7 +339,7 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--pipeline-anchored", type=float, default=0.0,
                    help="share of the programs of levels above 1 drawn anchored (synth: a GEMM or convolution "
                         "first, an epilogue of elementwise, reduction, norm and pool ops after it: KernelBench "
-                        "level 2's shape; gpu-small 0.5)")
+                        "level 2's shape; gpu-small 0.8)")
     g.add_argument("--pipeline-rl-tasks", type=int, default=40, help="extra RL programs per level above 1")
     g.add_argument("--pipeline-sft-levels", default="1",
                    help="levels whose programs become SFT pairs: 1 = the level-1 programs; a level above 1 adds the "
