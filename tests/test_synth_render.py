@@ -340,6 +340,9 @@ def test_kernelbench_constructors_leave_out_defaults_and_share_channel_arguments
     its kernel size, passes a norm's eps/momentum through the constructor, and hands the conv's out_channels on to
     the norm after it. The renders do each of these, and every such module built from the source has the
     program's stride, padding and channel counts (so the teacher, reading the module, computes the program)."""
+    def passed(call_args: str) -> set:   # the names or literals a module call passes
+        return {part.split("=")[-1].strip() for part in call_args.split(",")}
+
     seen = Counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -355,9 +358,8 @@ def test_kernelbench_constructors_leave_out_defaults_and_share_channel_arguments
             eps = [a for m, a in calls if "Norm" in m and "eps" in a]
             init = re.search(r"def __init__\(self, ([^)]*)\)", src)
             args = [re.split(r"[:=]", a)[0].strip() for a in init.group(1).split(", ")] if init else []
-            names = lambda a: {part.split("=")[-1].strip() for part in a.split(",")}
-            heavy_names = set().union(*[names(a) for m, a in calls if "Norm" not in m and "Pool" not in m])
-            shared = [a for m, a in calls if "Norm" in m and names(a) & heavy_names & set(args)]
+            heavy_names = set().union(*[passed(a) for m, a in calls if "Norm" not in m and "Pool" not in m])
+            shared = [a for m, a in calls if "Norm" in m and passed(a) & heavy_names & set(args)]
             seen.update(short_conv=bool(short_conv), short_pool=bool(short_pool), eps=bool(eps), shared=bool(shared))
             if not (short_conv or short_pool or eps or shared):
                 continue
