@@ -312,6 +312,20 @@ def test_kernelbench_chains_never_rename_an_input_read_again_later():
             assert _dataflow(synth.load_task(rec["source"])) == _dataflow(rec["program"]), rec["source"]
 
 
+def _anchored_kb_renders(n: int, seed: int):
+    """The level-2 anchored programs among the first `n` draws of `seed`, rendered KernelBench-style."""
+    for i in range(n):
+        rec, _, _ = synth.sample_program(2, i, seed, BUDGET, style="kernelbench", anchored=True)
+        if rec is not None:
+            yield rec
+
+
+def _init_arg_names(src: str) -> list[str]:
+    """Model.__init__'s argument names (annotations and defaults dropped)."""
+    m = re.search(r"def __init__\(self, ([^)]*)\)", src)
+    return [re.split(r"[:=]", a)[0].strip() for a in m.group(1).split(", ")] if m else []
+
+
 def test_kernelbench_constructors_name_arguments_as_tasks_do():
     """A module argument passed through the constructor mostly keeps nn's name, else goes by another name
     (`input_size` for in_features) or the module's prefix (`pool_kernel_size`, `bn_num_features`), so a model
@@ -319,12 +333,8 @@ def test_kernelbench_constructors_name_arguments_as_tasks_do():
     names = Counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for i in range(120):
-            rec, _, _ = synth.sample_program(2, i, 3, BUDGET, style="kernelbench", anchored=True)
-            if rec is None:
-                continue
-            m = re.search(r"def __init__\(self, ([^)]*)\)", rec["source"])
-            args = [re.split(r"[:=]", a)[0].strip() for a in m.group(1).split(", ")] if m else []
+        for rec in _anchored_kb_renders(120, seed=3):
+            args = _init_arg_names(rec["source"])
             names.update(args)
             if any(a in sum(synth.CTOR_ALIASES.values(), ()) or a.split("_")[0] in
                    {p for ps in synth.MODULE_PREFIXES.values() for p in ps} for a in args):
@@ -346,18 +356,14 @@ def test_kernelbench_constructors_leave_out_defaults_and_share_channel_arguments
     seen = Counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for i in range(400):
-            rec, _, _ = synth.sample_program(2, i, 5, BUDGET, style="kernelbench", anchored=True)
-            if rec is None:
-                continue
+        for rec in _anchored_kb_renders(400, seed=5):
             src = rec["source"]
             calls = re.findall(r"nn\.(Conv\w*|MaxPool\dd|AvgPool\dd|BatchNorm\dd|GroupNorm|InstanceNorm\dd)\(([^)]*)\)", src)
             short_conv = [a for m, a in calls if m.startswith("Conv") and "stride" not in a and "padding" not in a
                           and len(a.split(",")) <= 4]
             short_pool = [a for m, a in calls if "Pool" in m and "stride" not in a]
             eps = [a for m, a in calls if "Norm" in m and "eps" in a]
-            init = re.search(r"def __init__\(self, ([^)]*)\)", src)
-            args = [re.split(r"[:=]", a)[0].strip() for a in init.group(1).split(", ")] if init else []
+            args = _init_arg_names(src)
             heavy_names = set().union(*[passed(a) for m, a in calls if "Norm" not in m and "Pool" not in m])
             shared = [a for m, a in calls if "Norm" in m and passed(a) & heavy_names & set(args)]
             seen.update(short_conv=bool(short_conv), short_pool=bool(short_pool), eps=bool(eps), shared=bool(shared))
