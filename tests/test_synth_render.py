@@ -405,3 +405,21 @@ def test_epilogue_operands_after_a_gemm_or_conv_are_mostly_parameters():
                 kinds.update("l1_" + t["kind"] for t in rec["program"]["inputs"] + rec["program"]["params"])
     assert kinds["param"] > 2 * kinds["input"] and kinds["param"] >= 20, kinds
     assert kinds["l1_input"] > 2 * kinds["l1_param"], kinds
+
+
+def test_spelled_out_transposed_convolutions_sometimes_leave_out_dilation():
+    """KernelBench level 1 spells every argument of most transposed convolutions but dilation; the spelled-out
+    renders (output_padding and groups written) do both, with and without dilation, and import back."""
+    forms = Counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for i in range(300):
+            rec, _, _ = synth.sample_program(1, i, 4, BUDGET, bag=["conv_transpose2d"], style="kernelbench")
+            if rec is None:
+                continue
+            call = re.search(r"nn\.ConvTranspose2d\(([^)]*)\)", rec["source"]).group(1)
+            if "output_padding=" in call and "groups=" in call:
+                forms["with" if "dilation=" in call else "without"] += 1
+                if forms["without"] <= 3:
+                    assert synth.load_task(rec["source"])["ops"] == rec["ops"], rec["source"]
+    assert forms["with"] >= 5 and forms["without"] >= 5, forms
