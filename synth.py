@@ -42,7 +42,9 @@ carry over: `render_kernelbench` writes the same DAG with docstrings written fro
 inputs, parameters, modules and constants, functional / method / module spellings of each op (`torch.relu(x)`,
 `F.relu(x)`, `x.relu()`, `nn.ReLU()`), constructor arguments through get_init_inputs() or as literals (positional or
 keyword) and named as nn names them, by another common name (`input_size`) or behind the module's prefix
-(`pool_kernel_size`: CTOR_ALIASES, MODULE_PREFIXES), size constants as expressions (`2048 * 2`), chains
+(`pool_kernel_size`: CTOR_ALIASES, MODULE_PREFIXES), module calls with nn's defaults left out or every argument
+spelled out (OMITTED_DEFAULTS, SPELLED_OUT_SKIP), norm eps/momentum (NORM_EXTRAS), a channel count handed from one
+module to the next under one name (CHANNEL_KEYS), size constants as expressions (`2048 * 2`), chains
 (`height = width = 64`) and tuples (`*input_shape`).
 Its choices come from an RNG of their own seeded by the program's coordinates, so ops, shapes and hashes are those
 of the plain style and the bytes do not depend on the worker count. `--size kernelbench` is a render-only budget:
