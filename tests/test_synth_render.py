@@ -24,10 +24,12 @@ BUDGET = synth.make_budget("cpu")
 ROOT = __file__.rsplit("/tests/", 1)[0]
 
 
-def _kb_records(level: int, n: int, seed: int = 21, style: str = "kernelbench", budget=BUDGET) -> list:
+def _kb_records(level: int, n: int, seed: int = 21, style: str = "kernelbench", budget=BUDGET,
+                anchored: bool = False) -> list:
+    """The first `n` programs of `level` that `seed` draws (of at most 2n tries), rendered in `style`."""
     recs = []
     for i in range(n * 2):
-        rec, _, _ = synth.sample_program(level, i, seed, budget, style=style)
+        rec, _, _ = synth.sample_program(level, i, seed, budget, style=style, anchored=anchored)
         if rec is not None:
             recs.append(rec)
         if len(recs) == n:
@@ -312,14 +314,6 @@ def test_kernelbench_chains_never_rename_an_input_read_again_later():
             assert _dataflow(synth.load_task(rec["source"])) == _dataflow(rec["program"]), rec["source"]
 
 
-def _anchored_kb_renders(n: int, seed: int):
-    """The level-2 anchored programs among the first `n` draws of `seed`, rendered KernelBench-style."""
-    for i in range(n):
-        rec, _, _ = synth.sample_program(2, i, seed, BUDGET, style="kernelbench", anchored=True)
-        if rec is not None:
-            yield rec
-
-
 def _init_arg_names(src: str) -> list[str]:
     """Model.__init__'s argument names (annotations and defaults dropped)."""
     m = re.search(r"def __init__\(self, ([^)]*)\)", src)
@@ -330,17 +324,18 @@ def test_kernelbench_constructors_name_arguments_as_tasks_do():
     """A module argument passed through the constructor mostly keeps nn's name, else goes by another name
     (`input_size` for in_features) or the module's prefix (`pool_kernel_size`, `bn_num_features`), so a model
     must copy the prompt's names; each such render still imports back to its program."""
+    aliases_known = set(sum(synth.CTOR_ALIASES.values(), ()))
+    prefixes = {p for ps in synth.MODULE_PREFIXES.values() for p in ps}
     names = Counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for rec in _anchored_kb_renders(120, seed=3):
+        for rec in _kb_records(2, 120, seed=3, anchored=True):
             args = _init_arg_names(rec["source"])
             names.update(args)
-            if any(a in sum(synth.CTOR_ALIASES.values(), ()) or a.split("_")[0] in
-                   {p for ps in synth.MODULE_PREFIXES.values() for p in ps} for a in args):
+            if any(a in aliases_known or a.split("_")[0] in prefixes for a in args):
                 assert synth.load_task(rec["source"])["ops"] == rec["ops"], rec["source"]
-    aliases = {a for a in names if a in sum(synth.CTOR_ALIASES.values(), ())}
-    prefixed = {a for a in names if any(a.startswith(p + "_") for ps in synth.MODULE_PREFIXES.values() for p in ps)}
+    aliases = {a for a in names if a in aliases_known}
+    prefixed = {a for a in names if any(a.startswith(p + "_") for p in prefixes)}
     assert names["kernel_size"] > max(names[a] for a in aliases | prefixed)   # nn's own name stays the most common
     assert len(aliases) >= 5 and len(prefixed) >= 3, (aliases, prefixed)
 
@@ -356,7 +351,7 @@ def test_kernelbench_constructors_leave_out_defaults_and_share_channel_arguments
     seen = Counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for rec in _anchored_kb_renders(400, seed=5):
+        for rec in _kb_records(2, 400, seed=5, anchored=True):
             src = rec["source"]
             calls = re.findall(r"nn\.(Conv\w*|MaxPool\dd|AvgPool\dd|BatchNorm\dd|GroupNorm|InstanceNorm\dd)\(([^)]*)\)", src)
             short_conv = [a for m, a in calls if m.startswith("Conv") and "stride" not in a and "padding" not in a
