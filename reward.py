@@ -842,11 +842,40 @@ def _drop_script_dir_from_path():
     sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") not in (script_dir, os.getcwd())]
 
 
+def _fix_interpreter_bf16_dot():
+    """Triton's CPU interpreter (3.8 seen) multiplies the raw uint16 bits of bf16 tl.dot operands (numpy has no
+    bf16; it stores them as uint16), so a correct bf16 GEMM comes out ~1e9 wrong on the CPU. The CPU judge widens
+    bf16 operands to fp32 before the interpreter's dot, as the tensor cores compute them (exact products, fp32
+    sums). A no-op where the interpreter's internals differ or the operands are not bf16."""
+    try:
+        import numpy as np
+        import triton.language as tl
+        from triton.runtime import interpreter as ti
+        builder, convert, handle = ti.InterpreterBuilder, ti._convert_float, ti.TensorHandle
+    except (ImportError, AttributeError):
+        return
+    original = builder.create_dot
+    if getattr(original, "bf16_widened", False):
+        return
+
+    def widen(h):
+        if h.dtype != tl.bfloat16:
+            return h
+        return handle(convert(h.data, tl.bfloat16, tl.float32, None).view(np.float32), tl.float32)
+
+    def create_dot(self, a, b, *rest, **kw):
+        return original(self, widen(a), widen(b), *rest, **kw)
+    create_dot.bf16_widened = True
+    builder.create_dot = create_dot
+
+
 def _serve(fd_in, fd_out, device, threads):
     """Worker loop: import torch/triton (a no-op in a fork of the zygote), then answer jobs until EOF or recycle."""
     t = time.perf_counter()
     import torch
     import triton
+    if device == "cpu":
+        _fix_interpreter_bf16_dot()
     torch.set_num_threads(threads)
     w = _Worker(torch, triton, device, fd_out)
     # init_s: imports (none after a fork), CUDA's start and the warm-up kernel (bench.py verify reports it)
