@@ -17,6 +17,7 @@
     python bench.py kb-table --results runs/gs/eval_sft_kb1 runs/gs/eval_rl_kb1  # checkpoints side by side
     python bench.py kb-surface --tasks ../shared/KernelBench/level1 runs/gs/data/tasks_sft.jsonl  # surface gaps
     python bench.py conv-layout --tasks ../shared/KernelBench/level2 --device cuda  # H200: convs NCHW vs channels-last
+    python bench.py kb-kernels --tasks ../shared/KernelBench/level1 --only 1,3,8 --variants ieee,bf16x3,bf16x3_256n
 
 verify: builds `--n` candidate solutions of mixed quality (known-good Triton kernels, cheats and faults
 from tests/) for small KernelBench-like tasks (tests/judge_tasks/), then verifies them twice with the same
@@ -1454,6 +1455,156 @@ def cmd_conv_layout(args):
     print(json.dumps({"bench": "conv-layout", "tasks_dir": args.tasks, **summary}))
 
 
+KB_KERNEL_VARIANTS = {  # bench.py kb-kernels: name -> (teacher plan, teacher constants set for it)
+    "ieee": ("triton", {}),
+    "bf16x3": ("triton-bf16x3", {}),
+    "bf16x3_32k4w4s": ("triton-bf16x3", {"BF16X3_TILE": (128, 128, 32, 4, 4)}),
+    "bf16x3_256n": ("triton-bf16x3", {"BF16X3_TILE": (128, 256, 64, 8, 3)}),
+    "bf16x3_64m4w4s": ("triton-bf16x3", {"BF16X3_TILE": (64, 128, 64, 4, 4)}),
+    "bf16x3_4w4s": ("triton-bf16x3", {"BF16X3_TILE": (128, 128, 64, 4, 4)}),
+    "tf32x3": ("triton-tf32x3", {}),
+    "tf32": ("triton-tf32", {}),
+    "tf32_64n4w4s": ("triton-tf32", {"CONV_TILE": (128, 64, 32, 4, 4)}),
+    "tf32_64m4w": ("triton-tf32", {"CONV_TILE": (64, 128, 32, 4, 3)}),
+    "tf32_16k4w4s": ("triton-tf32", {"CONV_TILE": (128, 128, 16, 4, 4)}),
+    "tf32_256m": ("triton-tf32", {"CONV_TILE": (256, 128, 32, 8, 3)}),
+    "tf32_oldform": ("triton-tf32", {"CONV_TAP_MAJOR": False}),
+}
+
+
+def kb_kernel_run(task, plan, consts, device, rep_ms, seed, tmp):
+    """One kb-kernels row: the teacher's `plan` solution for `task` built with teacher constants `consts`, run in
+    this process (the teacher's code, not model-written code; the task is KernelBench's own) beside the task's
+    Model built after the same seed, on the same seeded inputs. Returns {ms, max_abs_err, ok_1e-2, ok_1e-4} or
+    {error}."""
+    import importlib.util
+
+    import torch
+    import triton.testing
+
+    import teacher
+    saved = {k: getattr(teacher, k) for k in consts}
+    try:
+        for k, v in consts.items():
+            setattr(teacher, k, v)
+        sol = dict(teacher.plans(task["source"], target="cuda", only=(plan,)))[plan]
+    except (teacher.TeacherError, KeyError) as e:
+        return {"error": f"teacher: {e}"[:300]}
+    finally:
+        for k, v in saved.items():
+            setattr(teacher, k, v)
+    path = os.path.join(tmp, f"sol_{abs(hash((task['id'], plan, repr(consts))))}.py")
+    with open(path, "w") as f:
+        f.write(sol)
+    ns = {}
+    exec(compile(task["source"], task["id"], "exec"), ns)  # noqa: S102 (the benchmark's own file)
+    spec = importlib.util.spec_from_file_location(os.path.basename(path)[:-3], path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    torch.manual_seed(seed)
+    ref_model = ns["Model"](*ns["get_init_inputs"]()).to(device)
+    torch.manual_seed(seed)
+    new_model = mod.ModelNew(*ns["get_init_inputs"]()).to(device)
+    torch.manual_seed(seed + 1)
+    inputs = [x.to(device) if torch.is_tensor(x) else x for x in ns["get_inputs"]()]
+    with torch.no_grad():
+        ref = ref_model(*inputs)
+        out = new_model(*inputs)
+        torch.cuda.synchronize()
+        err = (out - ref).abs().max().item()
+        row = {"max_abs_err": err, "ok_1e-2": bool(torch.allclose(out, ref, atol=1e-2, rtol=1e-2)),
+               "ok_1e-4": bool(torch.allclose(out, ref, atol=1e-4, rtol=1e-4))}
+        del out, ref
+        row["ms"] = triton.testing.do_bench(lambda: new_model(*inputs), warmup=10, rep=rep_ms, return_mode="median")
+    return row
+
+
+def cmd_kb_kernels(args):
+    """Issue 20: the teacher's GEMM and convolution kernels against eager PyTorch on KernelBench tasks, each in
+    several plans and tile configurations (KB_KERNEL_VARIANTS), so the teacher's defaults are chosen by measurement.
+    Per task: eager's time, then each variant's solution checked against eager's output (1e-2 and KernelBench's
+    1e-4) and timed (triton.testing.do_bench, median, L2 flushed before each run), all in one process so the ratios
+    share one machine state. A variant the teacher cannot build for a task is skipped (a GEMM variant on a conv
+    task); one variant's failure is its cell, not the end of the table."""
+    import tempfile
+
+    import torch
+    import triton.testing
+
+    import eval as ev
+    import teacher
+    if not torch.cuda.is_available():
+        raise SystemExit("kb-kernels: needs CUDA (speed is not measured on the CPU)")
+    device = torch.device("cuda")
+    variants = [v for v in args.variants.split(",") if v]
+    bad = [v for v in variants if v not in KB_KERNEL_VARIANTS]
+    if bad:
+        raise SystemExit(f"kb-kernels: unknown variants {bad}; choose from {', '.join(KB_KERNEL_VARIANTS)}")
+    tasks = [t for path in args.tasks for t in ev.load_tasks(path, None)]
+    if args.only:
+        keep = set(args.only.split(","))
+        tasks = [t for t in tasks if t["id"].split("_")[0] in keep or t["id"] in keep]
+    rows, tmp = [], tempfile.mkdtemp(prefix="kb-kernels-")
+    done = set()
+    if args.out and os.path.exists(args.out):   # resume: rows already measured are kept
+        rows = [json.loads(ln) for ln in open(args.out) if ln.strip()]
+        done = {(r["task_id"], r["variant"]) for r in rows}
+    print(f"kb-kernels | {len(tasks)} tasks | {', '.join(variants)} | {torch.cuda.get_device_name()}")
+    t_end = time.monotonic() + args.time_s if args.time_s else None
+    for task in tasks:
+        if t_end and time.monotonic() > t_end:
+            print("kb-kernels: --time-s reached")
+            break
+        todo = [v for v in variants if (task["id"], v) not in done]
+        if not todo:
+            continue
+        ns = {}
+        try:
+            exec(compile(task["source"], task["id"], "exec"), ns)  # noqa: S102 (the benchmark's own file)
+            torch.manual_seed(args.seed)
+            model = ns["Model"](*ns["get_init_inputs"]()).to(device)
+            torch.manual_seed(args.seed + 1)
+            inputs = [x.to(device) if torch.is_tensor(x) else x for x in ns["get_inputs"]()]
+            with torch.no_grad():
+                eager = triton.testing.do_bench(lambda: model(*inputs), warmup=10, rep=args.rep_ms, return_mode="median")
+            del model, inputs
+        except (RuntimeError, ValueError, TypeError) as e:
+            print(f"{task['id'][:50]:<50} eager failed: {type(e).__name__}: {str(e)[:100]}")
+            continue
+        cells = []
+        for v in todo:
+            plan, consts = KB_KERNEL_VARIANTS[v]
+            t0 = time.monotonic()
+            try:
+                res = kb_kernel_run(task, plan, consts, device, args.rep_ms, args.seed, tmp)
+            except Exception as e:  # noqa: BLE001 (a compile or launch failure of one variant is its cell)
+                res = {"error": f"{type(e).__name__}: {e}"[:300]}
+            finally:
+                torch.cuda.empty_cache()
+            row = {"task_id": task["id"], "variant": v, "plan": plan, "eager_ms": eager, **res,
+                   "wall_s": round(time.monotonic() - t0, 1)}
+            if "ms" in res:
+                row["speedup"] = eager / res["ms"]
+            rows.append(row)
+            if args.out:
+                with open(args.out, "a") as f:
+                    f.write(json.dumps(row) + "\n")
+            if "teacher:" in res.get("error", ""):
+                continue
+            cells.append(f"{v} {row['speedup']:.2f}x{'' if res['ok_1e-2'] else '!'}" if "ms" in res else f"{v} ERR")
+        print(f"{task['id'][:50]:<50} eager {eager:8.3f} ms | " + " | ".join(cells), flush=True)
+    summary = {}
+    for v in variants:
+        ok = [r for r in rows if r["variant"] == v and r.get("ok_1e-2")]
+        if ok:
+            summary[v] = {"tasks": len(ok), "geomean_speedup": round(ev.geomean(r["speedup"] for r in ok), 3),
+                          "faster": sum(r["speedup"] > 1 for r in ok)}
+    errors = [r for r in rows if "error" in r and not r["error"].startswith("teacher:")]
+    for r in errors:
+        print(f"error {r['task_id']} {r['variant']}: {r['error'][:200]}")
+    print(json.dumps({"bench": "kb-kernels", "variants": summary, "errors": len(errors)}))
+
+
 def add_model_args(parser, device_help):
     """--model-config and --device, shared by the subcommands that build a random-weight model."""
     parser.add_argument("--model-config", choices=["tiny", "qwen2.5-7b"], default="tiny",
@@ -1628,6 +1779,16 @@ def main():
     c.add_argument("--seed", type=int, default=0)
     c.add_argument("--out", default=None, help="JSONL of the rows")
     c.set_defaults(fn=cmd_conv_layout)
+    kk = sub.add_parser("kb-kernels", help="the teacher's GEMM/conv kernels in several plans and tiles vs eager, "
+                        "per KernelBench task (GPU)", formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    kk.add_argument("--tasks", nargs="+", required=True, help="KernelBench level folders or task files")
+    kk.add_argument("--only", default=None, help="comma list of task numbers (the file name's prefix) or ids")
+    kk.add_argument("--variants", default="ieee,bf16x3", help=f"comma list of {', '.join(KB_KERNEL_VARIANTS)}")
+    kk.add_argument("--rep-ms", type=int, default=100, help="triton.testing.do_bench rep (ms of timed runs each)")
+    kk.add_argument("--time-s", type=float, default=None, help="stop starting tasks after this many seconds")
+    kk.add_argument("--seed", type=int, default=0)
+    kk.add_argument("--out", default=None, help="JSONL of the rows; rows already there are kept (resume)")
+    kk.set_defaults(fn=cmd_kb_kernels)
     q = sub.add_parser("rl-step", help="one RL step (train.rl_step): generate/verify/update seconds, peak memory",
                        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     add_model_args(q, "where model and judge run")

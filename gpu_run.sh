@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The H200 measurements behind LOG.md, in named sections so one device call can run several:
 #   bash gpu_run.sh noise judgetests search   # logs in /tmp/gpu_work, packed into $OUT/results.tgz after each
-# Sections: env train trainab rlab q4 noise judgetests verify teacher2 teacher2x3 teacher5 search search5 sft rollout profile kernels rl kb kbsearch replay convlayout gsbg gswait, in the order
+# Sections: env train trainab rlab q4 noise judgetests verify teacher2 teacher2x3 teacher5 search search5 sft rollout profile kernels rl kb kbsearch replay convlayout kbkernels gsbg gswait, in the order
 # given
 # (one after another: run at once, 20+ judge workers on 16 cores starved each other, LOG.md). Every section is
 # time-boxed with `timeout` so one slow step cannot eat the whole call; each prints the end of its log.
@@ -230,6 +230,19 @@ run_replay() {  # issue 21: session 11's SFT answers on KernelBench judged again
       --time-budget-s 1 --timeout-s 120 >> "$O/replay$L.txt" 2>&1
     echo "replay level$L rc $? in $(( $(date +%s) - t0 )) s"; tail -2 "$O/replay$L.txt" | cut -c1-600
   done
+}
+
+run_kbkernels() {  # issue 20: the teacher's GEMM and conv kernels in several plans and tiles vs eager, per task
+  # (bench.py kb-kernels). KK_SPECS: space-separated LEVEL:TASK_NUMBERS:VARIANTS, e.g. "1:1,3,8:ieee,bf16x3"
+  section kbkernels
+  local t0=$(date +%s) spec L only v
+  for spec in ${KK_SPECS:-}; do
+    IFS=: read -r L only v <<< "$spec"
+    timeout $(( ${KK_S:-300} - $(date +%s) + t0 )) $PY bench.py kb-kernels --tasks devdata/KernelBench/level$L \
+      --only "$only" --variants "$v" --rep-ms ${KK_REP:-50} --out "devout/kb_kernels_l$L.jsonl" \
+      >> "$O/kb_kernels.txt" 2>&1
+  done
+  grep -v '^{' "$O/kb_kernels.txt" | grep -v "^kb-kernels" | cut -c1-250 | tail -60
 }
 
 run_convlayout() {  # issue 20: each level-2 task's first convolution, NCHW vs channels-last (bench.py conv-layout)

@@ -1802,8 +1802,9 @@ SPLIT_K_MIN_BLOCKS = 64  # GPU target: a split-K program loops over at least thi
 BF16X3_TILE = (128, 128, 64, 8, 3)
 GROUP_M = 8  # k_matmul_bf16x3 visits output tiles in groups of this many tile rows (their B tiles shared in L2)
 # k_conv's tile where K runs (kernel offset, channel) (GPU target): BLOCK_M output pixels (halved to 64 for two waves
-# of programs), BLOCK_N output channels (at most), BLOCK_K channels (at most Cg), num_warps
-CONV_TILE = (128, 128, 32, 8)
+# of programs), BLOCK_N output channels (at most), BLOCK_K channels (at most Cg), num_warps, num_stages
+CONV_TILE = (128, 128, 32, 8, 3)
+CONV_TAP_MAJOR = True  # False: every convolution's K in (channel, offset) order, as on the CPU target (an ablation)
 SPLIT_SUM_MIN = 8192  # GPU: a sum of everything over more elements than this is split over programs
 SPLIT_NORM_MIN = 8192  # GPU: a batch norm over more elements per channel (a layer or group norm: per row, in fewer
                        # than WAVE_PROGRAMS rows) than this is split over programs
@@ -2397,8 +2398,7 @@ def k_matmul(P: Prog, st: Style, A: str, E: str) -> Kernel:
             b_idx = lambda kb, k, nn_, b: [b, k, nn_]
     split = st.split_k(M, N, K) if B == 1 and A == E and P.t[E].dtype == "float32" else None
     if st.dot_precision == "bf16x3":
-        return k_matmul_bf16x3(P, st, kb, A, E, (x, y), (B, M, K, N), (a_idx, b_idx, o_idx), bias,
-                               "nk" if op == "linear" else "kn", split, ops)
+        return k_matmul_bf16x3(P, st, kb, A, E, (x, y), (B, M, K, N), (a_idx, b_idx, o_idx), bias, split, ops)
     if split:
         # Few output tiles over a long K (KernelBench L1 6: 256 x 256 over K = 524,288 ran as 256 16 x 16 tiles,
         # 0.22x eager): 64 x 64 tiles, each K split over SPLIT_K programs (a third grid axis) that take every
@@ -2470,12 +2470,12 @@ def bf16_split_kernel(P: Prog, st: Style, main: KB, t: str, shape: list, index, 
     return src, pre
 
 
-def k_matmul_bf16x3(P: Prog, st: Style, kb: KB, A: str, E: str, xy, dims, idxs, bias, b_layout: str, split,
-                    ops) -> Kernel:
+def k_matmul_bf16x3(P: Prog, st: Style, kb: KB, A: str, E: str, xy, dims, idxs, bias, split, ops) -> Kernel:
     """A GEMM on the bf16 tensor cores at fp32-level error (dot_precision "bf16x3", issue 20). Split kernels write
-    each operand once, its prologue applied, as bf16 hi + lo in the GEMM's layout (bf16_split_kernel): A as
-    [batch, M, K], B as [batch, K, N] or, for a linear's weight, [batch, N, K] (the weight's own layout, so the
-    split reads it in order); an operand whose index does not depend on the batch is written once. Per block of K
+    each operand once, its prologue applied, as bf16 hi + lo (bf16_split_kernel) in the order the operand is stored
+    in, so the split reads it in order: A as [batch, M, K], or [batch, K, M] where M is its innermost dim; B as
+    [batch, K, N], or [batch, N, K] where K is (a linear's weight, the K of q @ k^T); an operand whose index does
+    not depend on the batch is written once. Per block of K
     the kernel adds hi*lo, lo*hi and hi*hi (small terms first) into the fp32 accumulator; lo*lo, about 2^-16 of
     each product, is left out. cuBLAS's fp32 GEMM (eager PyTorch: no TF32 for matmul) runs on the FMA units at a
     fraction of the tensor cores' rate. Output tiles are visited GROUP_M tile rows at a time (a 1-D grid), so a
@@ -2484,16 +2484,24 @@ def k_matmul_bf16x3(P: Prog, st: Style, kb: KB, A: str, E: str, xy, dims, idxs, 
         raise TeacherError("dot_precision='bf16x3': literal sizes only")
     x, y = xy
     B, M, K, N = dims
+    if min(M, N) < 16:
+        # a matrix-vector product reads each element of the matrix once for 2 FLOPs: memory-bound, and the split's
+        # extra pass over it (read 4 bytes, write 4) would cost more than the dot saves
+        raise TeacherError("dot_precision='bf16x3': a GEMM with fewer than 16 rows or columns (memory-bound)")
     a_idx, b_idx, o_idx = idxs
+    # which dims an operand's index depends on, and which one its innermost (stored) dim is
     probe, g = KB(P, st, "probe"), Ix("g", frozenset("g"))
-    a_batched = B > 1 and any("g" in i.axes for i in a_idx(probe, Ix("m", frozenset("m")), Ix("k", frozenset("k")), g))
-    b_batched = B > 1 and any("g" in i.axes for i in b_idx(probe, Ix("k", frozenset("k")), Ix("n", frozenset("n")), g))
-    a_src, a_pre = bf16_split_kernel(P, st, kb, x, [B if a_batched else 1, M, K], a_idx, "a")
-    if b_layout == "nk":
-        b_src, b_pre = bf16_split_kernel(P, st, kb, y, [B if b_batched else 1, N, K],
-                                         lambda k_, r, c, b: b_idx(k_, c, r, b), "b")
-    else:
-        b_src, b_pre = bf16_split_kernel(P, st, kb, y, [B if b_batched else 1, K, N], b_idx, "b")
+    a_probe = a_idx(probe, Ix("m", frozenset("m")), Ix("k", frozenset("k")), g)
+    b_probe = b_idx(probe, Ix("k", frozenset("k")), Ix("n", frozenset("n")), g)
+    a_batched = B > 1 and any("g" in i.axes for i in a_probe)
+    b_batched = B > 1 and any("g" in i.axes for i in b_probe)
+    a_km = "m" in a_probe[-1].axes and "k" not in a_probe[-1].axes
+    b_nk = "k" in b_probe[-1].axes and "n" not in b_probe[-1].axes
+    ba, bb = B if a_batched else 1, B if b_batched else 1
+    a_src, a_pre = (bf16_split_kernel(P, st, kb, x, [ba, K, M], lambda k_, r, c, b: a_idx(k_, c, r, b), "a")
+                    if a_km else bf16_split_kernel(P, st, kb, x, [ba, M, K], a_idx, "a"))
+    b_src, b_pre = (bf16_split_kernel(P, st, kb, y, [bb, N, K], lambda k_, r, c, b: b_idx(k_, c, r, b), "b")
+                    if b_nk else bf16_split_kernel(P, st, kb, y, [bb, K, N], b_idx, "b"))
     if split:
         BM, BN, BK, nw, ns = split[0], split[1], split[2], 4, 3
     else:
@@ -2520,7 +2528,8 @@ def k_matmul_bf16x3(P: Prog, st: Style, kb: KB, A: str, E: str, xy, dims, idxs, 
     kb.masks.update(m="mask_m", n="mask_n")
     a_base = "pid_b * (M * K) + " if a_batched else ""
     b_base = "pid_b * (K * N) + " if b_batched else ""
-    b_off = "offs_n * K + offs_kb" if b_layout == "nk" else "offs_kb * N + offs_n"
+    a_off = "offs_ka * M + offs_m" if a_km else "offs_m * K + offs_ka"
+    b_off = "offs_n * K + offs_kb" if b_nk else "offs_kb * N + offs_n"
     kb.line("acc = tl.zeros([BLOCK_M, BLOCK_N], dtype=tl.float32)")
     kb.line("for k0 in range(pid_k * BLOCK_K, K, BLOCK_K * SPLIT_K):" if split else "for k0 in range(0, K, BLOCK_K):")
     kb.ind += 1
@@ -2528,7 +2537,7 @@ def k_matmul_bf16x3(P: Prog, st: Style, kb: KB, A: str, E: str, xy, dims, idxs, 
     kb.line("offs_kb = k0 + tl.arange(0, BLOCK_K)[:, None]")
     kb.line("mask_a = mask_m & (offs_ka < K)")
     kb.line("mask_b = (offs_kb < K) & mask_n")
-    kb.line(f"a_off = {a_base}offs_m * K + offs_ka")
+    kb.line(f"a_off = {a_base}{a_off}")
     kb.line(f"b_off = {b_base}{b_off}")
     for t in ("a_hi", "a_lo"):
         kb.line(f"{t} = tl.load({t}_ptr + a_off, mask=mask_a, other=0.0)")
@@ -2626,12 +2635,14 @@ def k_conv(P: Prog, st: Style, A: str, E: str) -> Kernel:
     # row ([BLOCK_M, 1]) instead of per element of the [BLOCK_M, BLOCK_K] tile. The (channel, offset) order
     # unravels every element's K index into a channel and offsets (div/mod) and tests its bounds, integer work
     # that outweighed the dot (KernelBench L1's 35 convolutions: 0.14x cuDNN, LOG.md session 10).
-    tap_major = st.target != "cpu" and not P.symbolic and Cg % 16 == 0
+    tap_major = CONV_TAP_MAJOR and st.target != "cpu" and not P.symbolic and Cg % 16 == 0
     BM, BN, BK, nw = st.mm_blocks(M, OCg, K, batch=G)
     if st.target == "cpu":
         BM = min(max(16, npow2(M)), 128)
     if tap_major:
         BM, BN, BK, nw = CONV_TILE[0], min(CONV_TILE[1], max(16, npow2(OCg))), min(CONV_TILE[2], Cg), CONV_TILE[3]
+        # BLOCK_K channels must divide Cg (a block of K is one kernel offset): 16 does, 32 where Cg allows
+        BK = BK if Cg % BK == 0 else 16
         while BM > 64 and -(-M // BM) * -(-OCg // BN) * G < WAVE_PROGRAMS:
             BM //= 2
     m_ix, n_ix, gv = gemm_tile(kb, M, OCg, K, "group" if G > 1 else None)
@@ -2731,7 +2742,8 @@ def k_conv(P: Prog, st: Style, A: str, E: str) -> Kernel:
     grid = f"(triton.cdiv({bare(M)}, meta['BLOCK_M']), triton.cdiv({bare(OCg)}, meta['BLOCK_N'])" + \
         (f", {G})" if G > 1 else ")")
     return finish(kb, E, grid, {"BLOCK_M": BM, "BLOCK_N": BN, "BLOCK_K": BK},
-                  f"implicit-GEMM {' + '.join(ops)}", None if st.target == "cpu" else nw, pre=pre)
+                  f"implicit-GEMM {' + '.join(ops)}", None if st.target == "cpu" else nw, pre=pre,
+                  num_stages=CONV_TILE[4] if tap_major else None)
 
 
 def k_conv_depthwise(P: Prog, st: Style, kb: KB, A: str, E: str, tensors, geometry, ops) -> Kernel:
