@@ -1468,7 +1468,9 @@ KB_KERNEL_VARIANTS = {  # bench.py kb-kernels: name -> (teacher plan, teacher co
     "tf32_64m4w": ("triton-tf32", {"CONV_TILE": (64, 128, 32, 4, 3)}),
     "tf32_16k4w4s": ("triton-tf32", {"CONV_TILE": (128, 128, 16, 4, 4)}),
     "tf32_256m": ("triton-tf32", {"CONV_TILE": (256, 128, 32, 8, 3)}),
-    "tf32_oldform": ("triton-tf32", {"CONV_TAP_MAJOR": False}),
+    "tf32_oldform": ("triton-tf32", {"CONV_TAP_MAJOR": False, "CONV_ROW_TILE": False}),
+    "tf32_flatm": ("triton-tf32", {"CONV_ROW_TILE": False}),
+    "tf32_flatk": ("triton-tf32", {"CONV_TAP_MAJOR": False}),
 }
 
 

@@ -1805,6 +1805,7 @@ GROUP_M = 8  # k_matmul_bf16x3 visits output tiles in groups of this many tile r
 # of programs), BLOCK_N output channels (at most), BLOCK_K channels (at most Cg), num_warps, num_stages
 CONV_TILE = (128, 128, 32, 8, 3)
 CONV_TAP_MAJOR = True  # False: every convolution's K in (channel, offset) order, as on the CPU target (an ablation)
+CONV_ROW_TILE = True   # False: a flat block of output positions a program, as on the CPU target (an ablation)
 SPLIT_SUM_MIN = 8192  # GPU: a sum of everything over more elements than this is split over programs
 SPLIT_NORM_MIN = 8192  # GPU: a batch norm over more elements per channel (a layer or group norm: per row, in fewer
                        # than WAVE_PROGRAMS rows) than this is split over programs
@@ -2604,6 +2605,30 @@ def conv_geometry(n: dict, d: int):
     return ks, s, p, dil, g, ma
 
 
+def conv_row_tile(kb: KB, Nb: int, OS: list, N: int, K: int, axis2: str | None):
+    """k_conv's tile prologue where a program's BLOCK_M GEMM rows are BLOCK_M adjacent positions of one output row
+    (the last spatial dim): program id 0 is (row, block of the row), the row's batch and outer positions are
+    scalars. Returns (rows Ix, columns Ix, group Ix, batch Ix, per-dim output position Ixs)."""
+    blocks = f"triton.cdiv({OS[-1]}, BLOCK_M)"
+    kb.arg("N", bare(N))
+    kb.arg("K", bare(K))
+    kb.line("pid_m = tl.program_id(0)")
+    kb.line("pid_n = tl.program_id(1)")
+    third = ZERO
+    if axis2:
+        kb.line(f"{axis2} = tl.program_id(2)")
+        third = Ix(axis2)
+    kb.line(f"row = pid_m // {blocks}")
+    kb.line(f"offs_w = (pid_m % {blocks}) * BLOCK_M + tl.arange(0, BLOCK_M)[:, None]")
+    kb.line("offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)[None, :]")
+    kb.line(f"mask_m = offs_w < {OS[-1]}")
+    kb.line("mask_n = offs_n < N")
+    kb.masks.update(m="mask_m", n="mask_n", a="mask_ka", b="mask_kb")
+    outer = kb.unravel(Ix("row"), [Nb] + list(OS[:-1]), "o")
+    w = Ix("offs_w", frozenset("m"))
+    return w, Ix("offs_n", frozenset("n")), third, outer[0], outer[1:] + [w]
+
+
 def k_conv(P: Prog, st: Style, A: str, E: str) -> Kernel:
     n = P.node_of[A]
     transposed = n["op"].startswith("conv_transpose")
@@ -2645,10 +2670,19 @@ def k_conv(P: Prog, st: Style, A: str, E: str) -> Kernel:
         BK = BK if Cg % BK == 0 else 16
         while BM > 64 and -(-M // BM) * -(-OCg // BN) * G < WAVE_PROGRAMS:
             BM //= 2
-    m_ix, n_ix, gv = gemm_tile(kb, M, OCg, K, "group" if G > 1 else None)
-    # output pixel of each GEMM row: (batch, spatial...)
-    mi = kb.unravel(m_ix, [Nb] + OS, "o")
-    bidx, osp = mi[0], mi[1:]
+    # GPU target, literal sizes, output rows of 64 or more: a program's BLOCK_M GEMM rows are adjacent positions of
+    # one output row (conv_row_tile), so input and output addresses are a scalar plus tl.arange along M and the
+    # compiler reads and writes them in order; a flat block of M unravelled with div/mod hides that, and the
+    # loads and stores of the NCHW tiles went element by element across channels
+    row_tiled = CONV_ROW_TILE and st.target != "cpu" and not P.symbolic and OS[-1] >= 64
+    if row_tiled:
+        BM = min(BM, npow2(OS[-1])) if tap_major else min(128, npow2(OS[-1]))
+        m_ix, n_ix, gv, bidx, osp = conv_row_tile(kb, Nb, OS, OCg, K, "group" if G > 1 else None)
+    else:
+        m_ix, n_ix, gv = gemm_tile(kb, M, OCg, K, "group" if G > 1 else None)
+        # output pixel of each GEMM row: (batch, spatial...)
+        mi = kb.unravel(m_ix, [Nb] + OS, "o")
+        bidx, osp = mi[0], mi[1:]
     oc = Ix(f"{gv.code} * {OCg} + offs_n", frozenset("n")) if G > 1 else n_ix
     kb.line("acc = tl.zeros([BLOCK_M, BLOCK_N], dtype=tl.float32)")
     kb.line("for k0 in range(0, K, BLOCK_K):")
@@ -2673,7 +2707,7 @@ def k_conv(P: Prog, st: Style, A: str, E: str) -> Kernel:
     pos, valid = [], []
     for j in range(d):
         o_, k_ = osp[j], kpos[j]
-        if not (o_.axes | k_.axes):  # output size 1 and kernel size 1: a constant position
+        if o_.code == "0" and k_.code == "0":  # output size 1 and kernel size 1: a constant position
             t_ = -p[j] if not transposed else p[j]
             ok = (0 <= t_ < IS[j]) if not transposed else (t_ >= 0 and t_ % s[j] == 0 and t_ // s[j] < IS[j])
             if not ok:
@@ -2701,6 +2735,8 @@ def k_conv(P: Prog, st: Style, A: str, E: str) -> Kernel:
                 cond += f" & ({t_.code} % {s[j]} == 0)"
             valid.append(kb.emit(f"({cond})", t_.axes, "ok"))
             pos.append(q)
+    if row_tiled:   # a bound on an outer dim is one scalar for the program: fold it into the row mask, so loads test it
+        valid = [v if v.axes else kb.emit(f"mask_m & {v.code}", "m", "ok") for v in valid]
     av = kb.value(x, [bidx, cin] + pos, tuple(valid))
     vm = " & ".join(["mask_m", "mask_ka"] + [v.code for v in valid])
     av = kb.emit(f"tl.where({vm}, {av.code}, 0.0)", "ma", "a")
@@ -2710,17 +2746,19 @@ def k_conv(P: Prog, st: Style, A: str, E: str) -> Kernel:
     wp = kb.ptr(wname)
     pre = []
     if tap_major:
-        # the wrapper lays the weight out as [*kernel, C_in, C_out] (transposed: [*kernel, C, OCg]), so a
-        # [BLOCK_K, BLOCK_N] weight tile (channels at one offset) is read along C_out in order; the task's
-        # [C_out, Cg, *kernel] read it 9 or more elements apart in both directions
+        # the wrapper lays the weight out as [C_out, *kernel, Cg] (transposed: [OCg, *kernel, C]), so a
+        # [BLOCK_K, BLOCK_N] weight tile (channels at one offset) runs along K in memory, the order the tf32
+        # tensor cores take it in; the task's [C_out, Cg, *kernel] read it 9 or more elements apart
         wn = kb.leaf(wname)
-        pre.append(f"{wn} = {wn}.permute({', '.join(map(str, range(2, d + 2)))}, {'0, 1' if transposed else '1, 0'})"
+        spatial = ", ".join(map(str, range(2, d + 2)))
+        pre.append(f"{wn} = {wn}.permute({'1' if transposed else '0'}, {spatial}, {'0' if transposed else '1'})"
                    ".contiguous()")
-        tap = f"tap * {Cg * OC if not transposed else C * OCg} + " if KK > 1 else ""
-        if not transposed:
-            woff = f"{tap}offs_kb * {OC} + " + (f"{gv.code} * {OCg} + offs_n" if G > 1 else "offs_n")
-        else:
-            woff = f"{tap}" + (f"({gv.code} * {Cg} + offs_kb)" if G > 1 else "offs_kb") + f" * {OCg} + offs_n"
+        tap = f" + tap * {Cg if not transposed else C}" if KK > 1 else ""
+        if not transposed:   # [OC, *kernel, Cg]
+            oc_w = f"({gv.code} * {OCg} + offs_n)" if G > 1 else "offs_n"
+            woff = f"{oc_w} * {K}{tap} + offs_kb"
+        else:                # [OCg, *kernel, C]
+            woff = f"offs_n * {KK * C}{tap} + " + (f"{gv.code} * {Cg} + offs_kb" if G > 1 else "offs_kb")
     elif not transposed:
         woff = f"({gv.code} * {OCg} + offs_n) * {K} + offs_kb" if G > 1 else f"offs_n * {K} + offs_kb"
     else:
@@ -2739,8 +2777,9 @@ def k_conv(P: Prog, st: Style, A: str, E: str) -> Kernel:
     oidx = [bidx, oc] + osp
     val = kb.epilogue(A, E, acc, oidx)
     kb.store(E, oidx, val, "mn")
-    grid = f"(triton.cdiv({bare(M)}, meta['BLOCK_M']), triton.cdiv({bare(OCg)}, meta['BLOCK_N'])" + \
-        (f", {G})" if G > 1 else ")")
+    m_programs = (f"{Nb * prod(OS[:-1])} * triton.cdiv({OS[-1]}, meta['BLOCK_M'])" if row_tiled else
+                  f"triton.cdiv({bare(M)}, meta['BLOCK_M'])")
+    grid = f"({m_programs}, triton.cdiv({bare(OCg)}, meta['BLOCK_N'])" + (f", {G})" if G > 1 else ")")
     return finish(kb, E, grid, {"BLOCK_M": BM, "BLOCK_N": BN, "BLOCK_K": BK},
                   f"implicit-GEMM {' + '.join(ops)}", None if st.target == "cpu" else nw, pre=pre,
                   num_stages=CONV_TILE[4] if tap_major else None)
