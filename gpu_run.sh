@@ -212,7 +212,7 @@ kb_level() {  # $1: section, $2: log name and default --out (devout/<name><level
   section "$label level$L"
   mkdir -p devout
   # --stop-after-s ends between chunks (a kill by timeout would lose the chunk in flight); timeout is the backstop
-  timeout $(( ${KB_S:-500} + 150 )) $PY eval.py --tasks devdata/KernelBench/level$L --policy teacher \
+  timeout $(( ${KB_S:-500} + 150 )) $PY eval.py --tasks ${KB_TASKS:-devdata/KernelBench}/level$L --policy teacher \
     --baseline eager,compile --device cuda --workers ${KB_WORKERS:-8} --out $out \
     --baseline-cache devout/baselines.json --stop-after-s ${KB_S:-500} --time-budget-s ${KB_TIME_BUDGET_S:-2} \
     ${KB_CHUNK:+--chunk-size $KB_CHUNK} "$@" >> "$O/$name$L.txt" 2>&1
