@@ -195,7 +195,8 @@ run_rl() {  # issue 6: one RL step, 7B shape, 8 prompts x G=8 x 1024 new tokens
 run_kb() {  # issue 19: the teacher over a whole KernelBench level (KB_LEVEL=1|2), real sizes, vs eager and torch.compile.
   # Carry devdata (a copy of ../shared/KernelBench) and devout (eval dirs and the baseline cache of earlier calls):
   # a call cut short resumes where it stopped, and each task's baselines are measured once across calls.
-  # KB_FLAGS adds eval.py flags (e.g. "--teacher-plans triton,triton-tf32x3,triton-tf32" with KB_OUT=devout/eval_kb1_plans)
+  # KB_FLAGS adds eval.py flags (e.g. "--teacher-plans triton,triton-tf32x3,triton-tf32" with KB_OUT=devout/eval_kb1_plans);
+  # KB_TASKS: a folder of levelN folders holding a subset of a level; KB_GRACE: seconds past KB_S before the kill
   kb_level kb eval_kb ${KB_FLAGS:-}
 }
 
@@ -212,7 +213,7 @@ kb_level() {  # $1: section, $2: log name and default --out (devout/<name><level
   section "$label level$L"
   mkdir -p devout
   # --stop-after-s ends between chunks (a kill by timeout would lose the chunk in flight); timeout is the backstop
-  timeout $(( ${KB_S:-500} + 150 )) $PY eval.py --tasks ${KB_TASKS:-devdata/KernelBench}/level$L --policy teacher \
+  timeout $(( ${KB_S:-500} + ${KB_GRACE:-150} )) $PY eval.py --tasks ${KB_TASKS:-devdata/KernelBench}/level$L --policy teacher \
     --baseline eager,compile --device cuda --workers ${KB_WORKERS:-8} --out $out \
     --baseline-cache devout/baselines.json --stop-after-s ${KB_S:-500} --time-budget-s ${KB_TIME_BUDGET_S:-2} \
     ${KB_CHUNK:+--chunk-size $KB_CHUNK} "$@" >> "$O/$name$L.txt" 2>&1

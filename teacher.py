@@ -61,6 +61,12 @@ How a program becomes kernels (what differs from a hand-written solution is note
     kernels and their launchers: the copy is written right after the prompt shows the constructor.
   * fp32 `tl.dot` uses input_precision="ieee", as eager PyTorch does (no tf32), so 1e-2 tolerances hold at
     paper sizes (`--dot-precision tf32x3`: fp32-level error through the tensor cores; see DOT_PRECISIONS).
+    `--dot-precision bf16x3` (plan triton-bf16x3) writes each GEMM operand once as bf16 hi + lo parts and sums
+    three bf16 tensor-core dots (k_matmul_bf16x3): fp32-level error at 1.1-3.6x cuBLAS's fp32 GEMM on the H200.
+  * GPU target, literal sizes (issue 20; the CPU target, which writes the SFT pairs, keeps the forms above): a
+    convolution whose groups hold a multiple of 16 input channels orders its K (kernel offset, channel), one offset
+    per block of K, and reads a weight laid out [C_out, *kernel, Cg] by the wrapper; output rows of 64 or more are
+    tiled along the row (conv_row_tile); a depthwise convolution is a direct kernel (k_conv_depthwise).
   * heavy="torch" (issue 20; `compile_program`) keeps GEMMs and convolutions (HEAVY_OPS) as the task's own torch
     call (its module: the same weights, cuBLAS/cuDNN) and compiles the rest as usual, so what follows a heavy op
     is one fused Triton epilogue kernel or the prologue of the next anchor. `plans` builds the candidates a

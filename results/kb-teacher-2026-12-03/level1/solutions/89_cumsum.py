@@ -1,0 +1,37 @@
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+class ModelNew(nn.Module):
+    def __init__(self, dim):
+        super(ModelNew, self).__init__()
+        self.dim = dim
+
+    def forward(self, x):
+        cumsum_out = cumsum(x)
+        return cumsum_out
+
+
+@triton.jit
+def cumsum_kernel(x_ptr, out_ptr, n_rows, n_cols, BLOCK_ROWS: tl.constexpr, BLOCK_COLS: tl.constexpr):
+    pid = tl.program_id(0)
+    rows = pid * BLOCK_ROWS + tl.arange(0, BLOCK_ROWS)[:, None]
+    row_mask = rows < n_rows
+    carry = tl.zeros([BLOCK_ROWS, 1], dtype=tl.float32)
+    for start in range(0, n_cols, BLOCK_COLS):
+        cols = start + tl.arange(0, BLOCK_COLS)[None, :]
+        col_mask = cols < n_cols
+        x1 = tl.load(x_ptr + rows * n_cols + cols, mask=col_mask & row_mask, other=0.0)
+        x2 = tl.where(row_mask & col_mask, x1, 0.0)
+        y3 = tl.cumsum(x2, axis=1) + carry
+        carry += tl.sum(x2, axis=1, keep_dims=True)
+        tl.store(out_ptr + rows * n_cols + cols, y3, mask=col_mask & row_mask)
+
+
+def cumsum(x):
+    out = torch.empty_like(x)
+    grid = lambda meta: (triton.cdiv(32768, meta['BLOCK_ROWS']),)
+    cumsum_kernel[grid](x, out, 32768, 32768, BLOCK_ROWS=2, BLOCK_COLS=2048, num_warps=8)
+    return out

@@ -1,0 +1,56 @@
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+class ModelNew(nn.Module):
+    def __init__(self, dim):
+        super(ModelNew, self).__init__()
+        self.dim = dim
+
+    def forward(self, x):
+        cumsum_out = cumsum(x)
+        flip_1 = flip(cumsum_out)
+        return flip_1
+
+
+@triton.jit
+def cumsum_kernel(x_ptr, out_ptr, n_rows, n_cols, BLOCK_ROWS: tl.constexpr, BLOCK_COLS: tl.constexpr):
+    pid = tl.program_id(0)
+    rows = pid * BLOCK_ROWS + tl.arange(0, BLOCK_ROWS)[:, None]
+    row_mask = rows < n_rows
+    carry = tl.zeros([BLOCK_ROWS, 1], dtype=tl.float32)
+    for start in range(0, n_cols, BLOCK_COLS):
+        cols = start + tl.arange(0, BLOCK_COLS)[None, :]
+        col_mask = cols < n_cols
+        x1 = tl.load(x_ptr + rows * 32768 + (32767 - cols), mask=col_mask & row_mask, other=0.0)
+        x2 = tl.where(row_mask & col_mask, x1, 0.0)
+        y3 = tl.cumsum(x2, axis=1) + carry
+        carry += tl.sum(x2, axis=1, keep_dims=True)
+        tl.store(out_ptr + rows * n_cols + cols, y3, mask=col_mask & row_mask)
+
+
+def cumsum(x):
+    out = torch.empty_like(x)
+    grid = lambda meta: (triton.cdiv(32768, meta['BLOCK_ROWS']),)
+    cumsum_kernel[grid](x, out, 32768, 32768, BLOCK_ROWS=2, BLOCK_COLS=2048, num_warps=8)
+    return out
+
+
+@triton.jit
+def flip_kernel(cumsum_ptr, out_ptr, n_elements, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n_elements
+    i1 = offs // 32768
+    i2 = offs % 32768
+    v3 = tl.load(cumsum_ptr + i1 * 32768 + (32767 - i2), mask=mask, other=0.0)
+    tl.store(out_ptr + offs, v3, mask=mask)
+
+
+def flip(cumsum):
+    out = torch.empty_like(cumsum)
+    grid = lambda meta: (triton.cdiv(out.numel(), meta['BLOCK']),)
+    flip_kernel[grid](cumsum, out, out.numel(), BLOCK=2048)
+    return out
