@@ -66,7 +66,7 @@ How a program becomes kernels (what differs from a hand-written solution is note
   * GPU target, literal sizes (issue 20; the CPU target, which writes the SFT pairs, keeps the forms above): a
     convolution whose groups hold a multiple of 16 input channels orders its K (kernel offset, channel), one offset
     per block of K, and reads a weight laid out [C_out, *kernel, Cg] by the wrapper; output rows of 64 or more are
-    tiled along the row (conv_row_tile); a depthwise convolution is a direct kernel (k_conv_depthwise).
+    tiled along the row (gemm_tile's row_len); a depthwise convolution is a direct kernel (k_conv_depthwise).
   * heavy="torch" (issue 20; `compile_program`) keeps GEMMs and convolutions (HEAVY_OPS) as the task's own torch
     call (its module: the same weights, cuBLAS/cuDNN) and compiles the rest as usual, so what follows a heavy op
     is one fused Triton epilogue kernel or the prologue of the next anchor. `plans` builds the candidates a
@@ -2283,10 +2283,13 @@ def k_norm_split(P: Prog, st: Style, A: str, E: str, x: str, n_rows, n_cols, bui
 
 
 # ---- tiled tl.dot: matmul, linear, bmm, einsum ---------------------------------------------------
-def gemm_tile(kb: KB, M: int, N: int, K: int, axis2: str | None):
+def gemm_tile(kb: KB, M: int, N: int, K: int, axis2: str | None, row_len: int | None = None):
     """The tile prologue shared by the tl.dot kernels (matmul and implicit-GEMM conv): sizes, program ids
-    (a third grid axis named `axis2` for batch or group), row/column offsets and masks."""
-    kb.arg("M", bare(M))
+    (a third grid axis named `axis2` for batch or group), row/column offsets and masks. row_len (k_conv's row
+    tiles): the BLOCK_M rows are adjacent positions of one output row of row_len positions, program id 0 is (row,
+    block of the row) and `row` the row's index, so addresses along M are a scalar plus tl.arange."""
+    if row_len is None:
+        kb.arg("M", bare(M))
     kb.arg("N", bare(N))
     kb.arg("K", bare(K))
     kb.line("pid_m = tl.program_id(0)")
@@ -2295,12 +2298,18 @@ def gemm_tile(kb: KB, M: int, N: int, K: int, axis2: str | None):
     if axis2:
         kb.line(f"{axis2} = tl.program_id(2)")
         third = Ix(axis2)
-    kb.line("offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)[:, None]")
+    if row_len is None:
+        m = Ix("offs_m", frozenset("m"))
+        kb.line("offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)[:, None]")
+    else:
+        m = Ix("offs_w", frozenset("m"))
+        kb.line(f"row = pid_m // triton.cdiv({row_len}, BLOCK_M)")
+        kb.line(f"offs_w = (pid_m % triton.cdiv({row_len}, BLOCK_M)) * BLOCK_M + tl.arange(0, BLOCK_M)[:, None]")
     kb.line("offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)[None, :]")
-    kb.line("mask_m = offs_m < M")
+    kb.line(f"mask_m = {m.code} < {'M' if row_len is None else row_len}")
     kb.line("mask_n = offs_n < N")
     kb.masks.update(m="mask_m", n="mask_n", a="mask_ka", b="mask_kb")
-    return Ix("offs_m", frozenset("m")), Ix("offs_n", frozenset("n")), third
+    return m, Ix("offs_n", frozenset("n")), third
 
 
 def dot_code(a: str, b: str, st: Style) -> str:
@@ -2611,30 +2620,6 @@ def conv_geometry(n: dict, d: int):
     return ks, s, p, dil, g, ma
 
 
-def conv_row_tile(kb: KB, Nb: int, OS: list, N: int, K: int, axis2: str | None):
-    """k_conv's tile prologue where a program's BLOCK_M GEMM rows are BLOCK_M adjacent positions of one output row
-    (the last spatial dim): program id 0 is (row, block of the row), the row's batch and outer positions are
-    scalars. Returns (rows Ix, columns Ix, group Ix, batch Ix, per-dim output position Ixs)."""
-    blocks = f"triton.cdiv({OS[-1]}, BLOCK_M)"
-    kb.arg("N", bare(N))
-    kb.arg("K", bare(K))
-    kb.line("pid_m = tl.program_id(0)")
-    kb.line("pid_n = tl.program_id(1)")
-    third = ZERO
-    if axis2:
-        kb.line(f"{axis2} = tl.program_id(2)")
-        third = Ix(axis2)
-    kb.line(f"row = pid_m // {blocks}")
-    kb.line(f"offs_w = (pid_m % {blocks}) * BLOCK_M + tl.arange(0, BLOCK_M)[:, None]")
-    kb.line("offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)[None, :]")
-    kb.line(f"mask_m = offs_w < {OS[-1]}")
-    kb.line("mask_n = offs_n < N")
-    kb.masks.update(m="mask_m", n="mask_n", a="mask_ka", b="mask_kb")
-    outer = kb.unravel(Ix("row"), [Nb] + list(OS[:-1]), "o")
-    w = Ix("offs_w", frozenset("m"))
-    return w, Ix("offs_n", frozenset("n")), third, outer[0], outer[1:] + [w]
-
-
 def k_conv(P: Prog, st: Style, A: str, E: str) -> Kernel:
     n = P.node_of[A]
     transposed = n["op"].startswith("conv_transpose")
@@ -2677,13 +2662,15 @@ def k_conv(P: Prog, st: Style, A: str, E: str) -> Kernel:
         while BM > 64 and -(-M // BM) * -(-OCg // BN) * G < WAVE_PROGRAMS:
             BM //= 2
     # GPU target, literal sizes, output rows of 64 or more: a program's BLOCK_M GEMM rows are adjacent positions of
-    # one output row (conv_row_tile), so input and output addresses are a scalar plus tl.arange along M and the
+    # one output row (gemm_tile's row_len), so input and output addresses are a scalar plus tl.arange along M and the
     # compiler reads and writes them in order; a flat block of M unravelled with div/mod hides that, and the
     # loads and stores of the NCHW tiles went element by element across channels
     row_tiled = CONV_ROW_TILE and st.target != "cpu" and not P.symbolic and OS[-1] >= 64
     if row_tiled:
         BM = min(BM, npow2(OS[-1])) if tap_major else min(128, npow2(OS[-1]))
-        m_ix, n_ix, gv, bidx, osp = conv_row_tile(kb, Nb, OS, OCg, K, "group" if G > 1 else None)
+        m_ix, n_ix, gv = gemm_tile(kb, M, OCg, K, "group" if G > 1 else None, row_len=OS[-1])
+        outer = kb.unravel(Ix("row"), [Nb] + list(OS[:-1]), "o")   # the row's batch and outer positions: scalars
+        bidx, osp = outer[0], outer[1:] + [m_ix]
     else:
         m_ix, n_ix, gv = gemm_tile(kb, M, OCg, K, "group" if G > 1 else None)
         # output pixel of each GEMM row: (batch, spatial...)
