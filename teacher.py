@@ -116,8 +116,9 @@ import synth
 # True by default, unlike matmul's): the plan "triton-tf32" uses it only where every dot is a convolution's.
 # "bf16x3" (issue 20; GEMMs only, k_matmul_bf16x3): each fp32 operand is written once as two bf16 tensors, hi and
 # lo (x = hi + lo to about 2^-16), by a split kernel, and the GEMM sums hi*lo + lo*hi + hi*hi on the bf16 tensor
-# cores, twice tf32's rate (the dropped lo*lo term is below fp32's own rounding at KernelBench's K); its conv and
-# attention dots are tf32x3.
+# cores, twice tf32's rate. The dropped lo*lo term is about 2^-16 of each product: far inside the judge's 1e-2, and
+# inside KernelBench's 1e-4 on all but 2 of level 1's 16 bf16x3 tasks (LOG.md session 19). Its conv and attention
+# dots are tf32x3.
 DOT_PRECISIONS = ("ieee", "tf32x3", "tf32", "bf16x3")
 # Where a heavy op (GEMM, convolution, transposed convolution) runs (issue 20): "triton" compiles it like any
 # anchor; "torch" keeps it a torch call (cuBLAS/cuDNN) and compiles the rest, so what follows it becomes one fused
@@ -2491,11 +2492,11 @@ def k_matmul_bf16x3(P: Prog, st: Style, kb: KB, A: str, E: str, xy, dims, idxs, 
     each operand once, its prologue applied, as bf16 hi + lo (bf16_split_kernel) in the order the operand is stored
     in, so the split reads it in order: A as [batch, M, K], or [batch, K, M] where M is its innermost dim; B as
     [batch, K, N], or [batch, N, K] where K is (a linear's weight, the K of q @ k^T); an operand whose index does
-    not depend on the batch is written once. Per block of K
-    the kernel adds hi*lo, lo*hi and hi*hi (small terms first) into the fp32 accumulator; lo*lo, about 2^-16 of
-    each product, is left out. cuBLAS's fp32 GEMM (eager PyTorch: no TF32 for matmul) runs on the FMA units at a
-    fraction of the tensor cores' rate. Output tiles are visited GROUP_M tile rows at a time (a 1-D grid), so a
-    group's B tiles are read from L2; a second grid axis takes the batch or split K's slices."""
+    not depend on the batch is written once. Per block of K the kernel adds hi*lo, lo*hi and hi*hi (small terms
+    first) into the fp32 accumulator; lo*lo, about 2^-16 of each product, is left out. cuBLAS's fp32 GEMM (eager
+    PyTorch: no TF32 for matmul) runs on the FMA units at a fraction of the tensor cores' rate: 1.06-3.64x eager on
+    level 1's GEMMs (H200, LOG.md session 19). Output tiles are visited GROUP_M tile rows at a time (a 1-D grid),
+    so a group's B tiles are read from L2; a second grid axis takes the batch or split K's slices."""
     if P.symbolic:
         raise TeacherError("dot_precision='bf16x3': literal sizes only")
     x, y = xy
@@ -2648,9 +2649,9 @@ def k_conv(P: Prog, st: Style, A: str, E: str) -> Kernel:
         return k_conv_depthwise(P, st, kb, A, E, (x, wname, bias), (ks, s, p, dil), ops)
     # GPU target, literal sizes: K ordered (kernel offset, input channel) where BLOCK_K input channels divide Cg,
     # so each block of K is one kernel offset (`tap`, a scalar) and positions and bounds are computed per output
-    # row ([BLOCK_M, 1]) instead of per element of the [BLOCK_M, BLOCK_K] tile. The (channel, offset) order
-    # unravels every element's K index into a channel and offsets (div/mod) and tests its bounds, integer work
-    # that outweighed the dot (KernelBench L1's 35 convolutions: 0.14x cuDNN, LOG.md session 10).
+    # row ([BLOCK_M, 1]) instead of per element of the [BLOCK_M, BLOCK_K] tile, and the weight can be laid out
+    # with K in order (below). The order alone was within noise of the (channel, offset) one on the H200; the
+    # K-ordered weight took 63 from 0.30x to 0.41x eager and 67 from 0.19x to 0.24x (LOG.md session 19).
     tap_major = CONV_TAP_MAJOR and st.target != "cpu" and not P.symbolic and Cg % 16 == 0
     BM, BN, BK, nw = st.mm_blocks(M, OCg, K, batch=G)
     if st.target == "cpu":
@@ -2662,9 +2663,10 @@ def k_conv(P: Prog, st: Style, A: str, E: str) -> Kernel:
         while BM > 64 and -(-M // BM) * -(-OCg // BN) * G < WAVE_PROGRAMS:
             BM //= 2
     # GPU target, literal sizes, output rows of 64 or more: a program's BLOCK_M GEMM rows are adjacent positions of
-    # one output row (gemm_tile's row_len), so input and output addresses are a scalar plus tl.arange along M and the
-    # compiler reads and writes them in order; a flat block of M unravelled with div/mod hides that, and the
-    # loads and stores of the NCHW tiles went element by element across channels
+    # one output row (gemm_tile's row_len), so input and output addresses are a scalar plus tl.arange along M, which
+    # the compiler can see runs in order (a flat block unravelled with div/mod hides that). Measured on 7 level-1
+    # convs: the same speed as flat rows on 6, 71 slower (0.70x against 0.81x); the convs' cost is elsewhere
+    # (LOG.md session 19). Level 1's sweep ran with it; CONV_ROW_TILE = False turns it off.
     row_tiled = CONV_ROW_TILE and st.target != "cpu" and not P.symbolic and OS[-1] >= 64
     if row_tiled:
         BM = min(BM, npow2(OS[-1])) if tap_major else min(128, npow2(OS[-1]))

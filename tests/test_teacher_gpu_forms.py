@@ -137,3 +137,48 @@ def test_interpreter_bf16_dot_widening():
                          cwd=teacher.__file__.rsplit("/", 1)[0])
     assert out.returncode == 0, out.stderr[-2000:]
     assert float(out.stdout.strip().splitlines()[-1]) < 1e-4
+
+
+def test_kb_kernels_row_checks_the_variant_against_eager(monkeypatch, tmp_path):
+    """bench.py kb-kernels' row on the CPU (the interpreter; do_bench stubbed, as speed is the H200's): a variant's
+    teacher constants are set only while its solution is built, the solution is checked against eager at both
+    tolerances, and a broken kernel is reported wrong, not timed as right. The subcommand itself needs CUDA."""
+    import os
+    import sys
+
+    import torch
+    import triton.testing
+
+    import bench
+    import eval as ev
+    import reward
+    if os.environ.get("TRITON_INTERPRET") != "1":
+        pytest.skip("the CPU path of this test runs kernels through the interpreter")
+    reward._fix_interpreter_bf16_dot()
+    monkeypatch.setattr(triton.testing, "do_bench", lambda fn, **kw: (fn(), 2.0)[1])
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda *a: None)
+    here = os.path.dirname(os.path.abspath(__file__))
+    task = ev.load_tasks(os.path.join(here, "kernelbench_small", "level1", "1_Square_matrix_multiplication_.py"), None)[0]
+    seen = []
+    real_plans = teacher.plans
+
+    def plans(*a, **kw):
+        seen.append(teacher.BF16X3_TILE)
+        return real_plans(*a, **kw)
+    monkeypatch.setattr(teacher, "plans", plans)
+    row = bench.kb_kernel_run(task, "triton-bf16x3", {"BF16X3_TILE": (64, 64, 32, 4, 2)}, torch.device("cpu"), 10, 0,
+                              str(tmp_path))
+    assert seen == [(64, 64, 32, 4, 2)] and teacher.BF16X3_TILE == (128, 128, 64, 8, 3)   # set, then restored
+    assert row["ok_1e-2"] and row["ms"] == 2.0 and row["max_abs_err"] < 1e-2
+
+    def broken(*a, **kw):
+        return [(p, s.replace("acc = tl.dot(a_hi, b_hi, acc)", "acc = acc * 1.0")) for p, s in real_plans(*a, **kw)]
+    monkeypatch.setattr(teacher, "plans", broken)
+    bad = bench.kb_kernel_run(task, "triton-bf16x3", {}, torch.device("cpu"), 10, 0, str(tmp_path))
+    assert not bad["ok_1e-2"] and not bad["ok_1e-4"]
+    assert bench.kb_kernel_run(task, "triton-tf32", {}, torch.device("cpu"), 10, 0, str(tmp_path))["error"].startswith(
+        "teacher:")   # no convolution: the plan is not built, and the row says why
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.setattr(sys, "argv", ["bench.py", "kb-kernels", "--tasks", here])
+    with pytest.raises(SystemExit, match="needs CUDA"):
+        bench.main()
