@@ -2284,20 +2284,32 @@ def k_norm_split(P: Prog, st: Style, A: str, E: str, x: str, n_rows, n_cols, bui
 
 
 # ---- tiled tl.dot: matmul, linear, bmm, einsum ---------------------------------------------------
-def gemm_tile(kb: KB, M: int, N: int, K: int, axis2: str | None, row_len: int | None = None):
+def gemm_tile(kb: KB, M: int, N: int, K: int, axis2: str | None, row_len: int | None = None,
+              grouped: bool = False):
     """The tile prologue shared by the tl.dot kernels (matmul and implicit-GEMM conv): sizes, program ids
     (a third grid axis named `axis2` for batch or group), row/column offsets and masks. row_len (k_conv's row
     tiles): the BLOCK_M rows are adjacent positions of one output row of row_len positions, program id 0 is (row,
-    block of the row) and `row` the row's index, so addresses along M are a scalar plus tl.arange."""
+    block of the row) and `row` the row's index, so addresses along M are a scalar plus tl.arange. grouped
+    (k_matmul_bf16x3): program id 0 runs over all output tiles, GROUP_M tile rows at a time (a group's B tiles
+    are shared in L2), and `axis2` is program id 1."""
     if row_len is None:
         kb.arg("M", bare(M))
     kb.arg("N", bare(N))
     kb.arg("K", bare(K))
-    kb.line("pid_m = tl.program_id(0)")
-    kb.line("pid_n = tl.program_id(1)")
+    if grouped:
+        kb.line("pid = tl.program_id(0)")
+        kb.line("tiles_m = tl.cdiv(M, BLOCK_M)")
+        kb.line("tiles_n = tl.cdiv(N, BLOCK_N)")
+        kb.line("group_start = (pid // (GROUP_M * tiles_n)) * GROUP_M")
+        kb.line("group_rows = tl.minimum(tiles_m - group_start, GROUP_M)")
+        kb.line("pid_m = group_start + (pid % (GROUP_M * tiles_n)) % group_rows")
+        kb.line("pid_n = (pid % (GROUP_M * tiles_n)) // group_rows")
+    else:
+        kb.line("pid_m = tl.program_id(0)")
+        kb.line("pid_n = tl.program_id(1)")
     third = ZERO
     if axis2:
-        kb.line(f"{axis2} = tl.program_id(2)")
+        kb.line(f"{axis2} = tl.program_id({1 if grouped else 2})")
         third = Ix(axis2)
     if row_len is None:
         m = Ix("offs_m", frozenset("m"))
@@ -2369,6 +2381,31 @@ def contraction(P: Prog, n: dict, xs, ys, out_shape):
     return B, M, K, N, a_idx, b_idx, o_idx
 
 
+def gemm_k_loop(kb: KB, split) -> None:
+    """Open a GEMM's loop over blocks of K (with split K, this program's every SPLIT_K-th block), with the block's
+    K offsets for the A tile (offs_ka, a row) and the B tile (offs_kb, a column); the caller closes it."""
+    kb.line("acc = tl.zeros([BLOCK_M, BLOCK_N], dtype=tl.float32)")
+    kb.line("for k0 in range(pid_k * BLOCK_K, K, BLOCK_K * SPLIT_K):" if split else "for k0 in range(0, K, BLOCK_K):")
+    kb.ind += 1
+    kb.line("offs_ka = k0 + tl.arange(0, BLOCK_K)[None, :]")
+    kb.line("offs_kb = k0 + tl.arange(0, BLOCK_K)[:, None]")
+
+
+def gemm_store(kb: KB, A: str, E: str, o_idx, tile: tuple, bias: str | None, split) -> None:
+    """Close a GEMM's K loop and write its tile: the bias (with split K, added by the first split only), the fused
+    epilogue, and a store (split K: an atomic add into the zeroed output) at o_idx(kb, *tile), tile = (rows,
+    columns, batch) Ixs; the output index is built after the loop, so its unravelling is not in the loop body."""
+    kb.ind -= 1
+    kb.cache.clear()
+    kb.flat = None
+    oidx, n_ix = o_idx(kb, *tile), tile[1]
+    acc = Ix("acc", frozenset("mn"))
+    if bias:
+        b_ = kb.value(bias, [n_ix]).code
+        acc = kb.emit(f"acc + tl.where(pid_k == 0, {b_}, 0.0)" if split else f"acc + {b_}", "mn", "acc")
+    kb.store(E, oidx, kb.epilogue(A, E, acc, oidx), "mn", atomic=bool(split))
+
+
 def k_matmul(P: Prog, st: Style, A: str, E: str) -> Kernel:
     n = P.node_of[A]
     op = n["op"]
@@ -2426,11 +2463,7 @@ def k_matmul(P: Prog, st: Style, A: str, E: str) -> Kernel:
     m_ix, n_ix, bvar = gemm_tile(kb, M, N, K, "pid_b" if B > 1 else "pid_k" if split else None)
     if split:
         bvar = ZERO
-    kb.line("acc = tl.zeros([BLOCK_M, BLOCK_N], dtype=tl.float32)")
-    kb.line("for k0 in range(pid_k * BLOCK_K, K, BLOCK_K * SPLIT_K):" if split else "for k0 in range(0, K, BLOCK_K):")
-    kb.ind += 1
-    kb.line("offs_ka = k0 + tl.arange(0, BLOCK_K)[None, :]")
-    kb.line("offs_kb = k0 + tl.arange(0, BLOCK_K)[:, None]")
+    gemm_k_loop(kb, split)
     kb.line("mask_ka = offs_ka < K")
     kb.line("mask_kb = offs_kb < K")
     av = kb.value(x, a_idx(kb, m_ix, Ix("offs_ka", frozenset("a")), bvar))
@@ -2441,16 +2474,7 @@ def k_matmul(P: Prog, st: Style, A: str, E: str) -> Kernel:
     if bv.axes != frozenset("bn") or P.t[y].ref is None:
         bv = kb.emit(f"tl.where(mask_kb & mask_n, {bv.code}, 0.0)", "bn", "b")
     kb.line(f"acc += {dot_code(av.code, bv.code, st)}")
-    kb.ind -= 1
-    kb.cache.clear()
-    kb.flat = None
-    oidx = o_idx(kb, m_ix, n_ix, bvar)
-    acc = Ix("acc", frozenset("mn"))
-    if bias:   # with split K, the first split adds it
-        b_ = kb.value(bias, [n_ix]).code
-        acc = kb.emit(f"acc + tl.where(pid_k == 0, {b_}, 0.0)" if split else f"acc + {b_}", "mn", "acc")
-    val = kb.epilogue(A, E, acc, oidx)
-    kb.store(E, oidx, val, "mn", atomic=bool(split))
+    gemm_store(kb, A, E, o_idx, (m_ix, n_ix, bvar), bias, split)
     grid = f"(triton.cdiv({bare(M)}, meta['BLOCK_M']), triton.cdiv({bare(N)}, meta['BLOCK_N'])" + \
         (f", {bare(B)})" if B > 1 else ", meta['SPLIT_K'])" if split else ")")
     blocks = {"BLOCK_M": BM, "BLOCK_N": BN, "BLOCK_K": BK} | ({"SPLIT_K": split[3]} if split else {})
@@ -2525,33 +2549,14 @@ def k_matmul_bf16x3(P: Prog, st: Style, kb: KB, A: str, E: str, xy, dims, idxs, 
         BM, BN, BK, nw, ns = st.bf16x3_blocks(M, N, B)
     for name, wexpr in (("a_hi_ptr", "a_hi"), ("a_lo_ptr", "a_lo"), ("b_hi_ptr", "b_hi"), ("b_lo_ptr", "b_lo")):
         kb.arg(name, wexpr)
-    kb.arg("M", bare(M))
-    kb.arg("N", bare(N))
-    kb.arg("K", bare(K))
-    kb.line("pid = tl.program_id(0)")
-    kb.line("tiles_m = tl.cdiv(M, BLOCK_M)")
-    kb.line("tiles_n = tl.cdiv(N, BLOCK_N)")
-    kb.line("group_start = (pid // (GROUP_M * tiles_n)) * GROUP_M")
-    kb.line("group_rows = tl.minimum(tiles_m - group_start, GROUP_M)")
-    kb.line("pid_m = group_start + (pid % (GROUP_M * tiles_n)) % group_rows")
-    kb.line("pid_n = (pid % (GROUP_M * tiles_n)) // group_rows")
-    axis2 = "pid_k" if split else "pid_b" if B > 1 else None
-    if axis2:
-        kb.line(f"{axis2} = tl.program_id(1)")
-    kb.line("offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)[:, None]")
-    kb.line("offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)[None, :]")
-    kb.line("mask_m = offs_m < M")
-    kb.line("mask_n = offs_n < N")
-    kb.masks.update(m="mask_m", n="mask_n")
+    m_ix, n_ix, bvar = gemm_tile(kb, M, N, K, "pid_k" if split else "pid_b" if B > 1 else None, grouped=True)
+    if split:
+        bvar = ZERO
     a_base = "pid_b * (M * K) + " if a_batched else ""
     b_base = "pid_b * (K * N) + " if b_batched else ""
     a_off = "offs_ka * M + offs_m" if a_km else "offs_m * K + offs_ka"
     b_off = "offs_n * K + offs_kb" if b_nk else "offs_kb * N + offs_n"
-    kb.line("acc = tl.zeros([BLOCK_M, BLOCK_N], dtype=tl.float32)")
-    kb.line("for k0 in range(pid_k * BLOCK_K, K, BLOCK_K * SPLIT_K):" if split else "for k0 in range(0, K, BLOCK_K):")
-    kb.ind += 1
-    kb.line("offs_ka = k0 + tl.arange(0, BLOCK_K)[None, :]")
-    kb.line("offs_kb = k0 + tl.arange(0, BLOCK_K)[:, None]")
+    gemm_k_loop(kb, split)
     kb.line("mask_a = mask_m & (offs_ka < K)")
     kb.line("mask_b = (offs_kb < K) & mask_n")
     kb.line(f"a_off = {a_base}{a_off}")
@@ -2563,18 +2568,7 @@ def k_matmul_bf16x3(P: Prog, st: Style, kb: KB, A: str, E: str, xy, dims, idxs, 
     kb.line("acc = tl.dot(a_hi, b_lo, acc)")
     kb.line("acc = tl.dot(a_lo, b_hi, acc)")
     kb.line("acc = tl.dot(a_hi, b_hi, acc)")
-    kb.ind -= 1
-    kb.cache.clear()
-    kb.flat = None
-    bvar = Ix("pid_b") if B > 1 else ZERO
-    m_ix, n_ix = Ix("offs_m", frozenset("m")), Ix("offs_n", frozenset("n"))
-    oidx = o_idx(kb, m_ix, n_ix, bvar)
-    acc = Ix("acc", frozenset("mn"))
-    if bias:   # with split K, the first split adds it
-        b_ = kb.value(bias, [n_ix]).code
-        acc = kb.emit(f"acc + tl.where(pid_k == 0, {b_}, 0.0)" if split else f"acc + {b_}", "mn", "acc")
-    val = kb.epilogue(A, E, acc, oidx)
-    kb.store(E, oidx, val, "mn", atomic=bool(split))
+    gemm_store(kb, A, E, o_idx, (m_ix, n_ix, bvar), bias, split)
     tiles = f"triton.cdiv({bare(M)}, meta['BLOCK_M']) * triton.cdiv({bare(N)}, meta['BLOCK_N'])"
     grid = f"({tiles}, meta['SPLIT_K'])" if split else f"({tiles}, {bare(B)})" if B > 1 else f"({tiles},)"
     blocks = {"BLOCK_M": BM, "BLOCK_N": BN, "BLOCK_K": BK, "GROUP_M": GROUP_M} | ({"SPLIT_K": split[3]} if split else {})
