@@ -1471,7 +1471,54 @@ KB_KERNEL_VARIANTS = {  # bench.py kb-kernels: name -> (teacher plan, teacher co
     "tf32_oldform": ("triton-tf32", {"CONV_TAP_MAJOR": False, "CONV_ROW_TILE": False}),
     "tf32_flatm": ("triton-tf32", {"CONV_ROW_TILE": False}),
     "tf32_flatk": ("triton-tf32", {"CONV_TAP_MAJOR": False}),
+    "hybrid": ("hybrid", {}),
+    "hybrid-cl": ("hybrid-cl", {}),
+    "hybrid-fp16": ("hybrid-fp16", {}),
 }
+
+
+def kb_kernel_model(task, plan, consts, device, seed, tmp):
+    """(reference Model, the teacher's `plan` ModelNew built with teacher constants `consts`, inputs), both models
+    built after the same seed and on the same seeded inputs; the teacher's code and KernelBench's own, run in this
+    process (no model-written code). Raises teacher.TeacherError where the plan does not apply."""
+    import importlib.util
+
+    import torch
+
+    import teacher
+    saved = {k: getattr(teacher, k) for k in consts}
+    try:
+        for k, v in consts.items():
+            setattr(teacher, k, v)
+        sol = dict(teacher.plans(task["source"], target="cuda", only=(plan,))).get(plan)
+    finally:
+        for k, v in saved.items():
+            setattr(teacher, k, v)
+    if sol is None:
+        raise teacher.TeacherError(f"plan {plan} does not apply")
+    path = os.path.join(tmp, f"sol_{abs(hash((task['id'], plan, repr(consts))))}.py")
+    with open(path, "w") as f:
+        f.write(sol)
+    spec = importlib.util.spec_from_file_location(os.path.basename(path)[:-3], path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    ref_model, inputs, init = kb_reference(task, device, seed)
+    torch.manual_seed(seed)
+    new_model = mod.ModelNew(*init).to(device)
+    return ref_model, new_model, inputs
+
+
+def kb_reference(task, device, seed):
+    """(KernelBench's Model built after `seed`, its inputs drawn after seed + 1, its init inputs)."""
+    import torch
+    ns = {}
+    exec(compile(task["source"], task["id"], "exec"), ns)  # noqa: S102 (the benchmark's own file)
+    torch.manual_seed(seed)
+    init = ns["get_init_inputs"]()
+    ref_model = ns["Model"](*init).to(device)
+    torch.manual_seed(seed + 1)
+    inputs = [x.to(device) if torch.is_tensor(x) else x for x in ns["get_inputs"]()]
+    return ref_model, inputs, init
 
 
 def kb_kernel_run(task, plan, consts, device, rep_ms, seed, tmp):
@@ -1479,36 +1526,14 @@ def kb_kernel_run(task, plan, consts, device, rep_ms, seed, tmp):
     this process (the teacher's code, not model-written code; the task is KernelBench's own) beside the task's
     Model built after the same seed, on the same seeded inputs. Returns {ms, max_abs_err, ok_1e-2, ok_1e-4} or
     {error}."""
-    import importlib.util
-
     import torch
     import triton.testing
 
     import teacher
-    saved = {k: getattr(teacher, k) for k in consts}
     try:
-        for k, v in consts.items():
-            setattr(teacher, k, v)
-        sol = dict(teacher.plans(task["source"], target="cuda", only=(plan,)))[plan]
-    except (teacher.TeacherError, KeyError) as e:
+        ref_model, new_model, inputs = kb_kernel_model(task, plan, consts, device, seed, tmp)
+    except teacher.TeacherError as e:
         return {"error": f"teacher: {e}"[:300]}
-    finally:
-        for k, v in saved.items():
-            setattr(teacher, k, v)
-    path = os.path.join(tmp, f"sol_{abs(hash((task['id'], plan, repr(consts))))}.py")
-    with open(path, "w") as f:
-        f.write(sol)
-    ns = {}
-    exec(compile(task["source"], task["id"], "exec"), ns)  # noqa: S102 (the benchmark's own file)
-    spec = importlib.util.spec_from_file_location(os.path.basename(path)[:-3], path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    torch.manual_seed(seed)
-    ref_model = ns["Model"](*ns["get_init_inputs"]()).to(device)
-    torch.manual_seed(seed)
-    new_model = mod.ModelNew(*ns["get_init_inputs"]()).to(device)
-    torch.manual_seed(seed + 1)
-    inputs = [x.to(device) if torch.is_tensor(x) else x for x in ns["get_inputs"]()]
     with torch.no_grad():
         ref = ref_model(*inputs)
         out = new_model(*inputs)
@@ -1605,6 +1630,74 @@ def cmd_kb_kernels(args):
     for r in errors:
         print(f"error {r['task_id']} {r['variant']}: {r['error'][:200]}")
     print(json.dumps({"bench": "kb-kernels", "variants": summary, "errors": len(errors)}))
+
+
+def cmd_kb_profile(args):
+    """Issue 20: where a task's time goes, kernel by kernel: eager PyTorch, torch.compile and the teacher's
+    solutions in the --variants (KB_KERNEL_VARIANTS) on the same seeded inputs, each timed whole (do_bench median,
+    L2 flushed) and then run --iters times under torch.profiler, its CUDA kernels listed with their time per
+    forward. --cudnn-benchmark lets cuDNN time its algorithms first (eager, compile and the hybrids' convolutions
+    alike). All in one process, so the ratios share one machine state."""
+    import tempfile
+
+    import torch
+    import triton.testing
+    from torch.profiler import ProfilerActivity, profile
+
+    import eval as ev
+    import teacher
+    if not torch.cuda.is_available():
+        raise SystemExit("kb-profile: needs CUDA")
+    torch.backends.cudnn.benchmark = args.cudnn_benchmark
+    variants = [v for v in args.variants.split(",") if v]
+    bad = [v for v in variants if v not in KB_KERNEL_VARIANTS]
+    if bad:
+        raise SystemExit(f"kb-profile: unknown variants {bad}; choose from {', '.join(KB_KERNEL_VARIANTS)}")
+    keep = set(args.only.split(","))
+    tasks = [t for t in ev.load_tasks(args.tasks, None) if t["id"].split("_")[0] in keep or t["id"] in keep]
+    device, tmp = torch.device("cuda"), tempfile.mkdtemp(prefix="kb-profile-")
+    print(f"kb-profile | {len(tasks)} tasks | eager, compile, {', '.join(variants)} | cudnn.benchmark "
+          f"{args.cudnn_benchmark} | {torch.cuda.get_device_name()}")
+    rows = []
+    for task in tasks:
+        runs = {}
+        ref_model, inputs, _ = kb_reference(task, device, args.seed)
+        runs["eager"] = ref_model
+        runs["compile"] = torch.compile(ref_model)
+        for v in variants:
+            plan, consts = KB_KERNEL_VARIANTS[v]
+            try:
+                runs[v] = kb_kernel_model(task, plan, consts, device, args.seed, tmp)[1]
+            except teacher.TeacherError:
+                continue
+        with torch.no_grad():
+            ref = ref_model(*inputs)
+            for name, fn in runs.items():
+                try:
+                    out = fn(*inputs)
+                    err = (out.float() - ref).abs().max().item()
+                    ms = triton.testing.do_bench(lambda: fn(*inputs), warmup=10, rep=args.rep_ms, return_mode="median")
+                    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+                        for _ in range(args.iters):
+                            fn(*inputs)
+                        torch.cuda.synchronize()
+                except Exception as e:  # noqa: BLE001 (one solution's failure is its row)
+                    print(f"{task['id'][:50]} {name}: {type(e).__name__}: {str(e)[:200]}")
+                    continue
+                kernels = sorted(profiled_kernels(prof, True), key=lambda r: -r[2])
+                row = {"task_id": task["id"], "run": name, "ms": ms, "max_abs_err": err,
+                       "kernels": [(k[:90], c / args.iters, t / args.iters) for k, c, t in kernels]}
+                rows.append(row)
+                print(f"{task['id'][:50]} | {name} | {ms:.3f} ms | err {err:.2e} | kernels "
+                      f"{sum(t for _, _, t in row['kernels']):.3f} ms")
+                for k, c, t in row["kernels"][:args.top]:
+                    print(f"      {t:8.3f} ms  x{c:<4g} {k}")
+                del out
+        del runs, ref, inputs
+        torch.cuda.empty_cache()
+    if args.out:
+        with open(args.out, "a") as f:
+            f.writelines(json.dumps(r) + "\n" for r in rows)
 
 
 def add_model_args(parser, device_help):
@@ -1791,6 +1884,18 @@ def main():
     kk.add_argument("--seed", type=int, default=0)
     kk.add_argument("--out", default=None, help="JSONL of the rows; rows already there are kept (resume)")
     kk.set_defaults(fn=cmd_kb_kernels)
+    kp = sub.add_parser("kb-profile", help="KernelBench tasks kernel by kernel: eager, torch.compile and the teacher's "
+                        "plans (GPU)", formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    kp.add_argument("--tasks", required=True, help="a KernelBench level folder")
+    kp.add_argument("--only", required=True, help="comma list of task numbers (the file name's prefix) or ids")
+    kp.add_argument("--variants", default="hybrid-cl,hybrid-fp16", help=f"comma list of {', '.join(KB_KERNEL_VARIANTS)}")
+    kp.add_argument("--iters", type=int, default=5, help="profiled forwards per solution")
+    kp.add_argument("--top", type=int, default=6, help="kernels printed per solution")
+    kp.add_argument("--rep-ms", type=int, default=50, help="triton.testing.do_bench rep (ms of timed runs each)")
+    kp.add_argument("--cudnn-benchmark", action="store_true", help="torch.backends.cudnn.benchmark = True")
+    kp.add_argument("--seed", type=int, default=0)
+    kp.add_argument("--out", default=None, help="JSONL of the rows (appended)")
+    kp.set_defaults(fn=cmd_kb_profile)
     q = sub.add_parser("rl-step", help="one RL step (train.rl_step): generate/verify/update seconds, peak memory",
                        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     add_model_args(q, "where model and judge run")

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The H200 measurements behind LOG.md, in named sections so one device call can run several:
 #   bash gpu_run.sh noise judgetests search   # logs in /tmp/gpu_work, packed into $OUT/results.tgz after each
-# Sections: env train trainab rlab q4 noise judgetests verify teacher2 teacher2x3 teacher5 search search5 sft rollout profile kernels rl kb kbsearch replay convlayout kbkernels gsbg gswait, in the order
+# Sections: env train trainab rlab q4 noise judgetests verify teacher2 teacher2x3 teacher5 search search5 sft rollout profile kernels rl kb kbsearch replay convlayout kbprofile kbkernels gsbg gswait, in the order
 # given
 # (one after another: run at once, 20+ judge workers on 16 cores starved each other, LOG.md). Every section is
 # time-boxed with `timeout` so one slow step cannot eat the whole call; each prints the end of its log.
@@ -231,6 +231,14 @@ run_replay() {  # issue 21: session 11's SFT answers on KernelBench judged again
       --time-budget-s 1 --timeout-s 120 >> "$O/replay$L.txt" 2>&1
     echo "replay level$L rc $? in $(( $(date +%s) - t0 )) s"; tail -2 "$O/replay$L.txt" | cut -c1-600
   done
+}
+
+run_kbprofile() {  # issue 20: tasks kernel by kernel, eager / compile / teacher plans (bench.py kb-profile); KP_ONLY:
+  # task numbers, KP_VARIANTS: plans, KP_FLAGS: more flags (--cudnn-benchmark)
+  section kbprofile
+  timeout ${KP_S:-300} $PY bench.py kb-profile --tasks devdata/KernelBench/level${KP_LEVEL:-2} --only "${KP_ONLY:-1}" \
+    --variants "${KP_VARIANTS:-hybrid-cl,hybrid-fp16}" --out devout/kb_profile.jsonl ${KP_FLAGS:-} >> "$O/kb_profile.txt" 2>&1
+  echo "kb-profile rc $?"; grep -v "^kb-profile" "$O/kb_profile.txt" | cut -c1-160 | tail -${KP_TAIL:-120}
 }
 
 run_kbkernels() {  # issue 20: the teacher's GEMM and conv kernels in several plans and tiles vs eager, per task

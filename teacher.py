@@ -128,8 +128,8 @@ DOT_PRECISIONS = ("ieee", "tf32x3", "tf32", "bf16x3")
 # kernel that reads it channels-last and writes the usual contiguous layout (channels-last where it writes the
 # task's output, as torch.compile's answer is); a pool, norm, reduction or scan kernel reads it by its strides.
 # Level 2's convolutions took 0.68x the time channels-last (LOG.md session 11), which is how torch.compile beat
-# the plain hybrid on them. "torch-cl16" is "torch-cl" with those convolutions in float16 (conv_half: the input
-# cast once on its way to channels-last, cuDNN's fp16 tensor-core kernels accumulating in fp32, the output left
+# the plain hybrid on them. "torch-cl16" is "torch-cl" with those convolutions in float16 (to_channels_last: the
+# input cast on its way to channels-last, cuDNN's fp16 tensor-core kernels accumulating in fp32, the output left
 # float16 and channels-last, every Triton kernel after it loading it as float16 and computing in fp32). fp16 keeps
 # 10 mantissa bits, as the TF32 that eager's cuDNN convolutions round their operands to by default; what it adds
 # is the output's rounding to fp16 (relative 2^-11) and fp16's range (|x| < 65504): within the judge's 1e-2, not
@@ -446,13 +446,18 @@ class Prog:
     """A program ready to compile: tensors, lowered nodes, consumers. With sizes="symbolic" every shape is a
     list of Sym where the size has a name (see name_sizes) and of plain ints elsewhere."""
 
-    def __init__(self, program: dict, sizes: str = "literal", source: str | None = None, heavy: str = "triton"):
+    def __init__(self, program: dict, sizes: str = "literal", source: str | None = None, heavy: str = "triton",
+                 fold_bias: bool = False):
         if sizes not in ("literal", "symbolic"):
             raise ValueError(f"sizes must be 'literal' or 'symbolic', got {sizes!r}")
         if heavy not in HEAVY_PLACES:
             raise ValueError(f"heavy must be one of {HEAVY_PLACES}, got {heavy!r}")
         self.heavy = heavy
         self.cl = set()   # heavy="torch-cl": the kept convolutions' outputs, channels-last in memory
+        # a kept 2-D/3-D convolution runs without its bias, which becomes an add the Triton kernel after it fuses
+        # (PyTorch adds a cuDNN convolution's bias in a pass of its own over the output: LOG.md session 20)
+        self.fold_bias = fold_bias and sizes == "literal"
+        self.program_output = program["output"]
         self.symbolic = sizes == "symbolic"
         self.t: dict[str, TInfo] = {}
         self.input_names = []
@@ -522,12 +527,26 @@ class Prog:
         if self.heavy in HEAVY_PLACES[1:] and op in HEAVY_OPS:
             if synth.OPS[op].arity == 1 and not node.get("module"):
                 raise TeacherError(f"heavy='{self.heavy}': functional {op} without its module is not supported")
+            margs = node.get("module_args") or {}
+            fold = self.fold_bias and op in CL_CONV_OPS and node.get("module") and margs.get("bias") is True \
+                and margs.get("padding_mode", "zeros") == "zeros" and name != self.program_output
+            if not fold and not (self.heavy in CL_HEAVY and op in CL_CONV_OPS):
+                return self.add(dict(node, op="torch:" + op))
+            raw, extra = (f"{name}_nobias", {"no_bias": True}) if fold else (name, {})
             if self.heavy in CL_HEAVY and op in CL_CONV_OPS:
-                self.cl.add(name)
-                half = self.heavy == "torch-cl16"
-                return self.add(dict(node, op="torch:" + op, attrs=dict(a, channels_last=True, half=half),
-                                     **({"dtype": "float16"} if half else {})))
-            return self.add(dict(node, op="torch:" + op))
+                self.cl.add(raw)
+                extra["channels_last"] = True
+                if self.heavy == "torch-cl16":
+                    extra["half"] = True
+            self.add(dict(node, name=raw, op="torch:" + op, attrs=dict(a, **extra),
+                          **({"dtype": "float16"} if extra.get("half") else {})))
+            if fold:
+                bias = f"{node['module']}.bias"
+                self.t[bias] = TInfo(bias, [node["shape"][1]] + [1] * (len(node["shape"]) - 2), "float32",
+                                     module_ref(node["module"]) + ".bias")
+                self.add(dict(name=name, op="add", inputs=[raw, bias], attrs={}, shape=list(node["shape"]),
+                              dtype="float32", module=None, module_args=None))
+            return
         if op in ("amax", "amin") and a.get("returns_indices"):  # torch.max(x, dim): keep the values only
             S = self.t[node["inputs"][0]].shape
             d = a["dim"] % len(S)
@@ -3223,10 +3242,19 @@ def torch_call(n: dict, ins: list[str]) -> str:
     """Forward code for an op kept in torch: a random dropout, or a heavy op under heavy="torch". A module op
     calls the task's own module (same weights, same cuDNN/cuBLAS path as the reference)."""
     op = n["op"][6:]
-    if n.get("module") and n["attrs"].get("half"):
-        return f"{CONV_HALF}({module_ref(n['module'])}, {ins[0]})"
-    if n.get("module") and n["attrs"].get("channels_last"):
-        return f"{module_ref(n['module'])}({ins[0]}.contiguous(memory_format={channels_last_format(len(n['shape']))}))"
+    a = n["attrs"]
+    if n.get("module") and (a.get("no_bias") or a.get("channels_last")):
+        # a 2-D/3-D convolution through torch.nn.functional with the module's own weights: channels-last input
+        # written by a Triton kernel (TO_CL: aten's layout copy ran at a third of the bandwidth, LOG.md session 20),
+        # float16 operands under heavy="torch-cl16", the bias left to the kernel after it under no_bias
+        m = module_ref(n["module"])
+        dt = "torch.float16" if a.get("half") else "torch.float32"
+        x = f"{TO_CL}({ins[0]}, {dt})" if a.get("channels_last") else ins[0]
+        cast = ".to(torch.float16)" if a.get("half") else ""
+        b = "None" if a.get("no_bias") or not (n.get("module_args") or {}).get("bias", True) else f"{m}.bias{cast}"
+        geo = f"{m}.stride, {m}.padding, {m}.output_padding, {m}.groups, {m}.dilation" if op.startswith("conv_t") \
+            else f"{m}.stride, {m}.padding, {m}.dilation, {m}.groups"
+        return f"torch.nn.functional.{op}({x}, {m}.weight{cast}, {b}, {geo})"
     if n.get("module"):
         return f"{module_ref(n['module'])}({ins[0]})"
     if op == "dropout":
@@ -3238,13 +3266,29 @@ def torch_call(n: dict, ins: list[str]) -> str:
     raise TeacherError(f"no torch call for {op}")
 
 
-CONV_HALF = "conv_half"
-CONV_HALF_SRC = f'''def {CONV_HALF}(conv, x):
-    """conv (the task's module, its own weights) on x in float16, channels-last: cuDNN's tensor-core kernels,
-    accumulating in fp32; the output stays float16 and channels-last for the Triton kernels after it."""
-    layout = torch.channels_last_3d if x.dim() == 5 else torch.channels_last
-    with torch.autocast(x.device.type, dtype=torch.float16):
-        return conv(x.to(torch.float16, memory_format=layout))'''
+TO_CL = "to_channels_last"
+TO_CL_SRC = f'''@triton.jit
+def {TO_CL}_kernel(x_ptr, out_ptr, C, HW, BLOCK_C: tl.constexpr, BLOCK_HW: tl.constexpr):
+    n = tl.program_id(2).to(tl.int64)
+    hw = tl.program_id(0) * BLOCK_HW + tl.arange(0, BLOCK_HW)
+    c = tl.program_id(1) * BLOCK_C + tl.arange(0, BLOCK_C)
+    mask = (c[:, None] < C) & (hw[None, :] < HW)
+    v = tl.load(x_ptr + n * C * HW + c[:, None] * HW + hw[None, :], mask=mask)
+    tl.store(out_ptr + n * C * HW + hw[None, :] * C + c[:, None], v.to(out_ptr.dtype.element_ty), mask=mask)
+
+
+def {TO_CL}(x, dtype):
+    """x (N, C, *spatial) as `dtype` in the channels-last layout, for the convolution after it: tiles read along
+    the positions and written along the channels."""
+    x = x.contiguous()
+    N, C = x.shape[0], x.shape[1]
+    HW = x[0, 0].numel()
+    out = torch.empty_like(x, dtype=dtype, memory_format=torch.channels_last_3d if x.dim() == 5 else torch.channels_last)
+    BLOCK_C = min(32, triton.next_power_of_2(C))
+    BLOCK_HW = 2048 // BLOCK_C
+    grid = (triton.cdiv(HW, BLOCK_HW), triton.cdiv(C, BLOCK_C), N)
+    {TO_CL}_kernel[grid](x, out, C, HW, BLOCK_C=BLOCK_C, BLOCK_HW=BLOCK_HW)
+    return out'''
 
 
 def kept_comment(op: str) -> str:
@@ -3287,7 +3331,7 @@ def compile_program(record_or_program, seed: int = 0, target: str = "cpu", sourc
     program, source = resolve_program(record_or_program, source)
     if not source:
         raise TeacherError("the program has no task source (needed for Model.__init__)")
-    P = Prog(program, sizes, source, heavy)
+    P = Prog(program, sizes, source, heavy, fold_bias=heavy in CL_HEAVY or (heavy == "torch" and target != "cpu"))
     st = Style(seed, target, generic_names, dot_precision)
     if P.output not in P.t:
         raise TeacherError(f"output {P.output!r} is not a tensor of the program")
@@ -3321,7 +3365,7 @@ def compile_program(record_or_program, seed: int = 0, target: str = "cpu", sourc
     if len(fargs) != len(P.input_names):
         raise TeacherError("forward arguments do not match the traced inputs")
     rename = dict(zip(P.input_names, fargs))
-    taken = {k.name for k in kernels} | {k.wrapper for k in kernels} | {"torch", "nn", "triton", "tl", "self", CONV_HALF}
+    taken = {k.name for k in kernels} | {k.wrapper for k in kernels} | {"torch", "nn", "triton", "tl", "self", TO_CL}
     for n in P.nodes:  # forward locals must not shadow the wrappers (imported nodes are named after ops)
         if n["name"] in taken:
             rename[n["name"]] = f"{n['name']}_out"
@@ -3354,8 +3398,8 @@ def compile_program(record_or_program, seed: int = 0, target: str = "cpu", sourc
     lines += ["        " + b for b in body] + [f"        return {ret}", ""]
     for k in kernels:
         lines += ["", k.src, "", "", k.wrapper_src, ""]
-    if any(n["attrs"].get("half") for n in P.nodes):
-        lines += ["", CONV_HALF_SRC, ""]
+    if any(n["attrs"].get("channels_last") for n in P.nodes):
+        lines += ["", TO_CL_SRC, ""]
     return "\n".join(lines)
 
 
@@ -3379,7 +3423,7 @@ def plans(record_or_program, seed: int = 0, target: str = "cpu", source: str | N
       hybrid-cl:     the same with the 2-D/3-D convolutions run channels-last, the kernels after them reading
                      that layout (only where no view or torch op takes such an output);
       hybrid-fp16:   hybrid-cl with those convolutions in float16 on cuDNN's tensor cores (heavy="torch-cl16",
-                     conv_half): TF32's 10 mantissa bits, the output rounded to fp16, for the judge's 1e-2
+                     to_channels_last): TF32's 10 mantissa bits, the output rounded to fp16, for the judge's 1e-2
                      tolerance (never KernelBench's 1e-4); the kernels after it compute in fp32.
     only: the plans to try (a subset of PLANS). A plan the teacher cannot build is left out; TeacherError only
     if none can be built (the first plan's error). Where both tf32 plans are asked for and triton-tf32 applies
