@@ -13,6 +13,7 @@ norms, pools, reductions, losses, softmax-likes, scans, attention, and Level 2 c
 import glob
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -195,14 +196,15 @@ def test_hybrid_plan_keeps_the_heavy_op_in_torch_and_passes_the_judge():
     assert [p for p, _ in teacher.plans(open(softmax).read())] == ["triton"]
 
 
-@pytest.mark.slow  # three shrunk level-2 files, two plans each, through the interpreter
+@pytest.mark.slow  # five shrunk level-2 files, three plans each, through the interpreter
 def test_channels_last_hybrid_reads_the_conv_output_where_it_is_and_passes_the_judge():
-    """Issue 20 (hybrid-cl): a 2-D/3-D convolution kept in torch runs on a channels-last input, and the
-    elementwise epilogue after it is a tiled kernel that reads that layout; it writes the task's output in it
+    """Issue 20 (hybrid-cl, hybrid-fp16): a 2-D/3-D convolution kept in torch runs on a channels-last input that a
+    Triton kernel wrote (to_channels_last; float16 under hybrid-fp16), without its bias, which the kernel after it
+    adds; the elementwise epilogue is a tiled kernel that reads that layout; it writes the task's output in it
     too (2, 47: what torch.compile returns) and a tensor that views go on with contiguous (38); the judge passes
-    it beside the plain hybrid (several channel tiles in 47). A norm kernel reading the conv output directly
+    both beside the plain hybrid (several channel tiles in 47). A norm kernel reading the conv output directly
     (83: conv3d -> group norm, 21: the conv's elementwise epilogue into a group norm) addresses it by its
-    channels-last strides."""
+    channels-last strides. hybrid-fp16's kernels load the float16 output widened to fp32 and write fp32."""
     from reward import Judge
     names = ("2_ConvTranspose2d_BiasAdd_Clamp_Scaling_Clamp_Divide", "47_Conv3d_Mish_Tanh",
              "38_ConvTranspose3d_AvgPool_Clamp_Softmax_Multiply", "83_Conv3d_GroupNorm_Min_Clamp_Dropout",
@@ -210,24 +212,49 @@ def test_channels_last_hybrid_reads_the_conv_output_where_it_is_and_passes_the_j
     items = []
     for name in names:
         src = open(os.path.join(HERE, "kernelbench_small", "level2", name + ".py")).read()
-        sols = dict(teacher.plans(src, only=("hybrid", "hybrid-cl")))
-        cl = sols["hybrid-cl"]
-        assert "memory_format=torch.channels_last" in cl and teacher.keeps_torch_ops(cl)
-        if name.startswith(("83_", "21_")):  # the group norm's row kernel reads (N, *spatial, C) by strides
-            assert "tl.program_id(1)" not in cl and "out = torch.empty_like(conv, memory_format=torch.contiguous_format)" in cl
-        else:
-            assert "tl.program_id(1)" in cl
-        if name.startswith(("2_", "47_")):
-            assert "out = torch.empty_like(conv_transpose, memory_format=torch.channels_last)" in cl or \
-                "out = torch.empty_like(conv, memory_format=torch.channels_last_3d)" in cl, cl
-        items += [(src, cl), (src, sols["hybrid"])]
+        sols = dict(teacher.plans(src, only=("hybrid", "hybrid-cl", "hybrid-fp16")))
+        for plan, dtype, extra in (("hybrid-cl", "torch.float32", ""), ("hybrid-fp16", "torch.float16",
+                                                                        "dtype=torch.float32, ")):
+            cl = sols[plan]
+            assert teacher.keeps_torch_ops(cl) and "to_channels_last_kernel[grid]" in cl
+            conv = "conv_transpose" if "ConvTranspose" in name else "conv"
+            raw = f"{conv}_nobias"   # the bias is the kernel's: F.conv*(..., None, ...), then `+ bias` in Triton
+            assert f"{raw} = torch.nn.functional." in cl and re.search(rf"\(to_channels_last\(\w+, {dtype}\), ", cl) and \
+                ", None, self." in cl and "_bias_ptr" in cl, cl
+            assert (".to(tl.float32)" in cl) == (plan == "hybrid-fp16")
+            if name.startswith(("83_", "21_")):  # the group norm's row kernel reads (N, *spatial, C) by strides
+                assert "tl.program_id(1)" not in cl.split("def to_channels_last_kernel")[0]
+                assert f"out = torch.empty_like({raw}, {extra}memory_format=torch.contiguous_format)" in cl, cl
+            else:
+                assert "pid_c = tl.program_id(1)" in cl
+            if name.startswith(("2_", "47_")):
+                fmt = "torch.channels_last_3d" if "3d" in name else "torch.channels_last"
+                assert f"out = torch.empty_like({raw}, {extra}memory_format={fmt})" in cl, cl
+            items.append((src, cl))
+        assert "_nobias" not in sols["hybrid"]  # the CPU target's plain hybrid (the SFT pairs' form) is unchanged
+        items.append((src, sols["hybrid"]))
     with Judge(workers=2, device="cpu", timeout_s=300) as j:
         verdicts = j.verify_many(items, progress=False)
     assert [(v.correct, v.error_type) for v in verdicts] == [(True, None)] * len(items), \
         [(v.error_type, (v.error_msg or "")[:200]) for v in verdicts]
     with pytest.raises(teacher.TeacherError, match="no 2-D or 3-D convolution"):
         compile_program(open(os.path.join(HERE, "kernelbench_small", "level2", "12_Gemm_Multiply_LeakyReLU.py"))
-                        .read(), heavy="torch-cl")
+                        .read(), heavy="torch-cl16")
+
+
+def test_gpu_hybrid_folds_the_conv_bias_where_a_triton_kernel_follows():
+    """Issue 20: on the GPU target the plain hybrid runs a 2-D/3-D convolution without its bias and the epilogue
+    adds it (PyTorch's cuDNN path adds it in an extra pass over the output); a convolution without a bias, or
+    whose output is the task's, keeps its module call."""
+    src = open(os.path.join(HERE, "kernelbench_small", "level2", "21_Conv2d_Add_Scale_Sigmoid_GroupNorm.py")).read()
+    gpu = compile_program(src, heavy="torch", target="cuda")
+    assert "conv_nobias = torch.nn.functional.conv2d(x, self.conv.weight, None, self.conv.stride, " \
+           "self.conv.padding, self.conv.dilation, self.conv.groups)" in gpu and "conv_bias_ptr" in gpu
+    assert "to_channels_last" not in gpu
+    no_bias = src.replace("nn.Conv2d(in_channels, out_channels, kernel_size)",
+                          "nn.Conv2d(in_channels, out_channels, kernel_size, bias=False)")
+    assert no_bias != src
+    assert "self.conv(x)" in compile_program(no_bias, heavy="torch", target="cuda")
 
 
 def test_plans_name_what_they_build():
