@@ -13,7 +13,8 @@ the GPU's total memory over the number of workers, with floors. A job that runs 
 (verdict `oom`, which names the cap it hit) is run once more by the Judge, alone: the worker takes the per-GPU
 lock exclusively and the caps are lifted to the whole GPU and most of the host (flag oom_retried_exclusive;
 a CPU judge does this only with oom_retry=True, and lifts only the caps); once a task's reference has run out of
-memory so, later jobs of that task run alone at once (flag exclusive_task). Messages
+memory so, later jobs of that task run alone at once (flag exclusive_task), and with a baseline cache so do the
+jobs of later Judges on the same GPU whose share is no larger (BaselineCache's ref_oom). Messages
 from a worker are length-prefixed JSON (never pickle: the parent must not unpickle bytes that candidate code
 could forge) and carry a per-job nonce. A worker is started in one of two ways (Judge `start_method`):
   zygote (default on Linux): one helper process per Judge, started like a spawned worker, imports torch and
@@ -534,14 +535,18 @@ def _host_memory_gb():
 
 class BaselineCache:
     """Reference timings measured once per task and machine (issue 19): a JSONL file, one entry a line,
-    {"task_sha256", "gpu", "torch", "triton", "eager_ms", "compile_ms", "compile_failed"}. eager_ms is the median
-    forward time of the eager reference, compile_ms of torch.compile(reference); either may be missing.
+    {"task_sha256", "gpu", "torch", "triton", "eager_ms", "compile_ms", "compile_failed", "ref_oom",
+    "ref_oom_share_gb"}. eager_ms is the median forward time of the eager reference, compile_ms of
+    torch.compile(reference); either may be missing. ref_oom (the oom message) and ref_oom_share_gb: the task's
+    reference ran out of memory under a worker's share of that many GB, so a Judge whose share is no larger runs
+    its jobs alone at once (issue 21: 36 of KernelBench level 1's references did, each paying a failed first
+    attempt in every eval; LOG.md session 18).
     The key is (sha256 of the task source, GPU name, torch version, triton version): a new GPU or a new torch
     measures again. Writes are atomic (a temp file in the same folder, then os.replace), after re-reading the
     file, so two processes sharing it lose at most each other's latest entries (last writer wins) and never
     leave a corrupt file. Unreadable lines are skipped with one warning on stderr."""
 
-    FIELDS = ("eager_ms", "compile_ms", "compile_failed")
+    FIELDS = ("eager_ms", "compile_ms", "compile_failed", "ref_oom", "ref_oom_share_gb")
 
     def __init__(self, path):
         self.path = os.path.abspath(path)
@@ -2606,6 +2611,10 @@ class Judge:
         exclusively (the whole GPU, most of the host). A job whose task's reference already ran out of memory
         under a worker's share in this Judge runs exclusively at once (flag "exclusive_task"): every candidate of a
         KernelBench-sized task would pay that failed first attempt (each plan of a sweep, each sample of pass@k)."""
+        if first_oom is None and self.oom_retry and _sha(task) not in self._big_tasks:
+            known = self._cached_ref_oom(task)
+            if known:
+                self._big_tasks[_sha(task)] = known
         s.big_task = first_oom is None and self.oom_retry and _sha(task) in self._big_tasks
         if first_oom is None:
             self._queued[_sha(task)] -= 1
@@ -2726,6 +2735,9 @@ class Judge:
             self._retries.append((s.job, s.task, s.sol, v.error_msg))
             if "oom_in_reference" in v.flags:
                 self._big_tasks[_sha(s.task)] = f"an earlier job of this task: {v.error_msg[:400]}"
+                if self.baseline_cache is not None and self.device_info is not None:
+                    self.baseline_cache.put(self._baseline_key(s.task), ref_oom=v.error_msg[:400],
+                                            ref_oom_share_gb=self._share_gb())
             s.job = s.nonce = s.paused_at = None
             return
         if s.big_task:
@@ -2738,6 +2750,22 @@ class Judge:
         s.job = s.nonce = s.paused_at = None
         if bar is not None:
             bar.update(1)
+
+    def _share_gb(self):
+        """The memory share a worker's job runs under (not an exclusive retry): its GPU cap on CUDA, its host
+        address-space cap on the CPU."""
+        return self._caps(False)["gpu_gb"] if self.device == "cuda" else float(self.mem_limit_gb)
+
+    def _cached_ref_oom(self, task):
+        """Why the task runs alone at once, where the baseline cache says its reference ran out of memory under a
+        share no smaller than this Judge's (an earlier run on this GPU and versions); else None."""
+        if self.baseline_cache is None or self.device_info is None:
+            return None
+        e = self.baseline_cache.get(self._baseline_key(task)) or {}
+        if not e.get("ref_oom") or float(e.get("ref_oom_share_gb") or 0.0) < self._share_gb():
+            return None
+        return (f"an earlier run's job of this task, under a {float(e['ref_oom_share_gb']):.1f} GB share (baseline "
+                f"cache): {e['ref_oom'][:400]}")
 
     def _baseline_key(self, task):
         info = self.device_info

@@ -203,6 +203,27 @@ def test_a_task_whose_reference_ran_out_of_memory_runs_alone_at_once():
     assert v4.correct and not {"exclusive_task", "oom_retried_exclusive"} & set(v4.flags), v4.flags
 
 
+def test_a_reference_oom_is_remembered_across_judges_by_the_baseline_cache(tmp_path):
+    """Issue 21: a task whose reference ran out of memory under a worker's share is written to the baseline cache
+    (ref_oom, the share), so the next Judge with no larger a share runs its first job alone at once (exclusive_task)
+    instead of paying the failed attempt in every eval; a Judge with a larger share tries it normally."""
+    task = read(RELU_ADD).replace("        return torch.relu(x * 2.0 + y)",
+                                  "        big = torch.empty(800_000_000)  # 3.2 GB of address space, untouched\n"
+                                  "        del big\n        return torch.relu(x * 2.0 + y)")
+    good, cache = read(GOOD_RELU_ADD), str(tmp_path / "baselines.json")
+    with Judge(workers=1, device="cpu", timeout_s=60.0, mem_limit_gb=6, oom_retry=True, baseline_cache=cache) as j:
+        v1 = j.verify(task, good)
+    assert v1.correct and "oom_retried_exclusive" in v1.flags, v1.flags
+    (entry,) = [json.loads(ln) for ln in open(cache)]
+    assert entry["ref_oom_share_gb"] == 6 and "address-space" in entry["ref_oom"], entry
+    with Judge(workers=1, device="cpu", timeout_s=60.0, mem_limit_gb=6, oom_retry=True, baseline_cache=cache) as j:
+        v2 = j.verify(task, good)
+    assert v2.correct and "exclusive_task" in v2.flags and "oom_retried_exclusive" not in v2.flags, v2.flags
+    with Judge(workers=1, device="cpu", timeout_s=60.0, mem_limit_gb=16, oom_retry=True, baseline_cache=cache) as j:
+        v3 = j.verify(task, good)
+    assert v3.correct and not {"exclusive_task", "oom_retried_exclusive"} & set(v3.flags), v3.flags
+
+
 def test_oom_is_retried_alone_with_the_caps_lifted():
     """Issue 19: a job that runs out of memory under a worker's share is judged again exclusively, with the
     host caps lifted (on the GPU, where it is the default: the whole GPU, under the exclusive GPU lock); it
