@@ -43,10 +43,11 @@ Choices to know about:
   * On CPU (Triton interpreter) correctness is real but speed is not measured: speed columns say "not
     measured" and fast_p for p > 0 is absent from the aggregates (not 0). No plots are drawn then.
   * --search hands each judging chunk's tasks to search.search_tasks(records, proposer, judge, samples=N,
-    seed=S, sample_budget=, time_budget_s=, logs=) (issue 7), which searches them together (one judge call a
+    seed=S, sample_budget=, time_budget_s=, logs=, order=) (issue 7), which searches them together (one judge call a
     round for all, issue 20), with the policy as proposer (`propose(records, n_samples, seed)`, policy.py),
     --samples as samples per fragment, --search-budget as the most fragment candidates judged per task and
-    --search-time-budget-s as its fragment phase's wall-clock limit; it prints a line when each task's search
+    --search-time-budget-s as its fragment phase's wall-clock limit, --search-order as its fragment order (shortest
+    first, or epilogue-first: fragments without a GEMM/convolution first); it prints a line when each task's search
     starts and ends. The search judges its answer end to end on the task with this same judge; that verdict is
     the row's (not judged a second time). It is the fastest of the correct candidates it measured, so its time
     is a best-of-few (a small optimistic bias where candidates are close).
@@ -97,7 +98,7 @@ import time
 FAST_PS = (0.0, 1.0, 1.5, 2.0)
 PASS_KS = (1, 2, 4, 5, 8, 10, 16, 32, 64, 100)
 IDENTITY_FLAGS = ("tasks", "policy", "samples", "device", "judge_policy", "baseline", "search", "seed", "trials",
-                  "level", "search_budget", "search_time_budget_s", "teacher_plans", "teacher_dot_precision",
+                  "level", "search_budget", "search_time_budget_s", "search_order", "teacher_plans", "teacher_dot_precision",
                   "teacher_fallback")
 ERROR_MSG_CHARS = 500  # error_msg kept per row in results.jsonl (the full verdict sits next to it)
 KB_TOL_FLAG = "fails_kb_tol"  # the judge's flag on a correct verdict outside KernelBench's fp32 atol = rtol = 1e-4
@@ -315,6 +316,7 @@ def search_answers(records, proposer, judge, args):
         return log
     got = search.search_tasks(records, proposer, judge, samples=args.samples, seed=args.seed,
                               sample_budget=args.search_budget, time_budget_s=args.search_time_budget_s,
+                              order=args.search_order,
                               logs=[logger(rec, res) for rec, res in zip(records, results)])
     out = []
     for rec, res, result in zip(records, got, results):
@@ -561,6 +563,10 @@ def build_parser():
                    help="--search: most policy samples (fragment candidates) judged per task; the whole program is "
                         "tried first, then fragments shortest first (unbounded: every fragment of <= 5 ops, 15 for "
                         "5 ops, then up to 8 hybrids end to end)")
+    p.add_argument("--search-order", choices=("shortest", "epilogue-first"), default="shortest",
+                   help="--search: fragment order after the whole program: shortest first, or the fragments "
+                        "without a GEMM/convolution first (a policy's KernelBench-sized conv kernel is slow to "
+                        "judge and rarely beats cuDNN; issue 21)")
     p.add_argument("--search-time-budget-s", type=float, default=None,
                    help="--search: wall-clock limit of a task's fragment phase, seconds (checked between batches)")
     p.add_argument("--baseline-cache", default=default_baseline_cache(),
@@ -597,8 +603,9 @@ def check_args(args):
     for name in ("stop_after_s", "time_budget_s", "search_time_budget_s"):
         if getattr(args, name) is not None and getattr(args, name) < 0:
             raise UsageError(f"--{name.replace('_', '-')} must be >= 0, got {getattr(args, name)}")
-    if (args.search_budget is not None or args.search_time_budget_s is not None) and not args.search:
-        raise UsageError("--search-budget / --search-time-budget-s need --search")
+    if (args.search_budget is not None or args.search_time_budget_s is not None
+            or args.search_order != "shortest") and not args.search:
+        raise UsageError("--search-budget / --search-time-budget-s / --search-order need --search")
     args.baseline_cache = None if str(args.baseline_cache).lower() in ("none", "") else \
         os.path.abspath(os.path.expanduser(args.baseline_cache))
     import policy
@@ -753,6 +760,7 @@ def _identity(args_dict):
     absolute is read relative to the working directory)."""
     out = {k: args_dict.get(k) for k in IDENTITY_FLAGS}
     out["teacher_dot_precision"] = out["teacher_dot_precision"] or "ieee"  # run.json files from before the flag
+    out["search_order"] = out["search_order"] or "shortest"  # ... and before this one
     out["tasks"] = os.path.abspath(out["tasks"])
     policy = str(out["policy"])
     if policy.startswith("solutions:"):

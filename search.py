@@ -22,7 +22,9 @@ end and keep the fastest. Steps and the choices made here:
      Fragments with more than one tensor leaving them are skipped (a task has one output); the single-op
      fragments always exist, so a cover always exists.
   3. K samples per fragment from the policy (policy.py's proposers; the teacher with plans gives one candidate
-     per plan, tagged with its name), judged by the same Judge; keep the fastest correct one. PyTorch time per
+     per plan, tagged with its name; several searches' fragments are proposed in one call, `drive`), judged by
+     the same Judge; keep the fastest correct one. --order epilogue-first tries the fragments without a GEMM or
+     convolution before the others, so a sample budget reaches a level-2 task's epilogue. PyTorch time per
      op: the judge's ref_ms of the op's single-op fragment (same timing conditions as the kernels), else an
      in-process CUDA-event median of that fragment, else (no one-op fragment) of the op inside the full program
      (logged as torch_ms_source: judge, in_process, in_program).
@@ -402,6 +404,20 @@ def fragment_task(program, specs, a, b, comp, task_id="task"):
             "inputs": inputs, "output": output, "modules": modules, "ops": ops, "span": [a, b], "level": b - a + 1}
 
 
+ORDERS = ("shortest", "epilogue-first")
+
+
+def heavy_last(frags):
+    """The fragments without a GEMM or convolution (teacher.HEAVY_OPS) first, then those with one; each part keeps
+    its order (shortest first). A policy's kernel for a KernelBench-sized convolution is slow to judge and rarely
+    beats cuDNN; the epilogue's ops are where a hybrid gains (issue 21)."""
+    from teacher import HEAVY_OPS
+
+    def heavy(frag):
+        return any(op in HEAVY_OPS for op in frag["ops"])
+    return [f for f in frags if not heavy(f)] + [f for f in frags if heavy(f)]
+
+
 def all_fragments(program, specs, max_fragment, task_id="task"):
     """(fragment records, skipped [(a, b, why)]) for every contiguous a..b with at most max_fragment ops,
     shortest first."""
@@ -713,22 +729,34 @@ def reference_result(record, why):
 
 
 def search_program(record, proposer, judge, *, max_fragment=5, samples=1, beam=4, seed=0, sample_budget=None,
-                   time_budget_s=None, do_autotune=False, allow_reference=True, log=None, progress=True):
+                   time_budget_s=None, do_autotune=False, allow_reference=True, log=None, progress=True,
+                   order="shortest"):
     """Search one task. Returns {"kind": "hybrid"|"reference"|"failed", "solution", "verdict" (dict), "cover",
     "stats"}. proposer None means the reference policy (nothing is sampled). search_tasks runs several at once."""
     steps = search_steps(record, proposer, judge.device, judge.time_trials, workers=getattr(judge, "workers", 2),
                          max_fragment=max_fragment,
                          samples=samples, beam=beam, seed=seed, sample_budget=sample_budget,
                          time_budget_s=time_budget_s, do_autotune=do_autotune, allow_reference=allow_reference,
-                         log=log, progress=progress)
+                         log=log, progress=progress, order=order)
     return drive([steps], judge, raise_errors=True)[0]
 
 
+class Propose:
+    """A search's request for candidates (search_steps yields it; drive answers it with propose's lists)."""
+
+    def __init__(self, proposer, records, samples, seed):
+        self.proposer, self.records, self.samples, self.seed = proposer, records, samples, seed
+
+
 def drive(searches, judge, raise_errors=False):
-    """Run search_steps generators together. Each round gathers every live search's request (records and their
-    candidates) into one judge_candidates call, so the judge's workers serve all of them at once (issue 20: one
-    KernelBench task's fragments do not fill 8 workers at real sizes, and its in-process steps leave them idle).
-    Returns one result per search; an exception in a search is its result (raised at once if raise_errors)."""
+    """Run search_steps generators together. Each round first answers every live search's Propose with one
+    proposer call for all of them (per proposer, sample count and seed; the searches of a batch start together, so
+    round k asks every task with the same seed): a model policy generates the fragments of a whole chunk of tasks
+    in full batches, where one task's few fragments left most of a generation batch empty. Then it gathers every
+    live search's judge request (records and their candidates) into one judge_candidates call, so the judge's
+    workers serve all of them at once (issue 20: one KernelBench task's fragments do not fill 8 workers at real
+    sizes, and its in-process steps leave them idle). Returns one result per search; an exception in a search,
+    or in the proposer call of its batch, is its result (raised at once if raise_errors)."""
     results, pending = [None] * len(searches), {}
 
     def step(i, value):
@@ -744,6 +772,27 @@ def drive(searches, judge, raise_errors=False):
     for i in range(len(searches)):
         step(i, None)
     while pending:
+        asks = {}
+        for i, req in pending.items():
+            if isinstance(req, Propose):
+                asks.setdefault((id(req.proposer), req.samples, req.seed), []).append(i)
+        if asks:
+            for group in asks.values():
+                reqs = [pending.pop(i) for i in group]
+                try:
+                    got = reqs[0].proposer.propose([r for q in reqs for r in q.records], reqs[0].samples, reqs[0].seed)
+                except Exception as e:  # noqa: BLE001 -- the proposer failed: each search of its batch ends with it
+                    if raise_errors:
+                        raise
+                    for i in group:
+                        searches[i].close()
+                        results[i] = e
+                    continue
+                at = 0
+                for i, q in zip(group, reqs):
+                    step(i, got[at:at + len(q.records)])
+                    at += len(q.records)
+            continue
         order = list(pending)
         for i in order:
             if len(pending[i][0]) != len(pending[i][1]):
@@ -778,10 +827,13 @@ def whole_task(record, program, comp):
 
 def search_steps(record, proposer, device, time_trials, *, workers=2, max_fragment=5, samples=1, beam=4, seed=0,
                  sample_budget=None, time_budget_s=None, do_autotune=False, allow_reference=True, log=None,
-                 progress=True):
-    """search_program as a generator (`drive` runs it): it yields (records, candidates) for the judge and is sent
-    their verdicts (reward.judge_candidates' shape); it returns search_program's result. workers: fragments
-    per batch (the judge's workers), so the time budget is checked once per round of the pool."""
+                 progress=True, order="shortest"):
+    """search_program as a generator (`drive` runs it): it yields a Propose for each batch of fragments and is
+    sent their candidates, and yields (records, candidates) for the judge and is sent their verdicts
+    (reward.judge_candidates' shape); it returns search_program's result. workers: fragments per batch (the
+    judge's workers), so the time budget is checked once per round of the pool. order (ORDERS): "shortest" tries
+    the fragments shortest first; "epilogue-first" tries those without a GEMM or convolution first (shortest
+    first), then the rest, so a sample budget goes to the ops a policy's kernel can win and that judge fast."""
     from policy import answer
     log = log or (lambda row: None)
     t0 = time.time()
@@ -796,6 +848,8 @@ def search_steps(record, proposer, device, time_trials, *, workers=2, max_fragme
 
         torch.cuda.empty_cache()  # ... and the caching allocator would keep them from the judge's workers
     frags, skipped = all_fragments(program, specs, max_fragment, str(record.get("id", "task")))
+    if order == "epilogue-first":
+        frags = heavy_last(frags)
     # The whole program goes first, as the task itself (whole_task; its rendered fragment is dropped): it is the
     # policy's single-shot answer, so even a search cut short by its budget is never worse than not searching;
     # the rest stay shortest first.
@@ -828,7 +882,7 @@ def search_steps(record, proposer, device, time_trials, *, workers=2, max_fragme
         part = frags[i:i + chunk]
         if sample_budget is not None:
             part = part[:max(1, (sample_budget - stats["samples"]) // samples)]
-        cands = proposer.propose(part, samples, seed + i)
+        cands = yield Propose(proposer, part, samples, seed + i)
         verdicts = yield part, cands
         stats["samples"] += samples * len(part)
         stats["judged"] += sum(c["text"] is not None for cs in cands for c in cs)
@@ -946,7 +1000,8 @@ def search_steps(record, proposer, device, time_trials, *, workers=2, max_fragme
     return winner
 
 
-def search_tasks(records, proposer, judge, samples=1, seed=0, sample_budget=None, time_budget_s=None, logs=None):
+def search_tasks(records, proposer, judge, samples=1, seed=0, sample_budget=None, time_budget_s=None, logs=None,
+                 order="shortest"):
     """eval.py --search contract: the searches of several tasks run together (`drive`: one judge call a round for
     all of them). Returns one item per record: search_program's result (allow_reference=False, so "kind" is
     "hybrid" or "failed"; a hybrid's "verdict" is the judge's end-to-end verdict of its "solution" on the task
@@ -965,7 +1020,7 @@ def search_tasks(records, proposer, judge, samples=1, seed=0, sample_budget=None
     for rec, log in zip(records, logs):
         steps.append(search_steps(rec, proposer, judge.device, judge.time_trials, workers=getattr(judge, "workers", 2),
                                   samples=samples, seed=seed, sample_budget=sample_budget, time_budget_s=time_budget_s,
-                                  allow_reference=False, log=log, progress=False))
+                                  allow_reference=False, log=log, progress=False, order=order))
     results = drive(steps, judge)
     for res, log in zip(results, logs):
         if isinstance(res, dict):
@@ -1005,6 +1060,9 @@ def build_parser():
     p.add_argument("--sample-budget", type=int, default=None, help="most policy samples per task (all fragments)")
     p.add_argument("--time-budget-s", type=float, default=None, help="wall-clock limit of the fragment phase, seconds")
     p.add_argument("--autotune", action="store_true", help="tune BLOCK*/num_warps of the winner (CUDA only)")
+    p.add_argument("--order", choices=ORDERS, default="shortest",
+                   help="fragment order after the whole program: shortest first, or epilogue-first (those without a "
+                        "GEMM/convolution first, for a sample budget)")
     p.add_argument("--limit", type=int, default=None, help="with a task set: only the first N tasks")
     p.add_argument("--level", default=None,
                    help="level recorded for every task; default: a directory's levelN (KernelBench/level2 -> 2), "
@@ -1103,7 +1161,8 @@ def main(argv=None):
                 stage = "search_bug"
                 res = search_program(rec, proposer, judge, max_fragment=args.max_fragment, samples=args.samples,
                                      beam=args.beam, seed=args.seed, sample_budget=args.sample_budget,
-                                     time_budget_s=args.time_budget_s, do_autotune=args.autotune, log=log)
+                                     time_budget_s=args.time_budget_s, do_autotune=args.autotune, log=log,
+                                     order=args.order)
             except Exception as e:  # noqa: BLE001 -- recorded by type with its traceback, never swallowed
                 import traceback
 

@@ -61,7 +61,9 @@ higher-level programs to the eval, and `--pipeline-ablation-loss grpo` a second 
 checkpoint (what `--preset gpu-small` uses for the DRPO vs GRPO comparison). `--pipeline-kernelbench-eval 1,2`
 (on in gpu-small) also judges every checkpoint, and the teacher, on the KernelBench level folders (issue 21), into
 eval_<name>_kb<level> and a KernelBench table in report.md (an RL checkpoint's answer identical to the SFT
-checkpoint's takes its verdict: eval.py --reuse-verdicts); `--pipeline-style kernelbench` (gpu-small) writes the
+checkpoint's takes its verdict: eval.py --reuse-verdicts); `--pipeline-kernelbench-search 2` (gpu-small) judges
+each checkpoint on level 2 once more with the test-time search (eval.py --search, the checkpoint proposing the
+fragments' kernels, epilogue first) into eval_<name>_kb2_search; `--pipeline-style kernelbench` (gpu-small) writes the
 pipeline's tasks in KernelBench's surface variety (synth's render style), the same programs as the plain style;
 `--prompt-source code` (gpu-small) shows the model each task without docstrings and comments (policy.code_only),
 a choice saved with its checkpoints.
@@ -173,6 +175,9 @@ PRESETS = {
                       # teacher on KernelBench levels 1 and 2 (the teacher alone is ~10 min of H200 time; reuse a
                       # sweep with --pipeline-kernelbench-teacher DIR{level})
                       pipeline_kernelbench_eval="1,2",
+                      # ... and level 2 with the paper's test-time search too: the checkpoint's kernels for the
+                      # task's fragments (its single-op answers are where it is strong), assembled into hybrids
+                      pipeline_kernelbench_search="2",
                       # ... and trains on sources in KernelBench's surface variety (synth --style kernelbench), not
                       # the one plain form, so the model meets docstrings, names and spellings like the benchmark's
                       pipeline_style="kernelbench"),
@@ -359,6 +364,15 @@ def build_parser() -> argparse.ArgumentParser:
                         "<run>/eval_<name>_kb<level>: the level folders of --kernelbench (skipped with a line when "
                         "there is none), speed vs eager, eval.py's own per-candidate timeout (or --judge-timeout-s "
                         "where larger) and baseline cache")
+    g.add_argument("--pipeline-kernelbench-search", default="", metavar="LEVELS",
+                   help="KernelBench levels (of --pipeline-kernelbench-eval) on which each checkpoint is also "
+                        "evaluated with the paper's test-time search (eval.py --search: the whole task first, as the "
+                        "single-shot answer, then the checkpoint's kernels for its fragments, epilogue first, and "
+                        "the fastest correct hybrid), into <run>/eval_<name>_kb<level>_search, its row 'L<level>+"
+                        "search'; gpu-small: 2 (issue 21); '' = off")
+    g.add_argument("--pipeline-kernelbench-search-budget", type=int, default=8, metavar="N",
+                   help="--pipeline-kernelbench-search: most candidates the search judges per task (the whole "
+                        "task's and its fragments'; eval.py --search-budget)")
     g.add_argument("--pipeline-kernelbench-teacher", default="auto", metavar="auto|none|DIR",
                    help="the teacher's KernelBench row beside the checkpoints': auto = eval.py --policy teacher per "
                         "level into <run>/eval_teacher_kb<level> (resumable); a pattern of eval.py --out folders with "
@@ -491,6 +505,14 @@ def check_args(parser, args):
         parser.error(f"--pipeline-kernelbench-eval must be '' (off) or a comma list of the KernelBench levels "
                      f"{', '.join(KERNELBENCH_LEVELS)}, e.g. 1,2 (got {args.pipeline_kernelbench_eval!r})")
     args.pipeline_kernelbench_eval = ",".join(kb_levels)
+    search_levels = [v.strip() for v in args.pipeline_kernelbench_search.split(",") if v.strip()]
+    if any(lv not in kb_levels for lv in search_levels):
+        parser.error(f"--pipeline-kernelbench-search must be '' (off) or a comma list of levels that "
+                     f"--pipeline-kernelbench-eval also judges ({args.pipeline_kernelbench_eval or 'none'}); got "
+                     f"{args.pipeline_kernelbench_search!r}")
+    args.pipeline_kernelbench_search = ",".join(search_levels)
+    if args.pipeline_kernelbench_search_budget < 1:
+        parser.error(f"--pipeline-kernelbench-search-budget must be >= 1 (got {args.pipeline_kernelbench_search_budget})")
     if args.pipeline_kernelbench_limit is not None and args.pipeline_kernelbench_limit <= 0:
         parser.error(f"--pipeline-kernelbench-limit must be > 0 (got {args.pipeline_kernelbench_limit})")
     if args.pipeline_kernelbench_time_s is not None and args.pipeline_kernelbench_time_s <= 0:
@@ -1855,6 +1877,11 @@ def evaluate_kernelbench(args, kb_levels, policy, run_dir, name) -> dict:
             argv += ["--reuse-verdicts", sft_dir]
         agg = evaluate(args, kb_dir, policy, os.path.join(run_dir, f"eval_{name}_kb{lv}"), argv)
         results[lv] = dict(agg["overall"], out=agg["out"], unfinished=agg.get("unfinished", 0))
+        if name != "teacher" and lv in args.pipeline_kernelbench_search.split(","):
+            argv = kernelbench_argv(args) + ["--search", "--search-order", "epilogue-first", "--search-budget",
+                                             str(args.pipeline_kernelbench_search_budget)]
+            agg = evaluate(args, kb_dir, policy, os.path.join(run_dir, f"eval_{name}_kb{lv}_search"), argv)
+            results[f"{lv}+search"] = dict(agg["overall"], out=agg["out"], unfinished=agg.get("unfinished", 0))
     return results
 
 
@@ -1942,7 +1969,7 @@ def kernelbench_table(kb) -> list:
     policy (the teacher first), per level the tasks ("n of N (partial)" where an eval stopped early or a sweep
     lacks files), Acc, Acc at KernelBench's 1e-4, fast_1 and the geomean speedup over the correct tasks ("not
     measured" where speed was not, e.g. on CPU)."""
-    levels = sorted({lv for per in kb.values() for lv in per}, key=int)
+    levels = sorted({lv for per in kb.values() for lv in per}, key=lambda lv: (int(lv.split("+")[0]), lv))
     if not levels:
         return []
     lines = ["| policy |" + "".join(f" L{lv} tasks | L{lv} Acc | L{lv} Acc at 1e-4 | L{lv} fast_1 | L{lv} geomean |"

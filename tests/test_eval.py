@@ -336,7 +336,8 @@ def test_teacher_and_search_wiring_with_stand_ins(tmp_path, capsys, monkeypatch)
     monkeypatch.setattr(teacher, "compile_program", compile_program)
     calls = []
 
-    def search_tasks(records, proposer, judge, samples, seed, sample_budget=None, time_budget_s=None, logs=None):
+    def search_tasks(records, proposer, judge, samples, seed, sample_budget=None, time_budget_s=None, logs=None,
+                     order="shortest"):
         from reward import Verdict
 
         out = []

@@ -397,6 +397,31 @@ def test_search_tasks_batches_tasks_and_reuses_the_whole_programs_verdict(judge)
     assert sum(src == recs[0]["source"] for src, _ in counting.pairs) == 2 * (2 + 1)
 
 
+def test_search_tasks_proposes_all_tasks_fragments_in_one_call_and_epilogue_first(judge):
+    """Issue 21: drive answers the searches' Propose requests of a round with one proposer call (a model policy
+    generates a chunk's fragments in full batches); with order epilogue-first a sample budget goes to the
+    fragments without a GEMM or convolution before those with one, with "shortest" to the first op first."""
+    class CountingProposer:
+        def __init__(self):
+            self.inner, self.calls = search.SingleOpPolicy("cpu", 0), []
+
+        def propose(self, records, n_samples, seed):
+            self.calls.append([r["ops"] for r in records])
+            return self.inner.propose(records, n_samples, seed)
+
+    rec = {"id": "wt", "level": None, "source": open(os.path.join(HERE, "search_data", "matmul_weight_t.py")).read()}
+    for order, second, cover in [("epilogue-first", "sum", [[0, 0, "torch"], [1, 1, "kernel"]]),
+                                 ("shortest", "matmul", [[0, 0, "kernel"], [1, 1, "torch"]])]:
+        proposer = CountingProposer()
+        res = search.search_tasks([rec, dict(rec, id="wt_b")], proposer, judge, sample_budget=2, order=order)
+        # one call: both tasks' first batch (the whole program, which the stand-in cannot solve, and one fragment)
+        assert proposer.calls == [[["matmul", "sum"], [second]] * 2], (order, proposer.calls)
+        assert [r["cover"] for r in res] == [cover, cover] and all(r["verdict"]["correct"] for r in res)
+    assert [f["ops"] for f in search.heavy_last([{"ops": ["conv2d"]}, {"ops": ["relu"]}, {"ops": ["linear", "relu"]},
+                                                 {"ops": ["relu", "sum"]}])] == \
+        [["relu"], ["relu", "sum"], ["conv2d"], ["linear", "relu"]]
+
+
 def test_drive_turns_a_judge_failure_into_each_searchs_result():
     """search.drive: a judge that raises (beyond the RuntimeError judge_candidates already turns into verdicts)
     ends every search of that round with the exception as its result, so eval.py records each task's failure

@@ -29,7 +29,8 @@ def test_pipeline_evaluates_checkpoints_and_teacher_on_kernelbench(tmp_path, cap
              "--pipeline-eval-tasks", "2", "--levels", "1", "--pipeline-sft-steps", "2", "--micro-batch", "4",
              "--eval-every", "0", "--rl-steps", "1", "--prompts-per-step", "2", "--group-size", "2",
              "--rollout-max-new-tokens", "16", "--rl-heldout-per-level", "1", "--pipeline-ablation-loss", "grpo",
-             "--judge-workers", "2", "--pipeline-max-seq-len", "8192", *TINY_FLAGS, *KB_FLAGS]
+             "--judge-workers", "2", "--pipeline-max-seq-len", "8192", *TINY_FLAGS, *KB_FLAGS,
+             "--pipeline-kernelbench-search", "2", "--pipeline-kernelbench-search-budget", "3"]
     assert train.main(flags) == 0
     stdout = capsys.readouterr().out
 
@@ -45,8 +46,16 @@ def test_pipeline_evaluates_checkpoints_and_teacher_on_kernelbench(tmp_path, cap
             # an RL checkpoint's answer identical to the SFT checkpoint's takes its verdict
             assert eval_args["reuse_verdicts"] == (str(out / f"eval_sft_kb{level}") if name.startswith("rl")
                                                    else None)
+        if name != "teacher":  # level 2 once more with the test-time search, the checkpoint proposing fragments
+            eval_dir = out / f"eval_{name}_kb2_search"
+            assert [r["task_id"] for r in read_jsonl(eval_dir / "results.jsonl")] == FIRST_TWO["2"]
+            eval_args = json.load(open(eval_dir / "run.json"))["args"]
+            assert eval_args["search"] and eval_args["search_budget"] == 3
+            assert eval_args["search_order"] == "epilogue-first" and eval_args["policy"] == str(out / name)
+            assert all(s["search"] is not None for s in read_jsonl(eval_dir / "samples.jsonl"))
     kb = json.load(open(out / "run.json"))["summary"]["kernelbench"]
     assert set(kb) == {"teacher", "sft", "rl", "rl_grpo"}
+    assert "2+search" not in kb["teacher"] and kb["sft"]["2+search"]["n_tasks"] == 2
     for level in ("1", "2"):  # the teacher compiles all four programs correctly; on CPU speed is not measured
         assert kb["teacher"][level]["n_tasks"] == 2 and kb["teacher"][level]["acc"] == 1.0
         assert kb["teacher"][level]["acc_kb_tol"] == 1.0 and kb["teacher"][level]["speed_measured"] is False
@@ -55,8 +64,9 @@ def test_pipeline_evaluates_checkpoints_and_teacher_on_kernelbench(tmp_path, cap
     table = report[report.index("## KernelBench"):report.index("## Curves")]
     lines = [line for line in table.splitlines() if line.startswith("|")]
     assert lines[0].startswith("| policy | L1 tasks | L1 Acc | L1 Acc at 1e-4 | L1 fast_1 | L1 geomean | L2 tasks |")
+    assert "| L2+search tasks | L2+search Acc |" in lines[0]
     assert lines[2] == ("| teacher | 2 | 100.0% | 100.0% | not measured | not measured "
-                        "| 2 | 100.0% | 100.0% | not measured | not measured |")
+                        "| 2 | 100.0% | 100.0% | not measured | not measured | - | - | - | - | - |")
     assert [line.split(" | ")[0] for line in lines[2:]] == ["| teacher", "| sft", "| rl", "| rl_grpo"]
     assert all(line.split(" | ")[1] == "2" for line in lines[2:])
     assert "KernelBench acc: teacher L1 100.0% L2 100.0%, sft L1 " in stdout
@@ -105,6 +115,10 @@ def test_teacher_rows_read_from_an_earlier_sweep(tmp_path):
     (["--pipeline-kernelbench-eval", "1,one"], "(got '1,one')"),
     (["--pipeline-kernelbench-eval", "1,1"], "(got '1,1')"),
     (["--pipeline-kernelbench-limit", "0"], "--pipeline-kernelbench-limit must be > 0"),
+    (["--pipeline-kernelbench-eval", "1", "--pipeline-kernelbench-search", "2"],
+     "--pipeline-kernelbench-search must be '' (off) or a comma list of levels that --pipeline-kernelbench-eval"),
+    (["--pipeline-kernelbench-eval", "2", "--pipeline-kernelbench-search", "2", "--pipeline-kernelbench-search-budget",
+      "0"], "--pipeline-kernelbench-search-budget must be >= 1"),
     (["--pipeline-kernelbench-workers", "0"], "--pipeline-kernelbench-workers must be >= 1"),
     (["--pipeline-kernelbench-time-s", "0"], "--pipeline-kernelbench-time-s must be > 0"),
     (["--pipeline-kernelbench-eval", "1", "--pipeline-kernelbench-teacher", "results/kb"],
@@ -129,6 +143,8 @@ def test_defaults_and_a_missing_benchmark(capsys):
     argv = train.kernelbench_argv(train.parse_args(["--pipeline-kernelbench-time-s", "300"]))
     assert argv[argv.index("--stop-after-s") + 1] == "300"
     assert train.parse_args(["--preset", "gpu-small"]).pipeline_kernelbench_eval == "1,2"
+    assert train.parse_args(["--preset", "gpu-small"]).pipeline_kernelbench_search == "2"
+    assert train.parse_args([]).pipeline_kernelbench_search == ""
     args = train.parse_args(["--kernelbench", "none", "--pipeline-kernelbench-eval", "1,2"])
     assert train.kernelbench_eval_dirs(args, train.kernelbench_dirs(args)) == {}
     assert "KernelBench eval skipped: no KernelBench folder (--kernelbench)" in capsys.readouterr().out
