@@ -1,0 +1,47 @@
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+class ModelNew(nn.Module):
+    def __init__(self, reduction_dim: int, proj_shape: tuple=(4, 17)):
+        super().__init__()
+        self.proj = nn.Parameter(torch.randn(proj_shape))
+        self.reduction_dim = reduction_dim
+
+    def forward(self, A):
+        # matmul stays a torch op (cuBLAS/cuDNN); the Triton kernels compute what follows it
+        v0 = torch.matmul(A, self.proj)
+        v2 = launch_triton(v0, self.add_bias)
+        return v2
+
+
+@triton.jit
+def triton_kernel(v0_ptr, add_bias_ptr, out_ptr, n_rows, n_cols, A_d1: tl.constexpr, proj_d1: tl.constexpr, BLOCK_ROWS: tl.constexpr, BLOCK_COLS: tl.constexpr):
+    pid = tl.program_id(0)
+    rows = pid * BLOCK_ROWS + tl.arange(0, BLOCK_ROWS)[:, None]
+    row_mask = rows < n_rows
+    m = tl.full([BLOCK_ROWS, 1], float('-inf'), tl.float32)
+    s = tl.zeros([BLOCK_ROWS, 1], dtype=tl.float32)
+    for start in range(0, n_cols, BLOCK_COLS):
+        cols = start + tl.arange(0, BLOCK_COLS)[None, :]
+        col_mask = cols < n_cols
+        r1 = rows // proj_d1
+        r2 = rows % proj_d1
+        v3 = tl.load(v0_ptr + r1 * (A_d1 * proj_d1) + cols * proj_d1 + r2, mask=col_mask & row_mask, other=0.0)
+        x4 = tl.where(row_mask & col_mask, v3, float('-inf'))
+        m_new = tl.maximum(m, tl.max(x4, axis=1, keep_dims=True))
+        s = s * tl.exp(m - m_new) + tl.sum(tl.exp(x4 - m_new), axis=1, keep_dims=True)
+        m = m_new
+    res5 = m + tl.log(s)
+    o6 = rows // proj_d1
+    tl.store(out_ptr + rows, res5, mask=row_mask)
+
+
+def launch_triton(v0, add_bias):
+    A_d0, A_d1, proj_d1 = v0.shape
+    out = torch.empty((A_d1, proj_d1), device=v0.device, dtype=torch.float32)
+    grid = lambda meta: (triton.cdiv(A_d1 * proj_d1, meta['BLOCK_ROWS']),)
+    triton_kernel[grid](v0, add_bias, out, A_d1 * proj_d1, A_d1, A_d1, proj_d1, BLOCK_ROWS=64, BLOCK_COLS=4)
+    return out

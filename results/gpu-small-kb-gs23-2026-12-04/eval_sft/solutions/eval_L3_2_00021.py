@@ -1,0 +1,34 @@
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+class ModelNew(nn.Module):
+    def __init__(self, in_channels, num_filters, kernel_size, stride, padding):
+        super(ModelNew, self).__init__()
+        self.conv_transpose = nn.ConvTranspose3d(in_channels, out_channels=num_filters, kernel_size=kernel_size, stride=stride, padding=padding)
+
+    def forward(self, x):
+        # conv_transpose3d stays a torch op (cuBLAS/cuDNN); the Triton kernels compute what follows it
+        v0 = self.conv_transpose(x)
+        v2 = launch_triton(v0)
+        return v2
+
+
+@triton.jit
+def triton_kernel(v0_ptr, out_ptr, n_elements, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n_elements
+    v6 = tl.load(v0_ptr + offs, mask=mask, other=0.0)
+    y7 = 1.0 - 2.0 / (tl.exp(2.0 * v6) + 1.0)
+    y8 = tl.minimum(tl.maximum(y7 + 3.0, 0.0), 6.0) / 6.0
+    tl.store(out_ptr + offs, y8, mask=mask)
+
+
+def launch_triton(v0):
+    out = torch.empty((B, 2, 2), device=v0.device, dtype=torch.float32)
+    grid = lambda meta: (triton.cdiv(out.numel(), meta['BLOCK']),)
+    triton_kernel[grid](v0, out, out.numel(), BLOCK=256)
+    return out

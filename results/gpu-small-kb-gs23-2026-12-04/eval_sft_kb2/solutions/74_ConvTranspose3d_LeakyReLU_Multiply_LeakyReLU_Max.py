@@ -1,0 +1,40 @@
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+class ModelNew(nn.Module):
+    def __init__(self, in_channels, out_channels, kernel_size, stride, padding, output_padding, multiplier_shape, multiplier_shape):
+        super(ModelNew, self).__init__()
+        self.conv_transpose = nn.ConvTranspose3d(in_channels, out_channels, kernel_size, stride=stride, padding=padding)
+        self.multiplier = nn.Parameter(torch.randn(multiplier_shape))
+        self.multiplier = nn.Parameter(torch.randn(multiplier_shape))
+        self.multiplier = nn.Parameter(torch.randn(multiplier_shape))
+
+    def forward(self, x):
+        # conv_transpose3d stays a torch op (cuBLAS/cuDNN); the Triton kernels compute what follows it
+        v0 = self.conv_transpose(x)
+        v2 = launch_triton(v0, self.multiplier, self.multiplier)
+        return v2
+
+
+@triton.jit
+def triton_kernel(v0_ptr, multiplier_ptr, out_ptr, n_elements, batch_size: tl.constexpr, multiplier_d0: tl.constexpr, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n_elements
+    i2 = (offs // (multiplier_d0 * multiplier_d0 * batch_size)) % multiplier_d0
+    v6 = tl.load(v0_ptr + offs, mask=mask, other=0.0)
+    y7 = v6 * multiplier
+    m7 = tl.load(multiplier_ptr + i2, mask=mask, other=0.0)
+    y8 = tl.maximum(y7, v7)
+    tl.store(out_ptr + offs, y8, mask=mask)
+
+
+def launch_triton(v0, multiplier, multiplier):
+    batch_size, _, _, _, _ = v0.shape
+    out = torch.empty_like(v0)
+    grid = lambda meta: (triton.cdiv(out.numel(), meta['BLOCK']),)
+    triton_kernel[grid](v0, multiplier, out, out.numel(), batch_size, multiplier, BLOCK=4096)
+    return out

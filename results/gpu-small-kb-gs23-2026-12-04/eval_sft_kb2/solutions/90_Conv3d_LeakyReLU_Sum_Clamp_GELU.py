@@ -1,0 +1,36 @@
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+class ModelNew(nn.Module):
+    def __init__(self, in_channels, out_channels, kernel_size, denominator_shape):
+        super(ModelNew, self).__init__()
+        self.conv = nn.Conv3d(in_channels, out_channels, kernel_size)
+        self.floor = nn.Parameter(torch.randn(floor_shape))
+
+    def forward(self, x):
+        # conv3d stays a torch op (cuBLAS/cuDNN); the Triton kernels compute what follows it
+        v0 = self.conv(x)
+        v2 = launch_triton(v0, self.floor)
+        return v2
+
+
+@triton.jit
+def triton_kernel(v0_ptr, floor_ptr, out_ptr, n_elements, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n_elements
+    v6 = tl.load(v0_ptr + offs, mask=mask, other=0.0)
+    y7 = 0.5 * v6 * (1.0 + tl.erf(v6 * 0.7071067811865476))
+    v8 = tl.load(ceiling_ptr + offs, mask=mask, other=0.0)
+    y9 = tl.maximum(y7, v8)
+    tl.store(out_ptr + offs, y9, mask=mask)
+
+
+def launch_triton(v0, floor):
+    out = torch.empty_like(v0)
+    grid = lambda meta: (triton.cdiv(out.numel(), meta['BLOCK']),)
+    triton_kernel[grid](v0, floor, out, out.numel(), BLOCK=4096)
+    return out
