@@ -43,12 +43,13 @@ Choices to know about:
   * On CPU (Triton interpreter) correctness is real but speed is not measured: speed columns say "not
     measured" and fast_p for p > 0 is absent from the aggregates (not 0). No plots are drawn then.
   * --search hands each judging chunk's tasks to search.search_tasks(records, proposer, judge, samples=N,
-    seed=S, sample_budget=, time_budget_s=, logs=, order=) (issue 7), which searches them together (one judge call a
-    round for all, issue 20), with the policy as proposer (`propose(records, n_samples, seed)`, policy.py),
-    --samples as samples per fragment, --search-budget as the most fragment candidates judged per task and
-    --search-time-budget-s as its fragment phase's wall-clock limit, --search-order as its fragment order (shortest
-    first, or epilogue-first: fragments without a GEMM/convolution first); it prints a line when each task's search
-    starts and ends. The search judges its answer end to end on the task with this same judge; that verdict is
+    seed=S, sample_budget=, time_budget_s=, logs=, order=, beam=, progress=) (issue 7), which searches them
+    together (one judge call a round for all, issue 20), with the policy as proposer (`propose(records, n_samples,
+    seed)`, policy.py), --samples as samples per fragment, --search-budget as the most fragment candidates judged
+    per task and --search-time-budget-s as its fragment phase's wall-clock limit, --search-order as its fragment
+    order (shortest first, or epilogue-first: fragments without a GEMM/convolution first), --search-beam as the
+    covers judged end to end a round; it prints a line when each task's search starts and ends, and one per
+    proposer call and judge round. The search judges its answer end to end on the task with this same judge; that verdict is
     the row's (not judged a second time). It is the fastest of the correct candidates it measured, so its time
     is a best-of-few (a small optimistic bias where candidates are close).
   * One task's failure of any kind is that task's failed row and the run goes on (issue 19); error_type says
@@ -98,7 +99,7 @@ import time
 FAST_PS = (0.0, 1.0, 1.5, 2.0)
 PASS_KS = (1, 2, 4, 5, 8, 10, 16, 32, 64, 100)
 IDENTITY_FLAGS = ("tasks", "policy", "samples", "device", "judge_policy", "baseline", "search", "seed", "trials",
-                  "level", "search_budget", "search_time_budget_s", "search_order", "teacher_plans", "teacher_dot_precision",
+                  "level", "search_budget", "search_time_budget_s", "search_order", "search_beam", "teacher_plans", "teacher_dot_precision",
                   "teacher_fallback")
 ERROR_MSG_CHARS = 500  # error_msg kept per row in results.jsonl (the full verdict sits next to it)
 KB_TOL_FLAG = "fails_kb_tol"  # the judge's flag on a correct verdict outside KernelBench's fp32 atol = rtol = 1e-4
@@ -316,7 +317,8 @@ def search_answers(records, proposer, judge, args):
         return log
     got = search.search_tasks(records, proposer, judge, samples=args.samples, seed=args.seed,
                               sample_budget=args.search_budget, time_budget_s=args.search_time_budget_s,
-                              order=args.search_order,
+                              order=args.search_order, beam=args.search_beam or 4,
+                              progress=lambda line: print(f"search | {line}", flush=True),
                               logs=[logger(rec, res) for rec, res in zip(records, results)])
     out = []
     for rec, res, result in zip(records, got, results):
@@ -567,6 +569,9 @@ def build_parser():
                    help="--search: fragment order after the whole program: shortest first, or the fragments "
                         "without a GEMM/convolution first (a policy's KernelBench-sized conv kernel is slow to "
                         "judge and rarely beats cuDNN; issue 21)")
+    p.add_argument("--search-beam", type=int, default=None, metavar="B",
+                   help="--search: covers judged end to end a round per task (default 4, search.py's --beam); a "
+                        "second round of B follows only if none is correct")
     p.add_argument("--search-time-budget-s", type=float, default=None,
                    help="--search: wall-clock limit of a task's fragment phase, seconds (checked between batches)")
     p.add_argument("--baseline-cache", default=default_baseline_cache(),
@@ -600,12 +605,14 @@ def check_args(args):
         raise UsageError(f"--limit must be >= 1, got {args.limit}")
     if args.search_budget is not None and args.search_budget < 1:
         raise UsageError(f"--search-budget must be >= 1, got {args.search_budget}")
+    if args.search_beam is not None and args.search_beam < 1:
+        raise UsageError(f"--search-beam must be >= 1, got {args.search_beam}")
     for name in ("stop_after_s", "time_budget_s", "search_time_budget_s"):
         if getattr(args, name) is not None and getattr(args, name) < 0:
             raise UsageError(f"--{name.replace('_', '-')} must be >= 0, got {getattr(args, name)}")
-    if (args.search_budget is not None or args.search_time_budget_s is not None
+    if (args.search_budget is not None or args.search_time_budget_s is not None or args.search_beam is not None
             or args.search_order != "shortest") and not args.search:
-        raise UsageError("--search-budget / --search-time-budget-s / --search-order need --search")
+        raise UsageError("--search-budget / --search-time-budget-s / --search-order / --search-beam need --search")
     args.baseline_cache = None if str(args.baseline_cache).lower() in ("none", "") else \
         os.path.abspath(os.path.expanduser(args.baseline_cache))
     import policy
@@ -761,6 +768,7 @@ def _identity(args_dict):
     out = {k: args_dict.get(k) for k in IDENTITY_FLAGS}
     out["teacher_dot_precision"] = out["teacher_dot_precision"] or "ieee"  # run.json files from before the flag
     out["search_order"] = out["search_order"] or "shortest"  # ... and before this one
+    out["search_beam"] = out["search_beam"] or 4  # ... and this one (search.py's default beam)
     out["tasks"] = os.path.abspath(out["tasks"])
     policy = str(out["policy"])
     if policy.startswith("solutions:"):

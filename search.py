@@ -27,7 +27,8 @@ end and keep the fastest. Steps and the choices made here:
      convolution before the others, so a sample budget reaches a level-2 task's epilogue. PyTorch time per
      op: the judge's ref_ms of the op's single-op fragment (same timing conditions as the kernels), else an
      in-process CUDA-event median of that fragment, else (no one-op fragment) of the op inside the full program
-     (logged as torch_ms_source: judge, in_process, in_program).
+     (logged as torch_ms_source: judge, in_process, in_program); an op no correct kernel covers is PyTorch in
+     every cover, so it is not timed (cost 0, source uncovered): its time would add the same to every cover.
   4. Cover: a beam DP over the op sequence (each step a fragment kernel or one PyTorch op) keeps the B cheapest
      covers. Cost on CUDA: summed milliseconds. On CPU speed is not measured (Triton interpreter), so the cost
      is (-ops inside Triton fragments, number of fragments): the most work in Triton, in the fewest kernels.
@@ -446,6 +447,13 @@ def cover_cost(segments, torch_ms, kernel_ms, speed_measured):
     return (-sum(b - a + 1 for a, b, _ in kernels), len(kernels))
 
 
+def uncovered_ops(n_ops, spans):
+    """Ops 0..n_ops-1 inside none of the (a, b) kernel spans: PyTorch in every cover, so their time is the same
+    summand of every cover's cost and leaves beam_covers' order unchanged."""
+    covered = {a for lo, hi in spans for a in range(lo, hi + 1)}
+    return [a for a in range(n_ops) if a not in covered]
+
+
 def beam_covers(n_ops, torch_ms, kernel_ms, beam, speed_measured):
     """The `beam` cheapest covers of ops 0..n_ops-1 (cheapest first). kernel_ms: {(a, b): ms of the fastest
     correct kernel} (values unused on CPU); torch_ms: per-op PyTorch ms (None allowed on CPU). Exact top-B for
@@ -748,7 +756,7 @@ class Propose:
         self.proposer, self.records, self.samples, self.seed = proposer, records, samples, seed
 
 
-def drive(searches, judge, raise_errors=False):
+def drive(searches, judge, raise_errors=False, progress=None):
     """Run search_steps generators together. Each round first answers every live search's Propose with one
     proposer call for all of them (per proposer, sample count and seed; the searches of a batch start together, so
     round k asks every task with the same seed): a model policy generates the fragments of a whole chunk of tasks
@@ -756,8 +764,11 @@ def drive(searches, judge, raise_errors=False):
     live search's judge request (records and their candidates) into one judge_candidates call, so the judge's
     workers serve all of them at once (issue 20: one KernelBench task's fragments do not fill 8 workers at real
     sizes, and its in-process steps leave them idle). Returns one result per search; an exception in a search,
-    or in the proposer call of its batch, is its result (raised at once if raise_errors)."""
+    or in the proposer call of its batch, is its result (raised at once if raise_errors). progress, if given, is
+    called with one line per proposer call and per judge round (what it served and how long it took)."""
     results, pending = [None] * len(searches), {}
+    report = progress or (lambda line: None)
+    n_round = 0
 
     def step(i, value):
         try:
@@ -779,8 +790,11 @@ def drive(searches, judge, raise_errors=False):
         if asks:
             for group in asks.values():
                 reqs = [pending.pop(i) for i in group]
+                t = time.time()
                 try:
                     got = reqs[0].proposer.propose([r for q in reqs for r in q.records], reqs[0].samples, reqs[0].seed)
+                    report(f"proposed {sum(len(q.records) for q in reqs)} fragments x {reqs[0].samples} samples for "
+                           f"{len(reqs)} searches in {time.time() - t:.1f} s")
                 except Exception as e:  # noqa: BLE001 -- the proposer failed: each search of its batch ends with it
                     if raise_errors:
                         raise
@@ -801,8 +815,12 @@ def drive(searches, judge, raise_errors=False):
         records = [r for i in order for r in pending[i][0]]
         cands = [c for i in order for c in pending[i][1]]
         requests, pending = pending, {}
+        t = time.time()
         try:
             verdicts = judge_candidates(judge, records, cands)
+            n_round += 1
+            report(f"judge round {n_round}: {sum(len(c) for c in cands)} candidates of {len(order)} searches in "
+                   f"{time.time() - t:.1f} s ({sum(v.correct for vs in verdicts for v in vs)} correct)")
         except Exception as e:  # noqa: BLE001 -- the judge itself failed: every search of this round ends with it
             if raise_errors:
                 raise
@@ -916,6 +934,13 @@ def search_steps(record, proposer, device, time_trials, *, workers=2, max_fragme
         stats["stopped"] = stopped
     whole_only = list(kernels) == [(0, len(comp) - 1)] and kernels[(0, len(comp) - 1)]["fragment"].get("whole")
     if speed_measured and not whole_only:
+        # An op no correct kernel covers is PyTorch in every cover: its time adds the same to each cover's cost and
+        # cannot change their order, so it is not timed (cost 0, source "uncovered"). On KernelBench level 2 that
+        # is the GEMM or convolution whose fragments an epilogue-first budget never reached: timing it in this
+        # process at real size held up every search of the chunk (session 21).
+        for a in uncovered_ops(len(comp), kernels):
+            if a not in torch_ms:
+                torch_ms[a], torch_src[a] = 0.0, "uncovered"
         single = {f["span"][0]: f for f in frags if f["span"][0] == f["span"][1]}
         for a in range(len(comp)):
             if a not in torch_ms and a in single:
@@ -1001,14 +1026,15 @@ def search_steps(record, proposer, device, time_trials, *, workers=2, max_fragme
 
 
 def search_tasks(records, proposer, judge, samples=1, seed=0, sample_budget=None, time_budget_s=None, logs=None,
-                 order="shortest"):
+                 order="shortest", beam=4, progress=None):
     """eval.py --search contract: the searches of several tasks run together (`drive`: one judge call a round for
     all of them). Returns one item per record: search_program's result (allow_reference=False, so "kind" is
     "hybrid" or "failed"; a hybrid's "verdict" is the judge's end-to-end verdict of its "solution" on the task
     itself, a dict) with "plans" (the teacher plan of each kernel of the cover, where the proposer tags them),
     or the exception that ended that task's search. sample_budget and time_budget_s as search_program's (the
     time budget counts from the start of the batch); logs[i] receives record i's events and then one
-    {"event": "result", "kind", "cover", "stats", "plans"}. proposer None (the reference policy) gives
+    {"event": "result", "kind", "cover", "stats", "plans"}. beam: covers judged end to end a round per task
+    (search_program's); progress: drive's line callback. proposer None (the reference policy) gives
     "failed" results: the judge has no reference mode (see --policy reference above)."""
     logs = logs or [None] * len(records)
     from policy import ReferencePolicy
@@ -1020,8 +1046,8 @@ def search_tasks(records, proposer, judge, samples=1, seed=0, sample_budget=None
     for rec, log in zip(records, logs):
         steps.append(search_steps(rec, proposer, judge.device, judge.time_trials, workers=getattr(judge, "workers", 2),
                                   samples=samples, seed=seed, sample_budget=sample_budget, time_budget_s=time_budget_s,
-                                  allow_reference=False, log=log, progress=False, order=order))
-    results = drive(steps, judge)
+                                  allow_reference=False, log=log, progress=False, order=order, beam=beam))
+    results = drive(steps, judge, progress=progress)
     for res, log in zip(results, logs):
         if isinstance(res, dict):
             res.setdefault("plans", None)

@@ -370,9 +370,13 @@ def build_parser() -> argparse.ArgumentParser:
                         "single-shot answer, then the checkpoint's kernels for its fragments, epilogue first, and "
                         "the fastest correct hybrid), into <run>/eval_<name>_kb<level>_search, its row 'L<level>+"
                         "search'; gpu-small: 2 (issue 21); '' = off")
-    g.add_argument("--pipeline-kernelbench-search-budget", type=int, default=8, metavar="N",
+    g.add_argument("--pipeline-kernelbench-search-budget", type=int, default=4, metavar="N",
                    help="--pipeline-kernelbench-search: most candidates the search judges per task (the whole "
-                        "task's and its fragments'; eval.py --search-budget)")
+                        "task's and its fragments'; eval.py --search-budget); 4 is the whole task and three "
+                        "epilogue fragments, one round (8 left a 64-task chunk unfinished after 10 min, session 21)")
+    g.add_argument("--pipeline-kernelbench-search-checkpoints", choices=("all", "sft"), default="all",
+                   help="--pipeline-kernelbench-search: every checkpoint's search (all) or the SFT checkpoint's "
+                        "only (sft), where device time is short")
     g.add_argument("--pipeline-kernelbench-teacher", default="auto", metavar="auto|none|DIR",
                    help="the teacher's KernelBench row beside the checkpoints': auto = eval.py --policy teacher per "
                         "level into <run>/eval_teacher_kb<level> (resumable); a pattern of eval.py --out folders with "
@@ -1864,6 +1868,18 @@ def kernelbench_argv(args):
     return argv
 
 
+def search_argv(args):
+    """eval.py flags of a KernelBench search eval, after kernelbench_argv's (the later flag wins): epilogue
+    fragments first, --pipeline-kernelbench-search-budget candidates a task, 2 covers judged end to end a round
+    (the search's 4 doubled its slowest round's work), 0.3 s of timed runs a candidate (a search times a task's
+    fragments and covers where a single-shot eval times one answer, and timing holds the GPU alone), all
+    --judge-workers (level 2's fragments are small: the correctness work runs in parallel), and chunks of 50
+    (level 2 in two equal rounds)."""
+    return ["--search", "--search-order", "epilogue-first", "--search-budget",
+            str(args.pipeline_kernelbench_search_budget), "--search-beam", "2", "--time-budget-s", "0.3",
+            "--workers", str(args.judge_workers), "--chunk-size", "50"]
+
+
 def evaluate_kernelbench(args, kb_levels, policy, run_dir, name) -> dict:
     """eval.py of one policy on each KernelBench level into <run>/eval_<name>_kb<level>; {level: aggregates of
     that level's tasks, with "out"}. An RL checkpoint's answer identical to the SFT checkpoint's for the same
@@ -1877,9 +1893,9 @@ def evaluate_kernelbench(args, kb_levels, policy, run_dir, name) -> dict:
             argv += ["--reuse-verdicts", sft_dir]
         agg = evaluate(args, kb_dir, policy, os.path.join(run_dir, f"eval_{name}_kb{lv}"), argv)
         results[lv] = dict(agg["overall"], out=agg["out"], unfinished=agg.get("unfinished", 0))
-        if name != "teacher" and lv in args.pipeline_kernelbench_search.split(","):
-            argv = kernelbench_argv(args) + ["--search", "--search-order", "epilogue-first", "--search-budget",
-                                             str(args.pipeline_kernelbench_search_budget)]
+        if name != "teacher" and lv in args.pipeline_kernelbench_search.split(",") and \
+                (name == "sft" or args.pipeline_kernelbench_search_checkpoints == "all"):
+            argv = kernelbench_argv(args) + search_argv(args)
             agg = evaluate(args, kb_dir, policy, os.path.join(run_dir, f"eval_{name}_kb{lv}_search"), argv)
             results[f"{lv}+search"] = dict(agg["overall"], out=agg["out"], unfinished=agg.get("unfinished", 0))
     return results

@@ -337,12 +337,13 @@ def test_teacher_and_search_wiring_with_stand_ins(tmp_path, capsys, monkeypatch)
     calls = []
 
     def search_tasks(records, proposer, judge, samples, seed, sample_budget=None, time_budget_s=None, logs=None,
-                     order="shortest"):
+                     order="shortest", beam=4, progress=None):
         from reward import Verdict
 
         out = []
+        progress("judge round 1: stand-in")
         for record, log in zip(records, logs):
-            calls.append((record["id"], sample_budget, time_budget_s))
+            calls.append((record["id"], sample_budget, time_budget_s, beam))
             log({"event": "start", "n_ops": 2, "fragments": 3, "skipped": 0})
             [[cand]] = proposer.propose([record], samples, seed)  # the policy is the proposer
             log({"event": "result", "kind": "hybrid", "cover": [[0, 1, "kernel"]], "stats": {"samples": 1, "kernels": 1},
@@ -358,12 +359,17 @@ def test_teacher_and_search_wiring_with_stand_ins(tmp_path, capsys, monkeypatch)
     rows = {r["task_id"]: r for r in map(json.loads, open(tmp_path / "t" / "results.jsonl"))}
     assert rows["1_softmax"]["error_type"] == "teacher_error" and "not supported" in rows["1_softmax"]["error_msg"]
     agg = run_main(base + ["--limit", "1", "--policy", "teacher", "--search", "--search-budget", "7",
-                           "--out", str(tmp_path / "s")], capsys)
-    assert calls == [("1_relu_add", 7, None)] and agg["overall"]["acc"] == 1.0
+                           "--search-beam", "2", "--out", str(tmp_path / "s")], capsys)
+    assert calls == [("1_relu_add", 7, None, 2)] and agg["overall"]["acc"] == 1.0
     sample = json.loads(open(tmp_path / "s" / "samples.jsonl").readline())
     assert sample["search"]["kind"] == "hybrid" and sample["search"]["stats"]["samples"] == 1
     row = json.loads(open(tmp_path / "s" / "results.jsonl").readline())
     assert row["speedup"] == 7.0 and row["plan"] == "hybrid"  # the search's verdict, not judged again
+    for bad, message in ((["--search", "--search-beam", "0"], "--search-beam must be >= 1"),
+                         (["--search-beam", "2"], "need --search")):
+        with pytest.raises(SystemExit) as e:
+            ev.main(base + ["--policy", "teacher", "--out", str(tmp_path / "bad")] + bad)
+        assert e.value.code == 2 and message in capsys.readouterr().err
 
 
 def test_one_task_failure_never_stops_the_run(tmp_path, capsys, monkeypatch):

@@ -412,14 +412,29 @@ def test_search_tasks_proposes_all_tasks_fragments_in_one_call_and_epilogue_firs
     rec = {"id": "wt", "level": None, "source": open(os.path.join(HERE, "search_data", "matmul_weight_t.py")).read()}
     for order, second, cover in [("epilogue-first", "sum", [[0, 0, "torch"], [1, 1, "kernel"]]),
                                  ("shortest", "matmul", [[0, 0, "kernel"], [1, 1, "torch"]])]:
-        proposer = CountingProposer()
-        res = search.search_tasks([rec, dict(rec, id="wt_b")], proposer, judge, sample_budget=2, order=order)
+        proposer, lines = CountingProposer(), []
+        res = search.search_tasks([rec, dict(rec, id="wt_b")], proposer, judge, sample_budget=2, order=order,
+                                  progress=lines.append)
         # one call: both tasks' first batch (the whole program, which the stand-in cannot solve, and one fragment)
         assert proposer.calls == [[["matmul", "sum"], [second]] * 2], (order, proposer.calls)
+        assert lines[0].startswith("proposed 4 fragments x 1 samples for 2 searches in ")
+        assert lines[1].startswith("judge round 1: 4 candidates of 2 searches in ") and lines[1].endswith("(2 correct)")
         assert [r["cover"] for r in res] == [cover, cover] and all(r["verdict"]["correct"] for r in res)
     assert [f["ops"] for f in search.heavy_last([{"ops": ["conv2d"]}, {"ops": ["relu"]}, {"ops": ["linear", "relu"]},
                                                  {"ops": ["relu", "sum"]}])] == \
         [["relu"], ["relu", "sum"], ["conv2d"], ["linear", "relu"]]
+
+
+def test_uncovered_ops_cost_nothing_and_leave_the_cover_order_as_it_was():
+    """An op no kernel covers (a level-2 task's convolution when only its epilogue was sampled) is not timed: the
+    search costs it 0, which must rank the covers exactly as its real time does."""
+    kernel_ms = {(1, 1): 0.5, (2, 3): 0.625, (1, 3): 1.5, (3, 3): 0.25}  # binary fractions: sums are exact
+    assert search.uncovered_ops(5, kernel_ms) == [0, 4]
+    real = {0: 9.0, 1: 0.75, 2: 0.375, 3: 0.3125, 4: 2.5}
+    free = {a: 0.0 if a in search.uncovered_ops(5, kernel_ms) else ms for a, ms in real.items()}
+    ranked = [segs for _, segs in search.beam_covers(5, real, kernel_ms, 6, True)]
+    assert [segs for _, segs in search.beam_covers(5, free, kernel_ms, 6, True)] == ranked
+    assert ranked[0] == [(0, 0, "torch"), (1, 1, "kernel"), (2, 2, "torch"), (3, 3, "kernel"), (4, 4, "torch")]
 
 
 def test_drive_turns_a_judge_failure_into_each_searchs_result():

@@ -52,6 +52,8 @@ def test_pipeline_evaluates_checkpoints_and_teacher_on_kernelbench(tmp_path, cap
             eval_args = json.load(open(eval_dir / "run.json"))["args"]
             assert eval_args["search"] and eval_args["search_budget"] == 3
             assert eval_args["search_order"] == "epilogue-first" and eval_args["policy"] == str(out / name)
+            assert (eval_args["search_beam"], eval_args["time_budget_s"], eval_args["workers"],
+                    eval_args["chunk_size"]) == (2, 0.3, 2, 50)  # search_argv's flags win over kernelbench_argv's
             assert all(s["search"] is not None for s in read_jsonl(eval_dir / "samples.jsonl"))
     kb = json.load(open(out / "run.json"))["summary"]["kernelbench"]
     assert set(kb) == {"teacher", "sft", "rl", "rl_grpo"}
@@ -131,6 +133,28 @@ def test_bad_kernelbench_flags_exit_2(flags, message, capsys):
         train.main(flags)
     assert e.value.code == 2
     assert message in capsys.readouterr().err
+
+
+def test_search_of_the_sft_checkpoint_only(tmp_path, monkeypatch):
+    """--pipeline-kernelbench-search-checkpoints sft: an RL checkpoint gets its single-shot KernelBench evals and no
+    search; all (the default) searches with every checkpoint."""
+    seen = []
+
+    def evaluate(args, tasks, policy, out, argv):
+        seen.append((os.path.basename(out), "--search" in argv))
+        return {"overall": {"n_tasks": 0}, "out": out}
+
+    monkeypatch.setattr(train, "evaluate", evaluate)
+    base = ["--pipeline-kernelbench-eval", "2", "--pipeline-kernelbench-search", "2"]
+    for flag, want in (("sft", [("eval_rl_kb2", False)]),
+                       ("all", [("eval_rl_kb2", False), ("eval_rl_kb2_search", True)])):
+        seen.clear()
+        args = train.parse_args(base + ["--pipeline-kernelbench-search-checkpoints", flag])
+        got = train.evaluate_kernelbench(args, {"2": "kb/level2"}, "ckpt", str(tmp_path), "rl")
+        assert seen == want and ("2+search" in got) == (flag == "all")
+        seen.clear()
+        train.evaluate_kernelbench(args, {"2": "kb/level2"}, "ckpt", str(tmp_path), "sft")
+        assert seen == [("eval_sft_kb2", False), ("eval_sft_kb2_search", True)]
 
 
 def test_defaults_and_a_missing_benchmark(capsys):
