@@ -1,0 +1,37 @@
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+class ModelNew(nn.Module):
+    def __init__(self, in_channels, out_channels, kernel_size, padding, output_padding, scale_shape, 1, 1)):
+        super(ModelNew, self).__init__()
+        self.conv_transpose = nn.ConvTranspose2d(in_channels, out_channels, kernel_size, stride=stride, padding=padding)
+        self.scale = nn.Parameter(torch.randn(scale_shape))
+        self.scale = nn.Parameter(torch.rand(scale_shape) + 0.5)
+
+    def forward(self, x):
+        # conv_transpose2d stays a torch op (cuBLAS/cuDNN); the Triton kernels compute what follows it
+        v0 = self.conv_transpose(x)
+        v2 = launch_triton(v0, self.scale, self.scale)
+        return v2
+
+
+@triton.jit
+def triton_kernel(v0_ptr, scale_ptr, out_ptr, n_elements, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n_elements
+    v5 = tl.load(v0_ptr + offs, mask=mask, other=0.0)
+    y6 = v5 * (1.0 - 2.0 / (tl.exp(2.0 * tl.where(v5 > 20.0, v5, tl.log(1.0 + tl.exp(v5)))) + 1.0))
+    s7 = tl.load(scale_ptr + offs, mask=mask, other=0.0)
+    y8 = y6 + s7
+    tl.store(out_ptr + offs, y8, mask=mask)
+
+
+def launch_triton(v0, scale, add_value):
+    out = torch.empty_like(v0)
+    grid = lambda meta: (triton.cdiv(out.numel(), meta['BLOCK']),)
+    triton_kernel[grid](v0, scale, out, out.numel(), BLOCK=4096)
+    return out

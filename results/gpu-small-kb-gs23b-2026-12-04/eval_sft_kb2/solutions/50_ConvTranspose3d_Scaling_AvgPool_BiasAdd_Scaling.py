@@ -1,0 +1,52 @@
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+class ModelNew(nn.Module):
+    def __init__(self, in_channels, out_channels, kernel_size, stride, padding, bias, scale_shape, 1, 1, 1)):
+        super(ModelNew, self).__init__()
+        self.conv_transpose = nn.ConvTranspose3d(in_channels, out_channels, kernel_size, stride=stride, bias=True)
+        self.scale = nn.Parameter(torch.rand(scale_shape) + 0.5)
+        self.scale = nn.Parameter(torch.rand(scale_shape) + 0.5)
+        self.scale = nn.Parameter(torch.rand(scale_shape) + 0.5)
+
+    def forward(self, x):
+        # conv_transpose3d stays a torch op (cuBLAS/cuDNN); the Triton kernels compute what follows it
+        v0 = self.conv_transpose(x)
+        v2 = launch_triton(v0, self.scale, self.avg_pool.kernel_size, self.avg_pool.stride, self.avg_pool.padding)
+        return v2
+
+
+@triton.jit
+def triton_kernel(v0_ptr, scale_ptr, out_ptr, n_elements, depth: tl.constexpr, height: tl.constexpr, width: tl.constexpr, kernel_size: tl.constexpr, stride: tl.constexpr, padding: tl.constexpr, out_width: tl.constexpr, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n_elements
+    o1 = offs // (height * out_width)
+    o2 = (offs // out_width) % depth
+    o3 = offs % out_width
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for k0 in tl.static_range(kernel_size):
+        ip4 = o3 * stride - padding + k0
+        ok5 = ((ip4 >= 0) & (ip4 < (height * width)))
+        i6 = ip4 // width
+        i7 = ip4 % width
+        v8 = tl.load(v0_ptr + o1 * (height * width * depth) + o2 * (width * depth) + i6 * depth + i7, mask=mask & ok5, other=0.0)
+        y9 = v8 * 0.1
+        acc += tl.where(ok5, y9, 0.0)
+    avg10 = acc / kernel_size
+    tl.store(out_ptr + offs, avg10, mask=mask)
+
+
+def launch_triton(v0, scale, avg_pool_kernel_size, avg_pool_stride, avg_pool_padding):
+    batch_size, _, depth, height, width = v0.shape
+    kernel_size = avg_pool_kernel_size[0]
+    stride = avg_pool_stride[0]
+    padding = avg_pool_padding[0]
+    out_width = (width * depth * padding - (kernel_size - 1) - 1) // stride + 1
+    out = torch.empty((batch_size, depth, out_width), device=v0.device, dtype=torch.float32)
+    grid = lambda meta: (triton.cdiv(batch_size * depth * out_width, meta['BLOCK']),)
+    triton_kernel[grid](v0, scale, out, batch_size * depth * out_width, depth, height, width, kernel_size, stride, padding, out_width, BLOCK=512)
+    return out

@@ -1,0 +1,72 @@
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+class ModelNew(nn.Module):
+    def __init__(self, in_features, out_features, bias, subtract_shape=(22,)):
+        super(ModelNew, self).__init__()
+        self.gemm = nn.Linear(in_features, out_features, bias)
+        self.subtract = nn.Parameter(torch.randn(subtract_shape))
+
+    def forward(self, x):
+        # linear stays a torch op (cuBLAS/cuDNN); the Triton kernels compute what follows it
+        v0 = self.gemm(x)
+        v2 = launch_triton(v0, self.subtract)
+        v2 = launch_triton_2(v2, self.subtract)
+        return v2
+
+
+@triton.jit
+def triton_kernel(v0_ptr, subtract_ptr, out_ptr, n_rows, n_cols, BLOCK_ROWS: tl.constexpr, BLOCK_COLS: tl.constexpr):
+    pid = tl.program_id(0)
+    rows = pid * BLOCK_ROWS + tl.arange(0, BLOCK_ROWS)[:, None]
+    row_mask = rows < n_rows
+    m = tl.full([BLOCK_ROWS, 1], float('-inf'), tl.float32)
+    s = tl.zeros([BLOCK_ROWS, 1], dtype=tl.float32)
+    for start in range(0, n_cols, BLOCK_COLS):
+        cols = start + tl.arange(0, BLOCK_COLS)[None, :]
+        col_mask = cols < n_cols
+        v1 = tl.load(v0_ptr + rows * n_cols + cols, mask=col_mask & row_mask, other=0.0)
+        y2 = 0.5 * v1 * (1.0 + tl.erf(v1 * 0.7071067811865476))
+        x3 = tl.where(row_mask & col_mask, y2, float('-inf'))
+        m_new = tl.maximum(m, tl.max(x3, axis=1, keep_dims=True))
+        s = s * tl.exp(m - m_new) + tl.sum(tl.exp(x3 - m_new), axis=1, keep_dims=True)
+        m = m_new
+    res4 = m + tl.log(s)
+    o5 = rows // 15
+    o6 = rows % 15
+    sstore(out_ptr + rows, res6, mask=row_mask)
+
+
+def launch_triton(v0, subtract):
+    batch_size, _ = v0.shape
+    out = torch.empty((batch_size,), device=v0.device, dtype=torch.float32)
+    grid = lambda meta: (triton.cdiv(batch_size, meta['BLOCK_ROWS']),)
+    triton_kernel[grid](v0, out, batch_size, 15, BLOCK_ROWS=4, BLOCK_COLS=32)
+    return out
+
+
+@triton.jit
+def triton_2_kernel(v2_1_ptr, out_ptr, n_rows, n_cols, BLOCK_ROWS: tl.constexpr, BLOCK_COLS: tl.constexpr):
+    pid = tl.program_id(0)
+    rows = pid * BLOCK_ROWS + tl.arange(0, BLOCK_ROWS)[:, None]
+    row_mask = rows < n_rows
+    acc = tl.zeros([BLOCK_ROWS, 1], dtype=tl.float32)
+    for start in range(0, n_cols, BLOCK_COLS):
+        cols = start + tl.arange(0, BLOCK_COLS)[None, :]
+        col_mask = cols < n_cols
+        v1 = tl.load(v2_ptr + rows * n_cols + cols, mask=col_mask & row_mask, other=0.0)
+        x2 = tl.where(row_mask & col_mask, v1, 0.0)
+        acc += tl.sum(x2, axis=1, keep_dims=True)
+    res3 = acc / 11
+    tl.store(out_ptr + rows, res3, mask=row_mask)
+
+
+def launch_triton_2(v2):
+    batch_size, _ = v2.shape
+    out = torch.empty((batch_size,), device=v2.device, dtype=torch.float32)
+    grid = lambda meta: (triton.cdiv(batch_size, meta['BLOCK_ROWS']),)
+    triton_2_kernel[grid](v2, out, batch_size, 15, BLOCK_ROWS=4, BLOCK_COLS=4)
+    return out

@@ -1,0 +1,52 @@
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+class ModelNew(nn.Module):
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: int, stride: int, padding: int, bias: bool, bias: bool):
+        super(ModelNew, self).__init__()
+        self.conv_transpose = nn.ConvTranspose3d(in_channels, out_channels, kernel_size, stride=stride, padding=padding)
+        self.bias = nn.Parameter(torch.randn(bias_shape))
+
+    def forward(self, x):
+        # conv_transpose3d stays a torch op (cuBLAS/cuDNN); the Triton kernels compute what follows it
+        v0 = self.conv_transpose(x)
+        v2 = launch_triton(v0, self.bias)
+        return v2
+
+
+@triton.jit
+def triton_kernel(v0_ptr, bias_ptr, out_ptr, n_rows, n_cols, BLOCK_ROWS: tl.constexpr, BLOCK_COLS: tl.constexpr):
+    pid = tl.program_id(0)
+    rows = pid * BLOCK_ROWS + tl.arange(0, BLOCK_ROWS)[:, None]
+    row_mask = rows < n_rows
+    m = tl.full([BLOCK_ROWS, 1], float('-inf'), tl.float32)
+    s = tl.zeros([BLOCK_ROWS, 1], dtype=tl.float32)
+    for start in range(0, n_cols, BLOCK_COLS):
+        cols = start + tl.arange(0, BLOCK_COLS)[None, :]
+        col_mask = cols < n_cols
+        r1 = rows // 180
+        r2 = (rows // 10) % 10
+        r3 = rows % 10
+        v4 = tl.load(v0_ptr + r1 * 360 + r2 * 80 + cols * 10 + r3, mask=col_mask & row_mask, other=0.0)
+        y5 = tl.sigmoid(v4)
+        x6 = tl.where(row_mask & col_mask, y5, float('-inf'))
+        m_new = tl.maximum(m, tl.max(x6, axis=1, keep_dims=True))
+        s = s * tl.exp(m - m_new) + tl.sum(tl.exp(x6 - m_new), axis=1, keep_dims=True)
+        m = m_new
+    res7 = m + tl.log(s)
+    o8 = rows // 11
+    o9 = rows % 11
+    o12 = tl.load(bias_ptr + o9 * 300 + o10 * 11 + o11, mask=row_mask, other=0.0)
+    y13 = y9 * o10
+    tl.store(out_ptr + rows, y13, mask=row_mask)
+
+
+def launch_triton(v0, bias):
+    batch_size, _, _, _, _ = v0.shape
+    out = torch.empty_like(bias)
+    grid = lambda meta: (triton.cdiv(batch_size * 10 * 11, meta['BLOCK_ROWS']),)
+    triton_kernel[grid](v0, bias, out, batch_size * 11 * 11, 24, BLOCK_ROWS=512, BLOCK_COLS=8)
+    return out
