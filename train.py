@@ -63,7 +63,8 @@ checkpoint (what `--preset gpu-small` uses for the DRPO vs GRPO comparison). `--
 eval_<name>_kb<level> and a KernelBench table in report.md (an RL checkpoint's answer identical to the SFT
 checkpoint's takes its verdict: eval.py --reuse-verdicts); `--pipeline-kernelbench-search 2` (gpu-small) judges
 each checkpoint on level 2 once more with the test-time search (eval.py --search, the checkpoint proposing the
-fragments' kernels, epilogue first) into eval_<name>_kb2_search; `--pipeline-style kernelbench` (gpu-small) writes the
+fragments' kernels, epilogue first; train.search_argv) into eval_<name>_kb2_search (with
+`--pipeline-kernelbench-search-checkpoints sft` the SFT checkpoint's only); `--pipeline-style kernelbench` (gpu-small) writes the
 pipeline's tasks in KernelBench's surface variety (synth's render style), the same programs as the plain style;
 `--prompt-source code` (gpu-small) shows the model each task without docstrings and comments (policy.code_only),
 a choice saved with its checkpoints.
