@@ -49,8 +49,8 @@ Choices to know about:
     per task and --search-time-budget-s as its fragment phase's wall-clock limit, --search-order as its fragment
     order (shortest first, or epilogue-first: fragments without a GEMM/convolution first), --search-beam as the
     covers judged end to end a round; it prints a line when each task's search starts and ends, and one per
-    proposer call and judge round. The search judges its answer end to end on the task with this same judge; that verdict is
-    the row's (not judged a second time). It is the fastest of the correct candidates it measured, so its time
+    proposer call and judge round. The search judges its answer end to end on the task with this same judge; that
+    verdict is the row's (not judged a second time). It is the fastest of the correct candidates it measured, so its time
     is a best-of-few (a small optimistic bias where candidates are close).
   * One task's failure of any kind is that task's failed row and the run goes on (issue 19); error_type says
     where: import_error (the file cannot be read or traced by synth.load_task), teacher_error (a program the
@@ -99,8 +99,8 @@ import time
 FAST_PS = (0.0, 1.0, 1.5, 2.0)
 PASS_KS = (1, 2, 4, 5, 8, 10, 16, 32, 64, 100)
 IDENTITY_FLAGS = ("tasks", "policy", "samples", "device", "judge_policy", "baseline", "search", "seed", "trials",
-                  "level", "search_budget", "search_time_budget_s", "search_order", "search_beam", "teacher_plans", "teacher_dot_precision",
-                  "teacher_fallback")
+                  "level", "search_budget", "search_time_budget_s", "search_order", "search_beam", "teacher_plans",
+                  "teacher_dot_precision", "teacher_fallback")
 ERROR_MSG_CHARS = 500  # error_msg kept per row in results.jsonl (the full verdict sits next to it)
 KB_TOL_FLAG = "fails_kb_tol"  # the judge's flag on a correct verdict outside KernelBench's fp32 atol = rtol = 1e-4
 
@@ -317,7 +317,7 @@ def search_answers(records, proposer, judge, args):
         return log
     got = search.search_tasks(records, proposer, judge, samples=args.samples, seed=args.seed,
                               sample_budget=args.search_budget, time_budget_s=args.search_time_budget_s,
-                              order=args.search_order, beam=args.search_beam or 4,
+                              order=args.search_order, beam=args.search_beam or search.BEAM,
                               progress=lambda line: print(f"search | {line}", flush=True),
                               logs=[logger(rec, res) for rec, res in zip(records, results)])
     out = []
@@ -765,10 +765,12 @@ def open_out_dir(args):
 def _identity(args_dict):
     """The identity flags of a run's args, paths made absolute (a run.json written before paths were stored
     absolute is read relative to the working directory)."""
+    from search import BEAM
+
     out = {k: args_dict.get(k) for k in IDENTITY_FLAGS}
     out["teacher_dot_precision"] = out["teacher_dot_precision"] or "ieee"  # run.json files from before the flag
     out["search_order"] = out["search_order"] or "shortest"  # ... and before this one
-    out["search_beam"] = out["search_beam"] or 4  # ... and this one (search.py's default beam)
+    out["search_beam"] = out["search_beam"] or BEAM  # ... and this one (search.py's default beam)
     out["tasks"] = os.path.abspath(out["tasks"])
     policy = str(out["policy"])
     if policy.startswith("solutions:"):

@@ -90,6 +90,9 @@ OPTIONAL_ATTRS = {"clamp": {"min": None, "max": None}, "triu": {"diagonal": 0}, 
                   **{op: {"dim": None, "keepdim": False} for op in ("sum", "mean", "norm")}}
 
 
+BEAM = 4  # covers kept by the DP and judged end to end a round (--beam, eval.py --search-beam)
+
+
 class SearchError(Exception):
     """A task or fragment search cannot handle (unsupported node, multi-output fragment, ...)."""
 
@@ -736,7 +739,7 @@ def reference_result(record, why):
     return {"kind": "reference", "solution": solution, "verdict": verdict}
 
 
-def search_program(record, proposer, judge, *, max_fragment=5, samples=1, beam=4, seed=0, sample_budget=None,
+def search_program(record, proposer, judge, *, max_fragment=5, samples=1, beam=BEAM, seed=0, sample_budget=None,
                    time_budget_s=None, do_autotune=False, allow_reference=True, log=None, progress=True,
                    order="shortest"):
     """Search one task. Returns {"kind": "hybrid"|"reference"|"failed", "solution", "verdict" (dict), "cover",
@@ -843,7 +846,7 @@ def whole_task(record, program, comp):
             "ops": ops, "span": [0, len(comp) - 1], "level": record.get("level", len(comp)), "whole": True}
 
 
-def search_steps(record, proposer, device, time_trials, *, workers=2, max_fragment=5, samples=1, beam=4, seed=0,
+def search_steps(record, proposer, device, time_trials, *, workers=2, max_fragment=5, samples=1, beam=BEAM, seed=0,
                  sample_budget=None, time_budget_s=None, do_autotune=False, allow_reference=True, log=None,
                  progress=True, order="shortest"):
     """search_program as a generator (`drive` runs it): it yields a Propose for each batch of fragments and is
@@ -1026,7 +1029,7 @@ def search_steps(record, proposer, device, time_trials, *, workers=2, max_fragme
 
 
 def search_tasks(records, proposer, judge, samples=1, seed=0, sample_budget=None, time_budget_s=None, logs=None,
-                 order="shortest", beam=4, progress=None):
+                 order="shortest", beam=BEAM, progress=None):
     """eval.py --search contract: the searches of several tasks run together (`drive`: one judge call a round for
     all of them). Returns one item per record: search_program's result (allow_reference=False, so "kind" is
     "hybrid" or "failed"; a hybrid's "verdict" is the judge's end-to-end verdict of its "solution" on the task
@@ -1081,7 +1084,7 @@ def build_parser():
     p.add_argument("--out", required=True, help="output directory")
     p.add_argument("--max-fragment", type=int, default=5, help="most compute ops in one fragment")
     p.add_argument("--samples", type=int, default=1, help="policy samples per fragment (K)")
-    p.add_argument("--beam", type=int, default=4, help="covers kept by the DP and judged end to end (B)")
+    p.add_argument("--beam", type=int, default=BEAM, help="covers kept by the DP and judged end to end (B)")
     p.add_argument("--device", choices=["cpu", "cuda"], default="cpu", help="judge device; speed needs cuda")
     p.add_argument("--sample-budget", type=int, default=None, help="most policy samples per task (all fragments)")
     p.add_argument("--time-budget-s", type=float, default=None, help="wall-clock limit of the fragment phase, seconds")
