@@ -284,6 +284,8 @@ run_gswait() {  # wait for the pipeline run_gsbg started (GSWAIT_S at most), the
   while kill -0 "$(cat /tmp/gs_pipeline.pid)" 2>/dev/null && [ "$(date +%s)" -lt "$end" ]; do sleep 5; done
   kill -0 "$(cat /tmp/gs_pipeline.pid)" 2>/dev/null && echo "pipeline still running" || echo "pipeline ended"
   cp /tmp/gs_pipeline.log "$O/"
+  # the device's baseline cache: the references each eval ran out of memory with (ref_oom) seed the next session's
+  cp ~/.cache/drtriton-lite/baselines.json "$O/baselines_device.json" 2>/dev/null
   grep -E "^===|^note|rror|promot" /tmp/gs_pipeline.log | cut -c1-200 | tail -30
   tar czf "$O/gs.tgz" --exclude=checkpoints --exclude=base_model --exclude=data --exclude='*.safetensors' \
     --exclude='*.pt' "$GS"

@@ -179,6 +179,8 @@ PRESETS = {
                       # ... and level 2 with the paper's test-time search too: the checkpoint's kernels for the
                       # task's fragments (its single-op answers are where it is strong), assembled into hybrids
                       pipeline_kernelbench_search="2",
+                      # KernelBench's spelled-out 3-D convolutions take ~1,600 tokens to answer (session 22)
+                      pipeline_kernelbench_max_new_tokens=2048,
                       # ... and trains on sources in KernelBench's surface variety (synth --style kernelbench), not
                       # the one plain form, so the model meets docstrings, names and spellings like the benchmark's
                       pipeline_style="kernelbench"),
@@ -393,6 +395,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "chunks after S seconds (eval.py --stop-after-s), so a boxed run still ends with its report; "
                         "the table then shows the files judged of the level's ('partial': not a KernelBench "
                         "result) and --resume judges the rest; default no limit")
+    g.add_argument("--pipeline-kernelbench-max-new-tokens", type=int, default=None, metavar="N",
+                   help="new tokens a KernelBench answer may take (default --rollout-max-new-tokens; gpu-small 2048): "
+                        "a spelled-out 3-D convolution's answer runs past gpu-small's 1,536 (session 22: 5 of level "
+                        "1's first 64 files cut before the launcher's end)")
     g.add_argument("--pipeline-kernelbench-limit", type=int, default=None, metavar="N",
                    help="KernelBench files per level judged (eval.py --limit: the first N by name; default all)")
     g.add_argument("--pipeline-data-only", action="store_true",
@@ -522,6 +528,9 @@ def check_args(parser, args):
         parser.error(f"--pipeline-kernelbench-limit must be > 0 (got {args.pipeline_kernelbench_limit})")
     if args.pipeline_kernelbench_time_s is not None and args.pipeline_kernelbench_time_s <= 0:
         parser.error(f"--pipeline-kernelbench-time-s must be > 0 (got {args.pipeline_kernelbench_time_s:g})")
+    if args.pipeline_kernelbench_max_new_tokens is not None and args.pipeline_kernelbench_max_new_tokens < 1:
+        parser.error(f"--pipeline-kernelbench-max-new-tokens must be >= 1 "
+                     f"(got {args.pipeline_kernelbench_max_new_tokens})")
     if args.pipeline_kernelbench_workers < 1:
         parser.error(f"--pipeline-kernelbench-workers must be >= 1 (got {args.pipeline_kernelbench_workers})")
     teacher = args.pipeline_kernelbench_teacher
@@ -1853,7 +1862,7 @@ def kernelbench_eval_dirs(args, kb_dirs) -> dict:
 def kernelbench_argv(args):
     """eval.py flags of a KernelBench eval: speed against eager PyTorch only, 1 s of timed runs a candidate;
     --pipeline-kernelbench-workers judge workers (at most --judge-workers: larger GPU shares per worker);
-    --pipeline-kernelbench-time-s as eval.py's --stop-after-s;
+    --pipeline-kernelbench-time-s as eval.py's --stop-after-s; --pipeline-kernelbench-max-new-tokens;
     eval.py's own per-candidate timeout (--judge-timeout-s where larger), because a real-size KernelBench task
     takes longer to judge than a synthetic program (gpu-small's 20 s is set for RL rollouts); its default
     --baseline-cache; the first --pipeline-kernelbench-limit files."""
@@ -1862,6 +1871,8 @@ def kernelbench_argv(args):
     # judge's floor of runs), as the whole-level sweeps in LOG.md use
     argv = ["--baseline", "eager", "--timeout-s", str(timeout_s), "--time-budget-s", "1",
             "--workers", str(min(args.judge_workers, args.pipeline_kernelbench_workers))]
+    if args.pipeline_kernelbench_max_new_tokens:
+        argv += ["--max-new-tokens", str(args.pipeline_kernelbench_max_new_tokens)]
     if args.pipeline_kernelbench_limit:
         argv += ["--limit", str(args.pipeline_kernelbench_limit)]
     if args.pipeline_kernelbench_time_s:

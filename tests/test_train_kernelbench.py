@@ -6,6 +6,7 @@ import os
 
 import pytest
 
+import eval as eval_lib
 import train
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -165,7 +166,15 @@ def test_defaults_and_a_missing_benchmark(capsys):
     argv = train.kernelbench_argv(train.parse_args(["--judge-workers", "2"]))
     assert argv[argv.index("--workers") + 1] == "2" and "--stop-after-s" not in argv
     argv = train.kernelbench_argv(train.parse_args(["--pipeline-kernelbench-time-s", "300"]))
-    assert argv[argv.index("--stop-after-s") + 1] == "300"
+    assert argv[argv.index("--stop-after-s") + 1] == "300" and "--max-new-tokens" not in argv
+    # gpu-small's KernelBench answers may run longer than its rollouts (a 3-D conv's ~1,600 tokens), and the
+    # flag overrides evaluate()'s --max-new-tokens (eval.py takes a flag's last value)
+    argv = train.kernelbench_argv(train.parse_args(["--preset", "gpu-small"]))
+    assert argv[argv.index("--max-new-tokens") + 1] == "2048"
+    assert eval_lib.build_parser().parse_args(["--tasks", "t", "--policy", "p", "--out", "o", "--max-new-tokens", "1536"]
+                                              + argv).max_new_tokens == 2048
+    with pytest.raises(SystemExit):
+        train.parse_args(["--pipeline-kernelbench-max-new-tokens", "0"])
     assert train.parse_args(["--preset", "gpu-small"]).pipeline_kernelbench_eval == "1,2"
     assert train.parse_args(["--preset", "gpu-small"]).pipeline_kernelbench_search == "2"
     assert train.parse_args([]).pipeline_kernelbench_search == ""
