@@ -1,0 +1,43 @@
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+class ModelNew(nn.Module):
+    def __init__(self, in_features, out_features, num_outputs, hardtanh_min, hardtanh_max):
+        super(ModelNew, self).__init__()
+        self.gemm = nn.Linear(in_features, out_features)
+        self.hardtanh = nn.Hardtanh(min_val=hardtanh_min, max_val=hardtanh_max)
+        self.hardtanh = nn.Hardtanh(min_val=hardtanh_min, max_val=hardtanh_max)
+
+    def forward(self, x):
+        # linear stays a torch op (cuBLAS/cuDNN); the Triton kernels compute what follows it
+        v0 = self.gemm(x)
+        v2 = launch_triton(v0, self.group_norm.weight, self.group_norm.bias)
+        return v2
+
+
+@triton.jit
+def triton_kernel(v0_ptr, out_ptr, n_rows, n_cols, min_val: tl.constexpr, BLOCK_ROWS: tl.constexpr, BLOCK_COLS: tl.constexpr):
+    pid = tl.program_id(0)
+    rows = pid * BLOCK_ROWS + tl.arange(0, BLOCK_ROWS)[:, None]
+    row_mask = rows < n_rows
+    acc = tl.zeros([BLOCK_ROWS, 1], dtype=tl.float32)
+    for start in range(0, n_cols, BLOCK_COLS):
+        cols = start + tl.arange(0, BLOCK_COLS)[None, :]
+        col_mask = cols < n_cols
+        v3 = tl.load(v0_ptr + rows * n_cols + cols, mask=col_mask & row_mask, other=0.0)
+        y4 = tl.minimum(tl.maximum(v3, -2.0), 2.0)
+        x5 = tl.where(row_mask & col_mask, y4, 0.0)
+        acc += tl.sum(x5, axis=1, keep_dims=True)
+    res6 = acc
+    tl.store(out_ptr + rows, res6, mask=row_mask)
+
+
+def launch_triton(v0, group_norm_weight):
+    batch_size, _ = v0.shape
+    out = torch.empty((batch_size, 10), device=v0.device, dtype=torch.float32)
+    grid = lambda meta: (triton.cdiv(batch_size * 10, meta['BLOCK_ROWS']),)
+    triton_kernel[grid](v0, out, batch_size * 10, 10, hardtanh_min, BLOCK_ROWS=32, BLOCK_COLS=2)
+    return out

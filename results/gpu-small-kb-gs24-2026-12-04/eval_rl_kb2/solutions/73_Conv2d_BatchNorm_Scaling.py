@@ -1,0 +1,38 @@
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+class ModelNew(nn.Module):
+    def __init__(self, in_channels, out_channels, kernel_size, scaling_factor):
+        super(ModelNew, self).__init__()
+        self.conv = nn.Conv2d(in_channels, out_channels, kernel_size)
+        self.scaling_factor = scaling_factor
+
+    def forward(self, x):
+        # conv2d stays a torch op (cuBLAS/cuDNN); the Triton kernels compute what follows it
+        v0 = self.conv(x)
+        v2 = launch_triton(v0, self.bn.weight, self.bn.bias, self.scaling_factor)
+        return v2
+
+
+@triton.jit
+def triton_kernel(v0_ptr, out_ptr, n_elements, batch_size: tl.constexpr, scaling_factor: tl.constexpr, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n_elements
+    i1 = offs // (batch_size * batch_size)
+    i2 = (offs // batch_size) % batch_size
+    i3 = offs % batch_size
+    v4 = tl.load(v0_ptr + offs, mask=mask, other=0.0)
+    y5 = v4 * scaling_factor
+    tl.store(out_ptr + offs, y5, mask=mask)
+
+
+def launch_triton(v0, scaling_factor):
+    batch_size, _, _, _ = v0.shape
+    out = torch.empty_like(v0)
+    grid = lambda meta: (triton.cdiv(out.numel(), meta['BLOCK']),)
+    triton_kernel[grid](v0, out, out.numel(), batch_size, batch_size, BLOCK=128)
+    return out

@@ -1,0 +1,37 @@
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+class ModelNew(nn.Module):
+    def __init__(self, subtract_shape=(11, 1, 1)):
+        super(ModelNew, self).__init__()
+        self.subtract = nn.Parameter(torch.randn(subtract_shape))
+
+    def forward(self, A, B):
+        # einsum stays a torch op (cuBLAS/cuDNN); the Triton kernels compute what follows it
+        v0 = torch.einsum('bij,jk->bik', A, B)
+        v2 = launch_triton(v0, self.subtract)
+        return v2
+
+
+@triton.jit
+def triton_kernel(v0_ptr, subtract_ptr, out_ptr, n_elements, M2_2: tl.constexpr, N_size: tl.constexpr, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n_elements
+    i2 = (offs // N_size) % M2_2
+    v4 = tl.load(v0_ptr + offs, mask=mask, other=0.0)
+    y5 = tl.cos(v4)
+    s6 = tl.load(subtract_ptr + i2, mask=mask, other=0.0)
+    y7 = y5 - s6
+    tl.store(out_ptr + offs, y7, mask=mask)
+
+
+def launch_triton(v0, subtract):
+    _, M2_2, N_size = v0.shape
+    out = torch.empty_like(v0)
+    grid = lambda meta: (triton.cdiv(out.numel(), meta['BLOCK']),)
+    triton_kernel[grid](v0, subtract, out, out.numel(), M2_2, N_size, BLOCK=256)
+    return out

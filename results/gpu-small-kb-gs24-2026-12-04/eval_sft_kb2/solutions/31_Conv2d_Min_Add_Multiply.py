@@ -1,0 +1,37 @@
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+class ModelNew(nn.Module):
+    def __init__(self, in_channels, out_channels, kernel_size, bias_shape, scaling_shape):
+        super(ModelNew, self).__init__()
+        self.conv = nn.Conv2d(in_channels, out_channels, kernel_size)
+        self.bias = nn.Parameter(torch.randn(bias_shape))
+        self.negative_slope = negative_slope
+
+    def forward(self, x):
+        # conv2d stays a torch op (cuBLAS/cuDNN); the Triton kernels compute what follows it
+        v0 = self.conv(x)
+        v2 = launch_triton(v0, self.bias_value)
+        return v2
+
+
+@triton.jit
+def triton_kernel(v0_ptr, bias_ptr, out_ptr, n_elements, bias_value: tl.constexpr, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n_elements
+    v5 = tl.load(v0_ptr + offs, mask=mask, other=0.0)
+    y6 = v5 * 0.5
+    b7 = tl.load(bias_ptr + offs, mask=mask, other=0.0)
+    y8 = y6 * b7
+    tl.store(out_ptr + offs, y8, mask=mask)
+
+
+def launch_triton(v0, bias, negative_slope):
+    out = torch.empty_like(v0)
+    grid = lambda meta: (triton.cdiv(out.numel(), meta['BLOCK']),)
+    triton_kernel[grid](v0, bias, out, out.numel(), negative_slope, BLOCK=1024)
+    return out

@@ -1,0 +1,48 @@
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+class ModelNew(nn.Module):
+    def __init__(self, in_channels, out_channels, kernel_size, bias_shape=(47, 14)):
+        super(ModelNew, self).__init__()
+        self.conv_transpose = nn.ConvTranspose2d(in_channels, out_channels, kernel_size)
+        self.bias = nn.Parameter(torch.randn(bias_shape))
+
+    def forward(self, x):
+        # conv_transpose2d stays a torch op (cuBLAS/cuDNN); the Triton kernels compute what follows it
+        v0 = self.conv_transpose(x)
+        v2 = launch_triton(v0, self.bias)
+        return v2
+
+
+@triton.jit
+def triton_kernel(v0_ptr, bias_ptr, out_ptr, n_rows, n_cols, BLOCK_ROWS: tl.constexpr, BLOCK_COLS: tl.constexpr):
+    pid = tl.program_id(0)
+    rows = pid * BLOCK_ROWS + tl.arange(0, BLOCK_ROWS)[:, None]
+    row_mask = rows < n_rows
+    m = tl.full([BLOCK_ROWS, 1], float('-inf'), tl.float32)
+    s = tl.zeros([BLOCK_ROWS, 1], dtype=tl.float32)
+    for start in range(0, n_cols, BLOCK_COLS):
+        cols = start + tl.arange(0, BLOCK_COLS)[None, :]
+        col_mask = cols < n_cols
+        v4 = tl.load(v0_ptr + rows * n_cols + cols, mask=col_mask & row_mask, other=0.0)
+        x5 = tl.where(row_mask & col_mask, v4, float('-inf'))
+        m_new = tl.maximum(m, tl.max(x5, axis=1, keep_dims=True))
+        s = s * tl.exp(m - m_new) + tl.sum(tl.exp(x5 - m_new), axis=1, keep_dims=True)
+        m = m_new
+    res6 = m + tl.log(s)
+    o8 = rows // 2
+    o9 = tl.load(bias_ptr + o8, mask=row_mask, other=0.0)
+    y10 = res5 - b8
+    tl.store(out_ptr + rows, y9, mask=row_mask)
+
+
+def launch_triton(v0, bias):
+    batch_size, _, _, _ = v0.shape
+    _, _, bias_d2, _ = bias.shape
+    out = torch.empty_like(bias)
+    grid = lambda meta: (triton.cdiv(batch_size * bias_d2, meta['BLOCK_ROWS']),)
+    triton_kernel[grid](v0, bias, out, batch_size * bias_d2, bias_d2, BLOCK_ROWS=128, BLOCK_COLS=8)
+    return out

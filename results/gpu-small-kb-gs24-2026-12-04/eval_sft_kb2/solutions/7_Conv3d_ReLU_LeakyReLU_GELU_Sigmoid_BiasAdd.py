@@ -1,0 +1,36 @@
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+class ModelNew(nn.Module):
+    def __init__(self, in_channels, out_channels, kernel_size, bias_shape):
+        super(ModelNew, self).__init__()
+        self.conv = nn.Conv3d(in_channels, out_channels, kernel_size)
+        self.relu = nn.ReLU()
+
+    def forward(self, x):
+        # conv3d stays a torch op (cuBLAS/cuDNN); the Triton kernels compute what follows it
+        v0 = self.conv(x)
+        v2 = launch_triton(v0, self.bias)
+        return v2
+
+
+@triton.jit
+def triton_kernel(v0_ptr, bias_ptr, out_ptr, n_elements, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n_elements
+    v6 = tl.load(v0_ptr + offs, mask=mask, other=0.0)
+    y7 = 0.5 * v6 * (1.0 + tl.erf(v6 * 0.7071067811865476))
+    b8 = tl.load(bias_ptr + offs, mask=mask, other=0.0)
+    y9 = 0.5 * y8 * (1.0 + tl.erf(y7 * 0.7071067811865476))
+    tl.store(out_ptr + offs, y8, mask=mask)
+
+
+def launch_triton(v0, bias):
+    out = torch.empty_like(v0)
+    grid = lambda meta: (triton.cdiv(out.numel(), meta['BLOCK']),)
+    triton_kernel[grid](v0, bias, out, out.numel(), BLOCK=2048)
+    return out
