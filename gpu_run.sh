@@ -266,9 +266,11 @@ run_gsbg() {  # issue 21: the whole gpu-small pipeline (SFT, DRPO, the GRPO abla
   # in its own process session so it outlives this call (the machine stays warm 30 s between calls); gswait
   # sections in the next calls wait for it. The KernelBench baselines come from devout/baselines.json (eval.py's
   # default cache); the teacher's KernelBench row from the session-10 sweep. GS_FLAGS: more train.py flags.
-  # GS_TGZ: a tar.gz of $GS (carry it instead of $GS when the folder is over the 64 MiB the tree may take).
+  # GS_TGZ: tar.gz archives of $GS, space-separated (carry them instead of $GS when the folder is over the 64 MiB
+  # the tree may take): the data, and an SFT run gswait exported on an earlier machine (runs/gsNN_sft.tgz, below),
+  # which the pipeline then resumes as finished.
   section gsbg
-  [ -n "${GS_TGZ:-}" ] && tar xzf "$GS_TGZ" && echo "unpacked $GS_TGZ: $(du -sh "$GS" | cut -f1)"
+  for t in ${GS_TGZ:-}; do tar xzf "$t" && echo "unpacked $t: $(du -sh "$GS" | cut -f1)"; done
   mkdir -p ~/.cache/drtriton-lite && cp devout/baselines.json ~/.cache/drtriton-lite/baselines.json
   setsid bash -c "echo \$\$ > /tmp/gs_pipeline.pid; exec timeout ${GS_S:-1500} $PY train.py --preset gpu-small \
     --out $GS --resume --device cuda --judge-workers 8 --kernelbench devdata/KernelBench \
@@ -289,6 +291,14 @@ run_gswait() {  # wait for the pipeline run_gsbg started (GSWAIT_S at most), the
   grep -E "^===|^note|rror|promot" /tmp/gs_pipeline.log | cut -c1-200 | tail -30
   tar czf "$O/gs.tgz" --exclude=checkpoints --exclude=base_model --exclude=data --exclude='*.safetensors' \
     --exclude='*.pt' "$GS"
+  # Once SFT is done, its last checkpoint comes back once, in bf16 without the optimizer (train.export_run: ~45 MB
+  # for gpu-small), as $OUT/sft_export.tgz.part-aa, -ab, ...: here `cat sft_export.tgz.part-* > runs/gsNN_sft.tgz`,
+  # and a later machine given GS_TGZ="runs/gsNN.tgz runs/gsNN_sft.tgz" starts after SFT if this one is lost.
+  if [ -n "${OUT:-}" ] && [ ! -f /tmp/sft_exported ] && grep -q "^=== sft done" /tmp/gs_pipeline.log; then
+    rm -rf /tmp/sft_export && $PY -c "import train; print('exported', train.export_run('$GS/sft', '/tmp/sft_export/$GS/sft'))" \
+      && tar czf - -C /tmp/sft_export . | split -b 15m - "$OUT/sft_export.tgz.part-" && touch /tmp/sft_exported
+    ls -la "$OUT"/sft_export.tgz.part-* 2>/dev/null
+  fi
 }
 
 pack() {  # after every section, so a call cut short still brings back what finished

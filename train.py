@@ -686,6 +686,33 @@ def save_checkpoint(run_dir, step, pol, trainer_state: dict, args, keep_last: in
     return final
 
 
+def export_run(run_dir, out_dir, dtype=torch.bfloat16) -> str:
+    """The last checkpoint of `run_dir` as a run directory small enough to carry between machines (the device's
+    64 MiB): the policy's weights in `dtype` (gpu-small's 24.6M parameters: 49 MB in bf16, where the checkpoint
+    holds 98 MB of fp32 weights and 196 MB of optimizer state), its args.json and run.json, a trainer_state.pt
+    holding the step alone, and the run's metrics.jsonl and run.json. A run resumed from it is finished: run_sft
+    returns it without training, and an RL stage starts from it (RL loads its base in bf16 anyway). Returns the
+    exported checkpoint's path."""
+    ckpts = checkpoint_dirs(run_dir)
+    if not ckpts:
+        raise UsageError(f"export: {run_dir} holds no checkpoint")
+    ckpt = ckpts[-1]
+    state = load_trainer_state(ckpt)
+    pol = policy_lib.load_policy(os.path.join(ckpt, "policy"), dtype="fp32", device="cpu")
+    pol.model.to(dtype)
+    dest = os.path.join(out_dir, "checkpoints", os.path.basename(ckpt))
+    shutil.rmtree(dest, ignore_errors=True)
+    policy_lib.save_policy(pol, os.path.join(dest, "policy"))
+    torch.save({"step": state["step"], "stage": state.get("stage"), "exported": True},
+               os.path.join(dest, "trainer_state.pt"))
+    for name in ("args.json", "run.json"):
+        shutil.copy(os.path.join(ckpt, name), os.path.join(dest, name))
+    for name in ("metrics.jsonl", "run.json"):
+        if os.path.isfile(os.path.join(run_dir, name)):
+            shutil.copy(os.path.join(run_dir, name), os.path.join(out_dir, name))
+    return dest
+
+
 def load_trainer_state(ckpt_dir) -> dict:
     # weights_only=False: the file holds numpy RNG state and plain Python objects that we wrote ourselves.
     return torch.load(os.path.join(ckpt_dir, "trainer_state.pt"), map_location="cpu", weights_only=False)
@@ -1543,12 +1570,21 @@ def run_sft(args) -> dict:
     print("derived: " + " | ".join(f"{k} {v}" for k, v in derived.items()), flush=True)
     write_run_json(run_dir, args, {"stage": "sft", "derived": derived})
 
+    state = load_trainer_state(ckpt) if ckpt is not None else None
+    if state is not None and state["step"] >= total_steps:  # finished (an exported run too): nothing to train
+        print(f"SFT finished at step {state['step']} of {total_steps} ({ckpt}): not trained again", flush=True)
+        rows = [json.loads(line) for line in open(os.path.join(run_dir, "metrics.jsonl"))] \
+            if os.path.isfile(os.path.join(run_dir, "metrics.jsonl")) else []
+        return {"run_dir": run_dir, "step": state["step"], "checkpoint": ckpt, "last": rows[-1] if rows else {},
+                "policy": pol}
+    if state is not None and "optimizer" not in state:
+        raise UsageError(f"{ckpt} is an exported checkpoint (weights only, step {state['step']}): it cannot "
+                         f"continue to step {total_steps}; resume from the run it was exported from")
     optimizer = make_optimizer(pol, args)
     scheduler = make_scheduler(optimizer, args, total_steps)
     stream = BatchStream(lengths, args.micro_batch, args.bucket_size, args.seed)
     step = 0
-    if ckpt is not None:
-        state = load_trainer_state(ckpt)
+    if state is not None:
         optimizer.load_state_dict(state["optimizer"])
         scheduler.load_state_dict(state["scheduler"])
         stream = BatchStream(lengths, args.micro_batch, args.bucket_size, args.seed, **state["data"])

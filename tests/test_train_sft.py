@@ -153,6 +153,39 @@ def test_resume_equals_uninterrupted_run(tmp_path, lora, capsys):
     assert run["args"]["lora_r"] == (4 if lora else 0) and len(run["resumes"]) == 1
 
 
+def test_exported_run_resumes_finished_with_bf16_weights(tmp_path, capsys):
+    """export_run writes the last checkpoint as a small run directory (bf16 weights, the step, no optimizer): a
+    resume of it trains nothing and returns the exported weights (the original rounded to bf16), and asking it for
+    more steps is a clear error, not a crash deep in the optimizer's state."""
+    run_dir, out = tmp_path / "run", tmp_path / "exported"
+    assert train.main(sft_argv(run_dir, "--max-steps", "2")) == 0
+    dest = train.export_run(str(run_dir), str(out))
+    assert os.path.basename(dest) == "step_000002"
+    state = train.load_trainer_state(dest)
+    assert state["step"] == 2 and "optimizer" not in state
+    from safetensors.torch import load_file
+    stored = load_file(os.path.join(dest, "policy", "model", "model.safetensors"))
+    assert {t.dtype for t in stored.values()} == {torch.bfloat16}
+    capsys.readouterr()
+    assert train.main(["--stage", "sft", "--out", str(out), "--resume", "--device", "cpu"]) == 0
+    printed = capsys.readouterr().out
+    assert "SFT finished at step 2 of 2" in printed and "\nstep " not in printed
+    assert [r["step"] for r in read_metrics(out)] == [1, 2]   # the run's metrics came along, none added
+    orig, got = final_params(run_dir), final_params(out)
+    assert orig.keys() == got.keys()
+    assert all(torch.equal(orig[k].to(torch.bfloat16), got[k].to(torch.bfloat16)) for k in orig)
+    assert not all(torch.equal(orig[k], got[k].float()) for k in orig)   # rounded: not the fp32 original
+    # a run stopped at step 3 of 4 exports its step-2 checkpoint, which cannot go on to step 4
+    part, part_out = tmp_path / "part", tmp_path / "part_exported"
+    assert train.main(sft_argv(part, "--max-steps", "4", "--stop-after", "3")) == 0
+    train.export_run(str(part), str(part_out))
+    capsys.readouterr()
+    assert train.main(["--stage", "sft", "--out", str(part_out), "--resume", "--device", "cpu"]) == 2
+    assert "exported checkpoint (weights only, step 2)" in capsys.readouterr().err
+    with pytest.raises(train.UsageError, match="holds no checkpoint"):
+        train.export_run(str(tmp_path / "empty"), str(tmp_path / "x"))
+
+
 def test_run_outputs_and_log_lines(tmp_path, capsys):
     run_dir = tmp_path / "run"
     assert train.main(sft_argv(run_dir, "--max-steps", "2", "--keep-last", "1")) == 0
