@@ -14,7 +14,8 @@ and a cosine decay, held-out loss, and every `--gen-every` steps a few held-out 
 reward.py. Checkpoints hold the adapter (or weights), optimizer, scheduler, RNG states and the data
 position; each is written to a temporary directory and renamed, so a kill never loses the last good
 one, and `--resume` replays the run bit for bit on the same machine (CPU; CUDA kernels may differ in
-the last bits).
+the last bits). A run resumed at its last step trains nothing; `export_run` writes the last checkpoint as a run
+of its own in bf16 without optimizer state, small enough to carry from one machine to the next.
 
 RL (issue 6; DRTriton Sec. 3.3, shared/DESIGN.md "Rewards"). One step: take P tasks from the curriculum
 bucket, sample G rollouts each in one `policy.generate` call, judge all P*G in one `Judge.verify_many`,
