@@ -54,9 +54,11 @@ How a program becomes kernels (what differs from a hand-written solution is note
       pools' attributes, adaptive pools' output sizes, narrow and select positions), block sizes and warps
       (except a block that must cover a whole dim, as attention's head dim:
       `BLOCK_D=triton.next_power_of_2(head_dim)`; row kernels always loop over column blocks of at most
-      SYMBOLIC_ROW_BLOCK, so any row length compiles), and the rare size that is no tensor's dim nor derivable
-      (an unflattening view's split); a name no input of the wrapper carries is bound to its value
-      (`height = 9`); a mean divides by names (`acc / batch_size`). Forward's view calls keep their arguments.
+      SYMBOLIC_ROW_BLOCK, so any row length compiles; a flat elementwise or pooling kernel takes
+      SYMBOLIC_BLOCK_1D whatever the validation size, a block for the sizes the launcher will meet), and the
+      rare size that is no tensor's dim nor derivable (an unflattening view's split); a name no input of the
+      wrapper carries is bound to its value (`height = 9`); a mean divides by names (`acc / batch_size`).
+      Forward's view calls keep their arguments.
   * The answer is ModelNew first (Model's constructor copied verbatim, forward calling the launchers), then the
     kernels and their launchers: the copy is written right after the prompt shows the constructor.
   * fp32 `tl.dot` uses input_precision="ieee", as eager PyTorch does (no tf32), so 1e-2 tolerances hold at
@@ -1628,7 +1630,7 @@ def k_elementwise(P: Prog, st: Style, E: str) -> Kernel:
     ops = region_ops(P, None, E)
     kb = KB(P, st, st.kernel_name(["fused"] + ops[-3:] if len(ops) > 1 else ops))
     n = max(1, prod(out.shape))
-    BLOCK = st.block_1d(n)
+    BLOCK = SYMBOLIC_BLOCK_1D if P.symbolic else st.block_1d(n)
     kb.line("pid = tl.program_id(0)")
     kb.line("offs = pid * BLOCK + tl.arange(0, BLOCK)")
     kb.line("mask = offs < n_elements")
@@ -1852,6 +1854,11 @@ SPLIT_NORM_LONG_ROW = 1 << 17  # GPU: ... and a group norm over this many elemen
 SPLIT_BLOCK = 1024     # elements per program of the split kernels
 ROW_TILE_MAX = 8192    # GPU target: rows up to this many elements are one tile (16 warps over 8,192)
 SYMBOLIC_ROW_BLOCK = 128  # symbolic sizes: the widest column block of a (then always looped) row kernel
+# Symbolic sizes: a flat (elementwise or pooled) kernel's block, whatever the validation size. Its launcher runs at
+# any size, and a model copies the block it was shown: sized to a few hundred validation elements (the CPU target's
+# next power of two), it ran KernelBench level 1's elementwise tasks at 0.40x eager (BLOCK=128) or 0.79x (256),
+# session 23. 1,024 is the GPU target's common choice.
+SYMBOLIC_BLOCK_1D = 1024
 
 
 class RowTiles:
@@ -2949,7 +2956,7 @@ def k_pool(P: Prog, st: Style, A: str, E: str) -> Kernel:
     window = pool_window(P, n)
     if (st.target != "cpu" and prod(window) >= POOL_TILE_MIN) or prod(window) > POOL_TILE_MAX:
         return k_pool_tile(kb, n, E, window, ops)
-    BLOCK = st.block_1d(total)
+    BLOCK = SYMBOLIC_BLOCK_1D if P.symbolic else st.block_1d(total)
     kb.arg("n_elements", bare(total))
     kb.line("pid = tl.program_id(0)")
     kb.line("offs = pid * BLOCK + tl.arange(0, BLOCK)")

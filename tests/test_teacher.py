@@ -738,6 +738,19 @@ def test_symbolic_rows_loop_and_means_divide_by_names():
     assert "acc * 0.16666666666666666" in compile_program(ce)
 
 
+def test_symbolic_flat_kernels_take_one_block_whatever_the_size():
+    """With symbolic sizes an elementwise or pooling kernel's block does not follow the validation size (a launcher
+    that runs at any size, copied by a model, kept a block sized for ~200 elements: KernelBench level 1's
+    elementwise tasks at 0.40x eager, session 23); literal sizes keep the size's next power of two."""
+    for name in ("relu", "max_pool2d"):
+        small, large = SIZE_FREE[name]
+        blocks = {int(re.search(r"BLOCK=(\d+)", compile_program(sized_source(name, dims), sizes="symbolic")).group(1))
+                  for dims in (small, large)}
+        assert blocks == {teacher.SYMBOLIC_BLOCK_1D}, (name, blocks)
+    lit = compile_program(sized_source("relu", SIZE_FREE["relu"][0]))
+    assert int(re.search(r"BLOCK=(\d+)", lit).group(1)) == teacher.npow2(5 * 37)
+
+
 def test_symbolic_kernels_have_no_products_of_sizes():
     import itertools
     for name in ("bmm", "flip", "sum_dim1", "conv2d", "max_pool2d", "layer_norm_2d"):
