@@ -295,7 +295,8 @@ run_gswait() {  # wait for the pipeline run_gsbg started (GSWAIT_S at most), the
   # for gpu-small), as $OUT/sft_export.tgz.part-aa, -ab, ...: here `cat sft_export.tgz.part-* > runs/gsNN_sft.tgz`,
   # and a later machine given GS_TGZ="runs/gsNN.tgz runs/gsNN_sft.tgz" starts after SFT if this one is lost.
   if [ -n "${OUT:-}" ] && [ ! -f /tmp/sft_exported ] && grep -q "^=== sft done" /tmp/gs_pipeline.log; then
-    rm -rf /tmp/sft_export && $PY -c "import train; print('exported', train.export_run('$GS/sft', '/tmp/sft_export/$GS/sft'))" \
+    rm -rf /tmp/sft_export \
+      && $PY -c "import train; print('exported', train.export_run('$GS/sft', '/tmp/sft_export/$GS/sft'))" \
       && tar czf - -C /tmp/sft_export . | split -b 15m - "$OUT/sft_export.tgz.part-" && touch /tmp/sft_exported
     ls -la "$OUT"/sft_export.tgz.part-* 2>/dev/null
   fi

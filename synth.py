@@ -1427,15 +1427,16 @@ def render_kernelbench(prog: dict, rng: random.Random) -> tuple[str, dict]:
         return key
 
     channel_arg: dict[int, str] = {}   # a channel/feature count -> the constructor argument first passing it
-    spelled_out: list[str] = []        # the families of module calls that spelled every argument out
+    spelled_out = False                # a module call spelled every argument out
 
     def ctor(node) -> str:
+        nonlocal spelled_out
         op = OPS[node["op"]]
         fam = next(k for k in CTOR_ORDER if op.module.startswith(k) and not (k == "Conv" and "Transpose" in op.module))
         margs = dict(node["module_args"])
         full = init_args and fam in NN_DEFAULTS and rng.random() < 0.4
         if full:
-            spelled_out.append(fam)
+            spelled_out = True
             for key, default in NN_DEFAULTS[fam].items():  # every argument spelled out, as KernelBench's level 1
                 if rng.random() >= SPELLED_OUT_SKIP.get((fam, key), 0.0):
                     margs.setdefault(key, default)
@@ -1459,7 +1460,7 @@ def render_kernelbench(prog: dict, rng: random.Random) -> tuple[str, dict]:
         for j, key in enumerate(order):
             val = margs[key]
             # a spelled-out call passes its flags through the constructor too (KernelBench level 1: bias=bias)
-            if not init_args or (isinstance(val, (bool, float)) and not (full and isinstance(val, bool))
+            if not init_args or ((isinstance(val, float) or (isinstance(val, bool) and not full))
                                  and rng.random() < 0.5):
                 text = lit(val)
             elif key in CHANNEL_KEYS and val in channel_arg and rng.random() < SHARE_CHANNEL_ARG:

@@ -1344,7 +1344,10 @@ class Style:
         base = kname[:-len(self.suffix)]
         return f"{self.launch_prefix}{base}" if self.launch_prefix else base
 
-    def block_1d(self, n: int) -> int:
+    def block_1d(self, n: int, symbolic: bool = False) -> int:
+        """A flat kernel's block for n elements; with symbolic sizes SYMBOLIC_BLOCK_1D, whatever n."""
+        if symbolic:
+            return SYMBOLIC_BLOCK_1D
         if self.target == "cpu":
             return min(npow2(n), self.rng.choice([8192, 16384]))
         block = min(max(npow2(n), 128), self.rng.choice([512, 1024, 1024, 2048]))
@@ -1630,7 +1633,7 @@ def k_elementwise(P: Prog, st: Style, E: str) -> Kernel:
     ops = region_ops(P, None, E)
     kb = KB(P, st, st.kernel_name(["fused"] + ops[-3:] if len(ops) > 1 else ops))
     n = max(1, prod(out.shape))
-    BLOCK = SYMBOLIC_BLOCK_1D if P.symbolic else st.block_1d(n)
+    BLOCK = st.block_1d(n, P.symbolic)
     kb.line("pid = tl.program_id(0)")
     kb.line("offs = pid * BLOCK + tl.arange(0, BLOCK)")
     kb.line("mask = offs < n_elements")
@@ -2956,7 +2959,7 @@ def k_pool(P: Prog, st: Style, A: str, E: str) -> Kernel:
     window = pool_window(P, n)
     if (st.target != "cpu" and prod(window) >= POOL_TILE_MIN) or prod(window) > POOL_TILE_MAX:
         return k_pool_tile(kb, n, E, window, ops)
-    BLOCK = SYMBOLIC_BLOCK_1D if P.symbolic else st.block_1d(total)
+    BLOCK = st.block_1d(total, P.symbolic)
     kb.arg("n_elements", bare(total))
     kb.line("pid = tl.program_id(0)")
     kb.line("offs = pid * BLOCK + tl.arange(0, BLOCK)")

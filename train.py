@@ -687,7 +687,7 @@ def save_checkpoint(run_dir, step, pol, trainer_state: dict, args, keep_last: in
     return final
 
 
-def export_run(run_dir, out_dir, dtype=torch.bfloat16) -> str:
+def export_run(run_dir, out_dir, dtype="bf16") -> str:
     """The last checkpoint of `run_dir` as a run directory small enough to carry between machines (the device's
     64 MiB): the policy's weights in `dtype` (gpu-small's 24.6M parameters: 49 MB in bf16, where the checkpoint
     holds 98 MB of fp32 weights and 196 MB of optimizer state), its args.json and run.json, a trainer_state.pt
@@ -699,8 +699,9 @@ def export_run(run_dir, out_dir, dtype=torch.bfloat16) -> str:
         raise UsageError(f"export: {run_dir} holds no checkpoint")
     ckpt = ckpts[-1]
     state = load_trainer_state(ckpt)
-    pol = policy_lib.load_policy(os.path.join(ckpt, "policy"), dtype="fp32", device="cpu")
-    pol.model.to(dtype)
+    pol = policy_lib.load_policy(os.path.join(ckpt, "policy"), dtype=dtype, device="cpu")
+    if pol.lora:  # its adapter needs the base the run keeps beside its checkpoints, which is not exported
+        raise UsageError(f"export: {ckpt} holds a LoRA adapter; export_run takes full-weight runs (gpu-small's SFT)")
     dest = os.path.join(out_dir, "checkpoints", os.path.basename(ckpt))
     shutil.rmtree(dest, ignore_errors=True)
     policy_lib.save_policy(pol, os.path.join(dest, "policy"))

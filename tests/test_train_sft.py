@@ -184,6 +184,10 @@ def test_exported_run_resumes_finished_with_bf16_weights(tmp_path, capsys):
     assert "exported checkpoint (weights only, step 2)" in capsys.readouterr().err
     with pytest.raises(train.UsageError, match="holds no checkpoint"):
         train.export_run(str(tmp_path / "empty"), str(tmp_path / "x"))
+    lora = tmp_path / "lora"   # an adapter's base stays behind: refused, not exported onto a random base
+    assert train.main(sft_argv(lora, "--max-steps", "2", "--lora-r", "4", "--lora-alpha", "8")) == 0
+    with pytest.raises(train.UsageError, match="LoRA adapter"):
+        train.export_run(str(lora), str(tmp_path / "lora_exported"))
 
 
 def test_run_outputs_and_log_lines(tmp_path, capsys):
