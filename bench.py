@@ -10,6 +10,7 @@
     python bench.py rollout --model-config qwen2.5-7b   # H200: issue 9 (64 x 512 + 1024 tokens, >= 10x generate)
     python bench.py rollout-profile --model-config qwen2.5-7b --engines compile,compile_fused   # H200: step time by kernel
     python bench.py sft-step --model-config qwen2.5-7b  # H200: issue 5 (LoRA r64, 16 x 2048, <= 80 GB, >= 7k tok/s)
+    python bench.py sft-profile --pairs runs/gs/data/pairs.jsonl --device cuda  # H200: gpu-small's SFT step, variants
     python bench.py decode-gemms --model-config qwen2.5-7b --triton o,down  # H200: decode matmuls alone, TB/s
     python bench.py decode-attn --model-config qwen2.5-7b   # H200: split-KV decode attention, launch sweep
     python bench.py decode-sample --model-config qwen2.5-7b # H200: generate's sampling rule vs Gumbel-max
@@ -57,6 +58,7 @@ decode-attn: the split-KV decode attention of one layer as the engines run it (w
 read on the device): slice length and slots per iteration, then warps and stages, then the best few over
 a rollout's first, middle and last slot. decode-sample: one step's sampling at batch x vocab.
 sft-step: LoRA SFT steps through train.py's `sft_step` (loss via policy.token_logprobs) on random tokens.
+sft-profile: gpu-small's full fine-tuning step on real pairs in variants over the same batches, then its kernels.
 """
 import argparse
 import copy
@@ -1080,6 +1082,106 @@ def cmd_sft_step(args):
                       "peak_gb": peak and round(peak, 2), "steps": rows, "env": _env(), "argv": sys.argv}))
 
 
+def cmd_sft_profile(args):
+    """gpu-small's SFT step as train.py runs it (full fine-tuning: fp32 master weights, bf16 autocast on CUDA, 32
+    sequences a step, length-bucketed as train.epoch_batches cuts them) on real pairs, in several variants over
+    the same batches: the padding mask kept or dropped for right-padded batches (policy.CAUSAL_WHEN_RIGHT_PADDED),
+    the log-prob chunk, AdamW's fused kernel. Then a few steps of the first variant under torch.profiler: the
+    kernels by GPU time, and GPU time against wall time (a step far longer than its kernels waits on the host).
+    Before timing, one batch's loss is computed with and without the padding mask: they must agree."""
+    import tempfile
+    import types
+
+    import torch
+
+    import policy as P
+    import train
+    preset = train.PRESETS["gpu-small"]
+    device = P.resolve_device(args.device)
+    pairs = train.load_pairs(args.pairs)[:args.max_pairs]
+    sizes = dict(vocab_size=preset["tiny_vocab"], hidden_size=preset["tiny_hidden"], num_layers=preset["tiny_layers"],
+                 num_heads=preset["tiny_heads"], num_kv_heads=preset["tiny_kv_heads"],
+                 intermediate_size=preset["tiny_intermediate"], max_positions=4096)
+    _log(f"tokenizer and gpu-small model from {len(pairs)} pairs")
+    pol = P.load_policy(None, corpus_texts=train.corpus_texts(pairs, []), run_dir=tempfile.mkdtemp(prefix="sftprof_"),
+                        tiny_sizes=sizes, lora_r=0, dtype="fp32", device=str(device), seed=0)
+    pairs = [dict(p, prompt=P.prompt_in_form(p["prompt"], preset["prompt_source"])) for p in pairs]
+    examples, dropped = train.encode_pairs(pol.tokenizer, pairs, preset["pipeline_max_seq_len"])
+    lengths = [len(e["input_ids"]) for e in examples]
+    stream = train.BatchStream(lengths, preset["micro_batch"], 256, 0)
+    batches = [stream.next() for _ in range(args.warmup_steps + args.steps)]
+    check = train.collate([examples[i] for i in max(batches, key=lambda b: max(lengths[i] for i in b))],
+                          pol.tokenizer.pad_token_id)
+    with torch.no_grad(), train.autocast(pol):
+        losses = []
+        for causal in (False, True):
+            P.CAUSAL_WHEN_RIGHT_PADDED = causal
+            s, n = train.completion_nll_sum(pol, check, 512)
+            losses.append(s.item() / n)
+    rel = abs(losses[0] - losses[1]) / abs(losses[0])
+    print(f"sft-profile | gpu-small ({sum(p.numel() for p in pol.model.parameters()) / 1e6:.1f}M params, "
+          f"{pol.device}) | {len(examples)} pairs ({dropped} over {preset['pipeline_max_seq_len']} tokens) | "
+          f"{len(batches)} steps of {preset['micro_batch']} | longest batch's loss with the padding mask "
+          f"{losses[0]:.5f}, without {losses[1]:.5f} (rel diff {rel:.1e})", flush=True)
+    if rel > 1e-2:
+        raise SystemExit(f"the two masks disagree on the loss ({rel:.1e}): not timing a wrong variant")
+    rows = []
+    for spec in args.variants.split(","):
+        name, _, opts = spec.partition(":")
+        causal, chunk, fused = "mask" not in opts.split("+"), 512, "fused" in opts.split("+")
+        for o in opts.split("+"):
+            if o.startswith("chunk"):
+                chunk = int(o[len("chunk"):])
+        P.CAUSAL_WHEN_RIGHT_PADDED = causal
+        step_args = types.SimpleNamespace(lr=1e-4, adam_betas="0.9,0.95", weight_decay=0.0, grad_clip=1.0,
+                                          logprob_chunk_tokens=chunk)
+        optimizer = torch.optim.AdamW(P.trainable_parameters(pol), lr=1e-4, fused=fused and device.type == "cuda")
+        scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: 1.0)
+        walls, tokens = [], 0
+        for i, b in enumerate(batches):
+            _sync(pol)
+            t = time.perf_counter()
+            out = train.sft_step(pol, examples, [b], optimizer, scheduler, step_args)
+            _sync(pol)
+            if i >= args.warmup_steps:
+                walls.append(time.perf_counter() - t)
+                tokens += out["tokens"]
+        rows.append({"variant": name, "causal_only": causal, "chunk_tokens": chunk, "fused_adam": fused,
+                     "ms_per_step": round(1e3 * sum(walls) / len(walls), 1), "tokens_per_s": round(tokens / sum(walls))})
+        _log(f"{rows[-1]}")
+    print(f"{'variant':>12} {'causal':>6} {'chunk':>6} {'fused':>5} {'ms/step':>8} {'tokens/s':>9}")
+    for r in rows:
+        print(f"{r['variant']:>12} {str(r['causal_only']):>6} {r['chunk_tokens']:>6} {str(r['fused_adam']):>5} "
+              f"{r['ms_per_step']:8.1f} {r['tokens_per_s']:9d}")
+    prof_rows = []
+    if args.profile_steps and device.type == "cuda":
+        name, _, opts = args.variants.split(",")[0].partition(":")
+        P.CAUSAL_WHEN_RIGHT_PADDED = "mask" not in opts.split("+")
+        optimizer = torch.optim.AdamW(P.trainable_parameters(pol), lr=1e-4)
+        scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: 1.0)
+        step_args = types.SimpleNamespace(lr=1e-4, adam_betas="0.9,0.95", weight_decay=0.0, grad_clip=1.0,
+                                          logprob_chunk_tokens=512)
+        from torch.profiler import ProfilerActivity, profile
+        _sync(pol)
+        t = time.perf_counter()
+        with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+            for b in batches[args.warmup_steps:args.warmup_steps + args.profile_steps]:
+                train.sft_step(pol, examples, [b], optimizer, scheduler, step_args)
+            _sync(pol)
+        wall_ms = (time.perf_counter() - t) * 1e3
+        kernels = sorted((e for e in prof.key_averages() if e.self_device_time_total > 0),
+                         key=lambda e: -e.self_device_time_total)
+        gpu_ms = sum(e.self_device_time_total for e in kernels) / 1e3
+        print(f"profile of {args.profile_steps} steps ({name}): wall {wall_ms:.0f} ms, GPU busy {gpu_ms:.0f} ms "
+              f"({100 * gpu_ms / wall_ms:.0f}%); kernels by GPU time:")
+        for e in kernels[:args.top_kernels]:
+            prof_rows.append({"name": e.key[:90], "count": e.count, "gpu_ms": round(e.self_device_time_total / 1e3, 2)})
+            print(f"  {prof_rows[-1]['gpu_ms']:9.2f} ms  {e.count:6d}x  {e.key[:100]}")
+    P.CAUSAL_WHEN_RIGHT_PADDED = True
+    print(json.dumps({"bench": "sft-profile", "pairs": len(examples), "loss_mask_vs_causal": losses, "rows": rows,
+                      "profile": prof_rows, "env": _env(), "argv": sys.argv}))
+
+
 def cmd_rl_step(args):
     """One RL step through train.py's own rl_step (rollout -> judge -> DRPO/GRPO update) on a random-weight
     model with a fresh LoRA adapter: time split generate / verify / update and peak memory. The prompts are
@@ -1852,6 +1954,20 @@ def main():
     f.add_argument("--steps", type=int, default=2, help="timed steps")
     f.add_argument("--seed", type=int, default=0, help="seed of weights and data")
     f.set_defaults(fn=cmd_sft_step)
+    sp = sub.add_parser("sft-profile", help="gpu-small's SFT step on real pairs: variants (padding mask, log-prob "
+                        "chunk, fused AdamW) over the same batches, then the kernels under torch.profiler",
+                        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    sp.add_argument("--pairs", required=True, help="SFT pairs JSONL (train.py's pipeline writes <run>/data/pairs.jsonl)")
+    sp.add_argument("--max-pairs", type=int, default=4000, help="pairs read (the tokenizer is trained on them)")
+    sp.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto", help="where the model runs")
+    sp.add_argument("--variants", default="base:mask,causal:,causal_c8k:chunk8192,causal_c8k_fused:chunk8192+fused",
+                    help="comma-separated NAME:OPTS, OPTS '+'-joined from mask (keep the padding mask), chunkN "
+                         "(log-prob chunk of N tokens; default 512), fused (AdamW fused=True)")
+    sp.add_argument("--warmup-steps", type=int, default=3, help="untimed steps of each variant first")
+    sp.add_argument("--steps", type=int, default=20, help="timed steps of each variant (the same batches)")
+    sp.add_argument("--profile-steps", type=int, default=3, help="steps of the first variant under torch.profiler (CUDA)")
+    sp.add_argument("--top-kernels", type=int, default=25, help="kernels listed by GPU time")
+    sp.set_defaults(fn=cmd_sft_profile)
     k = sub.add_parser("kb-table", help="per-task KernelBench speed table and summary from an eval.py --out",
                        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     k.add_argument("--results", required=True, nargs="+",

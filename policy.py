@@ -444,6 +444,21 @@ def _chunk_logprobs(head, softcap, hidden, targets):
     return torch.log_softmax(logits, dim=-1).gather(-1, targets[:, None]).squeeze(-1)
 
 
+# A right-padded batch runs with the causal mask alone (policy.right_padded): SDPA's flash kernel instead of the
+# masked one. bench.py sft-profile turns this off to time the difference.
+CAUSAL_WHEN_RIGHT_PADDED = True
+
+
+def right_padded(attention_mask) -> bool:
+    """True when every row of a (B, T) 0/1 mask is ones then zeros (padding on the right only). Then each real
+    position t attends to positions 0..t under the causal mask alone, all of them real: dropping the padding mask
+    changes only the outputs at padding positions, which no loss or log-prob reads."""
+    if attention_mask is None or attention_mask.dim() != 2:
+        return False
+    m = attention_mask.bool()
+    return bool(m[:, 0].all() and (m[:, 1:] <= m[:, :-1]).all())
+
+
 def token_logprobs(model, input_ids, attention_mask, target_mask, chunk_tokens: int = 512) -> torch.Tensor:
     """Log-probs (fp32) of the tokens where `target_mask` is true, each given the tokens before it.
 
@@ -453,6 +468,8 @@ def token_logprobs(model, input_ids, attention_mask, target_mask, chunk_tokens: 
     keeps (N, hidden) activations instead of (N, vocab) fp32 log-probs.
     """
     decoder, head, softcap = _hf_parts(model)
+    if CAUSAL_WHEN_RIGHT_PADDED and right_padded(attention_mask):
+        attention_mask = None  # the causal mask alone gives the real positions the same attention (see right_padded)
     hidden = decoder(input_ids=input_ids, attention_mask=attention_mask, use_cache=False).last_hidden_state
     select = target_mask[:, 1:].bool()                      # (B, T-1): position t predicts token t+1
     h = hidden[:, :-1][select]                              # (N, H)
@@ -1461,9 +1478,12 @@ def generate(policy: Policy, prompts, max_new_tokens: int, temperature: float, t
 
     Seeded: the same (prompts, seed, batch_size, engine) gives the same samples; the global RNG is untouched.
     """
+    from reward import gpu_work
+
     prompt_ids = [encode(policy.tokenizer, p) for p in prompts]
     engine = resolve_engine(engine, policy)
-    with sampling_mode(policy, seed):
+    # under the judges' GPU lock, shared: no candidate is timed on this GPU while the model generates (reward.gpu_work)
+    with gpu_work(policy.device), sampling_mode(policy, seed):
         completions, reasons = ENGINES[engine](policy, prompt_ids, max_new_tokens, temperature, top_p, batch_size)
         logprobs = completion_logprobs(policy, prompt_ids, completions, chunk_tokens=logprob_chunk_tokens)
     return [Sample(text=policy.tokenizer.decode(c, skip_special_tokens=True), prompt_ids=p, completion_ids=c,

@@ -817,7 +817,7 @@ def _rss_gb(pid):
         return 0.0
 
 
-def _die_with_parent():
+def die_with_parent():
     """Linux: SIGKILL this worker when the process that started it dies (prctl PR_SET_PDEATHSIG), so a trainer
     killed with -9 leaves no orphan spinning on a candidate's infinite loop (the wall-clock limit is enforced
     by the parent, which is gone). An idle orphan exits anyway: its job pipe reaches EOF. The Judge must be
@@ -835,7 +835,7 @@ def _die_with_parent():
 
 def _worker_main(fd_in, fd_out, device, mem_limit_gb, threads):
     """A spawned worker (`python reward.py --worker ...`): die with the Judge, set limits, then serve."""
-    _die_with_parent()
+    die_with_parent()
     _set_limits(device, mem_limit_gb, fsize_mb=256)
     _drop_script_dir_from_path()
     _serve(fd_in, fd_out, device, threads)
@@ -912,7 +912,7 @@ def _zygote_main(sock_fd, device):
     worker stays a zombie until released, so its pid (its process group id) cannot be reused while the Judge
     may still kill that group, as with Popen. Exits when the Judge closes the socket."""
     import socket
-    _die_with_parent()
+    die_with_parent()
     _drop_script_dir_from_path()
     sock = socket.socket(fileno=sock_fd)
     torch = _import_worker_modules(device)
@@ -1031,7 +1031,7 @@ def _forked_worker(req, fds, sock, wake_fds):
     and stdin, and every other file descriptor closed -- the zygote's control socket first of all. Then the
     worker's limits and loop, as in a spawned worker."""
     os.setsid()
-    _die_with_parent()
+    die_with_parent()
     signal.set_wakeup_fd(-1)
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     sock.close()
@@ -1804,6 +1804,52 @@ class _GpuLock:
         self.held = None
 
 
+def judge_lock_dir():
+    """The folder of the per-GPU timing locks, one for every Judge and trainer on this machine."""
+    return os.path.join(tempfile.gettempdir(), "drtriton-judge-locks")
+
+
+_HOLD = {"locks": {}, "depth": 0}  # gpu_work's lock per GPU uuid and its nesting depth in this process
+
+
+@contextlib.contextmanager
+def gpu_work(device=None):
+    """Hold this process's GPU work (a trainer's generation and updates, an eval's proposing) under the judges'
+    per-GPU timing lock, shared, like a worker's correctness work: no judge on this machine times a candidate
+    while it runs, and it starts only once a timing in progress (or queued: the gate) is over. Without it, a
+    second pipeline stage on the same GPU (train.py --pipeline-parallel-ablation runs two RL stages side by side)
+    lands its kernels inside another stage's timed runs. The GPU is synchronised before the hold is given up, so
+    no work queued under it runs on into a timing. Re-entrant within the process (a nested hold is the outer
+    one: taking the gate again while holding the lock could wait on a timer that waits on us). A no-op on the CPU
+    and for a CPU `device`. Never call a Judge while holding it: its timing would wait on this hold."""
+    import torch
+    if (device is not None and torch.device(device).type != "cuda") or not torch.cuda.is_available():
+        yield
+        return
+    if _HOLD["depth"] > 0:
+        _HOLD["depth"] += 1
+        try:
+            yield
+        finally:
+            _HOLD["depth"] -= 1
+        return
+    uuid = str(torch.cuda.get_device_properties(torch.cuda.current_device()).uuid)
+    if uuid not in _HOLD["locks"]:
+        os.makedirs(judge_lock_dir(), exist_ok=True)
+        _HOLD["locks"][uuid] = _GpuLock(judge_lock_dir(), uuid)
+    lock = _HOLD["locks"][uuid]
+    lock.shared()
+    _HOLD["depth"] = 1
+    try:
+        yield
+    finally:
+        try:
+            torch.cuda.synchronize()
+        finally:
+            _HOLD["depth"] = 0
+            lock.release()
+
+
 def _cuda_times(torch, fns, refill, inputs_for, trials, run_candidate, warmup=10, check=None, budget_s=None,
                 min_trials=MIN_TIME_TRIALS):
     """Per function name: `trials` device times in ms. Before each run of trial i its inputs are refilled from
@@ -2380,7 +2426,7 @@ class Judge:
         table = STRICT_TOLERANCES if strict_tol else TOLERANCES
         self.atol_rtol = {k: (a if atol is None else atol, r if rtol is None else rtol) for k, (a, r) in table.items()}
         self.root = tempfile.mkdtemp(prefix="drtriton-judge-")
-        self.lock_dir = os.path.join(tempfile.gettempdir(), "drtriton-judge-locks")
+        self.lock_dir = judge_lock_dir()
         os.makedirs(self.lock_dir, exist_ok=True)
         self.startup_failures = 0
         # (seconds since this Judge was made, the worker's own init seconds) per worker that became ready

@@ -65,8 +65,11 @@ eval_<name>_kb<level> and a KernelBench table in report.md (an RL checkpoint's a
 checkpoint's takes its verdict: eval.py --reuse-verdicts); `--pipeline-kernelbench-search 2` (gpu-small) judges
 each checkpoint on level 2 once more with the test-time search (eval.py --search, the checkpoint proposing the
 fragments' kernels, epilogue first; train.search_argv) into eval_<name>_kb2_search (with
-`--pipeline-kernelbench-search-checkpoints sft` the SFT checkpoint's only); `--pipeline-style kernelbench` (gpu-small) writes the
-pipeline's tasks in KernelBench's surface variety (synth's render style), the same programs as the plain style;
+`--pipeline-kernelbench-search-checkpoints sft` or `rl` that checkpoint's only; gpu-small: rl);
+`--pipeline-parallel-ablation` (gpu-small) runs the ablation's RL stage and its evals in a process of its own beside
+the main one (SideStage; the trainers' GPU work holds the judges' timing lock shared, reward.gpu_work);
+`--pipeline-style kernelbench` (gpu-small) writes the pipeline's tasks in KernelBench's surface variety (synth's
+render style), the same programs as the plain style;
 `--prompt-source code` (gpu-small) shows the model each task without docstrings and comments (policy.code_only),
 a choice saved with its checkpoints.
 
@@ -98,6 +101,7 @@ exactly the step one process takes on the same global batch (up to fp32 summatio
 """
 import argparse
 import contextlib
+import copy
 import importlib.util
 import json
 import math
@@ -112,6 +116,7 @@ import torch
 
 import eval as eval_lib  # the evaluation, and torchrun's process group (init_distributed, all_reduce_dict, ...)
 import policy as policy_lib
+from reward import gpu_work  # the trainer's GPU work holds the judges' timing lock, shared (--pipeline-parallel-ablation)
 from search import run_info, write_json_atomic  # what produced a run, shared with eval.py and search.py
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -165,6 +170,12 @@ PRESETS = {
                       # were dropped and the model never saw one finished (session 22: 5 answers cut); 2,560
                       # drops 9 of them and 0.9% of all pairs
                       pipeline_max_seq_len=2560, levels="1,2,3", rl_steps=60, rl_time_limit_s=130,
+                      # the DRPO and GRPO stages side by side (issue 21: the sequential pipeline took 1,515 s through
+                      # DRPO's evals); the main RL checkpoint is the one searched on KernelBench level 2
+                      pipeline_parallel_ablation=True, pipeline_kernelbench_search_checkpoints="rl",
+                      # a 2,752-token vocab: 8,192 tokens' fp32 logits are 90 MB, and 512-token chunks cost a
+                      # checkpointed head call each (60-130 a step)
+                      logprob_chunk_tokens=8192,
                       rollout_max_new_tokens=1536, pipeline_ablation_loss="grpo", rl_heldout_per_level=16,
                       gen_batch_size=64, rl_lr=3e-4,
                       # a candidate that hangs while it holds the judge's shared GPU lock stalls every timing
@@ -381,9 +392,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="--pipeline-kernelbench-search: most candidates the search judges per task (the whole "
                         "task's and its fragments'; eval.py --search-budget); 4 is the whole task and three "
                         "epilogue fragments, one round (8 left a 64-task chunk unfinished after 10 min, session 21)")
-    g.add_argument("--pipeline-kernelbench-search-checkpoints", choices=("all", "sft"), default="all",
-                   help="--pipeline-kernelbench-search: every checkpoint's search (all) or the SFT checkpoint's "
-                        "only (sft), where device time is short")
+    g.add_argument("--pipeline-kernelbench-search-checkpoints", choices=("all", "sft", "rl"), default="all",
+                   help="--pipeline-kernelbench-search: every checkpoint's search (all), the SFT checkpoint's only "
+                        "(sft) or the main RL checkpoint's only (rl; gpu-small: the checkpoint the pipeline ends with, "
+                        "so one checkpoint has both KernelBench numbers), where device time is short")
     g.add_argument("--pipeline-kernelbench-teacher", default="auto", metavar="auto|none|DIR",
                    help="the teacher's KernelBench row beside the checkpoints': auto = eval.py --policy teacher per "
                         "level into <run>/eval_teacher_kb<level> (resumable); a pattern of eval.py --out folders with "
@@ -414,6 +426,11 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--pipeline-ablation-loss", choices=["none", "drpo", "grpo"], default="none",
                    help="after the main RL stage, a second one from the same SFT checkpoint with this --loss and the "
                         "same budget, evaluated alongside (the DRPO vs GRPO comparison)")
+    g.add_argument("--pipeline-parallel-ablation", action=argparse.BooleanOptionalAction, default=False,
+                   help="run the --pipeline-ablation-loss stage (its RL and evals) in a process of its own beside the "
+                        "main RL stage instead of after it (gpu-small: on; one GPU barely used by a small model and "
+                        "its judge). Both take the same time box side by side; timings stay clean (the trainers' GPU "
+                        "work and the judges' timing share one lock) and KernelBench level-1 evals run one at a time")
     g.add_argument("--pipeline-sft-steps", type=int, default=0, help="SFT optimizer steps (0 = from --epochs)")
     g.add_argument("--pipeline-max-seq-len", type=int, default=768,
                    help="SFT --max-seq-len in the pipeline (tokens); 768 drops the longest ~30%% of level-1 pairs "
@@ -937,17 +954,18 @@ def sft_step(pol, examples, micro_batches, optimizer, scheduler, args) -> dict:
     lr = optimizer.param_groups[0]["lr"]
     pol.model.train()
     total = 0.0
-    for batch in batches:
-        with autocast(pol):
-            nll_sum, _ = completion_nll_sum(pol, batch, args.logprob_chunk_tokens)
-        (nll_sum / n_target).backward()
-        total += nll_sum.item()
-    all_reduce_gradients(pol)
-    total = eval_lib.all_reduce_dict({"nll": total})["nll"]
-    grad_norm = clip_gradients(pol, args.grad_clip)
-    optimizer.step()
-    scheduler.step()
-    optimizer.zero_grad(set_to_none=True)
+    with gpu_work(pol.device):
+        for batch in batches:
+            with autocast(pol):
+                nll_sum, _ = completion_nll_sum(pol, batch, args.logprob_chunk_tokens)
+            (nll_sum / n_target).backward()
+            total += nll_sum.item()
+        all_reduce_gradients(pol)
+        total = eval_lib.all_reduce_dict({"nll": total})["nll"]
+        grad_norm = clip_gradients(pol, args.grad_clip)
+        optimizer.step()
+        scheduler.step()
+        optimizer.zero_grad(set_to_none=True)
     return {"loss": total / n_target, "lr": lr, "grad_norm": grad_norm, "tokens": n_tokens,
             "completion_tokens": n_target}
 
@@ -962,7 +980,7 @@ def heldout_loss(pol, examples, micro_batch, chunk_tokens):
         return None
     nll, count = 0.0, 0
     starts = eval_lib.shard(list(range(0, len(examples), micro_batch)))
-    with policy_lib.eval_mode(pol.model):
+    with policy_lib.eval_mode(pol.model), gpu_work(pol.device):
         for start in tqdm(starts, desc="heldout", leave=False, disable=None if eval_lib.is_main() else True):
             batch = collate(examples[start:start + micro_batch], pol.tokenizer.pad_token_id)
             with autocast(pol):
@@ -1357,7 +1375,8 @@ def rl_step(pol, optimizer, judge, records, args, step) -> tuple:
     verdicts = judge_rollouts(judge, records, samples, args.group_size)                # (P*G,)
     t_verify = time.perf_counter() - t0
     t0 = time.perf_counter()
-    upd = update_policy(pol, optimizer, samples, verdicts, args.group_size, args)
+    with gpu_work(pol.device):  # not around the judge: its timing would wait on this hold
+        upd = update_policy(pol, optimizer, samples, verdicts, args.group_size, args)
     t_update = time.perf_counter() - t0
     stats = rollout_metrics(verdicts, samples, args.group_size, args)
     totals = eval_lib.all_reduce_dict({"tokens": sum(len(s.completion_ids) for s in samples), "groups": len(records)})
@@ -1944,10 +1963,11 @@ def evaluate_kernelbench(args, kb_levels, policy, run_dir, name) -> dict:
         sft_dir = os.path.join(run_dir, f"eval_sft_kb{lv}")
         if name not in ("sft", "teacher") and os.path.isfile(os.path.join(sft_dir, "samples.jsonl")):
             argv += ["--reuse-verdicts", sft_dir]
-        agg = evaluate(args, kb_dir, policy, os.path.join(run_dir, f"eval_{name}_kb{lv}"), argv)
+        with kernelbench_lock(run_dir, lv):
+            agg = evaluate(args, kb_dir, policy, os.path.join(run_dir, f"eval_{name}_kb{lv}"), argv)
         results[lv] = dict(agg["overall"], out=agg["out"], unfinished=agg.get("unfinished", 0))
         if name != "teacher" and lv in args.pipeline_kernelbench_search.split(",") and \
-                (name == "sft" or args.pipeline_kernelbench_search_checkpoints == "all"):
+                args.pipeline_kernelbench_search_checkpoints in ("all", name):
             argv = kernelbench_argv(args) + search_argv(args)
             agg = evaluate(args, kb_dir, policy, os.path.join(run_dir, f"eval_{name}_kb{lv}_search"), argv)
             results[f"{lv}+search"] = dict(agg["overall"], out=agg["out"], unfinished=agg.get("unfinished", 0))
@@ -2071,6 +2091,146 @@ def _pct(x):
     return "-" if x is None else f"{100 * x:.1f}%"
 
 
+def run_stage(stages, name, what, fn):
+    """One pipeline stage: a line when it starts and when it ends, its wall time into `stages`; fn's result."""
+    print(f"\n=== {name}: {what}", flush=True)
+    t = time.time()
+    result = fn()
+    stages[name] = {"what": what, "wall_s": time.time() - t}
+    print(f"=== {name} done in {stages[name]['wall_s']:.0f} s", flush=True)
+    return result
+
+
+class Pipeline:
+    """run_all's checkpoint stages: an RL run, a checkpoint's held-out eval (into `evals`) and its KernelBench evals
+    (into `kernelbench`), each timed into `stages`. Picklable (flags and paths): an RL stage in a process of its own
+    (SideStage) runs on a copy and hands back its three dicts."""
+
+    def __init__(self, args, run_dir, eval_path, kb_levels, stages=None):
+        self.args, self.run_dir, self.eval_path, self.kb_levels = args, run_dir, eval_path, kb_levels
+        self.stages = {} if stages is None else stages
+        self.evals, self.kernelbench = {}, {}
+
+    def kb_files(self):
+        limit = self.args.pipeline_kernelbench_limit
+        return f"the first {limit} files" if limit else "all files"
+
+    def evaluate(self, name, policy_dir):
+        """The checkpoint's greedy answers to the held-out tasks (eval_<name>), as soon as it exists."""
+        self.evals[name] = run_stage(
+            self.stages, f"eval-{name}", f"eval.py: greedy answers of the {name.upper()} checkpoint to the held-out "
+                                         "tasks",
+            lambda: evaluate(self.args, self.eval_path, policy_dir, os.path.join(self.run_dir, f"eval_{name}")))
+
+    def evaluate_kernelbench(self, name, policy):
+        if self.kb_levels:
+            who = "the teacher" if name == "teacher" else f"the {name.upper()} checkpoint"
+            self.kernelbench[name] = run_stage(
+                self.stages, f"eval-{name}-kb", f"eval.py: {who} on KernelBench level(s) {', '.join(self.kb_levels)} "
+                                                f"({self.kb_files()})",
+                lambda: evaluate_kernelbench(self.args, self.kb_levels, policy, self.run_dir, name))
+
+    def rl(self, name, loss, sft_dir, rl_path):
+        """An RL run from the SFT checkpoint into <run>/<name>, then its evals; run_rl's summary."""
+        args = self.args
+        rl_args = copy.deepcopy(args)
+        rl_args.stage, rl_args.out, rl_args.tasks, rl_args.init = "rl", os.path.join(self.run_dir, name), rl_path, sft_dir
+        rl_args.loss = loss
+        rl_args.resume = eval_lib.broadcast_object(bool(checkpoint_dirs(rl_args.out)))
+        limit = f", stopped after {args.rl_time_limit_s:g} s" if args.rl_time_limit_s else ""
+        result = run_stage(self.stages, name,
+                           f"{args.rl_steps} {loss.upper()} steps{limit}, {args.prompts_per_step} tasks x "
+                           f"G={args.group_size} rollouts of <= {args.rollout_max_new_tokens} tokens, fresh LoRA "
+                           f"r={args.rl_lora_r} on the SFT policy, curriculum --levels {args.levels}",
+                           lambda: run_rl(rl_args))
+        del result["policy"]
+        self.evaluate(name, rl_args.out)
+        self.evaluate_kernelbench(name, rl_args.out)
+        return result
+
+
+def _side_stage_main(pipe, name, loss, sft_dir, rl_path, log_path, out_path):
+    """A SideStage's process: its output to its log, Pipeline.rl, its dicts to out_path."""
+    from reward import die_with_parent
+
+    die_with_parent()  # a pipeline killed by its time box takes this stage with it
+    log = open(log_path, "a", buffering=1)
+    os.dup2(log.fileno(), 1)
+    os.dup2(log.fileno(), 2)
+    sys.stdout = sys.stderr = log
+    pipe.rl(name, loss, sft_dir, rl_path)
+    write_json_atomic(out_path, {"stages": pipe.stages, "eval": pipe.evals, "kernelbench": pipe.kernelbench})
+
+
+class SideStage:
+    """--pipeline-parallel-ablation: the ablation's RL run and its evals in a process of its own (spawned: CUDA),
+    started before the main RL stage and joined after it. The H200 sits mostly idle under one 24M-parameter model
+    and its judge; the two stages take the same time box side by side, so neither trains on a quieter machine.
+    Measurements stay clean: every timing holds the judges' per-GPU lock exclusive and the trainers' GPU work holds
+    it shared (reward.gpu_work), and the KernelBench level-1 evals, whose references take up to 37 GB each, run one
+    at a time (kernelbench_lock). Its log is <run>/<name>.log; a finished one (<run>/<name>/side_stage.json) is
+    read back on --resume instead of run again."""
+
+    def __init__(self, pipe, name, loss, sft_dir, rl_path):
+        import multiprocessing
+
+        self.pipe, self.name = pipe, name
+        self.log_path = os.path.join(pipe.run_dir, f"{name}.log")
+        self.out_path = os.path.join(pipe.run_dir, name, "side_stage.json")
+        self.proc, self.t0 = None, time.time()
+        if os.path.isfile(self.out_path):
+            print(f"\n=== {name}: finished in an earlier run ({self.out_path})", flush=True)
+            return
+        os.makedirs(os.path.dirname(self.out_path), exist_ok=True)
+        print(f"\n=== {name}: {loss.upper()} from the same SFT checkpoint, with its evals, in a process of its own "
+              f"beside the main RL stage (--pipeline-parallel-ablation); its log: {self.log_path}", flush=True)
+        self.proc = multiprocessing.get_context("spawn").Process(
+            target=_side_stage_main, args=(type(pipe)(pipe.args, pipe.run_dir, pipe.eval_path, pipe.kb_levels), name,
+                                           loss, sft_dir, rl_path, self.log_path, self.out_path),
+            name=f"pipeline-{name}")
+        self.proc.start()
+
+    def join(self):
+        """Wait for the stage and merge its stages, evals and KernelBench rows into the pipeline's; None, or what
+        went wrong (the report is still written, without its rows)."""
+        if self.proc is not None:
+            self.proc.join()
+            print(f"=== {self.name} (own process) done in {time.time() - self.t0:.0f} s, exit code "
+                  f"{self.proc.exitcode}", flush=True)
+        if not os.path.isfile(self.out_path):
+            tail = open(self.log_path).read()[-1500:] if os.path.isfile(self.log_path) else ""
+            print(f"error: the {self.name} stage failed; the end of {self.log_path}:\n{tail}", flush=True)
+            return f"the {self.name} stage failed (exit code {self.proc.exitcode if self.proc else None}); see {self.log_path}"
+        with open(self.out_path) as f:
+            side = json.load(f)
+        self.pipe.stages.update({k: dict(v, parallel=True) for k, v in side["stages"].items()})
+        self.pipe.evals.update(side["eval"])
+        self.pipe.kernelbench.update(side["kernelbench"])
+        return None
+
+
+@contextlib.contextmanager
+def kernelbench_lock(run_dir, level):
+    """KernelBench level 1's evals one at a time within a run (a file lock): their references take up to 37 GB each,
+    and each judge sizes its workers' GPU shares as if it were alone (--pipeline-parallel-ablation). Other levels:
+    no lock."""
+    if str(level) != "1":
+        yield
+        return
+    import fcntl
+
+    with open(os.path.join(run_dir, ".kernelbench_level1.lock"), "a") as f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            print("waiting for another stage's KernelBench level-1 eval to finish", flush=True)
+            fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
 def pipeline_run_dir(args):
     """The pipeline's run directory, absolute: every stage's paths derive from it and go into run.json files and
     teacher.py's command line, which runs in this repository's directory (issue 19)."""
@@ -2082,8 +2242,6 @@ def run_all(args):
     -> teacher pairs (verified) -> tokenizer + tiny model
     -> SFT -> RL -> eval of the SFT and RL checkpoints on held-out level-1 tasks (and, with
     --pipeline-kernelbench-eval, on KernelBench beside the teacher) -> report.md and PNG curves."""
-    import copy
-
     t_all = time.time()
     run_dir = eval_lib.broadcast_object(pipeline_run_dir(args))  # a default --out holds the time: rank 0's
     not_empty = os.path.isdir(run_dir) and os.listdir(run_dir) and not args.resume
@@ -2097,12 +2255,7 @@ def run_all(args):
     stages = {}
 
     def stage(name, what, fn):
-        print(f"\n=== {name}: {what}", flush=True)
-        t = time.time()
-        result = fn()
-        stages[name] = {"what": what, "wall_s": time.time() - t}
-        print(f"=== {name} done in {stages[name]['wall_s']:.0f} s", flush=True)
-        return result
+        return run_stage(stages, name, what, fn)
 
     # Under torchrun rank 0 makes the data; the other ranks then find every file there (each stage reuses its files)
     kb_dirs = kernelbench_dirs(args)
@@ -2137,18 +2290,12 @@ def run_all(args):
                        f"on the pairs (max {args.pipeline_max_seq_len} tokens), lr {args.lr:g}",
                 lambda: run_sft(sft_args))
     del sft["policy"]
-    evals = {}
-
-    def evaluate_stage(name, policy_dir):  # each checkpoint is evaluated as soon as it exists
-        evals[name] = stage(f"eval-{name}", f"eval.py: greedy answers of the {name.upper()} checkpoint to the "
-                                            f"held-out tasks",
-                            lambda: evaluate(args, eval_path, policy_dir, os.path.join(run_dir, f"eval_{name}")))
 
     # KernelBench (issue 21, --pipeline-kernelbench-eval): each checkpoint right after its held-out eval, and the
     # teacher once, on the same first --pipeline-kernelbench-limit files of each level
     kb_levels = kernelbench_eval_dirs(args, kb_dirs) if args.pipeline_kernelbench_eval else {}
-    kb_evals = {}
-    kb_files = f"the first {args.pipeline_kernelbench_limit} files" if args.pipeline_kernelbench_limit else "all files"
+    pipe = Pipeline(args, run_dir, eval_path, kb_levels, stages)
+    evals, kb_evals = pipe.evals, pipe.kernelbench
     if not args.pipeline_kernelbench_eval:
         kb_note = None
     elif not kb_levels:
@@ -2157,22 +2304,15 @@ def run_all(args):
     else:
         teacher = {"auto": "eval.py --policy teacher in eval_teacher_kb<level>", "none": "not run"}.get(
             args.pipeline_kernelbench_teacher, f"read from {args.pipeline_kernelbench_teacher}")
-        kb_note = (f"eval.py (greedy, judged by reward.py, speed vs eager PyTorch) on {kb_files} of "
+        kb_note = (f"eval.py (greedy, judged by reward.py, speed vs eager PyTorch) on {pipe.kb_files()} of "
                    + ", ".join(kb_levels.values()) + "; outputs in eval_<policy>_kb<level>. Acc is at the judge's "
                    "tolerance (fp32 1e-2), Acc at 1e-4 at KernelBench's own; fast_1 = share of all tasks correct "
                    f"and faster than eager; geomean over the correct tasks. Teacher: {teacher}.")
 
-    def evaluate_kernelbench_stage(name, policy):
-        if kb_levels:
-            who = "the teacher" if name == "teacher" else f"the {name.upper()} checkpoint"
-            kb_evals[name] = stage(f"eval-{name}-kb", f"eval.py: {who} on KernelBench level(s) "
-                                                      f"{', '.join(kb_levels)} ({kb_files})",
-                                   lambda: evaluate_kernelbench(args, kb_levels, policy, run_dir, name))
-
-    evaluate_stage("sft", sft_args.out)
-    evaluate_kernelbench_stage("sft", sft_args.out)
+    pipe.evaluate("sft", sft_args.out)
+    pipe.evaluate_kernelbench("sft", sft_args.out)
     if kb_levels and args.pipeline_kernelbench_teacher == "auto":
-        evaluate_kernelbench_stage("teacher", "teacher")
+        pipe.evaluate_kernelbench("teacher", "teacher")
     elif kb_levels and args.pipeline_kernelbench_teacher != "none":
         kb_evals["teacher"] = stage("kb-teacher", f"the teacher's KernelBench rows read from "
                                                   f"{args.pipeline_kernelbench_teacher}",
@@ -2185,27 +2325,25 @@ def run_all(args):
         return {"stages": stages, "eval": evals, "kernelbench": kb_evals}
     rl_runs = [("rl", args.loss)] + ([] if args.pipeline_ablation_loss == "none" else
                                      [(f"rl_{args.pipeline_ablation_loss}", args.pipeline_ablation_loss)])
-    rl_dirs, rl = {}, None
+    rl_dirs = {name: os.path.join(run_dir, name) for name, _ in rl_runs}
+    side = None
+    if args.pipeline_parallel_ablation and len(rl_runs) > 1:
+        if eval_lib.world_size() > 1:
+            print("note: --pipeline-parallel-ablation is for one process; under torchrun the ablation runs after "
+                  "the main RL stage", flush=True)
+        else:  # the ablation (train, evals) in a process of its own, beside the main RL stage
+            side = SideStage(pipe, *rl_runs.pop(), sft_args.out, rl_path)
+    rl = None
     for name, loss in rl_runs:
-        rl_args = copy.deepcopy(args)
-        rl_args.stage, rl_args.out, rl_args.tasks, rl_args.init = "rl", os.path.join(run_dir, name), rl_path, sft_args.out
-        rl_args.loss = loss
-        rl_args.resume = eval_lib.broadcast_object(bool(checkpoint_dirs(rl_args.out)))
-        limit = f", stopped after {args.rl_time_limit_s:g} s" if args.rl_time_limit_s else ""
-        result = stage(name, f"{args.rl_steps} {loss.upper()} steps{limit}, {args.prompts_per_step} tasks x "
-                             f"G={args.group_size} rollouts of <= {args.rollout_max_new_tokens} tokens, fresh LoRA "
-                             f"r={args.rl_lora_r} on the SFT policy, curriculum --levels {args.levels}",
-                       lambda a=rl_args: run_rl(a))
-        del result["policy"]
+        result = pipe.rl(name, loss, sft_args.out, rl_path)
         rl = rl if rl is not None else result
-        rl_dirs[name] = rl_args.out
-        evaluate_stage(name, rl_args.out)
-        evaluate_kernelbench_stage(name, rl_args.out)
+    side_error = side.join() if side is not None else None
     if not eval_lib.is_main():  # rank 0 alone writes the curves and the report
         return {"stages": stages, "eval": evals, "kernelbench": kb_evals}
 
     sft_rows = [json.loads(line) for line in open(os.path.join(sft_args.out, "metrics.jsonl"))]
-    rl_rows = {name: [json.loads(line) for line in open(os.path.join(d, "metrics.jsonl"))] for name, d in rl_dirs.items()}
+    rl_rows = {name: [json.loads(line) for line in open(os.path.join(d, "metrics.jsonl"))] for name, d in rl_dirs.items()
+               if os.path.isfile(os.path.join(d, "metrics.jsonl"))}
     plots = plot_curves(run_dir, sft_rows, rl_rows)
     acc = (evals["rl"].get("overall") or evals["rl"]).get("acc") or 0.0
     if acc > 0:
@@ -2241,6 +2379,8 @@ def run_all(args):
                                 if len(a.get("levels") or {}) > 1) for n, a in evals.items())
           + (f"\nKernelBench acc: {_kb_accs(kb_evals)}" if kb_evals else "")
           + f"\n{note}\nreport: {os.path.join(run_dir, 'report.md')}", flush=True)
+    if side_error:  # the report holds everything else; the exit code says a stage is missing
+        raise UsageError(side_error)
     return summary
 
 

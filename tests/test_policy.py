@@ -185,6 +185,30 @@ def test_token_logprobs_equal_full_logits(tiny, chunk_tokens):
         torch.testing.assert_close(a, b, atol=1e-5, rtol=1e-4)
 
 
+def test_right_padded_batches_run_with_the_causal_mask_alone(tiny, monkeypatch):
+    """A right-padded batch's log-probs run without the padding mask (SDPA's flash kernel on a GPU; SFT's batches):
+    the same numbers as with it, because a real position only attends to real positions under the causal mask."""
+    assert P.right_padded(torch.tensor([[1, 1, 1], [1, 1, 0], [1, 0, 0]]))
+    assert not P.right_padded(torch.tensor([[0, 1, 1], [1, 1, 1]]))  # left padding
+    assert not P.right_padded(torch.tensor([[1, 0, 1]])) and not P.right_padded(None)
+    torch.manual_seed(1)
+    ids, mask = P.pad_right([torch.randint(0, 300, (n,)).tolist() for n in [11, 4, 8]], tiny.tokenizer.pad_token_id)
+    target = mask.clone()
+    target[:, :2] = 0
+    decoder = tiny.model.get_decoder()
+    seen = []
+    real_forward = decoder.forward
+    monkeypatch.setattr(decoder, "forward", lambda *a, **kw: seen.append(kw["attention_mask"]) or real_forward(*a, **kw))
+    tiny.model.eval()
+    with torch.no_grad():
+        causal = P.token_logprobs(tiny.model, ids, mask, target)
+        monkeypatch.setattr(P, "CAUSAL_WHEN_RIGHT_PADDED", False)
+        masked = P.token_logprobs(tiny.model, ids, mask, target)
+    assert seen[0] is None and seen[1] is mask  # the switch decides which path runs
+    torch.testing.assert_close(causal, masked, atol=1e-6, rtol=1e-6)
+    torch.testing.assert_close(causal, reference_logprobs(tiny.model, ids, mask, target), atol=1e-5, rtol=1e-5)
+
+
 def test_generate_greedy_seeded_and_logprobs(tiny):
     prompts = [P.render_user(tiny.tokenizer, p["prompt"]) for p in read_pairs()[:3]]
     rng_before = torch.get_rng_state()

@@ -741,3 +741,77 @@ def test_illegal_access_does_not_fail_the_next_tasks_reference_on_gpu():
                                     (task_for(good), read(good))], progress=False)
     assert not bad.correct
     check(after, good, "cuda")
+
+
+# --- reward.gpu_work: a trainer's GPU work under the judges' timing lock (--pipeline-parallel-ablation) -----------
+
+@pytest.fixture
+def fake_gpu(tmp_path, monkeypatch):
+    """gpu_work as on a CUDA machine (one GPU, uuid 'fake'), its lock files in tmp_path."""
+    import types
+
+    import torch
+
+    import reward
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
+    monkeypatch.setattr(torch.cuda, "get_device_properties", lambda i: types.SimpleNamespace(uuid="fake"))
+    synced = []
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda *a: synced.append(1))
+    monkeypatch.setattr(reward, "judge_lock_dir", lambda: str(tmp_path))
+    monkeypatch.setattr(reward, "_HOLD", {"locks": {}, "depth": 0})
+    return reward, reward._GpuLock(str(tmp_path), "fake"), synced
+
+
+def test_gpu_work_keeps_timings_out_and_waits_for_them(fake_gpu):
+    """While a trainer works on the GPU no judge worker can take the exclusive (timing) hold; a worker's shared
+    (correctness) hold can; nested holds are one; the GPU is synchronised before the hold goes. And while a timing
+    holds the GPU, the trainer's work waits for it."""
+    import fcntl
+    import threading
+
+    reward, judge_lock, synced = fake_gpu
+
+    def exclusive_now():
+        try:
+            fcntl.flock(judge_lock.lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        fcntl.flock(judge_lock.lock, fcntl.LOCK_UN)
+        return True
+
+    with reward.gpu_work():
+        assert not exclusive_now()
+        with reward.gpu_work():  # nested: neither waits on the gate nor releases early
+            assert reward._HOLD["depth"] == 2
+        assert not exclusive_now() and not synced
+        fcntl.flock(judge_lock.lock, fcntl.LOCK_SH | fcntl.LOCK_NB)  # correctness work goes on beside it
+        fcntl.flock(judge_lock.lock, fcntl.LOCK_UN)
+    assert exclusive_now() and synced == [1] and reward._HOLD["depth"] == 0
+    with reward.gpu_work("cpu"):  # CPU work holds nothing
+        assert exclusive_now()
+
+    judge_lock.exclusive()  # a timing in progress
+    started = threading.Event()
+
+    def trainer():
+        with reward.gpu_work():
+            started.set()
+
+    t = threading.Thread(target=trainer)
+    t.start()
+    assert not started.wait(0.5)
+    judge_lock.release()
+    assert started.wait(5)
+    t.join()
+
+
+def test_gpu_work_is_a_no_op_without_cuda(tmp_path, monkeypatch):
+    import torch
+
+    import reward
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.setattr(reward, "judge_lock_dir", lambda: str(tmp_path))
+    with reward.gpu_work():
+        assert reward._HOLD["depth"] == 0
+    assert not os.listdir(tmp_path)

@@ -31,9 +31,18 @@ def test_pipeline_evaluates_checkpoints_and_teacher_on_kernelbench(tmp_path, cap
              "--eval-every", "0", "--rl-steps", "1", "--prompts-per-step", "2", "--group-size", "2",
              "--rollout-max-new-tokens", "16", "--rl-heldout-per-level", "1", "--pipeline-ablation-loss", "grpo",
              "--judge-workers", "2", "--pipeline-max-seq-len", "8192", *TINY_FLAGS, *KB_FLAGS,
-             "--pipeline-kernelbench-search", "2", "--pipeline-kernelbench-search-budget", "3"]
+             "--pipeline-kernelbench-search", "2", "--pipeline-kernelbench-search-budget", "3",
+             "--pipeline-parallel-ablation"]
     assert train.main(flags) == 0
     stdout = capsys.readouterr().out
+    # the GRPO ablation ran in a process of its own (SideStage), beside DRPO: its stages, evals and rows came back
+    stages = json.load(open(out / "run.json"))["summary"]["stages"]
+    assert {stages[k].get("parallel") for k in ("rl_grpo", "eval-rl_grpo", "eval-rl_grpo-kb")} == {True}
+    assert "parallel" not in stages["rl"] and "parallel" not in stages["eval-rl-kb"]
+    side_log = (out / "rl_grpo.log").read_text()
+    assert "=== rl_grpo: 1 GRPO steps" in side_log and "=== eval-rl_grpo-kb done" in side_log
+    assert "=== rl_grpo: GRPO from the same SFT checkpoint" in stdout and "=== rl_grpo: 1 GRPO steps" not in stdout
+    assert (out / "rl_grpo" / "side_stage.json").is_file() and (out / ".kernelbench_level1.lock").is_file()
 
     for name in ("teacher", "sft", "rl", "rl_grpo"):
         for level, task_ids in FIRST_TWO.items():
@@ -136,9 +145,10 @@ def test_bad_kernelbench_flags_exit_2(flags, message, capsys):
     assert message in capsys.readouterr().err
 
 
-def test_search_of_the_sft_checkpoint_only(tmp_path, monkeypatch):
+def test_search_of_one_checkpoint_only(tmp_path, monkeypatch):
     """--pipeline-kernelbench-search-checkpoints sft: an RL checkpoint gets its single-shot KernelBench evals and no
-    search; all (the default) searches with every checkpoint."""
+    search; rl (gpu-small's): the main RL checkpoint alone is searched, neither the SFT one nor the ablation's; all
+    (the default) searches with every checkpoint."""
     seen = []
 
     def evaluate(args, tasks, policy, out, argv):
@@ -156,6 +166,13 @@ def test_search_of_the_sft_checkpoint_only(tmp_path, monkeypatch):
         seen.clear()
         train.evaluate_kernelbench(args, {"2": "kb/level2"}, "ckpt", str(tmp_path), "sft")
         assert seen == [("eval_sft_kb2", False), ("eval_sft_kb2_search", True)]
+    args = train.parse_args(base + ["--pipeline-kernelbench-search-checkpoints", "rl"])
+    for name, searched in (("sft", False), ("rl", True), ("rl_grpo", False)):
+        seen.clear()
+        got = train.evaluate_kernelbench(args, {"2": "kb/level2"}, "ckpt", str(tmp_path), name)
+        assert seen == [(f"eval_{name}_kb2", False)] + ([(f"eval_{name}_kb2_search", True)] if searched else [])
+        assert ("2+search" in got) == searched
+    assert train.parse_args(["--preset", "gpu-small"]).pipeline_kernelbench_search_checkpoints == "rl"
 
 
 def test_defaults_and_a_missing_benchmark(capsys):
@@ -208,3 +225,36 @@ def test_pipeline_style_renders_tasks_like_kernelbench(tmp_path):
     teacher.compile_program(styled[0][0])  # the teacher reads the styled source's __init__ and sizes
     assert train.PRESETS["gpu-small"]["pipeline_style"] == "kernelbench"
     assert train.PRESETS["tiny"].get("pipeline_style", "plain") == "plain"
+
+
+def test_kernelbench_level1_evals_run_one_at_a_time(tmp_path):
+    """kernelbench_lock: a second holder of level 1's lock (another stage's eval) cannot get it; level 2 takes none."""
+    import fcntl
+
+    with train.kernelbench_lock(str(tmp_path), "1"):
+        with open(tmp_path / ".kernelbench_level1.lock") as other, pytest.raises(BlockingIOError):
+            fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    with open(tmp_path / ".kernelbench_level1.lock") as other:
+        fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)  # free again
+        with train.kernelbench_lock(str(tmp_path), "2"):
+            pass  # level 2 does not wait for level 1's holder
+
+
+class FailingPipeline(train.Pipeline):
+    """A side stage whose RL run dies (spawned: the child imports this module by name)."""
+
+    def rl(self, name, loss, sft_dir, rl_path):
+        print("side stage starting", flush=True)
+        raise RuntimeError("the side stage broke")
+
+
+def test_a_failed_side_stage_is_reported_not_merged(tmp_path):
+    """SideStage: a stage that dies in its own process leaves the pipeline's dicts as they were, and join says what
+    broke and where its log is (run_all then writes the report and exits 2)."""
+    pipe = FailingPipeline(train.parse_args([]), str(tmp_path), "eval.jsonl", {})
+    side = train.SideStage(pipe, "rl_grpo", "grpo", str(tmp_path / "sft"), "rl.jsonl")
+    error = side.join()
+    assert "the rl_grpo stage failed (exit code 1)" in error and "rl_grpo.log" in error
+    log = (tmp_path / "rl_grpo.log").read_text()
+    assert "side stage starting" in log and "RuntimeError: the side stage broke" in log
+    assert pipe.evals == {} and pipe.kernelbench == {} and "rl_grpo" not in pipe.stages
