@@ -1125,23 +1125,28 @@ def cmd_sft_profile(args):
           f"{losses[0]:.5f}, without {losses[1]:.5f} (rel diff {rel:.1e})", flush=True)
     if rel > 1e-2:
         raise SystemExit(f"the two masks disagree on the loss ({rel:.1e}): not timing a wrong variant")
+    def variant(spec):
+        """(name, causal-only, chunk tokens, fused AdamW) of a NAME:OPTS spec; sets the mask switch; and a fresh
+        optimizer, scheduler and train.sft_step args for it."""
+        name, _, opts = spec.partition(":")
+        opts = opts.split("+")
+        chunk = next((int(o[len("chunk"):]) for o in opts if o.startswith("chunk")), 512)
+        causal, fused = "mask" not in opts, "fused" in opts
+        P.CAUSAL_WHEN_RIGHT_PADDED = causal
+        optimizer = torch.optim.AdamW(P.trainable_parameters(pol), lr=1e-4, fused=fused and device.type == "cuda")
+        step = (optimizer, torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: 1.0),
+                types.SimpleNamespace(lr=1e-4, adam_betas="0.9,0.95", weight_decay=0.0, grad_clip=1.0,
+                                      logprob_chunk_tokens=chunk))
+        return name, causal, chunk, fused, step
+
     rows = []
     for spec in args.variants.split(","):
-        name, _, opts = spec.partition(":")
-        causal, chunk, fused = "mask" not in opts.split("+"), 512, "fused" in opts.split("+")
-        for o in opts.split("+"):
-            if o.startswith("chunk"):
-                chunk = int(o[len("chunk"):])
-        P.CAUSAL_WHEN_RIGHT_PADDED = causal
-        step_args = types.SimpleNamespace(lr=1e-4, adam_betas="0.9,0.95", weight_decay=0.0, grad_clip=1.0,
-                                          logprob_chunk_tokens=chunk)
-        optimizer = torch.optim.AdamW(P.trainable_parameters(pol), lr=1e-4, fused=fused and device.type == "cuda")
-        scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: 1.0)
+        name, causal, chunk, fused, step = variant(spec)
         walls, tokens = [], 0
         for i, b in enumerate(batches):
             _sync(pol)
             t = time.perf_counter()
-            out = train.sft_step(pol, examples, [b], optimizer, scheduler, step_args)
+            out = train.sft_step(pol, examples, [b], *step)
             _sync(pol)
             if i >= args.warmup_steps:
                 walls.append(time.perf_counter() - t)
@@ -1155,22 +1160,18 @@ def cmd_sft_profile(args):
               f"{r['ms_per_step']:8.1f} {r['tokens_per_s']:9d}")
     prof_rows = []
     if args.profile_steps and device.type == "cuda":
-        name, _, opts = args.variants.split(",")[0].partition(":")
-        P.CAUSAL_WHEN_RIGHT_PADDED = "mask" not in opts.split("+")
-        optimizer = torch.optim.AdamW(P.trainable_parameters(pol), lr=1e-4)
-        scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: 1.0)
-        step_args = types.SimpleNamespace(lr=1e-4, adam_betas="0.9,0.95", weight_decay=0.0, grad_clip=1.0,
-                                          logprob_chunk_tokens=512)
         from torch.profiler import ProfilerActivity, profile
+
+        name, _, _, _, step = variant(args.variants.split(",")[0])
         _sync(pol)
         t = time.perf_counter()
         with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
             for b in batches[args.warmup_steps:args.warmup_steps + args.profile_steps]:
-                train.sft_step(pol, examples, [b], optimizer, scheduler, step_args)
+                train.sft_step(pol, examples, [b], *step)
             _sync(pol)
         wall_ms = (time.perf_counter() - t) * 1e3
-        kernels = sorted((e for e in prof.key_averages() if e.self_device_time_total > 0),
-                         key=lambda e: -e.self_device_time_total)
+        kernels = sorted((e for e in prof.key_averages() if e.device_type == torch.autograd.DeviceType.CUDA
+                          and e.self_device_time_total > 0), key=lambda e: -e.self_device_time_total)
         gpu_ms = sum(e.self_device_time_total for e in kernels) / 1e3
         print(f"profile of {args.profile_steps} steps ({name}): wall {wall_ms:.0f} ms, GPU busy {gpu_ms:.0f} ms "
               f"({100 * gpu_ms / wall_ms:.0f}%); kernels by GPU time:")
@@ -1360,6 +1361,21 @@ def kb_compare_rows(runs):
         errors = Counter(r.get("error_type") or "wrong" for r in rows.values() if not r["correct"])
         out.append(f"| {label} | {len(rows)} | {sum(bool(r['correct']) for r in rows.values())} | "
                    + ", ".join(f"{k} {v}" for k, v in errors.most_common()) + " |")
+    # issue 21: does a later checkpoint speed up what the first already solved? Speed over the tasks both solve with
+    # a measured speedup (so Acc gained or lost does not move it), and fast_1 over all tasks of each run
+    first, base = next(iter(by_run.items()))
+    fast1 = lambda rows: sum(bool(r["correct"]) and (r.get("speedup") or 0) > 1 for r in rows.values())  # noqa: E731
+    if len(by_run) > 1:
+        out += ["", f"| run vs {first} | tasks correct in both, timed | geomean {first} | geomean run | "
+                    f"faster / slower / same | fast_1 {first} | fast_1 run |", "|---|---|---|---|---|---|---|"]
+    for label, rows in list(by_run.items())[1:]:
+        both = [t for t in base if t in rows and all(x[t]["correct"] and x[t].get("speedup") for x in (base, rows))]
+        geo = lambda x: math.exp(sum(math.log(x[t]["speedup"]) for t in both) / len(both)) if both else None  # noqa: E731
+        moved = Counter((rows[t]["speedup"] > base[t]["speedup"]) - (rows[t]["speedup"] < base[t]["speedup"])
+                        for t in both)
+        fmt = lambda g: f"{g:.4f}x" if g else "-"  # noqa: E731
+        out.append(f"| {label} | {len(both)} | {fmt(geo(base))} | {fmt(geo(rows))} | {moved[1]} / {moved[-1]} / "
+                   f"{moved[0]} | {fast1(base)} of {len(base)} | {fast1(rows)} of {len(rows)} |")
     return out
 
 

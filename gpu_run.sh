@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The H200 measurements behind LOG.md, in named sections so one device call can run several:
 #   bash gpu_run.sh noise judgetests search   # logs in /tmp/gpu_work, packed into $OUT/results.tgz after each
-# Sections: env train trainab rlab q4 noise judgetests verify teacher2 teacher2x3 teacher5 search search5 sft rollout profile kernels rl kb kbsearch replay convlayout kbprofile kbkernels gsbg gswait, in the order
+# Sections: env train trainab rlab q4 noise judgetests verify teacher2 teacher2x3 teacher5 search search5 sft sftprofile rollout profile kernels rl kb kbsearch replay convlayout kbprofile kbkernels gsbg gswait, in the order
 # given
 # (one after another: run at once, 20+ judge workers on 16 cores starved each other, LOG.md). Every section is
 # time-boxed with `timeout` so one slow step cannot eat the whole call; each prints the end of its log.
@@ -105,6 +105,14 @@ run_sft() {  # issue 5: one LoRA r=64 SFT step at 16 x 2048 tokens, 7B shape, mi
   timeout 130 $PY bench.py sft-step --model-config qwen2.5-7b --micro-batch 2 --no-gradient-checkpointing \
     > "$O/sft_step.txt" 2>&1
   tail -6 "$O/sft_step.txt"
+}
+
+run_sftprofile() {  # issue 21: gpu-small's SFT step on the pipeline's pairs, padding mask vs causal-only, log-prob
+  # chunks, fused AdamW, then its kernels (bench.py sft-profile, ~90 s); needs $GS/data (gsbg unpacks it)
+  section sftprofile
+  timeout ${SP_S:-240} $PY bench.py sft-profile --pairs "$GS/data/pairs.jsonl" --device cuda ${SP_FLAGS:-} \
+    > "$O/sft_profile.txt" 2>&1
+  grep -v '^{' "$O/sft_profile.txt" | grep -v "^\[" | tail -40
 }
 
 run_q4() {  # issue 5: the 4-bit (QLoRA) path loads a model and trains steps; needs the bitsandbytes wheel in .whl
@@ -261,8 +269,9 @@ run_convlayout() {  # issue 20: each level-2 task's first convolution, NCHW vs c
   tail -4 "$O/conv_layout.txt"
 }
 
-run_gsbg() {  # issue 21: the whole gpu-small pipeline (SFT, DRPO, the GRPO ablation, every eval, KernelBench
-  # levels 1 and 2 for each checkpoint) from a data folder made on a CPU box (carry $GS, devdata, devout): started
+run_gsbg() {  # issue 21: the whole gpu-small pipeline (SFT, DRPO with the GRPO ablation beside it in a process of
+  # its own, every eval, KernelBench levels 1 and 2 for each checkpoint, level 2 with the test-time search for the
+  # DRPO one) from a data folder made on a CPU box (carry $GS, devdata, devout): started
   # in its own process session so it outlives this call (the machine stays warm 30 s between calls); gswait
   # sections in the next calls wait for it. The KernelBench baselines come from devout/baselines.json (eval.py's
   # default cache); the teacher's KernelBench row from the session-10 sweep. GS_FLAGS: more train.py flags.
@@ -289,6 +298,9 @@ run_gswait() {  # wait for the pipeline run_gsbg started (GSWAIT_S at most), the
   # the device's baseline cache: the references each eval ran out of memory with (ref_oom) seed the next session's
   cp ~/.cache/drtriton-lite/baselines.json "$O/baselines_device.json" 2>/dev/null
   grep -E "^===|^note|rror|promot" /tmp/gs_pipeline.log | cut -c1-200 | tail -30
+  for f in "$GS"/rl_*.log; do  # a stage in a process of its own (--pipeline-parallel-ablation) logs there
+    [ -f "$f" ] && echo "--- $f" && grep -E "^===|rror|promot" "$f" | cut -c1-200 | tail -10
+  done
   tar czf "$O/gs.tgz" --exclude=checkpoints --exclude=base_model --exclude=data --exclude='*.safetensors' \
     --exclude='*.pt' "$GS"
   # Once SFT is done, its last checkpoint comes back once, in bf16 without the optimizer (train.export_run: ~45 MB

@@ -2035,7 +2035,8 @@ def write_pipeline_report(run_dir, summary, plots):
              f"Command: `python train.py {' '.join(s['argv'])}`".replace("train.py ` ", "train.py`"), "",
              "## What ran", ""]
     for name, info in s["stages"].items():
-        lines.append(f"- **{name}** ({info['wall_s']:.0f} s): {info['what']}")
+        beside = ", in its own process beside the main RL stage" if info.get("parallel") else ""
+        lines.append(f"- **{name}** ({info['wall_s']:.0f} s{beside}): {info['what']}")
     lines += ["", f"Total wall time: {s['wall_s']:.0f} s on {s['device']}.", "", "## Results (held-out tasks, "
               "greedy, judged by reward.py)", "", "| policy | level | tasks | compiled | correct (Acc) | geomean speedup |",
               "|---|---|---|---|---|---|"]

@@ -626,6 +626,12 @@ def test_bench_kb_table_sets_runs_side_by_side():
     assert lines[:5] == ["| task | sft | rl |", "|---|---|---|", "| 1_a | - | wrong |",
                          "| 2_b | syntax_error | ok |", "| 10_c | ok 1.50x | ok 1.25x |"]
     assert "| sft | 2 | 1 | syntax_error 1 |" in lines and "| rl | 3 | 2 | wrong 1 |" in lines
+    # speed over the tasks both solve with a measured speedup (10_c alone: 2_b's rl answer has no speedup)
+    assert lines[-1] == "| rl | 1 | 1.5000x | 1.2500x | 0 / 1 / 0 | 1 of 2 | 1 of 3 |"
+    both = [{"task_id": t, "correct": True, "speedup": x} for t, x in (("a", 2.0), ("b", 0.5), ("c", 1.0))]
+    other = [{"task_id": t, "correct": True, "speedup": x} for t, x in (("a", 4.0), ("b", 0.5), ("c", 2.0))]
+    assert bench.kb_compare_rows({"x": both, "y": other})[-1] == \
+        "| y | 3 | 1.0000x | 1.5874x | 2 / 0 / 1 | 1 of 3 | 2 of 3 |"  # geomeans: (2*0.5*1)^(1/3) = 1, 4^(1/3)
 
 
 def test_bench_conv_layout_times_each_tasks_first_convolution(tmp_path):

@@ -43,6 +43,8 @@ def test_pipeline_evaluates_checkpoints_and_teacher_on_kernelbench(tmp_path, cap
     assert "=== rl_grpo: 1 GRPO steps" in side_log and "=== eval-rl_grpo-kb done" in side_log
     assert "=== rl_grpo: GRPO from the same SFT checkpoint" in stdout and "=== rl_grpo: 1 GRPO steps" not in stdout
     assert (out / "rl_grpo" / "side_stage.json").is_file() and (out / ".kernelbench_level1.lock").is_file()
+    assert "- **rl_grpo** (" in (out / "report.md").read_text() and "s, in its own process beside" in \
+        (out / "report.md").read_text().split("- **rl_grpo** (")[1].split("\n")[0]
 
     for name in ("teacher", "sft", "rl", "rl_grpo"):
         for level, task_ids in FIRST_TWO.items():
