@@ -279,7 +279,7 @@ run_gsbg() {  # issue 21: the whole gpu-small pipeline (SFT, DRPO with the GRPO 
   # the tree may take): the data, and an SFT run gswait exported on an earlier machine (runs/gsNN_sft.tgz, below),
   # which the pipeline then resumes as finished.
   section gsbg
-  for t in ${GS_TGZ:-}; do tar xzf "$t" && echo "unpacked $t: $(du -sh "$GS" | cut -f1)"; done
+  for t in ${GS_TGZ:-}; do tar xf "$t" && echo "unpacked $t: $(du -sh "$GS" | cut -f1)"; done
   mkdir -p ~/.cache/drtriton-lite && cp devout/baselines.json ~/.cache/drtriton-lite/baselines.json
   setsid bash -c "echo \$\$ > /tmp/gs_pipeline.pid; exec timeout ${GS_S:-1500} $PY train.py --preset gpu-small \
     --out $GS --resume --device cuda --judge-workers 8 --kernelbench devdata/KernelBench \
