@@ -650,8 +650,16 @@ def test_symbolic_conv_and_pool_attributes_are_names_bound_from_the_module(judge
         assert "dilation_h, dilation_w = conv_dilation" in a and "self.conv.stride" in a
         assert "kernel_h, kernel_w = conv_weight.shape" in a
         assert "kernel_size = pool_kernel_size" in a and "stride = pool_stride" in a and "self.pool.dilation" in a
-        assert ("groups = conv_groups" in a) == ("grouped" in name)
+        assert "groups = conv_groups" in a and "self.conv.groups" in a   # the constructor names groups: bound
         assert not re.search(r"^\s+\w+ = \d+$", a, re.M), name   # no size is bound to a number
+    # a named groups runs the grouped form at any value (session 23: a spelled-out groups=1 conv's answer took no
+    # groups, and the model passed self.conv2d.groups to such launchers): groups 1 and 2 give the same answer text
+    for name in ("conv2d", "conv_transpose2d"):
+        assert shape_free(judged[f"symbolic:attrs:{name}:0"][1]) == \
+            shape_free(judged[f"symbolic:attrs:{name}_grouped:0"][1]), name
+    # ... while a constructor that leaves groups out keeps the plain form, with no groups anywhere
+    plain = compile_program(attr_source("conv2d", 0).replace(", groups=groups", ""), sizes="symbolic")
+    assert "groups" not in plain.split("def forward")[1] and "tl.program_id(2)" not in plain
     tc = judged["symbolic:attrs:conv_transpose2d_grouped:0"][1]
     assert "output_padding_h, output_padding_w = conv_output_padding" in tc
     assert "(height - 1) * stride_h - 2 * padding_h + dilation_h * (kernel_h - 1) + output_padding_h + 1" in tc
