@@ -871,3 +871,48 @@ def test_cli_torch_fallback_hybrid_is_judged_again_all_triton(tmp_path):
     assert "2 hybrid solutions were torch_fallback" in stdout and "verified 3/3" in stdout, stdout[-1500:]
     assert teacher.KEPT_TORCH_OP in linear_relu
     assert teacher.KEPT_TORCH_OP not in exp_log and teacher.KEPT_TORCH_OP not in convt_linear
+
+
+def spelled_out_conv(cls: str, bias: bool, groups: int) -> str:
+    """A convolution written as KernelBench level 1 writes it: every argument spelled out in the constructor,
+    `groups` and `bias` defaults that get_init_inputs does not pass."""
+    extra = "output_padding: int = 0, " if "Transpose" in cls else ""
+    extra_kw = "output_padding=output_padding, " if "Transpose" in cls else "dilation=dilation, "
+    return ("import torch\nimport torch.nn as nn\n\n\nclass Model(nn.Module):\n"
+            f"    def __init__(self, in_channels: int, out_channels: int, kernel_size: int, stride: int = 1, "
+            f"padding: int = 0, {'' if 'Transpose' in cls else 'dilation: int = 1, '}{extra}groups: int = {groups}, "
+            f"bias: bool = {bias}):\n        super().__init__()\n"
+            f"        self.conv = nn.{cls}(in_channels, out_channels, kernel_size, stride=stride, padding=padding, "
+            f"{extra_kw}groups=groups, bias=bias)\n\n"
+            "    def forward(self, x: torch.Tensor) -> torch.Tensor:\n        return self.conv(x)\n\n\n"
+            "batch_size = 2\nin_channels = 4\nout_channels = 6\nkernel_size = 3\nlength = 11\n\n\n"
+            "def get_inputs():\n    return [torch.rand(batch_size, in_channels, length, length)]\n\n\n"
+            "def get_init_inputs():\n    return [in_channels, out_channels, kernel_size]\n")
+
+
+def test_a_spelled_out_conv_reads_the_same_whatever_its_bias_and_groups():
+    """KernelBench level 1 spells `groups=groups, bias=bias` with defaults get_init_inputs leaves alone (bias False in
+    34 of its 35 convs). With symbolic sizes the answer passes self.conv.groups and self.conv.bias whatever their
+    values, runs the grouped form, and adds the bias under a constexpr (None when there is none): one text for
+    bias False/True and groups 1/2 (block sizes aside), each judged correct. Session 23's model, trained on answers
+    that passed groups only when > 1 and the bias only when there was one, passed groups to launchers without it
+    (9 of 35) and loaded a None bias (11 of 35)."""
+    from reward import Judge
+
+    def text(sol):
+        return re.sub(r"BLOCK(_[A-Z]+)?=\d+|num_warps=\d+", "", sol.split("def forward")[1])  # after the constructor
+    for cls in ("Conv2d", "ConvTranspose2d"):
+        items = [(spelled_out_conv(cls, b, g), None) for b, g in ((False, 1), (True, 1), (True, 2), (False, 2))]
+        items = [(src, teacher.compile_program(src, sizes="symbolic", generic_names=True)) for src, _ in items]
+        assert len({text(sol) for _, sol in items}) == 1, cls
+        sol = items[0][1]
+        assert "self.conv.groups" in sol and "self.conv.bias" in sol and "HAS_BIAS=conv_bias is not None" in sol
+        assert "if HAS_BIAS:" in sol and "group = tl.program_id(2)" in sol
+        with Judge(workers=2, device="cpu", timeout_s=300) as j:
+            verdicts = j.verify_many(items, progress=False)
+        assert [(v.correct, v.error_type) for v in verdicts] == [(True, None)] * 4, \
+            [(v.error_type, (v.error_msg or "")[:200]) for v in verdicts]
+    # a constructor that names neither keeps the plain form: no groups, no optional bias
+    plain = spelled_out_conv("Conv2d", True, 1).replace(", groups=groups, bias=bias", "")
+    sol = teacher.compile_program(plain, sizes="symbolic")
+    assert "groups" not in sol.split("def forward")[1] and "HAS_BIAS" not in sol and "conv_bias" in sol
