@@ -42,11 +42,13 @@ How a program becomes kernels (what differs from a hand-written solution is note
       (module constants), nn.Linear/Conv output sizes after out_features/out_channels, anything else
       `<tensor>_d<k>`; one value may carry several names (any is correct). Conv and pool output sizes are
       derived names computed in the wrapper (`out_height = (height - 2) // 2 + 1`). A conv module's stride,
-      padding, dilation, output_padding, groups (> 1) and kernel sizes, and a pool module's kernel size, stride,
-      padding and dilation, are names too, bound from the module that forward passes in (`stride_h, stride_w =
-      conv_stride` from `self.conv.stride`; kernel sizes from the weight's shape), and output sizes are their
-      formula (`out_height = (height + 2 * padding_h - dilation_h * (kernel_h - 1) - 1) // stride_h + 1`), so the
-      answer reads the same for any values (Prog.conv_geometry). A reduction over the dim the module holds
+      padding, dilation, output_padding, groups (> 1, or whenever its constructor names groups: the grouped form
+      at any value) and kernel sizes, and a pool module's kernel size, stride, padding and dilation, are names
+      too, bound from the module that forward passes in (`stride_h, stride_w = conv_stride` from
+      `self.conv.stride`; kernel sizes from the weight's shape), and output sizes are their formula (`out_height =
+      (height + 2 * padding_h - dilation_h * (kernel_h - 1) - 1) // stride_h + 1`), so the answer reads the same
+      for any values (Prog.conv_geometry). A conv whose constructor names bias gets `self.conv.bias` whether it
+      is a tensor or None, added under a HAS_BIAS constexpr (k_conv). A reduction over the dim the module holds
       (`torch.sum(x, dim=self.dim)`) takes it from forward and works out its layout at run time (k_reduce_dim),
       and a pointwise op's scalar that is a number attribute of the module (`x * self.scaling_factor`) is that
       attribute's name, a constexpr forward passes in (Prog.name_scalars).

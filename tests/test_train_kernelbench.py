@@ -189,9 +189,9 @@ def test_defaults_and_a_missing_benchmark(capsys):
     # gpu-small's KernelBench answers may run longer than its rollouts (a 3-D conv's ~1,600 tokens), and the
     # flag overrides evaluate()'s --max-new-tokens (eval.py takes a flag's last value)
     argv = train.kernelbench_argv(train.parse_args(["--preset", "gpu-small"]))
-    assert argv[argv.index("--max-new-tokens") + 1] == "2560"
+    assert argv[argv.index("--max-new-tokens") + 1] == "3072"
     assert eval_lib.build_parser().parse_args(["--tasks", "t", "--policy", "p", "--out", "o", "--max-new-tokens", "1536"]
-                                              + argv).max_new_tokens == 2560
+                                              + argv).max_new_tokens == 3072
     with pytest.raises(SystemExit):
         train.parse_args(["--pipeline-kernelbench-max-new-tokens", "0"])
     assert train.parse_args(["--preset", "gpu-small"]).pipeline_kernelbench_eval == "1,2"
