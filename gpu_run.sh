@@ -275,7 +275,7 @@ run_gsbg() {  # issue 21: the whole gpu-small pipeline (SFT, DRPO with the GRPO 
   # in its own process session so it outlives this call (the machine stays warm 30 s between calls); gswait
   # sections in the next calls wait for it. The KernelBench baselines come from devout/baselines.json (eval.py's
   # default cache); the teacher's KernelBench row from the session-10 sweep. GS_FLAGS: more train.py flags.
-  # GS_TGZ: tar.gz archives of $GS, space-separated (carry them instead of $GS when the folder is over the 64 MiB
+  # GS_TGZ: tar archives (gzip or xz) of $GS, space-separated (carry them instead of $GS when the folder is over the 64 MiB
   # the tree may take): the data, and an SFT run gswait exported on an earlier machine (runs/gsNN_sft.tgz, below),
   # which the pipeline then resumes as finished.
   section gsbg

@@ -1833,7 +1833,8 @@ def gpu_work(device=None):
         finally:
             _HOLD["depth"] -= 1
         return
-    uuid = str(torch.cuda.get_device_properties(torch.cuda.current_device()).uuid)
+    index = torch.device(device).index if device is not None else None
+    uuid = str(torch.cuda.get_device_properties(torch.cuda.current_device() if index is None else index).uuid)
     if uuid not in _HOLD["locks"]:
         os.makedirs(judge_lock_dir(), exist_ok=True)
         _HOLD["locks"][uuid] = _GpuLock(judge_lock_dir(), uuid)
