@@ -1812,6 +1812,16 @@ def judge_lock_dir():
 _HOLD = {"locks": {}, "depth": 0}  # gpu_work's lock per GPU uuid and its nesting depth in this process
 
 
+def _hold_lock(torch, device):
+    """gpu_work's lock object for the GPU `device` names (the current device without an index)."""
+    index = torch.device(device).index if device is not None else None
+    uuid = str(torch.cuda.get_device_properties(torch.cuda.current_device() if index is None else index).uuid)
+    if uuid not in _HOLD["locks"]:
+        os.makedirs(judge_lock_dir(), exist_ok=True)
+        _HOLD["locks"][uuid] = _GpuLock(judge_lock_dir(), uuid)
+    return _HOLD["locks"][uuid]
+
+
 @contextlib.contextmanager
 def gpu_work(device=None):
     """Hold this process's GPU work (a trainer's generation and updates, an eval's proposing) under the judges'
@@ -1833,12 +1843,7 @@ def gpu_work(device=None):
         finally:
             _HOLD["depth"] -= 1
         return
-    index = torch.device(device).index if device is not None else None
-    uuid = str(torch.cuda.get_device_properties(torch.cuda.current_device() if index is None else index).uuid)
-    if uuid not in _HOLD["locks"]:
-        os.makedirs(judge_lock_dir(), exist_ok=True)
-        _HOLD["locks"][uuid] = _GpuLock(judge_lock_dir(), uuid)
-    lock = _HOLD["locks"][uuid]
+    lock = _hold_lock(torch, device)
     lock.shared()
     _HOLD["depth"] = 1
     try:
@@ -1849,6 +1854,27 @@ def gpu_work(device=None):
         finally:
             _HOLD["depth"] = 0
             lock.release()
+
+
+@contextlib.contextmanager
+def gpu_timing(device=None):
+    """Time something in this process as a judge worker times a candidate: the GPU's timing lock held exclusive,
+    so no other worker's or trainer's GPU work runs meanwhile (search.py's in-process timings of PyTorch
+    fragments, which choose its hybrid plans). A no-op on the CPU; an error inside gpu_work (it would wait on its
+    own hold)."""
+    import torch
+    if (device is not None and torch.device(device).type != "cuda") or not torch.cuda.is_available():
+        yield
+        return
+    if _HOLD["depth"] > 0:
+        raise RuntimeError("gpu_timing inside gpu_work: the exclusive hold would wait on this process's own")
+    lock = _hold_lock(torch, device)
+    torch.cuda.synchronize()
+    lock.exclusive()
+    try:
+        yield
+    finally:
+        lock.release()
 
 
 def _cuda_times(torch, fns, refill, inputs_for, trials, run_candidate, warmup=10, check=None, budget_s=None,

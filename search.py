@@ -77,7 +77,7 @@ import subprocess
 import sys
 import time
 
-from reward import exception_text, judge_candidates, solution_text
+from reward import exception_text, gpu_timing, judge_candidates, solution_text
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -685,7 +685,7 @@ def time_torch_ms(task_source, device, trials=20):
     torch.manual_seed(0)
     inputs = [x.cuda() if isinstance(x, torch.Tensor) else x for x in ns["get_inputs"]()]
     times = []
-    with torch.no_grad():
+    with torch.no_grad(), gpu_timing(device):  # the GPU alone, as a judge worker times (another stage may share it)
         for i in range(trials + 3):
             start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             torch.cuda.synchronize()
@@ -710,7 +710,7 @@ def time_ops_ms(program, source, positions, device, trials=20):
     model, _, env = run_program(program, source, device=device)
     scope = {"torch": torch, "nn": torch.nn, "F": torch.nn.functional, "self": model}
     out = {}
-    with torch.no_grad():
+    with torch.no_grad(), gpu_timing(device):  # the GPU alone, as a judge worker times
         for a in positions:
             n = program["nodes"][comp[a]]
             scope.update({f"_t{i}": env[x] for i, x in enumerate(n["inputs"])})

@@ -815,3 +815,19 @@ def test_gpu_work_is_a_no_op_without_cuda(tmp_path, monkeypatch):
     with reward.gpu_work():
         assert reward._HOLD["depth"] == 0
     assert not os.listdir(tmp_path)
+
+
+def test_gpu_timing_holds_the_gpu_alone(fake_gpu):
+    """gpu_timing (search.py's in-process timings): while it runs no worker's correctness work (shared) and no
+    trainer's gpu_work can start; inside gpu_work it refuses instead of waiting on its own hold."""
+    import fcntl
+
+    reward, judge_lock, _ = fake_gpu
+    with reward.gpu_timing():
+        with pytest.raises(BlockingIOError):
+            fcntl.flock(judge_lock.lock, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    fcntl.flock(judge_lock.lock, fcntl.LOCK_SH | fcntl.LOCK_NB)  # free again
+    fcntl.flock(judge_lock.lock, fcntl.LOCK_UN)
+    with reward.gpu_work(), pytest.raises(RuntimeError, match="inside gpu_work"):
+        with reward.gpu_timing():
+            pass
