@@ -154,6 +154,34 @@ def test_tiny_tokenizer_and_model_cached_in_run_dir(tmp_path):
     assert a.model.config.vocab_size % 64 == 0 and a.model.config.vocab_size >= len(a.tokenizer)
 
 
+def test_tokens_spanning_words_stay_within_a_line_and_their_length_cap(tmp_path):
+    """max_token_chars N: tokens may join words and spaces, never across a line break, up to N characters; the
+    tokenizer saved in the run dir keeps that rule, decoding is lossless, and the pairs take fewer tokens."""
+    texts = corpus()
+    word = P.train_tokenizer(texts, 1000)
+    phrase = P.train_tokenizer(texts, 1000, max_token_chars=12)
+    phrase.save_pretrained(str(tmp_path))
+    reloaded = P._load_tokenizer(str(tmp_path))
+    codes = [p["completion"] for p in read_pairs()]
+    n_word = sum(len(word(c)["input_ids"]) for c in codes)
+    n_phrase = sum(len(phrase(c)["input_ids"]) for c in codes)
+    assert n_phrase < 0.8 * n_word, (n_phrase, n_word)
+    spans_words = False
+    for code in codes:
+        ids = phrase(code)["input_ids"]
+        assert reloaded(code)["input_ids"] == ids and phrase.decode(ids) == code
+        for i in ids:
+            piece = phrase.decode([i])
+            assert len(piece) <= 12, piece
+            assert "\n" not in piece.lstrip("\n"), piece  # a line break only opens a token, never sits inside
+            spans_words |= " " in piece.strip()
+    assert spans_words  # some token joins two words: the rule is in force, not word-level BPE again
+    for code in codes:  # word-level BPE: no token has a space between two other characters
+        assert not any(" " in word.decode([i]).strip() for i in word(code)["input_ids"])
+    with pytest.raises(ValueError, match="max_token_chars"):
+        P.train_tokenizer(texts, 1000, max_token_chars=-1)
+
+
 def test_tiny_needs_a_corpus():
     with pytest.raises(ValueError, match="corpus"):
         P.load_policy(None, tiny_sizes=SIZES, lora_r=0)
