@@ -1101,7 +1101,8 @@ def cmd_sft_profile(args):
     pairs = train.load_pairs(args.pairs)[:args.max_pairs]
     sizes = dict(vocab_size=preset["tiny_vocab"], hidden_size=preset["tiny_hidden"], num_layers=preset["tiny_layers"],
                  num_heads=preset["tiny_heads"], num_kv_heads=preset["tiny_kv_heads"],
-                 intermediate_size=preset["tiny_intermediate"], max_positions=4096)
+                 intermediate_size=preset["tiny_intermediate"], max_positions=4096,
+                 max_token_chars=preset.get("tiny_token_chars", 0))
     _log(f"tokenizer and gpu-small model from {len(pairs)} pairs")
     pol = P.load_policy(None, corpus_texts=train.corpus_texts(pairs, []), run_dir=tempfile.mkdtemp(prefix="sftprof_"),
                         tiny_sizes=sizes, lora_r=0, dtype="fp32", device=str(device), seed=0)

@@ -151,6 +151,11 @@ PRESETS = {
     # level 2. DRPO at rl_lr 3e-4 then ran 7 steps in 130 s: level 2 10 -> 11/50, level-1 geomean 1.34x -> 1.36x.
     "gpu-small": dict(tiny_hidden=512, tiny_layers=8, tiny_heads=8, tiny_kv_heads=4, tiny_intermediate=1376,
                       tiny_vocab=8192, micro_batch=32, lr=1e-3, warmup_steps=30, pipeline_sft_steps=1400,
+                      # tokens spanning words within a line (session 25): on gs25's pairs 1,060 -> 336 tokens a
+                      # pair (answers 722 -> 206, KernelBench prompts 383 -> 154), so SFT, generation and RL
+                      # rollouts cost ~3x less; the tiny preset went from 20-47% to 73% with them. Not yet measured
+                      # here on the H200: --tiny-token-chars 0 gives session 23's word-level tokens back
+                      tiny_token_chars=16,
                       eval_every=200, save_every=350, gen_every=0, judge_workers=8,
                       pipeline_tasks=4100, pipeline_eval_tasks=100, pipeline_teacher_style="fixed",
                       pipeline_teacher_sizes="symbolic",
@@ -176,8 +181,8 @@ PRESETS = {
                       # the DRPO and GRPO stages side by side (issue 21: the sequential pipeline took 1,515 s through
                       # DRPO's evals); the main RL checkpoint is the one searched on KernelBench level 2
                       pipeline_parallel_ablation=True, pipeline_kernelbench_search_checkpoints="rl",
-                      # a 2,752-token vocab: 8,192 tokens' fp32 logits are 90 MB, and 512-token chunks cost a
-                      # checkpointed head call each (60-130 a step)
+                      # an 8,192-token vocab: 8,192 tokens' fp32 logits are 268 MB (90 MB with word tokens' 2,752),
+                      # and 512-token chunks cost a checkpointed head call each (60-130 a step)
                       logprob_chunk_tokens=8192,
                       rollout_max_new_tokens=1536, pipeline_ablation_loss="grpo", rl_heldout_per_level=16,
                       gen_batch_size=64, rl_lr=3e-4,
