@@ -1099,10 +1099,7 @@ def cmd_sft_profile(args):
     preset = train.PRESETS["gpu-small"]
     device = P.resolve_device(args.device)
     pairs = train.load_pairs(args.pairs)[:args.max_pairs]
-    sizes = dict(vocab_size=preset["tiny_vocab"], hidden_size=preset["tiny_hidden"], num_layers=preset["tiny_layers"],
-                 num_heads=preset["tiny_heads"], num_kv_heads=preset["tiny_kv_heads"],
-                 intermediate_size=preset["tiny_intermediate"], max_positions=4096,
-                 max_token_chars=preset.get("tiny_token_chars", 0))
+    sizes = train.tiny_sizes(train.parse_args(["--preset", "gpu-small"]))   # the model and tokenizer train.py builds
     _log(f"tokenizer and gpu-small model from {len(pairs)} pairs")
     pol = P.load_policy(None, corpus_texts=train.corpus_texts(pairs, []), run_dir=tempfile.mkdtemp(prefix="sftprof_"),
                         tiny_sizes=sizes, lora_r=0, dtype="fp32", device=str(device), seed=0)
