@@ -58,7 +58,8 @@ decode-attn: the split-KV decode attention of one layer as the engines run it (w
 read on the device): slice length and slots per iteration, then warps and stages, then the best few over
 a rollout's first, middle and last slot. decode-sample: one step's sampling at batch x vocab.
 sft-step: LoRA SFT steps through train.py's `sft_step` (loss via policy.token_logprobs) on random tokens.
-sft-profile: gpu-small's full fine-tuning step on real pairs in variants over the same batches, then its kernels.
+sft-profile: gpu-small's full fine-tuning step on real pairs in variants over the same batches (padding mask,
+log-prob chunk, fused AdamW, padding to a multiple of N tokens), then its kernels.
 """
 import argparse
 import copy
@@ -1044,7 +1045,7 @@ def cmd_sft_step(args):
     attach_random_lora(pol, args.lora_r, args.lora_alpha, args.seed)
     n_train = sum(p.numel() for p in P.trainable_parameters(pol))
     step_args = types.SimpleNamespace(lr=args.lr, adam_betas="0.9,0.999", weight_decay=0.0, grad_clip=1.0,
-                                      logprob_chunk_tokens=args.chunk_tokens)
+                                      logprob_chunk_tokens=args.chunk_tokens, pad_multiple=1)
     optimizer = train.make_optimizer(pol, step_args)
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: 1.0)
     g = torch.Generator().manual_seed(args.seed)
@@ -1124,22 +1125,25 @@ def cmd_sft_profile(args):
     if rel > 1e-2:
         raise SystemExit(f"the two masks disagree on the loss ({rel:.1e}): not timing a wrong variant")
     def variant(spec):
-        """(name, causal-only, chunk tokens, fused AdamW) of a NAME:OPTS spec; sets the mask switch; and a fresh
-        optimizer, scheduler and train.sft_step args for it."""
+        """(name, causal-only, chunk tokens, fused AdamW, pad multiple) of a NAME:OPTS spec; sets the mask switch;
+        and a fresh optimizer, scheduler and train.sft_step args for it."""
         name, _, opts = spec.partition(":")
         opts = opts.split("+")
         chunk = next((int(o[len("chunk"):]) for o in opts if o.startswith("chunk")), 512)
+        pad = next((int(o[len("pad"):]) for o in opts if o.startswith("pad")), 1)
         causal, fused = "mask" not in opts, "fused" in opts
         P.CAUSAL_WHEN_RIGHT_PADDED = causal
         optimizer = torch.optim.AdamW(P.trainable_parameters(pol), lr=1e-4, fused=fused and device.type == "cuda")
         step = (optimizer, torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: 1.0),
                 types.SimpleNamespace(lr=1e-4, adam_betas="0.9,0.95", weight_decay=0.0, grad_clip=1.0,
-                                      logprob_chunk_tokens=chunk))
-        return name, causal, chunk, fused, step
+                                      logprob_chunk_tokens=chunk, pad_multiple=pad))
+        return name, causal, chunk, fused, pad, step
 
     rows = []
     for spec in args.variants.split(","):
-        name, causal, chunk, fused, step = variant(spec)
+        name, causal, chunk, fused, pad, step = variant(spec)
+        if device.type == "cuda":
+            torch.cuda.empty_cache()  # each variant starts from an empty allocator cache
         walls, tokens = [], 0
         for i, b in enumerate(batches):
             _sync(pol)
@@ -1150,17 +1154,18 @@ def cmd_sft_profile(args):
                 walls.append(time.perf_counter() - t)
                 tokens += out["tokens"]
         rows.append({"variant": name, "causal_only": causal, "chunk_tokens": chunk, "fused_adam": fused,
-                     "ms_per_step": round(1e3 * sum(walls) / len(walls), 1), "tokens_per_s": round(tokens / sum(walls))})
+                     "pad_multiple": pad, "ms_per_step": round(1e3 * sum(walls) / len(walls), 1),
+                     "tokens_per_s": round(tokens / sum(walls))})
         _log(f"{rows[-1]}")
-    print(f"{'variant':>12} {'causal':>6} {'chunk':>6} {'fused':>5} {'ms/step':>8} {'tokens/s':>9}")
+    print(f"{'variant':>12} {'causal':>6} {'chunk':>6} {'fused':>5} {'pad':>4} {'ms/step':>8} {'tokens/s':>9}")
     for r in rows:
         print(f"{r['variant']:>12} {str(r['causal_only']):>6} {r['chunk_tokens']:>6} {str(r['fused_adam']):>5} "
-              f"{r['ms_per_step']:8.1f} {r['tokens_per_s']:9d}")
+              f"{r['pad_multiple']:>4} {r['ms_per_step']:8.1f} {r['tokens_per_s']:9d}")
     prof_rows = []
     if args.profile_steps and device.type == "cuda":
         from torch.profiler import ProfilerActivity, profile
 
-        name, _, _, _, step = variant(args.variants.split(",")[0])
+        name, _, _, _, _, step = variant(args.variants.split(",")[0])
         _sync(pol)
         t = time.perf_counter()
         with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
@@ -1974,9 +1979,12 @@ def main():
     sp.add_argument("--pairs", required=True, help="SFT pairs JSONL (train.py's pipeline writes <run>/data/pairs.jsonl)")
     sp.add_argument("--max-pairs", type=int, default=4000, help="pairs read (the tokenizer is trained on them)")
     sp.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto", help="where the model runs")
-    sp.add_argument("--variants", default="base:mask,causal:,causal_c8k:chunk8192,causal_c8k_fused:chunk8192+fused",
+    sp.add_argument("--variants", default="pad64:chunk8192+pad64,causal_c8k:chunk8192,base:mask,"
+                                          "causal_c8k_fused:chunk8192+fused",
                     help="comma-separated NAME:OPTS, OPTS '+'-joined from mask (keep the padding mask), chunkN "
-                         "(log-prob chunk of N tokens; default 512), fused (AdamW fused=True)")
+                         "(log-prob chunk of N tokens; default 512), fused (AdamW fused=True), padN (batches padded "
+                         "to a multiple of N tokens, train.py --pad-multiple). A variant meets the batch lengths "
+                         "earlier variants met already warm: list a padN variant first to see what new lengths cost")
     sp.add_argument("--warmup-steps", type=int, default=3, help="untimed steps of each variant first")
     sp.add_argument("--steps", type=int, default=20, help="timed steps of each variant (the same batches)")
     sp.add_argument("--profile-steps", type=int, default=3, help="steps of the first variant under torch.profiler (CUDA)")

@@ -303,10 +303,13 @@ run_gswait() {  # wait for the pipeline run_gsbg started (GSWAIT_S at most), the
   done
   tar czf "$O/gs.tgz" --exclude=checkpoints --exclude=base_model --exclude=data --exclude='*.safetensors' \
     --exclude='*.pt' "$GS"
-  # Once SFT is done, its last checkpoint comes back once, in bf16 without the optimizer (train.export_run: ~45 MB
-  # for gpu-small), as $OUT/sft_export.tgz.part-aa, -ab, ...: here `cat sft_export.tgz.part-* > runs/gsNN_sft.tgz`,
-  # and a later machine given GS_TGZ="runs/gsNN.tgz runs/gsNN_sft.tgz" starts after SFT if this one is lost.
-  if [ -n "${OUT:-}" ] && [ ! -f /tmp/sft_exported ] && grep -q "^=== sft done" /tmp/gs_pipeline.log; then
+  # GS_EXPORT=1: once SFT is done, its last checkpoint comes back once, in bf16 without the optimizer
+  # (train.export_run), as $OUT/sft_export.tgz.part-aa, -ab, ...: here `cat sft_export.tgz.part-* >
+  # runs/gsNN_sft.tgz`, and a later machine given GS_TGZ="runs/gsNN.tgz runs/gsNN_sft.tgz" starts after SFT if this
+  # one is lost. Off by default: gpu-small's export with 16-character tokens is 44 MB (session 26), and with the
+  # 37 MB of tracked files it is over the 64 MiB a call may carry.
+  if [ "${GS_EXPORT:-0}" = 1 ] && [ -n "${OUT:-}" ] && [ ! -f /tmp/sft_exported ] \
+      && grep -q "^=== sft done" /tmp/gs_pipeline.log; then
     rm -rf /tmp/sft_export \
       && $PY -c "import train; print('exported', train.export_run('$GS/sft', '/tmp/sft_export/$GS/sft'))" \
       && tar czf - -C /tmp/sft_export . | split -b 15m - "$OUT/sft_export.tgz.part-" && touch /tmp/sft_exported

@@ -498,9 +498,10 @@ def token_logprobs(model, input_ids, attention_mask, target_mask, chunk_tokens: 
     return torch.cat(out) if out else h.new_zeros(0, dtype=torch.float32)
 
 
-def pad_right(rows, pad_id):
-    """(ids, attention_mask) tensors (B, T) from lists of ids, padded on the right."""
-    width = max(len(r) for r in rows)
+def pad_right(rows, pad_id, multiple=1):
+    """(ids, attention_mask) tensors (B, T) from lists of ids, padded on the right; T is the longest row rounded up
+    to a multiple of `multiple` (fewer distinct batch shapes for the GPU)."""
+    width = -(-max(len(r) for r in rows) // multiple) * multiple
     ids = torch.full((len(rows), width), pad_id, dtype=torch.long)
     mask = torch.zeros((len(rows), width), dtype=torch.long)
     for i, r in enumerate(rows):

@@ -65,26 +65,35 @@ def test_prompt_masking_loss_covers_completion_tokens_only(tiny):
     assert math.isclose(nll_sum.item(), want, rel_tol=1e-5)
 
 
-def test_step_loss_does_not_depend_on_micro_batching(tiny):
-    """Mean over all completion tokens of the step: 1 x 4 sequences == 2 x 2 (gradient accumulation)."""
+def test_step_loss_does_not_depend_on_micro_batching_or_padding(tiny):
+    """Mean over all completion tokens of the step: 1 x 4 sequences == 2 x 2 (gradient accumulation) == 1 x 4 padded
+    to a multiple of 64 tokens (--pad-multiple: the extra padding is masked out)."""
     import copy
 
     pairs = train.load_pairs(PAIRS)
     examples, _ = train.encode_pairs(tiny.tokenizer, pairs[:4], 4096)
-    args = train.parse_args(["--stage", "sft", "--pairs", PAIRS, "--grad-clip", "0", "--device", "cpu"])
+    assert max(len(e["input_ids"]) for e in examples) % 64  # the padded case really pads
+    argv = ["--stage", "sft", "--pairs", PAIRS, "--grad-clip", "0", "--device", "cpu"]
     results = []
-    for micro_batches in [[[0, 1, 2, 3]], [[0, 1], [2, 3]]]:
+    for micro_batches, pad in [([[0, 1, 2, 3]], 1), ([[0, 1], [2, 3]], 1), ([[0, 1, 2, 3]], 64)]:
+        args = train.parse_args(argv + ["--pad-multiple", str(pad)])
         pol = copy.deepcopy(tiny)
         opt = train.make_optimizer(pol, args)
         sched = train.make_scheduler(opt, args, 10)
         out = train.sft_step(pol, examples, micro_batches, opt, sched, args)
         results.append((out, [p.detach().clone() for p in pol.model.parameters()]))
-    (a, pa), (b, pb) = results
-    assert math.isclose(a["loss"], b["loss"], rel_tol=1e-6)
-    assert math.isclose(a["grad_norm"], b["grad_norm"], rel_tol=1e-4)
-    assert a["completion_tokens"] == b["completion_tokens"]
-    for x, y in zip(pa, pb):
-        torch.testing.assert_close(x, y, atol=1e-6, rtol=1e-5)
+    (a, pa), *others = results
+    for b, pb in others:
+        assert math.isclose(a["loss"], b["loss"], rel_tol=1e-6)
+        assert math.isclose(a["grad_norm"], b["grad_norm"], rel_tol=1e-4)
+        assert a["completion_tokens"] == b["completion_tokens"] and a["tokens"] == b["tokens"]
+        for x, y in zip(pa, pb):
+            torch.testing.assert_close(x, y, atol=1e-6, rtol=1e-5)
+    ids, attention, loss_mask = train.collate([examples[0], examples[1]], tiny.tokenizer.pad_token_id, 64)
+    longest = max(len(examples[0]["input_ids"]), len(examples[1]["input_ids"]))
+    assert ids.shape[1] == -(-longest // 64) * 64 and ids.shape[1] > longest
+    assert attention.sum() == len(examples[0]["input_ids"]) + len(examples[1]["input_ids"])
+    assert not loss_mask[:, longest:].any() and (ids[:, longest:] == tiny.tokenizer.pad_token_id).all()
 
 
 def test_lr_schedule_hand_computed():
