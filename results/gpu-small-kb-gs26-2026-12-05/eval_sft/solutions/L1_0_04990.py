@@ -1,0 +1,65 @@
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+class ModelNew(nn.Module):
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: int, padding: int=1):
+        super().__init__()
+        self.conv_transpose = nn.ConvTranspose2d(in_channels, out_channels, kernel_size, padding=padding)
+
+    def forward(self, x):
+        v0 = launch_triton(x, self.conv_transpose.weight, self.conv_transpose.stride, self.conv_transpose.dilation, self.conv_transpose.padding, self.conv_transpose.output_padding, self.conv_transpose.bias)
+        return v0
+
+
+@triton.jit
+def triton_kernel(x_ptr, conv_transpose_weight_ptr, conv_transpose_bias_ptr, out_ptr, M, N, K, channels: tl.constexpr, dim1: tl.constexpr, width: tl.constexpr, out_channels: tl.constexpr, stride_h: tl.constexpr, stride_w: tl.constexpr, dilation_h: tl.constexpr, dilation_w: tl.constexpr, padding_h: tl.constexpr, padding_w: tl.constexpr, kernel_h: tl.constexpr, kernel_w: tl.constexpr, out_dim1: tl.constexpr, out_width: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)[:, None]
+    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)[None, :]
+    mask_m = offs_m < M
+    mask_n = offs_n < N
+    o1 = offs_m // (out_dim1 * out_width)
+    o2 = (offs_m // out_width) % out_dim1
+    o3 = offs_m % out_width
+    acc = tl.zeros([BLOCK_M, BLOCK_N], dtype=tl.float32)
+    for k0 in range(0, K, BLOCK_K):
+        offs_ka = k0 + tl.arange(0, BLOCK_K)[None, :]
+        offs_kb = k0 + tl.arange(0, BLOCK_K)[:, None]
+        mask_ka = offs_ka < K
+        mask_kb = offs_kb < K
+        k4 = offs_ka // (kernel_h * kernel_w)
+        k5 = (offs_ka // kernel_w) % kernel_h
+        k6 = offs_ka % kernel_w
+        tp7 = o2 + padding_h - k5 * dilation_h
+        ip8 = tp7 // stride_h
+        ok9 = ((tp7 >= 0) & (ip8 < dim1) & (tp7 % stride_h == 0))
+        tp10 = o3 + padding_w - k6 * dilation_w
+        ip11 = tp10 // stride_w
+        ok12 = ((tp10 >= 0) & (ip11 < width) & (tp10 % stride_w == 0))
+        x13 = tl.load(x_ptr + o1 * (channels * dim1 * width) + k4 * (dim1 * width) + ip8 * width + ip11, mask=mask_ka & mask_m & ok9 & ok12, other=0.0)
+        a14 = tl.where(mask_m & mask_ka & ok9 & ok12, x13, 0.0)
+        wc15 = offs_kb // (kernel_h * kernel_w)
+        w16 = tl.load(conv_transpose_weight_ptr + wc15 * (out_channels * kernel_h * kernel_w) + offs_n * (kernel_h * kernel_w) + offs_kb % (kernel_h * kernel_w), mask=mask_kb & mask_n, other=0.0)
+        acc += tl.dot(a14, w16, input_precision="ieee")
+    v17 = tl.load(conv_transpose_bias_ptr + offs_n, mask=mask_n, other=0.0)
+    acc18 = acc + v17
+    tl.store(out_ptr + o1 * (out_channels * out_dim1 * out_width) + offs_n * (out_dim1 * out_width) + o2 * out_width + o3, acc18, mask=mask_m & mask_n)
+
+
+def launch_triton(x, conv_transpose_weight, conv_transpose_stride, conv_transpose_dilation, conv_transpose_padding, conv_transpose_output_padding, conv_transpose_bias):
+    batch_size, channels, dim1, width = x.shape
+    _, out_channels, kernel_h, kernel_w = conv_transpose_weight.shape
+    stride_h, stride_w = conv_transpose_stride
+    dilation_h, dilation_w = conv_transpose_dilation
+    padding_h, padding_w = conv_transpose_padding
+    output_padding_h, output_padding_w = conv_transpose_output_padding
+    out_dim1 = (dim1 - 1) * stride_h - 2 * padding_h + dilation_h * (kernel_h - 1) + output_padding_h + 1
+    out_width = (width - 1) * stride_w - 2 * padding_w + dilation_w * (kernel_w - 1) + output_padding_w + 1
+    out = torch.empty((batch_size, out_channels, out_dim1, out_width), device=x.device, dtype=torch.float32)
+    grid = lambda meta: (triton.cdiv(batch_size * out_dim1 * out_width, meta['BLOCK_M']), triton.cdiv(out_channels, meta['BLOCK_N']))
+    triton_kernel[grid](x, conv_transpose_weight, conv_transpose_bias, out, batch_size * out_dim1 * out_width, out_channels, channels * kernel_h * kernel_w, channels, dim1, width, out_channels, stride_h, stride_w, dilation_h, dilation_w, padding_h, padding_w, kernel_h, kernel_w, out_dim1, out_width, HAS_BIAS=conv_transpose_bias is not None, BLOCK_M=128, BLOCK_N=16, BLOCK_K=64)
+    return out

@@ -1,0 +1,36 @@
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+class ModelNew(nn.Module):
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: int, stride: int, padding: int, dilation: int, groups: int, bias: bool=False):
+        super().__init__()
+        self.conv = nn.Conv2d(in_channels, out_channels=out_channels, kernel_size=kernel_size, stride=stride, padding=padding, dilation=dilation, groups=groups, bias=bias)
+
+    def forward(self, x):
+        # conv2d stays a torch op (cuBLAS/cuDNN); the Triton kernels compute what follows it
+        v0 = self.conv(x)
+        v1 = launch_triton(v0)
+        return v1
+
+
+@triton.jit
+def triton_kernel(v0_ptr, out_ptr, n_elements, batch_size: tl.constexpr, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n_elements
+    i1 = offs // (batch_size * batch_size * batch_size)
+    i2 = (offs // batch_size) % batch_size
+    i3 = offs % batch_size
+    v4 = tl.load(v0_ptr + i1 * (batch_size * batch_size) + i2 * batch_size + i3, mask=mask, other=0.0)
+    tl.store(out_ptr + offs, v4, mask=mask)
+
+
+def launch_triton(v0):
+    batch_size, _, _, _ = v0.shape
+    out = torch.empty((batch_size, batch_size, batch_size), device=v0.device, dtype=torch.float32)
+    grid = lambda meta: (triton.cdiv(out.numel(), meta['BLOCK']),)
+    triton_kernel[grid](v0, out, out.numel(), batch_size, BLOCK=1024)
+    return out

@@ -1,0 +1,43 @@
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+class ModelNew(nn.Module):
+    def __init__(self, in_channels: int=1, out_channels: int=2, kernel_size: int=1, stride: int=1, padding: int=0, dilation: int=1, groups: int=1, bias: bool=True, reduce_dim: int=2):
+        super(ModelNew, self).__init__()
+        self.conv1 = nn.Conv1d(in_channels, out_channels, kernel_size=kernel_size, stride=stride, padding=padding, dilation=dilation, groups=groups, bias=bias)
+        self.reduce_dim = reduce_dim
+
+    def forward(self, x):
+        # conv1d stays a torch op (cuBLAS/cuDNN); the Triton kernels compute what follows it
+        v0 = self.conv1(x)
+        v1 = launch_triton(v0)
+        return v1
+
+
+@triton.jit
+def triton_kernel(v0_ptr, out_ptr, n_rows, n_cols, batch_size: tl.constexpr, BLOCK_ROWS: tl.constexpr, BLOCK_COLS: tl.constexpr):
+    pid = tl.program_id(0)
+    rows = pid * BLOCK_ROWS + tl.arange(0, BLOCK_ROWS)[:, None]
+    row_mask = rows < n_rows
+    acc = tl.zeros([BLOCK_ROWS, 1], dtype=tl.float32)
+    for start in range(0, n_cols, BLOCK_COLS):
+        cols = start + tl.arange(0, BLOCK_COLS)[None, :]
+        col_mask = cols < n_cols
+        r1 = rows // 6
+        r2 = rows % 6
+        v3 = tl.load(v0_ptr + cols * (batch_size * 6) + r1 * 6 + r2, mask=col_mask & row_mask, other=0.0)
+        x4 = tl.where(row_mask & col_mask, v3, 0.0)
+        acc += tl.sum(x4, axis=1, keep_dims=True)
+    res5 = acc / batch_size
+    tl.store(out_ptr + rows, res5, mask=row_mask)
+
+
+def launch_triton(v0):
+    batch_size, _, _ = v0.shape
+    out = torch.empty((6, 6), device=v0.device, dtype=torch.float32)
+    grid = lambda meta: (triton.cdiv(3 * batch_size, meta['BLOCK_ROWS']),)
+    triton_kernel[grid](v0, out, 3 * batch_size, batch_size, batch_size, BLOCK_ROWS=32, BLOCK_COLS=8)
+    return out

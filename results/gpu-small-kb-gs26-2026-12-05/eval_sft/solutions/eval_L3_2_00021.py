@@ -1,0 +1,40 @@
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+class ModelNew(nn.Module):
+    def __init__(self, in_channels, num_filters, kernel_size, stride, padding):
+        super(ModelNew, self).__init__()
+        self.conv_transpose = nn.ConvTranspose3d(in_channels, out_channels=num_filters, kernel_size=kernel_size, stride=stride, padding=padding)
+
+    def forward(self, x):
+        # conv_transpose3d stays a torch op (cuBLAS/cuDNN); the Triton kernels compute what follows it
+        v0 = self.conv_transpose(x)
+        v2 = launch_triton(v0)
+        return v2
+
+
+@triton.jit
+def triton_kernel(v0_ptr, out_ptr, n_elements, batch_size: tl.constexpr, depth: tl.constexpr, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n_elements
+    i1 = offs // (depth * batch_size * depth * batch_size * depth * depth)
+    i2 = (offs // (depth * depth)) % depth
+    i3 = (offs // (depth) % depth
+    i5 = offs % depth
+    v6 = tl.load(v0_ptr + i1 * (batch_size * depth)
+    i5 = offs % depth
+    v7 = tl.load(v0_ptr + i1 * (batch_size * depth) + i2 * (batch_size * depth) + i2 * (batch_size * depth) + i5, mask=mask, other=0.0)
+    y8 = 1.0 - 2.0 / (tl.exp(2.0 * v7) + 1.0)
+    tl.store(out_ptr + offs, y8, mask=mask)
+
+
+def launch_triton(v0):
+    batch_size, depth, _, _, depth = v0.shape
+    out = torch.empty((batch_size, depth, depth, depth, depth), device=v0.device, dtype=torch.float32)
+    grid = lambda meta: (triton.cdiv(out.numel(), meta['BLOCK']),)
+    triton_kernel[grid](v0, out, out.numel(), depth, depth, depth, BLOCK=1024)
+    return out
