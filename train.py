@@ -469,8 +469,8 @@ def parse_args(argv):
 
 def check_args(parser, args):
     """Flag values that cannot work; parser.error prints usage and exits with code 2."""
-    positive = ["micro_batch", "grad_accum", "max_seq_len", "logprob_chunk_tokens", "pad_multiple", "save_every", "keep_last",
-                "bucket_size", "gen_tasks", "gen_max_new_tokens", "gen_batch_size", "judge_workers",
+    positive = ["micro_batch", "grad_accum", "max_seq_len", "logprob_chunk_tokens", "pad_multiple", "save_every",
+                "keep_last", "bucket_size", "gen_tasks", "gen_max_new_tokens", "gen_batch_size", "judge_workers",
                 "judge_time_trials"]
     for name in positive:
         if getattr(args, name) <= 0:
