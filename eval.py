@@ -1166,6 +1166,7 @@ def run_eval(args):
                 t_propose += time.time() - t_chunk
                 if earlier is not None:
                     n_reused += reuse_verdicts(chunk, candidates, earlier)
+                policy.release_gpu_cache()  # the judge's workers share this GPU
                 verdicts = judge_candidates(judge, chunk, candidates)
                 if getattr(proposer, "fallback", None):  # --teacher-fallback: a second round for the tasks failed
                     again = [(i, proposer.fallback_answers(chunk[i], cands)) for i, (cands, vs)

@@ -1571,8 +1571,9 @@ class _Worker:
                     need = out_b * len(task["seeds"])
                     exclusive = bool(job.get("exclusive"))
                     host_room = 0.75 * self.caps.get("rss_gb", 0.0) * (1 << 30)
-                    where = ref_placement(need, 5 * _output_bytes(torch, inputs) + 4 * out_b, self.gpu_cap_bytes(),
-                                          host_room, exclusive, torch.cuda.mem_get_info()[0] if exclusive else None)
+                    working = working_bytes(job, _output_bytes(torch, inputs), out_b, task["draw_on_device"])
+                    where = ref_placement(need, working, self.gpu_cap_bytes(), host_room, exclusive,
+                                          torch.cuda.mem_get_info()[0] if exclusive else None)
                     if where == "cpu" and need > host_room > 0:
                         # no room on either side: say so now, not after copying GBs to the host watchdog's kill
                         raise _WorkerError("oom", f"the reference outputs of {len(task['seeds'])} trials take "
@@ -1603,9 +1604,7 @@ class _Worker:
         if draw_on_device is None:
             draw_on_device = task.get("draw_on_device", False)
         torch.manual_seed(seed)
-        with torch.device(self.device) if draw_on_device else contextlib.nullcontext():
-            inputs = list(task["mod"].get_inputs())
-        inputs = [x.to(self.device) if isinstance(x, torch.Tensor) else x for x in inputs]
+        inputs = draw_inputs(torch, task["mod"].get_inputs, self.device, draw_on_device)
         return [_contrast(torch, x) for x in inputs] if seed == task.get("contrast_seed") else inputs
 
     def cap_gpu_memory(self, limit_gb):
@@ -1989,6 +1988,16 @@ def _sha(text):
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+def draw_inputs(torch, get_inputs, device, on_device=True):
+    """A task's get_inputs() as a list with every tensor on `device`. on_device: run it with `device` as torch's
+    default device, so its random draws happen there: an H200 draws GBs in milliseconds, and one CPU thread draws
+    ~0.35 GB/s (KernelBench level 2's inputs are 22 GB in all, level 1's up to 8 GB a tensor). A get_inputs that
+    cannot run that way raises one of DRAW_ERRORS, and the caller draws on the CPU instead (on_device False)."""
+    with torch.device(device) if on_device else contextlib.nullcontext():
+        inputs = list(get_inputs())
+    return [x.to(device) if isinstance(x, torch.Tensor) else x for x in inputs]
+
+
 def _contrast(torch, x):
     """The contrast trial's input (module docstring, item 3): a floating tensor's second half along its first dim
     of size >= 2 scaled by CONTRAST_SCALE, on a copy of its layout (strides kept: a transposed input stays
@@ -2031,9 +2040,9 @@ EXCLUSIVE_FREE_SHARE = 0.85  # ... and on an exclusive retry, if they and the jo
 def ref_placement(need: float, working: float, cap: float, host_room: float, exclusive: bool = False,
                   free: float | None = None) -> str:
     """Where a job keeps the reference outputs of all its trials ("cuda" or "cpu"): `need` bytes of outputs,
-    `working` the bytes the rest of the job holds at once besides them (timing's refill set per timed function,
-    a fresh draw and the pristine copy, three outputs: 5 inputs' and 4 outputs' worth), `cap` the job's GPU cap,
-    `host_room` what the host may take.
+    `working` the bytes the rest of the job holds at once besides them (working_bytes: 4 inputs' and 2 outputs'
+    worth when only the candidate is timed, 5 and 4 when it, the eager reference and torch.compile are), `cap`
+    the job's GPU cap, `host_room` what the host may take.
 
     A shared job keeps them on the GPU where they fit REF_GPU_SHARE of its cap and, with the working set, the
     cap, or where the host has no room either (L1 38_L1Norm_, 8.6 GB a tensor: 43 GB of outputs on the GPU left
@@ -2048,6 +2057,33 @@ def ref_placement(need: float, working: float, cap: float, host_room: float, exc
         return "cuda" if free is not None and need + working <= EXCLUSIVE_FREE_SHARE * free else "cpu"
     fits_gpu = need <= REF_GPU_SHARE * cap
     return "cuda" if fits_gpu and (need + working <= cap or need > host_room) else "cpu"
+
+
+def timed_functions(job):
+    """How many functions a job times (Worker.time_candidate): the candidate; the eager reference unless the
+    job's baseline (from the BaselineCache) has its time; torch.compile's where the job measures it and the
+    baseline has neither its time nor its failure. 0 for an untimed job."""
+    if not job.get("time_trials"):
+        return 0
+    cached = job.get("baseline") or {}
+    compiled = bool(job.get("compile_baseline")) and cached.get("compile_ms") is None \
+        and not cached.get("compile_failed")
+    return 1 + (cached.get("eager_ms") is None) + compiled
+
+
+def working_bytes(job, in_bytes, out_bytes, draw_on_device=True):
+    """What a job holds on the GPU at once besides its stored reference outputs (ref_placement's `working`), from
+    one input set's and one output's bytes. Timing n functions holds n refill sets, the trial's fresh draw and
+    the one before it (a draw is made while the last is held; three seeded sets rotate instead where the task
+    cannot draw on the device), n outputs and one more (a run's new output while its last is held, or the spot
+    check's reference). The correctness trials hold up to four input sets (the next draw and its contrast copy
+    next to the last draw and its pristine copy) and two outputs. With a cached eager time (level 1 on the
+    H200 with a baseline cache) that is 4 inputs' and 2 outputs' worth, not the 5 and 4 of timing three
+    functions: 37_FrobeniusNorm_'s 5 x 7 GB of outputs then stay on the GPU of an exclusive retry, where the
+    host copies took 25-31 s of the judge's serial time per norm task (session 23)."""
+    n = timed_functions(job)
+    in_sets = max(4, n + (2 if draw_on_device else 3))
+    return in_sets * in_bytes + max(2, n + 1) * out_bytes
 
 
 class _RefOut:

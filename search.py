@@ -77,7 +77,7 @@ import subprocess
 import sys
 import time
 
-from reward import exception_text, gpu_timing, judge_candidates, solution_text
+from reward import DRAW_ERRORS, draw_inputs, exception_text, gpu_timing, judge_candidates, solution_text
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -298,8 +298,7 @@ def run_program(program, source, seed=1, device="cpu"):
     ns = synth.exec_source(source, "search_ref")
     torch.manual_seed(42)
     model = ns["Model"](*ns["get_init_inputs"]()).to(device)
-    torch.manual_seed(seed)
-    inputs = [x.to(device) if isinstance(x, torch.Tensor) else x for x in ns["get_inputs"]()]
+    inputs = task_inputs(ns["get_inputs"], device, seed)
     env = {t["name"]: x for t, x in zip(program["inputs"], inputs)}
     params = dict(model.named_parameters())
     for t in program["params"]:
@@ -311,6 +310,21 @@ def run_program(program, source, seed=1, device="cpu"):
             refs = [f"_t{i}" for i in range(len(n["inputs"]))]
             env[n["name"]] = eval(node_expr(n, refs, module_ref(n["module"]) if n.get("module") else None), scope)
     return model, inputs, env
+
+
+def task_inputs(get_inputs, device, seed):
+    """A task's get_inputs() under `seed`, drawn on `device` where the task allows it, else on the CPU and moved
+    there, as the judge draws them (reward.draw_inputs): KernelBench level 2's inputs are 22 GB in all, which one
+    CPU thread draws at ~0.35 GB/s, and a search runs every task's program at real size before its fragments."""
+    import torch
+
+    torch.manual_seed(seed)
+    if torch.device(device).type != "cpu":
+        try:
+            return draw_inputs(torch, get_inputs, device, on_device=True)
+        except DRAW_ERRORS:
+            torch.manual_seed(seed)  # the same seed, on the CPU
+    return draw_inputs(torch, get_inputs, device, on_device=False)
 
 
 def tensor_spec(x):
@@ -682,8 +696,7 @@ def time_torch_ms(task_source, device, trials=20):
     ns = synth.exec_source(task_source, "search_time")
     torch.manual_seed(42)
     model = ns["Model"](*ns["get_init_inputs"]()).cuda()
-    torch.manual_seed(0)
-    inputs = [x.cuda() if isinstance(x, torch.Tensor) else x for x in ns["get_inputs"]()]
+    inputs = task_inputs(ns["get_inputs"], "cuda", 0)
     times = []
     with torch.no_grad(), gpu_timing(device):  # the GPU alone, as a judge worker times (another stage may share it)
         for i in range(trials + 3):
@@ -769,6 +782,8 @@ def drive(searches, judge, raise_errors=False, progress=None):
     sizes, and its in-process steps leave them idle). Returns one result per search; an exception in a search,
     or in the proposer call of its batch, is its result (raised at once if raise_errors). progress, if given, is
     called with one line per proposer call and per judge round (what it served and how long it took)."""
+    from policy import release_gpu_cache
+
     results, pending = [None] * len(searches), {}
     report = progress or (lambda line: None)
     n_round = 0
@@ -818,6 +833,7 @@ def drive(searches, judge, raise_errors=False, progress=None):
         records = [r for i in order for r in pending[i][0]]
         cands = [c for i in order for c in pending[i][1]]
         requests, pending = pending, {}
+        release_gpu_cache()  # what the proposer's generation cached, for the judge's workers on the same GPU
         t = time.time()
         try:
             verdicts = judge_candidates(judge, records, cands)

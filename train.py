@@ -1940,18 +1940,26 @@ def kernelbench_eval_dirs(args, kb_dirs) -> dict:
     return {lv: found[lv] for lv in wanted if lv in found}
 
 
+KB_CHUNK = 100  # files of a KernelBench level judged together in a pipeline's single-shot eval (all of them)
+
+
 def kernelbench_argv(args):
     """eval.py flags of a KernelBench eval: speed against eager PyTorch only, 1 s of timed runs a candidate;
     --pipeline-kernelbench-workers judge workers (at most --judge-workers: larger GPU shares per worker);
     --pipeline-kernelbench-time-s as eval.py's --stop-after-s; --pipeline-kernelbench-max-new-tokens;
     eval.py's own per-candidate timeout (--judge-timeout-s where larger), because a real-size KernelBench task
     takes longer to judge than a synthetic program (gpu-small's 20 s is set for RL rollouts); its default
-    --baseline-cache; the first --pipeline-kernelbench-limit files."""
+    --baseline-cache; the first --pipeline-kernelbench-limit files; a level's files in one chunk (KB_CHUNK).
+    Level 1's judging is paced by its ~36 exclusive retries (whole-GPU jobs, one at a time). In eval.py's default
+    chunks of 64 and 36 files (--gen-batch-size) the first chunk's last jobs run while the other workers idle; in
+    one chunk the next chunk's jobs fill those gaps (packing session 23's per-task judge times onto the workers,
+    exclusivity left out, gave 174 s in two chunks and 133 s in one)."""
     timeout_s = max(args.judge_timeout_s, eval_lib.build_parser().get_default("timeout_s"))
     # timing holds the GPU alone, so it sets a real-size eval's pace: 1 s of timed runs a candidate (at least the
     # judge's floor of runs), as the whole-level sweeps in LOG.md use
     argv = ["--baseline", "eager", "--timeout-s", str(timeout_s), "--time-budget-s", "1",
-            "--workers", str(min(args.judge_workers, args.pipeline_kernelbench_workers))]
+            "--workers", str(min(args.judge_workers, args.pipeline_kernelbench_workers)),
+            "--chunk-size", str(KB_CHUNK)]
     if args.pipeline_kernelbench_max_new_tokens:
         argv += ["--max-new-tokens", str(args.pipeline_kernelbench_max_new_tokens)]
     if args.pipeline_kernelbench_limit:

@@ -256,6 +256,69 @@ def test_reference_outputs_placement():
     assert ref_placement(need=43.0, working=10.0, cap=139.0, host_room=20.0, exclusive=True, free=60.0) == "cuda"
 
 
+def test_working_set_counts_the_functions_a_job_times():
+    """The working set beside the stored reference outputs follows what the job times (reward.timed_functions):
+    timing the candidate, the eager reference and torch.compile holds 5 inputs' and 4 outputs' worth (6 inputs
+    where three seeded sets rotate), the candidate alone 4 and 2. A level-1 norm's exclusive retry (7 GB an
+    input and an output, 5 trials' outputs) with a cached eager time keeps its outputs on the GPU with 110 GB
+    free; counted as if it timed three functions, they went to the host."""
+    from reward import EXCLUSIVE_FREE_SHARE, ref_placement, timed_functions, working_bytes
+    cached = {"eager_ms": 1.0}
+    assert timed_functions({"time_trials": 0, "baseline": None}) == 0
+    assert timed_functions({"time_trials": 100, "baseline": None, "compile_baseline": False}) == 2
+    assert timed_functions({"time_trials": 100, "baseline": cached, "compile_baseline": False}) == 1
+    assert timed_functions({"time_trials": 100, "baseline": None, "compile_baseline": True}) == 3
+    assert timed_functions({"time_trials": 100, "baseline": {"eager_ms": 1.0, "compile_failed": True},
+                            "compile_baseline": True}) == 1
+    three = {"time_trials": 100, "baseline": None, "compile_baseline": True}
+    one = {"time_trials": 100, "baseline": cached, "compile_baseline": False}
+    assert working_bytes(three, 10, 1) == 5 * 10 + 4 * 1
+    assert working_bytes(three, 10, 1, draw_on_device=False) == 6 * 10 + 4 * 1
+    assert working_bytes(one, 10, 1) == 4 * 10 + 2 * 1
+    assert working_bytes({"time_trials": 0}, 10, 1) == 4 * 10 + 2 * 1
+    norm = dict(need=35.0, cap=139.8, host_room=72.0, exclusive=True, free=110.0)
+    assert ref_placement(working=working_bytes(three, 7.0, 7.0), **norm) == "cpu"
+    assert ref_placement(working=working_bytes(one, 7.0, 7.0), **norm) == "cuda"
+    # 8 GB tensors (38_L1Norm_): 40 + 48 GB does not fit 0.85 of 100 GB free
+    assert 40.0 + working_bytes(one, 8.0, 8.0) > EXCLUSIVE_FREE_SHARE * 100.0
+    assert ref_placement(40.0, working_bytes(one, 8.0, 8.0), 139.8, 72.0, True, 100.0) == "cpu"
+
+
+def test_inputs_drawn_on_the_device_or_else_on_the_cpu():
+    """reward.draw_inputs runs get_inputs with the device as torch's default device, so the draws happen there (the
+    CPU generator is not touched), and moves what it drew on the CPU otherwise; search.task_inputs falls back to
+    the CPU, under the same seed, where get_inputs cannot run on the device. 'meta' stands in for the GPU."""
+    import torch
+    import search
+    from reward import draw_inputs
+    where = []
+
+    def get_inputs():
+        where.append(torch.get_default_device().type)
+        return [torch.randn(2, 3), 4]
+
+    state = torch.random.get_rng_state()
+    xs = draw_inputs(torch, get_inputs, "meta", on_device=True)
+    assert where == ["meta"] and xs[0].device.type == "meta" and xs[1] == 4
+    assert torch.equal(torch.random.get_rng_state(), state)  # nothing drawn on the CPU
+    xs = draw_inputs(torch, get_inputs, "meta", on_device=False)
+    assert where[-1] == "cpu" and xs[0].device.type == "meta" and tuple(xs[0].shape) == (2, 3)
+    assert not torch.equal(torch.random.get_rng_state(), state)
+
+    def cpu_only():
+        where.append(torch.get_default_device().type)
+        if where[-1] != "cpu":
+            raise NotImplementedError("this get_inputs reads values on the host")
+        return [torch.randn(5)]
+    where.clear()
+    xs = search.task_inputs(cpu_only, "meta", seed=3)
+    assert where == ["meta", "cpu"] and xs[0].device.type == "meta"
+    torch.manual_seed(3)
+    expected = torch.randn(5)
+    where.clear()
+    assert torch.equal(search.task_inputs(cpu_only, "cpu", seed=3)[0], expected) and where == ["cpu"]
+
+
 def test_large_cached_reference_dropped_when_no_job_of_its_task_waits(monkeypatch):
     """After a job, a worker drops its task's cached reference when it is over TASK_CACHE_BYTES and the judge's
     queue holds no other job of that task (job["task_queued"]); small references, and large ones with more

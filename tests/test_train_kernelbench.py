@@ -54,6 +54,7 @@ def test_pipeline_evaluates_checkpoints_and_teacher_on_kernelbench(tmp_path, cap
             eval_args = json.load(open(eval_dir / "run.json"))["args"]
             assert eval_args["tasks"] == os.path.join(SMALL, f"level{level}")
             assert eval_args["baseline"] == "eager" and eval_args["limit"] == 2 and eval_args["timeout_s"] == 120.0
+            assert eval_args["chunk_size"] == train.KB_CHUNK  # a level in one chunk
             assert eval_args["policy"] == ("teacher" if name == "teacher" else str(out / name))
             # an RL checkpoint's answer identical to the SFT checkpoint's takes its verdict
             assert eval_args["reuse_verdicts"] == (str(out / f"eval_sft_kb{level}") if name.startswith("rl")
@@ -184,6 +185,7 @@ def test_defaults_and_a_missing_benchmark(capsys):
     assert argv[argv.index("--workers") + 1] == "4"
     argv = train.kernelbench_argv(train.parse_args(["--judge-workers", "2"]))
     assert argv[argv.index("--workers") + 1] == "2" and "--stop-after-s" not in argv
+    assert argv[argv.index("--chunk-size") + 1] == "100"  # level 1's exclusive retries are not split in two rounds
     argv = train.kernelbench_argv(train.parse_args(["--pipeline-kernelbench-time-s", "300"]))
     assert argv[argv.index("--stop-after-s") + 1] == "300" and "--max-new-tokens" not in argv
     # gpu-small's KernelBench answers may run longer than its rollouts (a 3-D conv's ~1,600 tokens), and the
