@@ -37,6 +37,35 @@ def fragment_model_output(frag, full_model, env):
 
 
 # ----------------------------------------------------------------------------------------------------
+# The task's own run (specs, in-process timing)
+
+
+def test_task_model_is_built_on_the_device_and_on_the_cpu_where_it_must():
+    """search.task_model builds the task's Model with the device as torch's default device, so its weights are
+    drawn there and no CPU generator is used ('meta' stands in for the GPU); a Model that cannot be built that way
+    is built on the CPU under the same seed and moved. On the CPU it is the seeded Model as the judge builds it."""
+    ns = synth.exec_source(open(GATE).read(), "gate")
+    m = search.task_model(ns, "meta")
+    assert all(p.device.type == "meta" for p in m.parameters())
+    state = torch.random.get_rng_state()
+    torch.manual_seed(42)
+    assert torch.equal(state, torch.random.get_rng_state())  # seeded, then nothing drawn on the CPU
+    torch.manual_seed(42)
+    expected = ns["Model"](*ns["get_init_inputs"]()).state_dict()
+    got = search.task_model(ns, "cpu").state_dict()
+    assert expected.keys() == got.keys() and all(torch.equal(expected[k], got[k]) for k in got)
+
+    class HostOnly(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = torch.nn.Parameter(torch.randn(3))
+            self.scale = float(self.w.sum())  # reads a value: impossible on 'meta'
+
+    built = search.task_model({"Model": HostOnly, "get_init_inputs": lambda: []}, "meta")
+    assert built.w.device.type == "meta"
+
+
+# ----------------------------------------------------------------------------------------------------
 # Fragment extraction
 
 
