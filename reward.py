@@ -2211,13 +2211,18 @@ def _partial(v):
 
 
 def _describe(e):
-    """Exception type, message and the last candidate-file line of its traceback."""
+    """Exception type, message and the last candidate-file line of its traceback. A message over 1,500 characters
+    keeps its head and its tail: Triton's CompilationError shows the kernel's source first and the reason last
+    (session 23's level-1 conv answers that load a None bias lost the reason to a 1,500-character cut)."""
     import traceback
     where = ""
     for fr in traceback.extract_tb(e.__traceback__):
         if os.path.basename(fr.filename).startswith("cand_"):
             where = f" (solution line {fr.lineno}: {(fr.line or '').strip()[:120]})"
-    return f"{type(e).__name__}: {str(e)[:1500]}{where}"
+    text = str(e)
+    if len(text) > 1500:
+        text = f"{text[:600]} [... {len(text) - 1500} characters ...] {text[-900:]}"
+    return f"{type(e).__name__}: {text}{where}"
 
 
 def _median(xs):

@@ -319,6 +319,18 @@ def test_inputs_drawn_on_the_device_or_else_on_the_cpu():
     assert torch.equal(search.task_inputs(cpu_only, "cpu", seed=3)[0], expected) and where == ["cpu"]
 
 
+def test_a_long_error_message_keeps_its_reason():
+    """A compile error's message shows the kernel source first and the reason last; a message over 1,500
+    characters keeps both ends (reward._describe), so the verdict still says why."""
+    from reward import _describe
+    source = "\n".join(f"        x{i} = tl.load(x_ptr + offs_{i}, mask=mask)" for i in range(60))
+    e = RuntimeError(f"at 28:18:\n{source}\nValueError: unsupported tensor index: <class 'NoneType'>")
+    text = _describe(e)
+    assert text.startswith("RuntimeError: at 28:18:") and text.endswith("<class 'NoneType'>")
+    assert len(text) < 1600 and "characters ...]" in text
+    assert _describe(ValueError("short")) == "ValueError: short"
+
+
 def test_large_cached_reference_dropped_when_no_job_of_its_task_waits(monkeypatch):
     """After a job, a worker drops its task's cached reference when it is over TASK_CACHE_BYTES and the judge's
     queue holds no other job of that task (job["task_queued"]); small references, and large ones with more
