@@ -1344,8 +1344,8 @@ class _Worker:
         return self.run_candidate(lambda: ModelNew(*init_inputs), "init_error")
 
     def preflight(self, job, init_inputs):
-        """Issue 21: the candidate is imported and its ModelNew built in a throwaway child forked from this
-        worker before the task's reference is computed (the reference must exist, hidden, before candidate
+        """Issue 21: the candidate is imported and its ModelNew built (on 'meta', then on the CPU where that fails)
+        in a throwaway child forked from this worker before the task's reference is computed (the reference must exist, hidden, before candidate
         code runs in this process; the child never sees it, and its patches die with it). A failed verdict
         (flag "preflight") when that fails the way the real import would, so an answer that cannot even be
         built costs no reference: a KernelBench reference can need the whole GPU and the exclusive retry
@@ -1363,7 +1363,11 @@ class _Worker:
                 os.close(r)
                 self.torch.set_num_threads(1)  # no thread pool is reused across the fork
                 try:
-                    self.construct(job, f"cand_preflight_{os.getpid()}", init_inputs)
+                    try:  # on 'meta' first: no weights drawn (level 2's 32768 x 32768 Linears took 5-12 s each)
+                        with self.torch.device("meta"):
+                            self.construct(job, f"cand_preflight_{os.getpid()}", init_inputs)
+                    except _WorkerError:  # meta refuses reads of values: a failure is confirmed on the CPU
+                        self.construct(job, f"cand_preflight_{os.getpid()}", init_inputs)
                     _send(w, {"ok": True})
                 except _WorkerError as e:
                     _send(w, {"error_type": e.error_type, "msg": str(e)})

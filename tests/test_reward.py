@@ -737,13 +737,17 @@ def test_preflight_rejects_unbuildable_answers_before_the_reference():
         'raise RuntimeError("boom in __init__")', 'raise RuntimeError("CUDA error: no device in __init__")')
     cases = {"import_error.py": "import_error", "wrong_class_name.py": "missing_model_new",
              "wrong_signature_assigned_init.py": "signature_mismatch", "init_exception.py": "init_error"}
+    # built on 'meta' first, where reading a value fails: such a constructor is tried on the CPU, and passes
+    reads_value = good.replace("super().__init__()", "super().__init__()\n        self.one = float(torch.ones(1).sum())")
+    assert reads_value != good
     pairs = [(task_for(os.path.join(TASKS, "faults", name)), read(os.path.join(TASKS, "faults", name)))
-             for name in cases] + [(task, cuda_init), (task, good)]
+             for name in cases] + [(task, reads_value), (task, cuda_init), (task, good)]
     with Judge(workers=1, device="cpu", timeout_s=20.0, preflight=True) as j:
         vs = j.verify_many(pairs, progress=False)
     for (name, error_type), v in zip(cases.items(), vs):
         assert v.error_type == error_type and "preflight" in v.flags, (name, v.error_type, v.flags, v.error_msg)
         assert "ref_s" not in (v.timings or {}), name
+    assert vs[-3].correct and "preflight" not in vs[-3].flags, vs[-3].error_msg
     unsure, ok = vs[-2], vs[-1]
     assert unsure.error_type == "init_error" and "preflight" not in unsure.flags and "ref_s" in unsure.timings
     assert ok.correct and "preflight" not in ok.flags, ok.error_msg
