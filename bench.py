@@ -16,6 +16,7 @@
     python bench.py decode-sample --model-config qwen2.5-7b # H200: generate's sampling rule vs Gumbel-max
     python bench.py kb-table --results runs/eval-teacher-kb2  # per-task KernelBench speed table (LOG.md's), summary
     python bench.py kb-table --results runs/gs/eval_sft_kb1 runs/gs/eval_rl_kb1  # checkpoints side by side
+    python bench.py kb-judge --results runs/gs/eval_sft_kb1  # where the judge's time went: exclusive retries, phases
     python bench.py kb-surface --tasks ../shared/KernelBench/level1 runs/gs/data/tasks_sft.jsonl  # surface gaps
     python bench.py conv-layout --tasks ../shared/KernelBench/level2 --device cuda  # H200: convs NCHW vs channels-last
     python bench.py kb-kernels --tasks ../shared/KernelBench/level1 --only 1,3,8 --variants ieee,bf16x3,bf16x3_256n
@@ -1408,6 +1409,63 @@ def cmd_kb_table(args):
     print(json.dumps({"bench": "kb-table", "results": args.results[0], **kb_summary(rows)}))
 
 
+EXCLUSIVE_FLAGS = ("oom_retried_exclusive", "exclusive_task")
+
+
+def judge_work_s(timings):
+    """Seconds a verdict's job worked, from its timings: the reference, the import, the checks and the timing,
+    less the wait for the timing lock (worker_s also counts the wait for an exclusive hold at the job's start)."""
+    return sum(timings.get(k, 0.0) for k in ("ref_s", "import_s", "check_s", "time_s")) - timings.get("lock_wait_s", 0.0)
+
+
+def kb_judge_summary(rows):
+    """Where a judged KernelBench level's time went (eval.py results.jsonl rows): jobs, exclusive retries (whole-GPU
+    jobs, one at a time: level 1's judging waits on them), their work and the part of it that was the reference
+    phase (outputs copied to the host where they did not fit the GPU), and every job's worker seconds."""
+    t = [(r, (r.get("verdict") or {}).get("timings") or {}) for r in rows]
+    ex = [(r, tm) for r, tm in t if set((r.get("verdict") or {}).get("flags") or r.get("flags") or ()) & set(EXCLUSIVE_FLAGS)]
+    return {"n_tasks": len(rows), "n_exclusive": len(ex),
+            "exclusive_work_s": round(sum(judge_work_s(tm) for _, tm in ex), 1),
+            "exclusive_ref_s": round(sum(tm.get("ref_s", 0.0) for _, tm in ex), 1),
+            "worker_s": round(sum(tm.get("worker_s", 0.0) for _, tm in t), 1),
+            "ref_s": round(sum(tm.get("ref_s", 0.0) for _, tm in t), 1)}
+
+
+def kb_judge_rows(rows, top):
+    """Markdown lines: the `top` jobs with the most work (judge_work_s), their phases and whether they ran alone."""
+    def cell(x):
+        return "-" if x is None else f"{x:.1f}"
+    out = ["| task | verdict | alone | work s | ref s | import s | check s | time s | worker s |", "|---|---|---|---|---|---|---|---|---|"]
+    t = [(r, (r.get("verdict") or {}).get("timings") or {}) for r in rows]
+    for r, tm in sorted(t, key=lambda rt: -judge_work_s(rt[1]))[:top]:
+        alone = bool(set((r.get("verdict") or {}).get("flags") or r.get("flags") or ()) & set(EXCLUSIVE_FLAGS))
+        out.append(f"| {r['task_id']} | {'ok' if r.get('correct') else r.get('error_type') or 'wrong'} | "
+                   f"{'yes' if alone else ''} | {judge_work_s(tm):.1f} | "
+                   + " | ".join(cell(tm.get(k)) for k in ("ref_s", "import_s", "check_s", "time_s", "worker_s")) + " |")
+    return out
+
+
+def cmd_kb_judge(args):
+    """Where the judge's time went on each eval.py --out: the jobs with the most work, then a line per run (jobs,
+    exclusive retries and their serial work, reference phases, worker seconds) and a JSON line."""
+    import eval as ev
+    runs = {}
+    for d in args.results:
+        rows = list(ev.read_rows(os.path.join(d, "results.jsonl")).values())
+        if not rows:
+            sys.exit(f"kb-judge: no rows in {d}/results.jsonl")
+        runs[d] = rows
+        print(f"{d}:")
+        print("\n".join(kb_judge_rows(rows, args.top)))
+        print()
+    print("| run | tasks | exclusive | exclusive work s | exclusive ref s | worker s | ref s |\n|---|---|---|---|---|---|---|")
+    summaries = {d: kb_judge_summary(rows) for d, rows in runs.items()}
+    for d, m in summaries.items():
+        print(f"| {d} | {m['n_tasks']} | {m['n_exclusive']} | {m['exclusive_work_s']} | {m['exclusive_ref_s']} | "
+              f"{m['worker_s']} | {m['ref_s']} |")
+    print(json.dumps({"bench": "kb-judge", "runs": summaries}))
+
+
 SURFACE_ROWS = (  # (row label, test on synth.surface_features' dict)
     ("constructor args: 0", lambda f: f["init_args"] == 0),
     ("constructor args: 1", lambda f: f["init_args"] == 1),
@@ -1996,6 +2054,12 @@ def main():
                    help="an eval.py --out directory (its results.jsonl); several: one table of them side by side")
     k.add_argument("--slowest", type=int, default=10, help="how many of the slowest correct tasks to list")
     k.set_defaults(fn=cmd_kb_table)
+    kj = sub.add_parser("kb-judge", help="where the judge's time went on an eval.py --out: the jobs with the most "
+                        "work, exclusive retries (their serial work, reference phases), worker seconds",
+                        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    kj.add_argument("--results", required=True, nargs="+", help="eval.py --out directories (their results.jsonl)")
+    kj.add_argument("--top", type=int, default=12, help="jobs listed per run, most work first")
+    kj.set_defaults(fn=cmd_kb_judge)
     ks = sub.add_parser("kb-surface", help="surface features (constructor args, defaults, input draws, ...) of "
                         "KernelBench folders and training task files side by side; what the draw tells about the op",
                         formatter_class=argparse.ArgumentDefaultsHelpFormatter)

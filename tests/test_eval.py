@@ -634,6 +634,28 @@ def test_bench_kb_table_sets_runs_side_by_side():
         "| y | 3 | 1.0000x | 1.5874x | 2 / 0 / 1 | 1 of 3 | 2 of 3 |"  # geomeans: (2*0.5*1)^(1/3) = 1, 4^(1/3)
 
 
+def test_bench_kb_judge_says_where_the_judging_time_went():
+    """bench.py kb-judge (issue 21): a job's work is its reference, import, check and timing phases less its wait for
+    the timing lock; jobs that ran alone (an exclusive retry, or a task known to need one) are summed apart, since
+    they run one at a time; the jobs with the most work come first."""
+    import bench
+
+    def row(tid, flags, **tm):
+        return {"task_id": tid, "correct": "time_s" in tm, "error_type": None if "time_s" in tm else "mismatch",
+                "verdict": {"flags": flags, "timings": tm}}
+    rows = [row("36_RMSNorm_", ["oom_retried_exclusive"], ref_s=25.0, import_s=0.5, worker_s=85.0),
+            row("19_ReLU", ["exclusive_task"], ref_s=0.5, import_s=0.1, check_s=1.0, time_s=3.0, lock_wait_s=1.0,
+                worker_s=5.0),
+            row("1_Square", [], ref_s=0.2, import_s=0.1, check_s=0.5, time_s=12.0, lock_wait_s=10.0, worker_s=13.0)]
+    assert bench.judge_work_s(rows[2]["verdict"]["timings"]) == pytest.approx(2.8)
+    m = bench.kb_judge_summary(rows)
+    assert m == {"n_tasks": 3, "n_exclusive": 2, "exclusive_work_s": 29.1, "exclusive_ref_s": 25.5,
+                 "worker_s": 103.0, "ref_s": 25.7}
+    lines = bench.kb_judge_rows(rows, top=2)
+    assert lines[2] == "| 36_RMSNorm_ | mismatch | yes | 25.5 | 25.0 | 0.5 | - | - | 85.0 |"
+    assert lines[3].startswith("| 19_ReLU | ok | yes | 3.6 |") and len(lines) == 4
+
+
 def test_bench_conv_layout_times_each_tasks_first_convolution(tmp_path):
     """bench.py conv-layout (issue 20): a row per task with a convolution (its NCHW and channels-last times, which
     agree in value), none for a task without one, and a summary line; on the CPU here, the H200 in LOG.md."""
