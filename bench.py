@@ -1418,13 +1418,23 @@ def judge_work_s(timings):
     return sum(timings.get(k, 0.0) for k in ("ref_s", "import_s", "check_s", "time_s")) - timings.get("lock_wait_s", 0.0)
 
 
+def verdict_flags(row):
+    return (row.get("verdict") or {}).get("flags") or row.get("flags") or ()
+
+
+def judged_rows(rows):
+    """The rows this run judged: not those whose verdict an earlier run's identical answer gave (verdict_reused)."""
+    return [r for r in rows if "verdict_reused" not in verdict_flags(r)]
+
+
 def kb_judge_summary(rows):
-    """Where a judged KernelBench level's time went (eval.py results.jsonl rows): jobs, exclusive retries (whole-GPU
-    jobs, one at a time: level 1's judging waits on them), their work and the part of it that was the reference
-    phase (outputs copied to the host where they did not fit the GPU), and every job's worker seconds."""
-    t = [(r, (r.get("verdict") or {}).get("timings") or {}) for r in rows]
-    ex = [(r, tm) for r, tm in t if set((r.get("verdict") or {}).get("flags") or r.get("flags") or ()) & set(EXCLUSIVE_FLAGS)]
-    return {"n_tasks": len(rows), "n_exclusive": len(ex),
+    """Where a judged KernelBench level's time went (eval.py results.jsonl rows; verdicts reused from an earlier run
+    left out): jobs, exclusive retries (whole-GPU jobs, one at a time: level 1's judging waits on them), their work
+    and the part of it that was the reference phase (outputs copied to the host where they did not fit the GPU),
+    and every job's worker seconds."""
+    t = [(r, (r.get("verdict") or {}).get("timings") or {}) for r in judged_rows(rows)]
+    ex = [(r, tm) for r, tm in t if set(verdict_flags(r)) & set(EXCLUSIVE_FLAGS)]
+    return {"n_tasks": len(rows), "n_judged": len(t), "n_exclusive": len(ex),
             "exclusive_work_s": round(sum(judge_work_s(tm) for _, tm in ex), 1),
             "exclusive_ref_s": round(sum(tm.get("ref_s", 0.0) for _, tm in ex), 1),
             "worker_s": round(sum(tm.get("worker_s", 0.0) for _, tm in t), 1),
@@ -1436,9 +1446,9 @@ def kb_judge_rows(rows, top):
     def cell(x):
         return "-" if x is None else f"{x:.1f}"
     out = ["| task | verdict | alone | work s | ref s | import s | check s | time s | worker s |", "|---|---|---|---|---|---|---|---|---|"]
-    t = [(r, (r.get("verdict") or {}).get("timings") or {}) for r in rows]
+    t = [(r, (r.get("verdict") or {}).get("timings") or {}) for r in judged_rows(rows)]
     for r, tm in sorted(t, key=lambda rt: -judge_work_s(rt[1]))[:top]:
-        alone = bool(set((r.get("verdict") or {}).get("flags") or r.get("flags") or ()) & set(EXCLUSIVE_FLAGS))
+        alone = bool(set(verdict_flags(r)) & set(EXCLUSIVE_FLAGS))
         out.append(f"| {r['task_id']} | {'ok' if r.get('correct') else r.get('error_type') or 'wrong'} | "
                    f"{'yes' if alone else ''} | {judge_work_s(tm):.1f} | "
                    + " | ".join(cell(tm.get(k)) for k in ("ref_s", "import_s", "check_s", "time_s", "worker_s")) + " |")
@@ -1458,11 +1468,12 @@ def cmd_kb_judge(args):
         print(f"{d}:")
         print("\n".join(kb_judge_rows(rows, args.top)))
         print()
-    print("| run | tasks | exclusive | exclusive work s | exclusive ref s | worker s | ref s |\n|---|---|---|---|---|---|---|")
+    print("| run | tasks | judged | exclusive | exclusive work s | exclusive ref s | worker s | ref s |\n"
+          "|---|---|---|---|---|---|---|---|")
     summaries = {d: kb_judge_summary(rows) for d, rows in runs.items()}
     for d, m in summaries.items():
-        print(f"| {d} | {m['n_tasks']} | {m['n_exclusive']} | {m['exclusive_work_s']} | {m['exclusive_ref_s']} | "
-              f"{m['worker_s']} | {m['ref_s']} |")
+        print(f"| {d} | {m['n_tasks']} | {m['n_judged']} | {m['n_exclusive']} | {m['exclusive_work_s']} | "
+              f"{m['exclusive_ref_s']} | {m['worker_s']} | {m['ref_s']} |")
     print(json.dumps({"bench": "kb-judge", "runs": summaries}))
 
 

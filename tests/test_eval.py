@@ -646,10 +646,11 @@ def test_bench_kb_judge_says_where_the_judging_time_went():
     rows = [row("36_RMSNorm_", ["oom_retried_exclusive"], ref_s=25.0, import_s=0.5, worker_s=85.0),
             row("19_ReLU", ["exclusive_task"], ref_s=0.5, import_s=0.1, check_s=1.0, time_s=3.0, lock_wait_s=1.0,
                 worker_s=5.0),
-            row("1_Square", [], ref_s=0.2, import_s=0.1, check_s=0.5, time_s=12.0, lock_wait_s=10.0, worker_s=13.0)]
+            row("1_Square", [], ref_s=0.2, import_s=0.1, check_s=0.5, time_s=12.0, lock_wait_s=10.0, worker_s=13.0),
+            row("2_Reused", ["oom_retried_exclusive", "verdict_reused"], ref_s=30.0, worker_s=40.0)]  # judged before
     assert bench.judge_work_s(rows[2]["verdict"]["timings"]) == pytest.approx(2.8)
     m = bench.kb_judge_summary(rows)
-    assert m == {"n_tasks": 3, "n_exclusive": 2, "exclusive_work_s": 29.1, "exclusive_ref_s": 25.5,
+    assert m == {"n_tasks": 4, "n_judged": 3, "n_exclusive": 2, "exclusive_work_s": 29.1, "exclusive_ref_s": 25.5,
                  "worker_s": 103.0, "ref_s": 25.7}
     lines = bench.kb_judge_rows(rows, top=2)
     assert lines[2] == "| 36_RMSNorm_ | mismatch | yes | 25.5 | 25.0 | 0.5 | - | - | 85.0 |"
