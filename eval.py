@@ -100,7 +100,7 @@ FAST_PS = (0.0, 1.0, 1.5, 2.0)
 PASS_KS = (1, 2, 4, 5, 8, 10, 16, 32, 64, 100)
 IDENTITY_FLAGS = ("tasks", "policy", "samples", "device", "judge_policy", "baseline", "search", "seed", "trials",
                   "level", "search_budget", "search_time_budget_s", "search_order", "search_beam", "teacher_plans",
-                  "teacher_dot_precision", "teacher_fallback")
+                  "teacher_dot_precision", "teacher_fallback", "shrink_to")
 ERROR_MSG_CHARS = 500  # error_msg kept per row in results.jsonl (the full verdict sits next to it)
 KB_TOL_FLAG = "fails_kb_tol"  # the judge's flag on a correct verdict outside KernelBench's fp32 atol = rtol = 1e-4
 
@@ -415,6 +415,11 @@ def write_report(out_dir, rows, agg, run, speed_measured, compile_measured, plot
                 f"(>= 5 for 0.1 s rounds), past {a.get('time_budget_s') or 'the default'} s a candidate), "
                 f"baselines {a['baseline']}."
                 if speed_measured else "."), ""]
+    if a.get("shrink_to"):
+        lines += [f"**Judged at small sizes** (--shrink-to {a['shrink_to']}: each task's module-level size constants "
+                  f"halved until no tensor holds more than {a['shrink_to']} elements, synth.shrink_sizes). A proxy "
+                  "for a machine too small for the tasks, **not a result at the benchmark's sizes**; the policy saw "
+                  "the tasks as written.", ""]
     if not speed_measured:
         lines += ["Speed was not measured (CPU: the Triton interpreter); speed columns say so and fast_p for "
                   "p > 0 is absent, not zero.", ""]
@@ -558,6 +563,11 @@ def build_parser():
                    help="policy.generate engine for model policies (policy.ENGINES); auto = the fast engine on CUDA "
                         "(plain generate made the first gpu-small eval take 211 s), plain generate on CPU")
     p.add_argument("--limit", type=int, default=None, help="evaluate only the first N tasks")
+    p.add_argument("--shrink-to", type=int, default=0, metavar="N",
+                   help="judge each task at small sizes (synth.shrink_sizes: its module-level size constants halved "
+                        "until no tensor holds more than N elements), a CPU proxy of a benchmark too large for the "
+                        "machine; the policy still sees the task as written. Not a KernelBench result: its report "
+                        "says so. 0 = the task's own sizes")
     p.add_argument("--level", default=None,
                    help="level recorded for every task; default: the task directory's levelN (KernelBench/level2 -> "
                         "2), else the record's own, else '-'")
@@ -603,6 +613,11 @@ def check_args(args):
         raise UsageError(f"--chunk-size must be >= 1, got {args.chunk_size}")
     if args.limit is not None and args.limit < 1:
         raise UsageError(f"--limit must be >= 1, got {args.limit}")
+    if args.shrink_to < 0:
+        raise UsageError(f"--shrink-to must be >= 0 (0: the tasks' own sizes), got {args.shrink_to}")
+    if args.shrink_to and args.search:
+        raise UsageError("--shrink-to does not combine with --search (the search runs each task's program at its "
+                         "own sizes)")
     if args.search_budget is not None and args.search_budget < 1:
         raise UsageError(f"--search-budget must be >= 1, got {args.search_budget}")
     if args.search_beam is not None and args.search_beam < 1:
@@ -681,7 +696,8 @@ def load_tasks(path, limit, level=None):
     return records[:limit] if limit else records
 
 
-REUSE_SAME = ("tasks", "device", "judge_policy", "baseline", "trials", "seed")  # what --reuse-verdicts must share
+# what --reuse-verdicts must share
+REUSE_SAME = ("tasks", "device", "judge_policy", "baseline", "trials", "seed", "shrink_to")
 
 
 def check_reuse_dir(args) -> None:
@@ -771,6 +787,7 @@ def _identity(args_dict):
     out["teacher_dot_precision"] = out["teacher_dot_precision"] or "ieee"  # run.json files from before the flag
     out["search_order"] = out["search_order"] or "shortest"  # ... and before this one
     out["search_beam"] = out["search_beam"] or BEAM  # ... and this one (search.py's default beam)
+    out["shrink_to"] = out["shrink_to"] or 0  # ... and --shrink-to
     out["tasks"] = os.path.abspath(out["tasks"])
     policy = str(out["policy"])
     if policy.startswith("solutions:"):
@@ -844,10 +861,12 @@ class RestartingJudge:
         self.close()
 
 
-def prepare_chunk(chunk, needs_program):
+def prepare_chunk(chunk, needs_program, shrink_to=0):
     """Per task, None when it is ready to propose for, else its failure answer ([candidate]): an unreadable
-    file, or (teacher and search, which work on the traced program) a source synth.load_task cannot trace.
-    Traced programs are kept in record["program"], so teacher and search trace each task once."""
+    file, or (teacher and search, which work on the traced program) a source synth.load_task cannot trace, or
+    (--shrink-to) a task that cannot run at small sizes. Traced programs are kept in record["program"], so teacher
+    and search trace each task once; shrunk sources in record["judge_source"] (judge_records)."""
+    import synth
     from policy import failure, no_answer
     from search import trace_task
 
@@ -856,6 +875,12 @@ def prepare_chunk(chunk, needs_program):
         if rec.get("import_error"):
             out.append([no_answer("import_error", rec["import_error"])])
             continue
+        if shrink_to and "judge_source" not in rec:
+            try:
+                rec["judge_source"], rec["shrunk"] = synth.shrink_sizes(rec["source"], shrink_to)
+            except Exception as e:  # noqa: BLE001 -- the task's reference fails on 'meta' or at the smaller sizes
+                out.append([failure("shrink_error", e)])
+                continue
         if needs_program and not (rec.get("program") and "nodes" in rec["program"]):
             try:
                 trace_task(rec)
@@ -864,6 +889,11 @@ def prepare_chunk(chunk, needs_program):
                 continue
         out.append(None)
     return out
+
+
+def judge_records(chunk):
+    """The records the judge sees: with --shrink-to, each task's shrunk source (prepare_chunk) in place of its own."""
+    return [dict(rec, source=rec["judge_source"]) if "judge_source" in rec else rec for rec in chunk]
 
 
 def chunks(items, size):
@@ -1126,6 +1156,8 @@ def run_eval(args):
               f"policy {args.policy} | device {args.device} | samples {args.samples} | "
               f"temperature {args.temperature:g} | baseline {args.baseline} | "
               f"speed {'measured' if args.speed_measured else 'not measured'}"
+              + (f" | sizes shrunk to <= {args.shrink_to} elements a tensor (a proxy, not the benchmark's sizes)"
+                 if args.shrink_to else "")
               + (f" | ranks {world}" if world > 1 else ""), flush=True)
     if todo:
         import policy
@@ -1155,7 +1187,7 @@ def run_eval(args):
                 seed = args.seed + chunk_index * world + rank()  # distinct per rank; args.seed + chunk_index for one
                 t_chunk = time.time()
                 # One task's failure of any kind (import, teacher, search) is its failed row (issue 19).
-                candidates = prepare_chunk(chunk, needs_program)
+                candidates = prepare_chunk(chunk, needs_program, args.shrink_to)
                 live = [i for i, c in enumerate(candidates) if c is None]
                 if live:
                     live_records = [chunk[i] for i in live]
@@ -1167,13 +1199,14 @@ def run_eval(args):
                 if earlier is not None:
                     n_reused += reuse_verdicts(chunk, candidates, earlier)
                 policy.release_gpu_cache()  # the judge's workers share this GPU
-                verdicts = judge_candidates(judge, chunk, candidates)
+                verdicts = judge_candidates(judge, judge_records(chunk), candidates)
                 if getattr(proposer, "fallback", None):  # --teacher-fallback: a second round for the tasks failed
                     again = [(i, proposer.fallback_answers(chunk[i], cands)) for i, (cands, vs)
                              in enumerate(zip(candidates, verdicts)) if not any(v.correct for v in vs)]
                     again = [(i, extra) for i, extra in again if extra]
                     if again:
-                        more = judge_candidates(judge, [chunk[i] for i, _ in again], [extra for _, extra in again])
+                        more = judge_candidates(judge, judge_records([chunk[i] for i, _ in again]),
+                                                [extra for _, extra in again])
                         for (i, extra), vs in zip(again, more):
                             candidates[i] = candidates[i] + extra
                             verdicts[i] = verdicts[i] + vs

@@ -1718,6 +1718,97 @@ def exec_source(source: str, name: str = "task") -> dict:
     return ns
 
 
+SHRINK_MARK = "# sizes shrunk (synth.shrink_sizes): a CPU proxy of this task, not its benchmark size"
+
+
+def _module_int_slots(source: str) -> dict:
+    """{(name, index or None): value} of the module-level int constants of a task source and the ints inside its
+    module-level tuples (`input_shape = (32768,)`), as the module defines them."""
+    import ast
+    names = [n.id for node in ast.parse(source).body if isinstance(node, ast.Assign) for t in node.targets
+             for n in (t.elts if isinstance(t, ast.Tuple) else [t]) if isinstance(n, ast.Name)]  # `D, H, W = ...`
+    ns = exec_source(source, "shrink")
+    slots = {}
+    for n in dict.fromkeys(names):
+        v = ns.get(n)
+        if type(v) is int:
+            slots[(n, None)] = v
+        elif isinstance(v, tuple) and v and all(type(x) is int for x in v):
+            slots.update({(n, i): x for i, x in enumerate(v)})
+    return slots
+
+
+def _override_lines(slots: dict) -> str:
+    names: dict[str, Any] = {}
+    for (n, i), v in slots.items():
+        if i is None:
+            names[n] = str(v)
+        else:
+            names.setdefault(n, {})[i] = v
+    lines = []
+    for n, v in names.items():
+        if isinstance(v, dict):
+            items = [str(v[i]) for i in sorted(v)]
+            v = "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+        lines.append(f"{n} = {v}\n")
+    return "".join(lines)
+
+
+def _largest_tensor(source: str) -> int:
+    """Elements of the largest input, output or parameter of the task, run on 'meta' (nothing is allocated)."""
+    import torch
+    ns = exec_source(source, "shrink")
+    with torch.device("meta"):
+        model = ns["Model"](*ns["get_init_inputs"]())
+        inputs = ns["get_inputs"]()
+        out = model(*inputs)
+    outs = [out] if isinstance(out, torch.Tensor) else list(out)
+    return max([x.numel() for x in list(inputs) + outs + list(model.parameters()) if isinstance(x, torch.Tensor)]
+               + [0])
+
+
+def shrink_sizes(source: str, max_elems: int) -> tuple[str, dict]:
+    """The task at small sizes, for a CPU proxy of its judging (eval.py --shrink-to): its module-level int constants
+    (and the ints of its module-level tuples) are halved, the largest first (every constant of that value together,
+    else one at a time), while the task still runs on 'meta', until no input, output or parameter holds more than
+    `max_elems` elements or nothing more can be halved (values <= 16 that do not help, kernel sizes and strides
+    say, are left). The new values are appended after SHRINK_MARK, since get_inputs and get_init_inputs read the
+    module's globals when called; the rest of the source is unchanged. Returns (source, {"changed": {name or
+    name[i]: new value}, "largest": elements of the largest tensor}). Sizes written as literals inside get_inputs
+    (level 1's 50_conv_standard_2D's 224 x 224 images) stay. On session 23's 100 level-1 SFT answers, judging at
+    2^16 elements on the CPU agreed with the H200's verdicts at the real sizes on 98 (LOG.md session 27)."""
+    orig = _module_int_slots(source)
+
+    def largest(slots):
+        return _largest_tensor(source + "\n" + _override_lines(slots))
+    slots, frozen = dict(orig), set()
+    cur = largest(slots)
+    while cur > max_elems:
+        live = [k for k, v in slots.items() if k not in frozen and v >= 4]
+        if not live:
+            break
+        v = max(slots[k] for k in live)
+        group = [k for k in live if slots[k] == v]
+        for keys in [group] + ([[k] for k in group] if len(group) > 1 else []):
+            trial = {**slots, **{k: v // 2 for k in keys}}
+            try:
+                n = largest(trial)
+            except Exception:  # noqa: BLE001 -- a size the task rejects (groups, broadcasting): try another
+                continue
+            if n < cur or v > 16:
+                slots, cur = trial, n
+                break
+        else:
+            frozen.update(group)
+    changed = {k: v for k, v in slots.items() if v != orig[k]}
+    touched = {n for n, _ in changed}
+    info = {"changed": {n if i is None else f"{n}[{i}]": v for (n, i), v in changed.items()}, "largest": cur}
+    if not changed:
+        return source, info
+    return (source.rstrip("\n") + f"\n\n\n{SHRINK_MARK}\n"
+            + _override_lines({k: v for k, v in slots.items() if k[0] in touched}), info)
+
+
 def run_reference(ns: dict, seed: int, init_seed: int = 0):
     import torch
     torch.manual_seed(init_seed)

@@ -285,6 +285,8 @@ def test_cli_table_rerun_skip_and_torn_tail(tmp_path, capsys):
     (["--policy", "/no/such/checkpoint"], "checkpoint directory"),
     (["--tasks", "/no/such/tasks.jsonl"], "does not exist"),
     (["--device", "gpu"], "invalid choice"),
+    (["--shrink-to", "-1"], "--shrink-to must be >= 0"),
+    (["--shrink-to", "4096", "--search"], "does not combine with --search"),
 ])
 def test_bad_flags_exit_2(tmp_path, capsys, extra, message):
     argv = ["--tasks", TASKS, "--policy", f"solutions:{SOLUTIONS}", "--out", str(tmp_path / "o")]
@@ -632,6 +634,54 @@ def test_bench_kb_table_sets_runs_side_by_side():
     other = [{"task_id": t, "correct": True, "speedup": x} for t, x in (("a", 4.0), ("b", 0.5), ("c", 2.0))]
     assert bench.kb_compare_rows({"x": both, "y": other})[-1] == \
         "| y | 3 | 1.0000x | 1.5874x | 2 / 0 / 1 | 1 of 3 | 2 of 3 |"  # geomeans: (2*0.5*1)^(1/3) = 1, 4^(1/3)
+
+
+BIG_TASK = """import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        return -torch.abs(x)
+
+
+batch_size = 4096
+dim = 1 << 16
+
+
+def get_inputs():
+    return [torch.randn(batch_size, dim)]
+
+
+def get_init_inputs():
+    return []
+"""
+
+
+def test_shrink_to_judges_a_task_too_large_for_the_machine_at_small_sizes(tmp_path, capsys):
+    """--shrink-to N: a KernelBench-style task of 4096 x 65536 (1 GB an input: hours in the Triton interpreter) is
+    judged at <= N elements a tensor, correct; the report says the sizes were not the task's; a rerun into the
+    same --out with another N is refused (an identity flag)."""
+    tasks = tmp_path / "tasks"
+    sols = tmp_path / "sols"
+    tasks.mkdir()
+    sols.mkdir()
+    (tasks / "abs_neg.py").write_text(BIG_TASK)
+    (sols / "abs_neg.py").write_text(open(os.path.join(SOLUTIONS, "abs_neg.py")).read())
+    out = str(tmp_path / "ev")
+    argv = ["--tasks", str(tasks), "--policy", f"solutions:{sols}", "--out", out, "--workers", "1",
+            "--timeout-s", "60"]
+    agg = run_main(argv + ["--shrink-to", "4096"], capsys)
+    rows = [json.loads(line) for line in open(os.path.join(out, "results.jsonl"))]
+    assert [r["correct"] for r in rows] == [True] and agg["overall"]["acc"] == 1.0
+    assert json.load(open(os.path.join(out, "run.json")))["args"]["shrink_to"] == 4096
+    assert "**Judged at small sizes** (--shrink-to 4096" in open(os.path.join(out, "report.md")).read()
+    with pytest.raises(SystemExit) as e:
+        ev.main(argv + ["--shrink-to", "8192"])
+    assert e.value.code == 2 and "different run" in capsys.readouterr().err
 
 
 def test_bench_kb_judge_says_where_the_judging_time_went():

@@ -266,3 +266,51 @@ def get_init_inputs():
     prog = synth.load_task(src)
     [node] = prog["nodes"]
     assert node["op"] == "einsum" and node["attrs"] == {"equation": "bijl,lk->bijk"} and node["inputs"] == ["a", "b"]
+
+
+# ----------------------------------------------------------------------------------------------------
+# Small sizes for a CPU proxy (eval.py --shrink-to)
+
+
+HINGE_LIKE = """import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, predictions, targets):
+        return torch.mean(torch.clamp(1 - predictions * targets, min=0))
+
+
+batch_size = 32768
+input_shape = (32768,)
+D, H, W = 16, 64, 64
+kernel_size = 3
+
+
+def get_inputs():
+    return [torch.rand(batch_size, *input_shape), torch.randint(0, 2, (batch_size,)).float() * 2 - 1 + D * 0 + H * W * 0]
+
+
+def get_init_inputs():
+    return []
+"""
+
+
+def test_shrink_sizes_halves_constants_together_where_the_task_couples_them():
+    """synth.shrink_sizes: predictions (batch, *input_shape) times targets (batch,) broadcast only while the two
+    sizes are equal, so they are halved together (a tuple's int included); tuple-unpacked constants count; small
+    constants that do not help (kernel_size) stay; the result runs and no tensor is over the limit; the original
+    text is kept and the new values follow the mark."""
+    src, info = synth.shrink_sizes(HINGE_LIKE, 1 << 12)
+    assert info["largest"] <= 1 << 12
+    assert info["changed"]["batch_size"] == info["changed"]["input_shape[0]"] <= 64
+    assert "kernel_size" not in info["changed"]
+    assert src.startswith(HINGE_LIKE.rstrip("\n")) and synth.SHRINK_MARK in src
+    ns = synth.exec_source(src)
+    p, t = ns["get_inputs"]()
+    assert p.shape == (info["changed"]["batch_size"],) * 2 and ns["Model"]()(p, t).dim() == 0
+    same, info = synth.shrink_sizes(HINGE_LIKE, 1 << 40)  # already small enough
+    assert same == HINGE_LIKE and info["changed"] == {}
