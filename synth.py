@@ -1776,7 +1776,7 @@ def shrink_sizes(source: str, max_elems: int) -> tuple[str, dict]:
     module's globals when called; the rest of the source is unchanged. Returns (source, {"changed": {name or
     name[i]: new value}, "largest": elements of the largest tensor}). Sizes written as literals inside get_inputs
     (level 1's 50_conv_standard_2D's 224 x 224 images) stay. On session 23's 100 level-1 SFT answers, judging at
-    2^16 elements on the CPU agreed with the H200's verdicts at the real sizes on 98 (LOG.md session 27)."""
+    2^16 elements on the CPU agreed with the H200's verdicts at the real sizes on 99 (LOG.md session 27)."""
     orig = _module_int_slots(source)
 
     def largest(slots):
