@@ -1415,7 +1415,8 @@ EXCLUSIVE_FLAGS = ("oom_retried_exclusive", "exclusive_task")
 def judge_work_s(timings):
     """Seconds a verdict's job worked, from its timings: the reference, the import, the checks and the timing,
     less the wait for the timing lock (worker_s also counts the wait for an exclusive hold at the job's start)."""
-    return sum(timings.get(k, 0.0) for k in ("ref_s", "import_s", "check_s", "time_s")) - timings.get("lock_wait_s", 0.0)
+    phases = sum(timings.get(k, 0.0) for k in ("ref_s", "import_s", "check_s", "time_s"))
+    return phases - timings.get("lock_wait_s", 0.0)
 
 
 def verdict_flags(row):
@@ -1445,7 +1446,8 @@ def kb_judge_rows(rows, top):
     """Markdown lines: the `top` jobs with the most work (judge_work_s), their phases and whether they ran alone."""
     def cell(x):
         return "-" if x is None else f"{x:.1f}"
-    out = ["| task | verdict | alone | work s | ref s | import s | check s | time s | worker s |", "|---|---|---|---|---|---|---|---|---|"]
+    out = ["| task | verdict | alone | work s | ref s | import s | check s | time s | worker s |",
+           "|---|---|---|---|---|---|---|---|---|"]
     t = [(r, (r.get("verdict") or {}).get("timings") or {}) for r in judged_rows(rows)]
     for r, tm in sorted(t, key=lambda rt: -judge_work_s(rt[1]))[:top]:
         alone = bool(set(verdict_flags(r)) & set(EXCLUSIVE_FLAGS))

@@ -1345,8 +1345,9 @@ class _Worker:
 
     def preflight(self, job, init_inputs):
         """Issue 21: the candidate is imported and its ModelNew built (on 'meta', then on the CPU where that fails)
-        in a throwaway child forked from this worker before the task's reference is computed (the reference must exist, hidden, before candidate
-        code runs in this process; the child never sees it, and its patches die with it). A failed verdict
+        in a throwaway child forked from this worker before the task's reference is computed (the reference must
+        exist, hidden, before candidate code runs in this process; the child never sees it, and its patches die
+        with it). A failed verdict
         (flag "preflight") when that fails the way the real import would, so an answer that cannot even be
         built costs no reference: a KernelBench reference can need the whole GPU and the exclusive retry
         (LOG.md session 11: 20 of 41 such retries were answers that failed at import or construction).

@@ -738,7 +738,8 @@ def test_preflight_rejects_unbuildable_answers_before_the_reference():
     cases = {"import_error.py": "import_error", "wrong_class_name.py": "missing_model_new",
              "wrong_signature_assigned_init.py": "signature_mismatch", "init_exception.py": "init_error"}
     # built on 'meta' first, where reading a value fails: such a constructor is tried on the CPU, and passes
-    reads_value = good.replace("super().__init__()", "super().__init__()\n        self.one = float(torch.ones(1).sum())")
+    reads_value = good.replace("super().__init__()",
+                               "super().__init__()\n        self.one = float(torch.ones(1).sum())")
     assert reads_value != good
     pairs = [(task_for(os.path.join(TASKS, "faults", name)), read(os.path.join(TASKS, "faults", name)))
              for name in cases] + [(task, reads_value), (task, cuda_init), (task, good)]

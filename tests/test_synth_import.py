@@ -291,7 +291,8 @@ kernel_size = 3
 
 
 def get_inputs():
-    return [torch.rand(batch_size, *input_shape), torch.randint(0, 2, (batch_size,)).float() * 2 - 1 + D * 0 + H * W * 0]
+    unused = D * H * W * kernel_size * 0
+    return [torch.rand(batch_size, *input_shape), torch.randint(0, 2, (batch_size,)).float() * 2 - 1 + unused]
 
 
 def get_init_inputs():
