@@ -1383,16 +1383,22 @@ def kb_compare_rows(runs):
     return out
 
 
+def eval_rows(d, bench):
+    """The rows of an eval.py --out's results.jsonl; the bench exits with a message where there are none."""
+    import eval as ev
+    rows = list(ev.read_rows(os.path.join(d, "results.jsonl")).values())
+    if not rows:
+        sys.exit(f"{bench}: no rows in {d}/results.jsonl")
+    return rows
+
+
 def cmd_kb_table(args):
     """Per-task table and summary of an eval.py --out over a KernelBench level (LOG.md's tables), and the slowest
     tasks against eager with each plan's time (where the time goes, at plan level). Given several --results, one
     table of them side by side (a cell per task and run: speedup or error type) instead."""
-    import eval as ev
     runs = {}
     for d in args.results:
-        rows = list(ev.read_rows(os.path.join(d, "results.jsonl")).values())
-        if not rows:
-            sys.exit(f"kb-table: no rows in {d}/results.jsonl")
+        rows = eval_rows(d, "kb-table")
         label = os.path.basename(os.path.normpath(d))
         runs[label if label not in runs else d] = rows
     if len(runs) > 1:
@@ -1423,9 +1429,15 @@ def verdict_flags(row):
     return (row.get("verdict") or {}).get("flags") or row.get("flags") or ()
 
 
-def judged_rows(rows):
-    """The rows this run judged: not those whose verdict an earlier run's identical answer gave (verdict_reused)."""
-    return [r for r in rows if "verdict_reused" not in verdict_flags(r)]
+def ran_alone(row):
+    return bool(set(verdict_flags(row)) & set(EXCLUSIVE_FLAGS))
+
+
+def judged_timings(rows):
+    """(row, its verdict's timings) of the rows this run judged: not those whose verdict an earlier run's identical
+    answer gave (verdict_reused)."""
+    return [(r, (r.get("verdict") or {}).get("timings") or {}) for r in rows
+            if "verdict_reused" not in verdict_flags(r)]
 
 
 def kb_judge_summary(rows):
@@ -1433,8 +1445,8 @@ def kb_judge_summary(rows):
     left out): jobs, exclusive retries (whole-GPU jobs, one at a time: level 1's judging waits on them), their work
     and the part of it that was the reference phase (outputs copied to the host where they did not fit the GPU),
     and every job's worker seconds."""
-    t = [(r, (r.get("verdict") or {}).get("timings") or {}) for r in judged_rows(rows)]
-    ex = [(r, tm) for r, tm in t if set(verdict_flags(r)) & set(EXCLUSIVE_FLAGS)]
+    t = judged_timings(rows)
+    ex = [(r, tm) for r, tm in t if ran_alone(r)]
     return {"n_tasks": len(rows), "n_judged": len(t), "n_exclusive": len(ex),
             "exclusive_work_s": round(sum(judge_work_s(tm) for _, tm in ex), 1),
             "exclusive_ref_s": round(sum(tm.get("ref_s", 0.0) for _, tm in ex), 1),
@@ -1448,11 +1460,9 @@ def kb_judge_rows(rows, top):
         return "-" if x is None else f"{x:.1f}"
     out = ["| task | verdict | alone | work s | ref s | import s | check s | time s | worker s |",
            "|---|---|---|---|---|---|---|---|---|"]
-    t = [(r, (r.get("verdict") or {}).get("timings") or {}) for r in judged_rows(rows)]
-    for r, tm in sorted(t, key=lambda rt: -judge_work_s(rt[1]))[:top]:
-        alone = bool(set(verdict_flags(r)) & set(EXCLUSIVE_FLAGS))
+    for r, tm in sorted(judged_timings(rows), key=lambda rt: -judge_work_s(rt[1]))[:top]:
         out.append(f"| {r['task_id']} | {'ok' if r.get('correct') else r.get('error_type') or 'wrong'} | "
-                   f"{'yes' if alone else ''} | {judge_work_s(tm):.1f} | "
+                   f"{'yes' if ran_alone(r) else ''} | {judge_work_s(tm):.1f} | "
                    + " | ".join(cell(tm.get(k)) for k in ("ref_s", "import_s", "check_s", "time_s", "worker_s")) + " |")
     return out
 
@@ -1460,13 +1470,9 @@ def kb_judge_rows(rows, top):
 def cmd_kb_judge(args):
     """Where the judge's time went on each eval.py --out: the jobs with the most work, then a line per run (jobs,
     exclusive retries and their serial work, reference phases, worker seconds) and a JSON line."""
-    import eval as ev
     runs = {}
     for d in args.results:
-        rows = list(ev.read_rows(os.path.join(d, "results.jsonl")).values())
-        if not rows:
-            sys.exit(f"kb-judge: no rows in {d}/results.jsonl")
-        runs[d] = rows
+        rows = runs[d] = eval_rows(d, "kb-judge")
         print(f"{d}:")
         print("\n".join(kb_judge_rows(rows, args.top)))
         print()

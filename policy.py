@@ -272,17 +272,14 @@ def resolve_device(device=None) -> torch.device:
     return torch.device(device)
 
 
-def release_gpu_cache() -> int:
+def release_gpu_cache() -> None:
     """Give the CUDA blocks this process has cached but does not use back to the driver, before judge workers (other
-    processes on the same GPU) get work: bytes released (0 without CUDA). Generation and, in a pipeline, SFT leave
+    processes on the same GPU) get work (a no-op without CUDA). Generation and, in a pipeline, SFT leave
     GBs in the caching allocator (gpu-small's SFT peaks at 12.8 GB), which a judge's exclusive retry then sees as
     taken: it counts the GPU's free memory to decide whether a KernelBench task's reference outputs stay on the GPU
     or go to the host, where copying them took 25-31 s per level-1 norm task (LOG.md session 23)."""
-    if not (torch.cuda.is_available() and torch.cuda.is_initialized()):
-        return 0
-    before = torch.cuda.memory_reserved()
-    torch.cuda.empty_cache()
-    return before - torch.cuda.memory_reserved()
+    if torch.cuda.is_available() and torch.cuda.is_initialized():
+        torch.cuda.empty_cache()
 
 
 def resolve_dtype(dtype, device: torch.device) -> torch.dtype:

@@ -1688,12 +1688,13 @@ class _Worker:
         cached = job.get("baseline") or {}
         clone = lambda xs: [x.clone() if isinstance(x, torch.Tensor) else x for x in xs]  # noqa: E731
         fns, refill = {}, {}
-        if cached.get("eager_ms") is None:
+        timed = timed_functions(job)
+        if "ref" in timed:
             inputs_ref = clone(sets[0])
             fns["ref"], refill["ref"] = (lambda: task["model"](*inputs_ref)), inputs_ref
         inputs_new = clone(sets[0])
         fns["new"], refill["new"] = (lambda: model(*inputs_new)), inputs_new
-        if job["compile_baseline"] and cached.get("compile_ms") is None and not cached.get("compile_failed"):
+        if "compile" in timed:
             if "compiled" not in task:
                 self.check_identities()  # the candidate's last chance to be caught before the re-snapshot
                 _send(self.fd_out, {"type": "pause", "nonce": job["nonce"]})  # compile time is the judge's
@@ -2065,15 +2066,16 @@ def ref_placement(need: float, working: float, cap: float, host_room: float, exc
 
 
 def timed_functions(job):
-    """How many functions a job times (Worker.time_candidate): the candidate; the eager reference unless the
-    job's baseline (from the BaselineCache) has its time; torch.compile's where the job measures it and the
-    baseline has neither its time nor its failure. 0 for an untimed job."""
+    """The functions a job times (Worker.time_candidate), by name: the candidate ("new"); the eager reference
+    ("ref") unless the job's baseline (from the BaselineCache) has its time; torch.compile's ("compile") where the
+    job measures it and the baseline has neither its time nor its failure. Empty for an untimed job."""
     if not job.get("time_trials"):
-        return 0
+        return set()
     cached = job.get("baseline") or {}
-    compiled = bool(job.get("compile_baseline")) and cached.get("compile_ms") is None \
-        and not cached.get("compile_failed")
-    return 1 + (cached.get("eager_ms") is None) + compiled
+    timed = {"new"} | ({"ref"} if cached.get("eager_ms") is None else set())
+    if job.get("compile_baseline") and cached.get("compile_ms") is None and not cached.get("compile_failed"):
+        timed.add("compile")
+    return timed
 
 
 def working_bytes(job, in_bytes, out_bytes, draw_on_device=True):
@@ -2086,7 +2088,7 @@ def working_bytes(job, in_bytes, out_bytes, draw_on_device=True):
     H200 with a baseline cache) that is 4 inputs' and 2 outputs' worth, not the 5 and 4 of timing three
     functions: 37_FrobeniusNorm_'s 5 x 7 GB of outputs then stay on the GPU of an exclusive retry, where the
     host copies took 25-31 s of the judge's serial time per norm task (session 23)."""
-    n = timed_functions(job)
+    n = len(timed_functions(job))
     in_sets = max(4, n + (2 if draw_on_device else 3))
     return in_sets * in_bytes + max(2, n + 1) * out_bytes
 

@@ -320,16 +320,10 @@ def task_model(ns, device, seed=42):
     reads shapes, dtypes and value domains, and times ops, from this run."""
     import torch
 
-    def build(context):
-        torch.manual_seed(seed)
-        with context:
+    def build(on_device):
+        with torch.device(device) if on_device else contextlib.nullcontext():
             return ns["Model"](*ns["get_init_inputs"]()).to(device)
-    if torch.device(device).type != "cpu":
-        try:
-            return build(torch.device(device))
-        except DRAW_ERRORS:
-            pass  # built on the CPU below
-    return build(contextlib.nullcontext())
+    return _device_first(build, device, seed)
 
 
 def task_inputs(get_inputs, device, seed):
@@ -338,13 +332,22 @@ def task_inputs(get_inputs, device, seed):
     CPU thread draws at ~0.35 GB/s, and a search runs every task's program at real size before its fragments."""
     import torch
 
-    torch.manual_seed(seed)
+    return _device_first(lambda on_device: draw_inputs(torch, get_inputs, device, on_device), device, seed)
+
+
+def _device_first(make, device, seed):
+    """make(on_device) right after torch.manual_seed(seed): make(True) where `device` is not the CPU, and make(False)
+    under the same seed where that raises one of reward.DRAW_ERRORS (or on the CPU)."""
+    import torch
+
     if torch.device(device).type != "cpu":
+        torch.manual_seed(seed)
         try:
-            return draw_inputs(torch, get_inputs, device, on_device=True)
+            return make(True)
         except DRAW_ERRORS:
-            torch.manual_seed(seed)  # the same seed, on the CPU
-    return draw_inputs(torch, get_inputs, device, on_device=False)
+            pass  # made on the CPU below
+    torch.manual_seed(seed)
+    return make(False)
 
 
 def tensor_spec(x):

@@ -264,12 +264,13 @@ def test_working_set_counts_the_functions_a_job_times():
     free; counted as if it timed three functions, they went to the host."""
     from reward import EXCLUSIVE_FREE_SHARE, ref_placement, timed_functions, working_bytes
     cached = {"eager_ms": 1.0}
-    assert timed_functions({"time_trials": 0, "baseline": None}) == 0
-    assert timed_functions({"time_trials": 100, "baseline": None, "compile_baseline": False}) == 2
-    assert timed_functions({"time_trials": 100, "baseline": cached, "compile_baseline": False}) == 1
-    assert timed_functions({"time_trials": 100, "baseline": None, "compile_baseline": True}) == 3
+    assert timed_functions({"time_trials": 0, "baseline": None}) == set()
+    assert timed_functions({"time_trials": 100, "baseline": None, "compile_baseline": False}) == {"new", "ref"}
+    assert timed_functions({"time_trials": 100, "baseline": cached, "compile_baseline": False}) == {"new"}
+    assert timed_functions({"time_trials": 100, "baseline": None, "compile_baseline": True}) == {"new", "ref",
+                                                                                                   "compile"}
     assert timed_functions({"time_trials": 100, "baseline": {"eager_ms": 1.0, "compile_failed": True},
-                            "compile_baseline": True}) == 1
+                            "compile_baseline": True}) == {"new"}
     three = {"time_trials": 100, "baseline": None, "compile_baseline": True}
     one = {"time_trials": 100, "baseline": cached, "compile_baseline": False}
     assert working_bytes(three, 10, 1) == 5 * 10 + 4 * 1
