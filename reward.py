@@ -1157,32 +1157,37 @@ class _Worker:
         exclusive = bool(job.get("exclusive"))
         self.timings = {}  # verify's, kept for a failed verdict too (where the judge's time went)
         try:
-            self.make_room(job, exclusive)
-            # Nothing in the prechecks uses the GPU (the pre-flight's fork cannot), so they never wait behind
-            # another worker's timing or exclusive retry (session 12: failed answers waited up to 75 s there).
-            v = self.precheck(job)
-            if v is None:
-                if lock:
-                    _send(self.fd_out, {"type": "pause", "nonce": job["nonce"]})
-                    lock.exclusive() if exclusive else lock.shared()
-                    _send(self.fd_out, {"type": "resume", "nonce": job["nonce"]})
-                v = self.verify(job)
-        except _WorkerError as e:
-            v = _failed(e.error_type, str(e), **e.kw)
-            v.timings = {**self.timings, **v.timings}
-        except BaseException as e:  # SystemExit/KeyboardInterrupt from candidate code included
-            if isinstance(e, (SystemExit, KeyboardInterrupt)):
-                v = _failed("exit_called", _describe(e))
-            elif _is_oom(self.torch, e):  # the judge's own work (an input draw, a comparison) ran out of memory
-                v = _failed("oom", f"{_describe(e)}; {self.cap_text(e)}")
-            else:
-                v = _failed("judge_error", _describe(e))
+            try:
+                self.make_room(job, exclusive)
+                # Nothing in the prechecks uses the GPU (the pre-flight's fork cannot), so they never wait behind
+                # another worker's timing or exclusive retry (session 12: failed answers waited up to 75 s there).
+                v = self.precheck(job)
+                if v is None:
+                    if lock:
+                        _send(self.fd_out, {"type": "pause", "nonce": job["nonce"]})
+                        lock.exclusive() if exclusive else lock.shared()
+                        if exclusive:
+                            self.settle_gpu_memory()
+                        _send(self.fd_out, {"type": "resume", "nonce": job["nonce"]})
+                    v = self.verify(job)
+            except _WorkerError as e:
+                v = _failed(e.error_type, str(e), **e.kw)
+                v.timings = {**self.timings, **v.timings}
+            except BaseException as e:  # SystemExit/KeyboardInterrupt from candidate code included
+                if isinstance(e, (SystemExit, KeyboardInterrupt)):
+                    v = _failed("exit_called", _describe(e))
+                elif _is_oom(self.torch, e):  # the judge's own work (an input draw, a comparison) ran out of memory
+                    v = _failed("oom", f"{_describe(e)}; {self.cap_text(e)}")
+                else:
+                    v = _failed("judge_error", _describe(e))
+            # The job's memory goes back before the GPU lock does: a worker waiting on the lock for an exclusive
+            # retry must find the GPU free. Session 28 (H100, 79 GB): three level-1 retries ran out of memory in
+            # their reference next to the 56-61 GB that the worker of the retry before them still held (its cached
+            # reference and allocator cache) between releasing the lock and emptying its cache.
+            self.free_job_memory(job, exclusive, v)
         finally:
             if lock:
                 lock.release()
-        self.drop_large_task(job)
-        if self.device == "cuda" and v.error_type not in job["recycle_errors"]:
-            self.return_gpu_cache(job, v)
         # Whatever the verdict: a run that ended in an exception (the faithfulness run included) skipped the
         # identity check that follows each forward, and a patched worker must judge nothing else.
         patched = self._patched()
@@ -1208,6 +1213,30 @@ class _Worker:
             if exclusive:
                 self.torch.cuda.empty_cache()
             self.cap_gpu_memory(self.caps["gpu_gb"])
+
+    def free_job_memory(self, job, exclusive, v):
+        """After a job, while it still holds the GPU lock: its task's large cached reference goes
+        (drop_large_task), every cached task goes after an exclusive job (its worker is replaced next, so the
+        cache would serve nothing), and the caching allocator gives its free blocks back (return_gpu_cache). A
+        verdict of the recycle kind (a timeout, a crash) skips the emptying: the worker is killed next."""
+        self.drop_large_task(job)
+        if exclusive:
+            self.tasks.clear()
+        if self.device == "cuda" and v.error_type not in job["recycle_errors"]:
+            self.return_gpu_cache(job, v)
+
+    def settle_gpu_memory(self, timeout_s=15.0, step_s=0.2):
+        """Before an exclusive job's reference: wait while the GPU's free memory still grows (a worker replaced
+        after the last exclusive job releases its context and memory at exit, after the lock went), at most
+        `timeout_s`. Returns at once where nothing is being given back."""
+        last = self.torch.cuda.mem_get_info()[0]
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            time.sleep(step_s)
+            free = self.torch.cuda.mem_get_info()[0]
+            if free <= last + (256 << 20):
+                return
+            last = free
 
     def drop_large_task(self, job):
         """After a job: its task's cached reference goes if it is over TASK_CACHE_BYTES and no other job of the task

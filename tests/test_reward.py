@@ -790,6 +790,77 @@ def test_a_pending_cuda_error_after_a_verdict_replaces_the_worker(damaged):
     assert w.torch.cuda.emptied == (not damaged)
 
 
+
+class _FreeingCuda:
+    """torch.cuda of a worker for the memory-ordering tests: records when the cache is emptied; mem_get_info
+    reports `free` values in turn (the last one repeats)."""
+
+    def __init__(self, events, free=(70 << 30,)):
+        self.events, self.free = events, list(free)
+
+    def synchronize(self):
+        pass
+
+    def memory_reserved(self):
+        return 40 << 30
+
+    def empty_cache(self):
+        self.events.append("empty_cache")
+
+    def mem_get_info(self):
+        return (self.free.pop(0) if len(self.free) > 1 else self.free[0]), 80 << 30
+
+
+@pytest.mark.parametrize("exclusive", [False, True])
+def test_a_job_gives_its_gpu_memory_back_before_the_gpu_lock(monkeypatch, exclusive):
+    """The worker of an exclusive retry empties its caches while it still holds the GPU lock: the next
+    exclusive retry takes the lock as soon as it goes, and on session 28's H100 three of them ran out of memory
+    next to the 56-61 GB a finished retry's worker had not yet given back. After an exclusive job every cached
+    task goes too (its worker is replaced next); after a shared one a small cached task stays."""
+    from types import SimpleNamespace
+    import reward
+    events = []
+
+    class Lock:
+        def exclusive(self):
+            events.append("lock")
+
+        def shared(self):
+            events.append("lock")
+
+        def release(self):
+            events.append(("release", sorted(w.tasks)))
+
+    w = object.__new__(reward._Worker)
+    w.device, w.fd_out, w.n_candidates, w.caps = "cuda", None, 0, {}
+    w.torch = SimpleNamespace(cuda=_FreeingCuda(events))
+    w.tasks = {"small": {"nbytes": 1 << 20}}
+    monkeypatch.setattr(reward, "_send", lambda fd, obj: None)
+    w.gpu_lock, w.make_room, w.precheck = (lambda job: Lock()), (lambda job, ex: None), (lambda job: None)
+    w.verify = lambda job: (events.append("verify"), Verdict(compiled=True, correct=True))[1]
+    w._patched = lambda: []
+    job = {"nonce": "n", "exclusive": exclusive, "caps": {}, "task": "t", "seed": 0, "trials": 5,
+           "task_queued": False, "recycle_errors": ["timeout"], "recycle_every": 50}
+    out = w.run_job(job)
+    assert out["verdict"]["correct"] and out["recycle"] == exclusive
+    assert events == ["lock", "verify", "empty_cache", ("release", [] if exclusive else ["small"])]
+
+
+def test_an_exclusive_job_waits_while_gpu_memory_is_still_being_given_back():
+    """settle_gpu_memory polls the free GPU memory until it stops growing (a replaced worker's memory comes
+    back at its exit), and returns after one poll where nothing is given back."""
+    from types import SimpleNamespace
+    import reward
+    w = object.__new__(reward._Worker)
+    cuda = _FreeingCuda([], free=[10 << 30, 30 << 30, 60 << 30, 70 << 30, 70 << 30, 5 << 30])
+    w.torch = SimpleNamespace(cuda=cuda)
+    w.settle_gpu_memory(step_s=0.0)
+    assert cuda.free == [5 << 30]          # read until two polls agreed, and no further
+    cuda.free = [70 << 30, 70 << 30, 1 << 30]
+    w.settle_gpu_memory(step_s=0.0)
+    assert cuda.free == [1 << 30]
+
+
 _OOB_SHAPE = '''
 import torch
 import torch.nn as nn
