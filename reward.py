@@ -32,8 +32,9 @@ A candidate is correct only if (shared/DESIGN.md, "The judge"; issue 3):
      the reference `Model`) and defines >= 1 @triton.jit kernel; a plainly written `ModelNew` whose
      constructor cannot take the task's `get_init_inputs()` fails here too (`init_signature_error`, from the
      AST, before any reference is computed: a KernelBench-sized reference can cost the whole GPU);
-  2. the reference outputs of all trials are computed before the candidate is imported, copied aside (on the
-     GPU, masked with a secret keystream, where they fit in REF_GPU_SHARE of its cap; else on the CPU), the
+  2. the reference outputs of all trials are computed before the candidate is imported, copied aside (trial by
+     trial on the GPU, masked with a secret keystream, as many as fit its memory (ref_gpu_trials); the rest on
+     the CPU), the
      originals overwritten with NaN and the CUDA caching allocator's free blocks filled with NaN bytes. The
      inputs are drawn on the device where the task's get_inputs allows it (else on the CPU), the same way for
      the reference and the candidate;
@@ -1564,8 +1565,8 @@ class _Worker:
 
     def load_task(self, job):
         """Import the task and compute the reference outputs of every trial (before any candidate code runs in
-        this job), keep them aside and NaN-fill the originals. Kept (`_Stored`) on the GPU, masked, where the
-        outputs of all trials fit in REF_GPU_SHARE of this worker's GPU cap, else on the CPU. The task's inputs
+        this job), keep them aside and NaN-fill the originals. Kept (`_Stored`) on the GPU, masked, for as many
+        trials as fit this worker's GPU memory (ref_gpu_trials), the rest on the CPU. The task's inputs
         are drawn on the device where its get_inputs runs there (task["draw_on_device"]; a 6 GB torch.rand on
         the CPU took seconds), else on the CPU; every draw of the task in this worker (trials, faithfulness,
         timing) follows that choice, so the reference and the candidate see the same inputs. Cached per task
@@ -1592,7 +1593,7 @@ class _Worker:
                     task["draw_on_device"] = True
                 except DRAW_ERRORS:
                     first = None  # drawn on the CPU below
-            ref_ops, where = None, "cpu"
+            ref_ops, where, on_gpu = None, "cpu", 0
             for k, seed in enumerate(task["seeds"]):
                 inputs = first if k == 0 and first is not None else self.make_inputs(task, seed)
                 first = None
@@ -1601,18 +1602,20 @@ class _Worker:
                     out = model(*inputs)
                 ref_ops = ref_ops or compute_ops(rec.counts)
                 if k == 0 and self.device == "cuda":
-                    out_b = _output_bytes(torch, out)
-                    need = out_b * len(task["seeds"])
+                    out_b, n_trials = _output_bytes(torch, out), len(task["seeds"])
                     exclusive = bool(job.get("exclusive"))
                     host_room = 0.75 * self.caps.get("rss_gb", 0.0) * (1 << 30)
                     working = working_bytes(job, _output_bytes(torch, inputs), out_b, task["draw_on_device"])
-                    where = ref_placement(need, working, self.gpu_cap_bytes(), host_room, exclusive,
-                                          torch.cuda.mem_get_info()[0] if exclusive else None)
-                    if where == "cpu" and need > host_room > 0:
+                    on_gpu = ref_gpu_trials(out_b, n_trials, working, self.gpu_cap_bytes(), host_room, exclusive,
+                                            torch.cuda.mem_get_info()[0] if exclusive else None)
+                    self.timings["ref_gpu_trials"] = on_gpu
+                    if (n_trials - on_gpu) * out_b > host_room > 0:
                         # no room on either side: say so now, not after copying GBs to the host watchdog's kill
-                        raise _WorkerError("oom", f"the reference outputs of {len(task['seeds'])} trials take "
-                                           f"{need / (1 << 30):.1f} GB: over {REF_GPU_SHARE:g} of the "
+                        raise _WorkerError("oom", f"the reference outputs of {n_trials} trials take "
+                                           f"{out_b * n_trials / (1 << 30):.1f} GB: over {REF_GPU_SHARE:g} of the "
                                            f"{self.caps['gpu_text']} and 0.75 of the {self.caps['rss_text']}")
+                if self.device == "cuda":
+                    where = "cuda" if k < on_gpu else "cpu"
                 task["ref_outs"].append(_Stored(torch, out, where, mask=where != "cpu"))
                 _poison_tree(torch, out)
                 del out, inputs
@@ -2067,31 +2070,43 @@ def _import_file(path, name, register=True):
 
 
 REF_CHUNK_ELEMS = 1 << 24  # reference outputs are stored, masked and compared this many elements at a time
-REF_GPU_SHARE = 0.4        # reference outputs of all trials stay on the GPU if they fit in this share of its cap
-EXCLUSIVE_FREE_SHARE = 0.85  # ... and on an exclusive retry, if they and the job's working set fit in this share
-                             # of the GPU memory free when it starts
+REF_GPU_SHARE = 0.4        # a shared job keeps as many trials' reference outputs on the GPU as fit this share of its cap
+EXCLUSIVE_FREE_SHARE = 0.85  # ... an exclusive retry as many as fit, with the job's working set, this share of the
+                             # GPU memory free when it starts (ref_gpu_trials)
 
 
-def ref_placement(need: float, working: float, cap: float, host_room: float, exclusive: bool = False,
-                  free: float | None = None) -> str:
-    """Where a job keeps the reference outputs of all its trials ("cuda" or "cpu"): `need` bytes of outputs,
-    `working` the bytes the rest of the job holds at once besides them (working_bytes: 4 inputs' and 2 outputs'
-    worth when only the candidate is timed, 5 and 4 when it, the eager reference and torch.compile are), `cap`
-    the job's GPU cap, `host_room` what the host may take.
+def ref_gpu_trials(out_bytes: float, trials: int, working: float, cap: float, host_room: float,
+                   exclusive: bool = False, free: float | None = None) -> int:
+    """How many trials' reference outputs a job keeps on the GPU (the first ones; the rest go to the host):
+    `out_bytes` one trial's outputs, `working` the bytes the rest of the job holds at once besides them
+    (working_bytes: 4 inputs' and 2 outputs' worth when only the candidate is timed, 5 and 4 when it, the eager
+    reference and torch.compile are), `cap` the job's GPU cap, `host_room` what the host may take.
 
-    A shared job keeps them on the GPU where they fit REF_GPU_SHARE of its cap and, with the working set, the
-    cap, or where the host has no room either (L1 38_L1Norm_, 8.6 GB a tensor: 43 GB of outputs on the GPU left
-    no room for its timing). An exclusive retry (an oom's; cap: the whole GPU) decides by the GPU memory `free`
-    as it starts, which counts what the waiting workers' contexts and caches hold: on the GPU where outputs and
-    working set fit EXCLUSIVE_FREE_SHARE of it, else on the host where it has room. Session 10 kept every
-    exclusive retry's outputs on the host after four level-1 tasks ran out of GPU memory next to those caches
-    under the cap's arithmetic. Session 13 measured what that costs: of the 29 s a level-1 activation's retry
-    (5 x 6.4 GB outputs) took, one retry at a time, the reference phase with its copies to the host took 21 s
-    and the checks against the host copies 5.7 s."""
-    if exclusive and need <= host_room:
-        return "cuda" if free is not None and need + working <= EXCLUSIVE_FREE_SHARE * free else "cpu"
-    fits_gpu = need <= REF_GPU_SHARE * cap
-    return "cuda" if fits_gpu and (need + working <= cap or need > host_room) else "cpu"
+    A shared job keeps as many as fit REF_GPU_SHARE of its cap and, with the working set, the cap. An exclusive
+    retry (an oom's; cap: the whole GPU) decides by the GPU memory `free` as it starts, which counts what the
+    waiting workers' contexts and caches hold: as many as fit EXCLUSIVE_FREE_SHARE of it with the working set
+    (none where nothing was measured). Either way, where the host has no room for the rest, as many as
+    REF_GPU_SHARE of the cap allows stay on the GPU (L1 38_L1Norm_, 8.6 GB a tensor: 43 GB of outputs on the GPU
+    left no room for its timing, which is still better than no verdict).
+
+    Per trial, not all or none: a host copy is the slow part (session 13: of the 29 s a level-1 activation's
+    retry took, 21 s were its reference phase with 5 x 6.4 GB of copies to the host; session 28 on an H100's
+    79 GB: 37 retries, 658 s of reference phases, where 2-4 of the 5 trials' outputs fit the GPU). Session 10
+    kept every exclusive retry's outputs on the host after four level-1 tasks ran out of GPU memory next to the
+    waiting workers' caches under the cap's arithmetic; `free` is what answers that."""
+    if out_bytes <= 0:
+        return trials
+
+    def fit(room):
+        return max(0, min(trials, int(room // out_bytes)))
+    share = fit(REF_GPU_SHARE * cap)
+    if exclusive:
+        n = fit(EXCLUSIVE_FREE_SHARE * free - working) if free is not None else 0
+    else:
+        n = min(share, fit(cap - working))
+    if (trials - n) * out_bytes > host_room:
+        n = max(n, share)
+    return n
 
 
 def timed_functions(job):
@@ -2108,7 +2123,7 @@ def timed_functions(job):
 
 
 def working_bytes(job, in_bytes, out_bytes, draw_on_device=True):
-    """What a job holds on the GPU at once besides its stored reference outputs (ref_placement's `working`), from
+    """What a job holds on the GPU at once besides its stored reference outputs (ref_gpu_trials' `working`), from
     one input set's and one output's bytes. Timing n functions holds n refill sets, the trial's fresh draw and
     the one before it (a draw is made while the last is held; three seeded sets rotate instead where the task
     cannot draw on the device), n outputs and one more (a run's new output while its last is held, or the spot

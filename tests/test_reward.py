@@ -237,32 +237,39 @@ def test_oom_is_retried_alone_with_the_caps_lifted():
 
 
 def test_reference_outputs_placement():
-    """Where a job keeps its trials' reference outputs (reward.ref_placement, GB here). A shared job: on the GPU
-    where they fit REF_GPU_SHARE of its cap and, with the working set, the cap. An exclusive retry: on the GPU
-    where outputs and working set fit EXCLUSIVE_FREE_SHARE of the memory free as it starts (a level-1 activation:
-    5 x 6.4 GB of outputs), on the host where they do not (the waiting workers' caches are in `free`) or where
-    nothing was measured, and on the GPU where the host has no room either."""
-    from reward import ref_placement, EXCLUSIVE_FREE_SHARE
-    relu = dict(need=32.0, working=5 * 6.4 + 4 * 6.4)
-    assert ref_placement(**relu, cap=34.7, host_room=24.0) == "cpu"  # a 4-worker share: over 0.4 of it
-    assert ref_placement(need=2.0, working=3.0, cap=34.7, host_room=24.0) == "cuda"
-    assert ref_placement(need=10.0, working=30.0, cap=34.7, host_room=24.0) == "cpu"  # with the working set: over
-    assert ref_placement(need=10.0, working=30.0, cap=34.7, host_room=5.0) == "cuda"  # ... but the host has no room
-    assert ref_placement(**relu, cap=139.0, host_room=72.0, exclusive=True, free=125.0) == "cuda"
-    tight = (relu["need"] + relu["working"]) / EXCLUSIVE_FREE_SHARE - 1.0
-    assert ref_placement(**relu, cap=139.0, host_room=72.0, exclusive=True, free=tight) == "cpu"
-    assert ref_placement(**relu, cap=139.0, host_room=72.0, exclusive=True, free=None) == "cpu"
-    assert ref_placement(need=43.0, working=77.0, cap=139.0, host_room=72.0, exclusive=True, free=130.0) == "cpu"
-    assert ref_placement(need=43.0, working=10.0, cap=139.0, host_room=20.0, exclusive=True, free=60.0) == "cuda"
+    """How many trials' reference outputs a job keeps on the GPU (reward.ref_gpu_trials, GB here; the rest go to
+    the host). A shared job: as many as fit REF_GPU_SHARE of its cap and, with the working set, the cap. An
+    exclusive retry: as many as fit, with the working set, EXCLUSIVE_FREE_SHARE of the memory free as it starts
+    (a level-1 activation: 5 x 6.4 GB of outputs; the waiting workers' caches are in `free`), none where nothing
+    was measured. Where the host cannot take the rest, as many as REF_GPU_SHARE of the cap allows."""
+    from reward import ref_gpu_trials, EXCLUSIVE_FREE_SHARE
+    relu = dict(out_bytes=6.4, trials=5, working=5 * 6.4 + 4 * 6.4)
+    # a 4-worker share: the working set alone is over the cap, and the host cannot take all 5 outputs
+    assert ref_gpu_trials(**relu, cap=34.7, host_room=24.0) == 2
+    assert ref_gpu_trials(**relu, cap=34.7, host_room=40.0) == 0
+    assert ref_gpu_trials(0.4, 5, working=3.0, cap=34.7, host_room=24.0) == 5
+    assert ref_gpu_trials(2.0, 5, working=30.0, cap=34.7, host_room=24.0) == 2   # 4.7 GB beside the working set
+    assert ref_gpu_trials(2.0, 5, working=30.0, cap=34.7, host_room=5.0) == 5    # ... but the host has no room
+    assert ref_gpu_trials(**relu, cap=139.0, host_room=72.0, exclusive=True, free=125.0) == 5
+    tight = (5 * 6.4 + relu["working"]) / EXCLUSIVE_FREE_SHARE - 1.0
+    assert ref_gpu_trials(**relu, cap=139.0, host_room=72.0, exclusive=True, free=tight) == 4
+    assert ref_gpu_trials(**relu, cap=139.0, host_room=72.0, exclusive=True, free=None) == 0
+    assert ref_gpu_trials(8.6, 5, working=77.0, cap=139.0, host_room=72.0, exclusive=True, free=130.0) == 3
+    assert ref_gpu_trials(8.6, 5, working=10.0, cap=139.0, host_room=20.0, exclusive=True, free=60.0) == 4
+    assert ref_gpu_trials(8.6, 5, working=80.0, cap=139.0, host_room=20.0, exclusive=True, free=60.0) == 5
+    # an H100 (79 GB, 76 free): a level-1 activation's retry with a cached eager time keeps 4 of its 5 outputs
+    assert ref_gpu_trials(6.4, 5, working=4 * 6.4 + 2 * 6.4, cap=79.2, host_room=70.0, exclusive=True,
+                          free=76.0) == 4
+    assert ref_gpu_trials(0.0, 5, working=1.0, cap=1.0, host_room=0.0) == 5
 
 
 def test_working_set_counts_the_functions_a_job_times():
     """The working set beside the stored reference outputs follows what the job times (reward.timed_functions):
     timing the candidate, the eager reference and torch.compile holds 5 inputs' and 4 outputs' worth (6 inputs
     where three seeded sets rotate), the candidate alone 4 and 2. A level-1 norm's exclusive retry (7 GB an
-    input and an output, 5 trials' outputs) with a cached eager time keeps its outputs on the GPU with 110 GB
-    free; counted as if it timed three functions, they went to the host."""
-    from reward import EXCLUSIVE_FREE_SHARE, ref_placement, timed_functions, working_bytes
+    input and an output, 5 trials' outputs) with a cached eager time keeps all its outputs on the GPU with 110 GB
+    free; counted as if it timed three functions, one of them went to the host."""
+    from reward import EXCLUSIVE_FREE_SHARE, ref_gpu_trials, timed_functions, working_bytes
     cached = {"eager_ms": 1.0}
     assert timed_functions({"time_trials": 0, "baseline": None}) == set()
     assert timed_functions({"time_trials": 100, "baseline": None, "compile_baseline": False}) == {"new", "ref"}
@@ -277,12 +284,12 @@ def test_working_set_counts_the_functions_a_job_times():
     assert working_bytes(three, 10, 1, draw_on_device=False) == 6 * 10 + 4 * 1
     assert working_bytes(one, 10, 1) == 4 * 10 + 2 * 1
     assert working_bytes({"time_trials": 0}, 10, 1) == 4 * 10 + 2 * 1
-    norm = dict(need=35.0, cap=139.8, host_room=72.0, exclusive=True, free=110.0)
-    assert ref_placement(working=working_bytes(three, 7.0, 7.0), **norm) == "cpu"
-    assert ref_placement(working=working_bytes(one, 7.0, 7.0), **norm) == "cuda"
-    # 8 GB tensors (38_L1Norm_): 40 + 48 GB does not fit 0.85 of 100 GB free
+    norm = dict(out_bytes=7.0, trials=5, cap=139.8, host_room=72.0, exclusive=True, free=110.0)
+    assert ref_gpu_trials(working=working_bytes(three, 7.0, 7.0), **norm) == 4
+    assert ref_gpu_trials(working=working_bytes(one, 7.0, 7.0), **norm) == 5
+    # 8 GB tensors (38_L1Norm_): 40 + 48 GB does not fit 0.85 of 100 GB free; 4 of the 5 outputs do
     assert 40.0 + working_bytes(one, 8.0, 8.0) > EXCLUSIVE_FREE_SHARE * 100.0
-    assert ref_placement(40.0, working_bytes(one, 8.0, 8.0), 139.8, 72.0, True, 100.0) == "cpu"
+    assert ref_gpu_trials(8.0, 5, working_bytes(one, 8.0, 8.0), 139.8, 72.0, True, 100.0) == 4
 
 
 def test_inputs_drawn_on_the_device_or_else_on_the_cpu():
