@@ -1455,15 +1455,17 @@ def kb_judge_summary(rows):
 
 
 def kb_judge_rows(rows, top):
-    """Markdown lines: the `top` jobs with the most work (judge_work_s), their phases and whether they ran alone."""
+    """Markdown lines: the `top` jobs with the most work (judge_work_s), their phases, whether they ran alone and
+    how many trials' reference outputs stayed on the GPU (the judge records it since session 28; '-' before)."""
     def cell(x):
         return "-" if x is None else f"{x:.1f}"
-    out = ["| task | verdict | alone | work s | ref s | import s | check s | time s | worker s |",
-           "|---|---|---|---|---|---|---|---|---|"]
+    out = ["| task | verdict | alone | work s | ref s | import s | check s | time s | worker s | trials on GPU |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
     for r, tm in sorted(judged_timings(rows), key=lambda rt: -judge_work_s(rt[1]))[:top]:
         out.append(f"| {r['task_id']} | {'ok' if r.get('correct') else r.get('error_type') or 'wrong'} | "
                    f"{'yes' if ran_alone(r) else ''} | {judge_work_s(tm):.1f} | "
-                   + " | ".join(cell(tm.get(k)) for k in ("ref_s", "import_s", "check_s", "time_s", "worker_s")) + " |")
+                   + " | ".join(cell(tm.get(k)) for k in ("ref_s", "import_s", "check_s", "time_s", "worker_s"))
+                   + f" | {tm.get('ref_gpu_trials', '-')} |")
     return out
 
 
