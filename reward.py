@@ -2070,7 +2070,8 @@ def _import_file(path, name, register=True):
 
 
 REF_CHUNK_ELEMS = 1 << 24  # reference outputs are stored, masked and compared this many elements at a time
-REF_GPU_SHARE = 0.4        # a shared job keeps as many trials' reference outputs on the GPU as fit this share of its cap
+REF_GPU_SHARE = 0.4        # a shared job keeps as many trials' reference outputs on the GPU as fit this share of
+                           # its cap
 EXCLUSIVE_FREE_SHARE = 0.85  # ... an exclusive retry as many as fit, with the job's working set, this share of the
                              # GPU memory free when it starts (ref_gpu_trials)
 
