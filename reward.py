@@ -1291,8 +1291,8 @@ class _Worker:
             task = self.load_task(job)
         except Exception as e:
             if _is_oom(torch, e):  # the task's own size, whatever the candidate: the Judge remembers the task
-                raise _WorkerError("oom", f"{_describe(e)}; {self.cap_text(e)}", flags=["oom_in_reference"]) \
-                    from None
+                msg = str(e) if isinstance(e, _WorkerError) else f"{_describe(e)}; {self.cap_text(e)}"
+                raise _WorkerError("oom", msg, flags=["oom_in_reference"]) from None
             raise
         _send(self.fd_out, {"type": "resume", "nonce": job["nonce"]})
         timings["ref_s"] = round(time.perf_counter() - t, 4)
@@ -1606,6 +1606,12 @@ class _Worker:
                     exclusive = bool(job.get("exclusive"))
                     host_room = 0.75 * self.caps.get("rss_gb", 0.0) * (1 << 30)
                     working = working_bytes(job, _output_bytes(torch, inputs), out_b, task["draw_on_device"])
+                    if not exclusive and working_set_over_share(working, self.gpu_cap_bytes()):
+                        # verify turns this into an oom of the reference: the Judge runs the job alone now and
+                        # remembers the task (ref_oom), so no later job of it pays this first attempt again
+                        raise _WorkerError("oom", f"out of memory for a shared job whatever the answer: the task's "
+                                           f"working set is {working / (1 << 30):.1f} GB (inputs and outputs held "
+                                           f"at once; working_bytes), over the {self.caps['gpu_text']}")
                     on_gpu = ref_gpu_trials(out_b, n_trials, working, self.gpu_cap_bytes(), host_room, exclusive,
                                             torch.cuda.mem_get_info()[0] if exclusive else None)
                     self.timings["ref_gpu_trials"] = on_gpu
@@ -2108,6 +2114,19 @@ def ref_gpu_trials(out_bytes: float, trials: int, working: float, cap: float, ho
     if (trials - n) * out_bytes > host_room:
         n = max(n, share)
     return n
+
+
+SHARED_WORKING_MAX = 1.1  # a shared job whose working set is over this multiple of its GPU cap runs alone
+
+
+def working_set_over_share(working: float, cap: float) -> bool:
+    """Whether a shared job's working set (working_bytes) is over SHARED_WORKING_MAX of its GPU cap: it would run
+    out of memory in its trials whatever the answer, after a reference phase that copied its outputs to the host
+    (level 1's activations: 5 x 6.4 GB, 24 s a task). Such a job stops after its first reference output and is
+    run alone; the Judge remembers its task as it does a reference's oom. The slack keeps borderline tasks shared
+    (level 1's reductions over 8 GB inputs, working set 32 GB against the H200's 31.5 GB share, were judged
+    shared in session 23). cap 0: no cap."""
+    return cap > 0 and working > SHARED_WORKING_MAX * cap
 
 
 def timed_functions(job):

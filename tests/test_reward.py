@@ -263,6 +263,22 @@ def test_reference_outputs_placement():
     assert ref_gpu_trials(0.0, 5, working=1.0, cap=1.0, host_room=0.0) == 5
 
 
+def test_a_shared_job_over_its_share_stops_after_its_first_reference_output():
+    """reward.working_set_over_share: a shared job whose working set (working_bytes, a cached eager time: 4
+    inputs' and 2 outputs' worth) is over SHARED_WORKING_MAX of its GPU cap runs alone at once. With 4 workers an
+    H200's share is 31.5 GB: level 1's activations (6 GiB tensors: 36 GB) go alone, its 8 GiB reductions (32 GB)
+    stay shared, as both did in session 23; an H100's 17.8 GB share sends a 4 GiB batch norm (24 GB) alone too."""
+    from reward import memory_caps, working_set_over_share, working_bytes
+    one = {"time_trials": 100, "baseline": {"eager_ms": 1.0}, "compile_baseline": False}
+    h200, h100 = memory_caps(125.8, 139.8, 4)["gpu_gb"], memory_caps(125.8, 79.2, 4)["gpu_gb"]
+    assert round(h200, 1) == 31.5 and round(h100, 1) == 17.8
+    assert working_set_over_share(working_bytes(one, 6.0, 6.0), h200)      # 19_ReLU
+    assert not working_set_over_share(working_bytes(one, 8.0, 0.0), h200)  # 47_Sum_reduction
+    assert working_set_over_share(working_bytes(one, 4.0, 4.0), h100)      # 33_BatchNorm
+    assert not working_set_over_share(working_bytes(one, 4.0, 4.0), h200)
+    assert not working_set_over_share(1e12, 0.0)                           # no cap
+
+
 def test_working_set_counts_the_functions_a_job_times():
     """The working set beside the stored reference outputs follows what the job times (reward.timed_functions):
     timing the candidate, the eager reference and torch.compile holds 5 inputs' and 4 outputs' worth (6 inputs
