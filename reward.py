@@ -14,7 +14,9 @@ the GPU's total memory over the number of workers, with floors. A job that runs 
 lock exclusively and the caps are lifted to the whole GPU and most of the host (flag oom_retried_exclusive;
 a CPU judge does this only with oom_retry=True, and lifts only the caps); once a task's reference has run out of
 memory so, later jobs of that task run alone at once (flag exclusive_task), and with a baseline cache so do the
-jobs of later Judges on the same GPU whose share is no larger (BaselineCache's ref_oom). Messages
+jobs of later Judges on the same GPU whose share is no larger (BaselineCache's ref_oom). A shared job whose
+working set is plainly over its share (working_set_over_share) counts as such a reference oom after its first
+reference output, without computing the rest. Messages
 from a worker are length-prefixed JSON (never pickle: the parent must not unpickle bytes that candidate code
 could forge) and carry a per-job nonce. A worker is started in one of two ways (Judge `start_method`):
   zygote (default on Linux): one helper process per Judge, started like a spawned worker, imports torch and
