@@ -286,6 +286,12 @@ run_gsbg() {  # issue 21: the whole gpu-small pipeline (SFT, DRPO with the GRPO 
     --pipeline-kernelbench-teacher 'results/kb-teacher-2026-12-01/level{level}' ${GS_FLAGS:-} \
     > /tmp/gs_pipeline.log 2>&1 < /dev/null" &
   sleep 5; echo "pipeline pid $(cat /tmp/gs_pipeline.pid)"
+  # every 5 s while the pipeline runs: GPU memory and the judge's worker processes (session 28 read three judge
+  # ooms and the workers' turnover off such a watch); gswait brings it back in results.tgz as judge_watch.txt
+  setsid bash -c "while kill -0 \$(cat /tmp/gs_pipeline.pid) 2>/dev/null; do date +%T; \
+    nvidia-smi --query-gpu=memory.used,utilization.gpu --format=csv,noheader; \
+    ps -eo pid,etimes,pcpu,rss,args --sort=pid | grep '[r]eward.py' | cut -c1-100; sleep 5; done \
+    > $O/judge_watch.txt 2>&1 < /dev/null" &
   run_gswait
 }
 
