@@ -154,7 +154,7 @@ class Verdict:
     flags: list = field(default_factory=list)
     error_type: str | None = None
     error_msg: str = ""
-    timings: dict = field(default_factory=dict)    # verify_s, import_s, check_s, time_s, compile_ms, ref_gpu_trials, ...
+    timings: dict = field(default_factory=dict)    # verify_s, import_s, check_s, time_s, ref_gpu_trials, ...
 
     def to_dict(self):
         return dataclasses.asdict(self)
