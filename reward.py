@@ -1218,13 +1218,14 @@ class _Worker:
             self.cap_gpu_memory(self.caps["gpu_gb"])
 
     def free_job_memory(self, job, exclusive, v):
-        """After a job, while it still holds the GPU lock: its task's large cached reference goes
-        (drop_large_task), every cached task goes after an exclusive job (its worker is replaced next, so the
-        cache would serve nothing), and the caching allocator gives its free blocks back (return_gpu_cache). A
+        """After a job, while it still holds the GPU lock: after a shared job its task's large cached reference
+        goes (drop_large_task), after an exclusive one every cached task (its worker is replaced next, so the
+        cache would serve nothing); then the caching allocator gives its free blocks back (return_gpu_cache). A
         verdict of the recycle kind (a timeout, a crash) skips the emptying: the worker is killed next."""
-        self.drop_large_task(job)
         if exclusive:
             self.tasks.clear()
+        else:
+            self.drop_large_task(job)
         if self.device == "cuda" and v.error_type not in job["recycle_errors"]:
             self.return_gpu_cache(job, v)
 
@@ -1595,7 +1596,7 @@ class _Worker:
                     task["draw_on_device"] = True
                 except DRAW_ERRORS:
                     first = None  # drawn on the CPU below
-            ref_ops, where, on_gpu = None, "cpu", 0
+            ref_ops, on_gpu = None, 0  # on_gpu: trials whose outputs stay on the GPU (0 on the CPU)
             for k, seed in enumerate(task["seeds"]):
                 inputs = first if k == 0 and first is not None else self.make_inputs(task, seed)
                 first = None
@@ -1608,13 +1609,14 @@ class _Worker:
                     exclusive = bool(job.get("exclusive"))
                     host_room = 0.75 * self.caps.get("rss_gb", 0.0) * (1 << 30)
                     working = working_bytes(job, _output_bytes(torch, inputs), out_b, task["draw_on_device"])
-                    if not exclusive and working_set_over_share(working, self.gpu_cap_bytes()):
+                    cap = self.gpu_cap_bytes()
+                    if not exclusive and working_set_over_share(working, cap):
                         # verify turns this into an oom of the reference: the Judge runs the job alone now and
                         # remembers the task (ref_oom), so no later job of it pays this first attempt again
                         raise _WorkerError("oom", f"out of memory for a shared job whatever the answer: the task's "
                                            f"working set is {working / (1 << 30):.1f} GB (inputs and outputs held "
                                            f"at once; working_bytes), over the {self.caps['gpu_text']}")
-                    on_gpu = ref_gpu_trials(out_b, n_trials, working, self.gpu_cap_bytes(), host_room, exclusive,
+                    on_gpu = ref_gpu_trials(out_b, n_trials, working, cap, host_room, exclusive,
                                             torch.cuda.mem_get_info()[0] if exclusive else None)
                     self.timings["ref_gpu_trials"] = on_gpu
                     if (n_trials - on_gpu) * out_b > host_room > 0:
@@ -1622,8 +1624,7 @@ class _Worker:
                         raise _WorkerError("oom", f"the reference outputs of {n_trials} trials take "
                                            f"{out_b * n_trials / (1 << 30):.1f} GB: over {REF_GPU_SHARE:g} of the "
                                            f"{self.caps['gpu_text']} and 0.75 of the {self.caps['rss_text']}")
-                if self.device == "cuda":
-                    where = "cuda" if k < on_gpu else "cpu"
+                where = "cuda" if k < on_gpu else "cpu"
                 task["ref_outs"].append(_Stored(torch, out, where, mask=where != "cpu"))
                 _poison_tree(torch, out)
                 del out, inputs
