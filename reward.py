@@ -110,6 +110,9 @@ MIN_TIME_TRIALS_LONG = 5           # ... or this where one timed round (candidat
 LONG_ROUND_S = 0.1                 #     or more: all-Triton transposed 3-D convolutions ran 10-273 ms a call on the
                                    #     H200 and 20 rounds of them held the GPU lock for up to 6 s (LOG.md session 10)
 CONTRAST_SCALE = 0.25             # the contrast trial's factor on the second half of each floating input (_contrast)
+KEEP_CACHE_BYTES = 256 << 20      # an idle worker's allocator keeps at most this much cached after a job; more goes
+                                  # back to the GPU (it was 2 GB: on session 29's H100, three idle workers' caches
+                                  # were GBs that an exclusive level-1 retry did not see free)
 TASK_CACHE_BYTES = 1 << 30         # a worker keeps cached tasks (reference outputs, weights) up to about this much
 # A task's get_inputs that fails like this on the device is drawn on the CPU instead (issue 19)
 DRAW_ERRORS = (RuntimeError, TypeError, ValueError, NotImplementedError, AssertionError)
@@ -1229,6 +1232,14 @@ class _Worker:
         if self.device == "cuda" and v.error_type not in job["recycle_errors"]:
             self.return_gpu_cache(job, v)
 
+    def free_at_job_start(self):
+        """The GPU memory an exclusive job had free as it started (ref_gpu_trials' `free`), read once its first
+        reference output exists: what the driver reports free now plus what this process's allocator holds (the
+        job's first input and output, the model; make_room emptied the rest). The driver's figure alone counts
+        those twice, since `working` has them: session 29's H100 level-1 retries read ~13 GB less than they had and
+        kept 0-2 of an activation's 5 outputs on the GPU, where 4 fit; each output on the host cost ~5 s."""
+        return self.torch.cuda.mem_get_info()[0] + self.torch.cuda.memory_reserved()
+
     def settle_gpu_memory(self, timeout_s=15.0, step_s=0.2):
         """Before an exclusive job's reference: wait while the GPU's free memory still grows (a worker replaced
         after the last exclusive job releases its context and memory at exit, after the lock went), at most
@@ -1260,7 +1271,7 @@ class _Worker:
         worker, as that task's error (session 16: KernelBench L1 19_ReLU "reference failed", a task_error)."""
         try:
             self.torch.cuda.synchronize()
-            if self.torch.cuda.memory_reserved() > (2 << 30):
+            if self.torch.cuda.memory_reserved() > KEEP_CACHE_BYTES:
                 self.torch.cuda.empty_cache()
         except RuntimeError:  # a sticky CUDA error: the verdict stands, the worker is replaced
             v.flags.append("cuda_context_damaged")
@@ -1617,7 +1628,7 @@ class _Worker:
                                            f"working set is {working / (1 << 30):.1f} GB (inputs and outputs held "
                                            f"at once; working_bytes), over the {self.caps['gpu_text']}")
                     on_gpu = ref_gpu_trials(out_b, n_trials, working, cap, host_room, exclusive,
-                                            torch.cuda.mem_get_info()[0] if exclusive else None)
+                                            self.free_at_job_start() if exclusive else None)
                     self.timings["ref_gpu_trials"] = on_gpu
                     if (n_trials - on_gpu) * out_b > host_room > 0:
                         # no room on either side: say so now, not after copying GBs to the host watchdog's kill

@@ -785,15 +785,15 @@ class _DamagedCuda:
     """torch.cuda of a worker whose context a candidate's kernel damaged: synchronize raises, as CUDA's sticky
     errors (an illegal memory access) do from the first call that syncs after them."""
 
-    def __init__(self, damaged):
-        self.damaged, self.emptied = damaged, False
+    def __init__(self, damaged, reserved=4 << 30):
+        self.damaged, self.emptied, self.reserved = damaged, False, reserved
 
     def synchronize(self):
         if self.damaged:
             raise RuntimeError("CUDA error: an illegal memory access was encountered")
 
     def memory_reserved(self):
-        return 4 << 30
+        return self.reserved
 
     def empty_cache(self):
         self.emptied = True
@@ -811,6 +811,44 @@ def test_a_pending_cuda_error_after_a_verdict_replaces_the_worker(damaged):
     assert ("cuda_context_damaged" in v.flags) == damaged
     assert (w.n_candidates >= 50) == damaged  # recycled before its next job
     assert w.torch.cuda.emptied == (not damaged)
+
+
+@pytest.mark.parametrize("reserved_mb, emptied", [(100, False), (600, True)])
+def test_an_idle_worker_keeps_little_of_its_allocator_cache(reserved_mb, emptied):
+    """After a job a worker's allocator gives back all but KEEP_CACHE_BYTES: an exclusive retry counts the free
+    GPU memory beside the idle workers, and under the old 2 GB threshold each could keep GBs of it."""
+    from types import SimpleNamespace
+    from reward import _Worker
+    w = object.__new__(_Worker)
+    w.torch, w.n_candidates = SimpleNamespace(cuda=_DamagedCuda(False, reserved=reserved_mb << 20)), 0
+    w.return_gpu_cache({"recycle_every": 50}, Verdict(compiled=True, correct=True))
+    assert w.torch.cuda.emptied == emptied
+
+
+def test_an_exclusive_job_counts_its_own_first_input_and_output_as_free():
+    """ref_gpu_trials' `free` is the memory the exclusive job had as it started, read after its first input and
+    output exist: the driver's free memory plus what this worker's allocator holds. Session 29's H100 level-1
+    retries passed the driver's figure alone, counted that input and output twice (they are in the working set
+    too) and kept 0-2 of an activation's five 6.4 GB outputs on the GPU, where four fit."""
+    from types import SimpleNamespace
+    import reward
+    gb = 1 << 30
+
+    class Cuda:
+        def mem_get_info(self):
+            return int(63.6 * gb), 80 * gb
+
+        def memory_reserved(self):
+            return int(12.9 * gb)   # the first input and output, 6.4 GB each, and the model
+
+    w = object.__new__(reward._Worker)
+    w.torch = SimpleNamespace(cuda=Cuda())
+    free = w.free_at_job_start()
+    assert abs(free - 76.5 * gb) < 0.01 * gb
+    relu = dict(out_bytes=6.4 * gb, trials=5, working=(4 + 2) * 6.4 * gb, cap=79.2 * gb, host_room=70 * gb,
+                exclusive=True)
+    assert reward.ref_gpu_trials(**relu, free=free) == 4
+    assert reward.ref_gpu_trials(**relu, free=63.6 * gb) == 2   # the driver's figure alone
 
 
 
