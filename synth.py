@@ -1156,6 +1156,8 @@ INIT_DEFAULTS_SHARE = 0.4  # renders whose constructor gives trailing arguments 
 # (KernelBench level 2's nn.Conv2d(in, out, k) still has one: the hybrids keep it in PyTorch).
 SPELLED_OUT_DEFAULTS_SHARE = 0.8
 CONV_BIAS_SHARE = 0.5
+SPELLED_OUT_SHARE = 0.4    # renders that spell a conv's (or transposed conv's) call out in full, unless LONE_CONV_...
+ANNOTATE_SHARE = 0.35      # renders with annotated signatures, unless LONE_CONV_...
 # A program that is one convolution (level 1's shape) is rendered as KernelBench level 1 writes its 35 convolution
 # files: the call spelled out in full (34 of 35), an annotated constructor (34) whose trailing arguments have
 # defaults (35) and a get_init_inputs() that passes only a prefix of them (34), most often just the arguments
@@ -1343,7 +1345,7 @@ def render_kernelbench(prog: dict, rng: random.Random) -> tuple[str, dict]:
     # their renders stay as they were)
     lone_conv = len(compute) == 1 and (OPS[compute[0]["op"]].module or "").startswith("Conv")
     lone_full = lone_conv and init_args and rng.random() < LONE_CONV_SPELLED_OUT_SHARE
-    annotate = rng.random() < (LONE_CONV_ANNOTATE_SHARE if lone_full else 0.35)
+    annotate = rng.random() < (LONE_CONV_ANNOTATE_SHARE if lone_full else ANNOTATE_SHARE)
     consts: dict[str, Any] = {}           # module-level constants, in definition order
 
     def const(base: str, value) -> str:
@@ -1448,7 +1450,7 @@ def render_kernelbench(prog: dict, rng: random.Random) -> tuple[str, dict]:
         op = OPS[node["op"]]
         fam = next(k for k in CTOR_ORDER if op.module.startswith(k) and not (k == "Conv" and "Transpose" in op.module))
         margs = dict(node["module_args"])
-        full = init_args and fam in NN_DEFAULTS and (lone_full if lone_conv else rng.random() < 0.4)
+        full = init_args and fam in NN_DEFAULTS and (lone_full if lone_conv else rng.random() < SPELLED_OUT_SHARE)
         if full:
             spelled_out = True
             for key, default in NN_DEFAULTS[fam].items():  # every argument spelled out, as KernelBench's level 1

@@ -488,8 +488,8 @@ def test_lone_convolutions_take_kernelbench_level1s_constructor_form(monkeypatch
     assert n >= 100 and got["checked"] == 3, got
     assert got["prefix"] >= 0.6 * n and got["defaults"] >= 0.75 * n, got
     assert got["annotated"] >= 0.7 * n and got["long"] >= 0.7 * n, got
-    monkeypatch.setattr(synth, "LONE_CONV_SPELLED_OUT_SHARE", 0.4)
-    monkeypatch.setattr(synth, "LONE_CONV_ANNOTATE_SHARE", 0.35)
+    monkeypatch.setattr(synth, "LONE_CONV_SPELLED_OUT_SHARE", synth.SPELLED_OUT_SHARE)
+    monkeypatch.setattr(synth, "LONE_CONV_ANNOTATE_SHARE", synth.ANNOTATE_SHARE)
     monkeypatch.setattr(synth, "LONE_CONV_DEFAULTS_SHARE", 0.0)
     old = _lone_conv_surface()
     assert old["prefix"] < 0.5 * n and old["annotated"] < 0.5 * n, (old, got)
