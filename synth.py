@@ -1156,18 +1156,36 @@ INIT_DEFAULTS_SHARE = 0.4  # renders whose constructor gives trailing arguments 
 # (KernelBench level 2's nn.Conv2d(in, out, k) still has one: the hybrids keep it in PyTorch).
 SPELLED_OUT_DEFAULTS_SHARE = 0.8
 CONV_BIAS_SHARE = 0.5
-SPELLED_OUT_SHARE = 0.4    # renders that spell a conv's (or transposed conv's) call out in full, unless LONE_CONV_...
-ANNOTATE_SHARE = 0.35      # renders with annotated signatures, unless LONE_CONV_...
-# A program that is one convolution (level 1's shape) is rendered as KernelBench level 1 writes its 35 convolution
-# files: the call spelled out in full (34 of 35), an annotated constructor (34) whose trailing arguments have
-# defaults (35) and a get_init_inputs() that passes only a prefix of them (34), most often just the arguments
+SPELLED_OUT_SHARE = 0.4    # renders that spell a conv's (or transposed conv's) call out in full, unless LONE_MODULE_...
+ANNOTATE_SHARE = 0.35      # renders with annotated signatures, unless LONE_...
+# KernelBench level 1 annotates its signatures in 80 of its 100 files (every norm, pool and reduction over a dim,
+# most activations), level 2 in none; gs29's level-1 renders of one op outside the convolutions were annotated
+# 31-43% of the time (session 30)
+LONE_ANNOTATE_SHARE = 0.85
+# A program that is one convolution or pool (level 1's shape) is rendered as KernelBench level 1 writes its 35
+# convolution files: the call spelled out in full (34 of 35), an annotated constructor (34) whose trailing arguments
+# have defaults (35) and a get_init_inputs() that passes only a prefix of them (34), most often just the arguments
 # without a default. gs26's 2,502 level-1 conv renders drew that form 38% (prefix), 51% (defaults) and 35%
 # (annotated) of the time, and the answers to KernelBench's convs failed on exactly it: constructors rebuilt
 # without bias, groups or padding (session 28: 12 init errors, 6 signature mismatches among level 1's 35 convs).
-LONE_CONV_SPELLED_OUT_SHARE = 0.9
-LONE_CONV_ANNOTATE_SHARE = 0.9
-LONE_CONV_DEFAULTS_SHARE = 0.95
-LONE_CONV_REQUIRED_ONLY_SHARE = 0.7   # of those: get_init_inputs() passes exactly the arguments without a default
+# Level 1's six pools are written the same way (nn.MaxPool3d(kernel_size=kernel_size, stride=stride,
+# padding=padding, dilation=dilation, ...) from an annotated constructor with defaults: 5 of 6), where gs29's 930
+# level-1 pool renders had defaults 19% of the time and no constructor argument at all 52% (a functional pool or
+# literal sizes), and session 29's answers broke three of the six constructors (duplicate or misordered defaults).
+LONE_MODULE_SPELLED_OUT_SHARE = 0.9
+LONE_MODULE_ANNOTATE_SHARE = 0.9
+LONE_MODULE_DEFAULTS_SHARE = 0.95
+LONE_MODULE_REQUIRED_ONLY_SHARE = 0.7   # of those: get_init_inputs() passes exactly the arguments without a default
+# the arguments a lone module's constructor always takes (in, out and kernel size; a pool's kernel size), and the
+# arguments a spelled-out pool call adds at nn's values (its stride defaults to the kernel size)
+LONE_MODULE_REQUIRED = {"Conv": 3, "ConvTranspose": 3, "MaxPool": 1, "AvgPool": 1}
+POOL_SPELLED_OUT = {"MaxPool": {"padding": 0, "dilation": 1}, "AvgPool": {"padding": 0}}
+# 14 of KernelBench level 1's 16 files of several ops write them as one expression (`return x * torch.sigmoid(x)`,
+# `x / (1 + torch.abs(x))`), where every render wrote one statement per op; session 29's model answered Swish with
+# the sigmoid alone and Softsign with the abs alone. A program of several ops without a GEMM or convolution (level
+# 1's composites; level 2 chains its epilogues, nesting in 4 of 100 files) writes an op inside the one that reads
+# it, where that is the next op, in this share of its renders.
+NEST_SHARE = 0.6
 
 
 def _decoy(value):
@@ -1327,6 +1345,13 @@ def gemm_dim_names(nodes: list[dict], tensor: str, rank: int) -> list[tuple[str,
     return None
 
 
+def _module_family(module: str | None) -> str | None:
+    """The CTOR_ORDER family of an nn module name (Conv2d -> Conv, ConvTranspose3d -> ConvTranspose), or None."""
+    if not module:
+        return None
+    return next((k for k in CTOR_ORDER if module.startswith(k) and not (k == "Conv" and "Transpose" in module)), None)
+
+
 def render_kernelbench(prog: dict, rng: random.Random) -> tuple[str, dict]:
     """`prog` rendered in KernelBench's surface variety, every choice drawn from `rng` (seeded per program):
     docstrings, names of inputs/params/modules/constants, functional / method / module spellings of each op,
@@ -1341,11 +1366,13 @@ def render_kernelbench(prog: dict, rng: random.Random) -> tuple[str, dict]:
     fpre = "F." if rng.random() < 0.75 else "torch.nn.functional."
     init_args = rng.random() < 0.9        # constructor args via get_init_inputs() (else literals in __init__)
     reassign = rng.random() < 0.75        # x = op(x) chains (else a fresh name per step)
-    # one convolution and nothing else: KernelBench level 1's form, drawn here (no draw for other programs, so
-    # their renders stay as they were)
-    lone_conv = len(compute) == 1 and (OPS[compute[0]["op"]].module or "").startswith("Conv")
-    lone_full = lone_conv and init_args and rng.random() < LONE_CONV_SPELLED_OUT_SHARE
-    annotate = rng.random() < (LONE_CONV_ANNOTATE_SHARE if lone_full else ANNOTATE_SHARE)
+    # one convolution or pool and nothing else: KernelBench level 1's form, drawn here (no draw for other programs,
+    # so their draws stay as they were)
+    lone_fam = _module_family(OPS[compute[0]["op"]].module) if len(compute) == 1 else None
+    lone_module = lone_fam in LONE_MODULE_REQUIRED
+    lone_full = lone_module and init_args and rng.random() < LONE_MODULE_SPELLED_OUT_SHARE
+    annotate = rng.random() < (LONE_MODULE_ANNOTATE_SHARE if lone_full else
+                               LONE_ANNOTATE_SHARE if len(compute) == 1 else ANNOTATE_SHARE)
     consts: dict[str, Any] = {}           # module-level constants, in definition order
 
     def const(base: str, value) -> str:
@@ -1448,12 +1475,14 @@ def render_kernelbench(prog: dict, rng: random.Random) -> tuple[str, dict]:
     def ctor(node) -> str:
         nonlocal spelled_out
         op = OPS[node["op"]]
-        fam = next(k for k in CTOR_ORDER if op.module.startswith(k) and not (k == "Conv" and "Transpose" in op.module))
+        fam = _module_family(op.module)
         margs = dict(node["module_args"])
-        full = init_args and fam in NN_DEFAULTS and (lone_full if lone_conv else rng.random() < SPELLED_OUT_SHARE)
+        full = init_args and (lone_full if lone_module else fam in NN_DEFAULTS and rng.random() < SPELLED_OUT_SHARE)
         if full:
             spelled_out = True
-            for key, default in NN_DEFAULTS[fam].items():  # every argument spelled out, as KernelBench's level 1
+            if fam in POOL_SPELLED_OUT:
+                margs.setdefault("stride", margs["kernel_size"])
+            for key, default in (NN_DEFAULTS.get(fam) or POOL_SPELLED_OUT[fam]).items():  # every argument, as level 1
                 if rng.random() >= SPELLED_OUT_SKIP.get((fam, key), 0.0):
                     margs.setdefault(key, default)
         else:
@@ -1499,6 +1528,8 @@ def render_kernelbench(prog: dict, rng: random.Random) -> tuple[str, dict]:
         if n["op"] == "matmul" and len(nodes_shape(prog, n["inputs"][0])) > 2:
             choices = [c for c in choices if not c.startswith("torch.mm(")]   # torch.mm is 2-D only
         sp = rng.choice(choices)
+        if lone_full:
+            sp = "module"   # level 1 builds its lone pools as modules
         spelled[n["name"]] = sp
         for a, v in n["attrs"].items():
             if isinstance(v, str):
@@ -1540,6 +1571,8 @@ def render_kernelbench(prog: dict, rng: random.Random) -> tuple[str, dict]:
     body: list[str] = []
     out_name = prog["output"]
     inline_return = rng.random() < 0.5
+    nest = len(compute) >= 2 and not any(OPS[n["op"]].kind in ANCHOR_KINDS for n in compute) and \
+        rng.random() < NEST_SHARE
     for i, n in enumerate(nodes):
         refs = [f"self.{a}" if a in param_names else var[a] for a in n["inputs"]]
         if n["op"] == "view:getattr":   # inlined where it is read: torch.matmul(A.T, B)
@@ -1579,6 +1612,9 @@ def render_kernelbench(prog: dict, rng: random.Random) -> tuple[str, dict]:
         if n["name"] == out_name and inline_return:
             body.append(f"        return {expr}")
             break
+        if nest and n["name"] != out_name and _nests_in(n["name"], i, nodes, users, spelled):
+            var[n["name"]] = _operand(expr)   # written where the next op reads it
+            continue
         src0 = n["inputs"][0]
         later = [j for j in users.get(src0, []) if j > i]
         if reassign and src0 in var and not later and src0 not in param_names and var[src0].isidentifier():
@@ -1617,9 +1653,9 @@ def render_kernelbench(prog: dict, rng: random.Random) -> tuple[str, dict]:
     # ---- constructor defaults: KernelBench gives trailing arguments defaults (`stride: int = 1`) and its
     # get_init_inputs() often passes only a prefix; a default of a passed argument may differ from the value passed
     n_required = n_passed = len(init_params)
-    if lone_full and init_params and rng.random() < LONE_CONV_DEFAULTS_SHARE:
-        n_required = rng.randint(min(3, len(init_params) - 1), len(init_params) - 1)  # in, out, kernel at least
-        n_passed = n_required if rng.random() < LONE_CONV_REQUIRED_ONLY_SHARE else \
+    if lone_full and init_params and rng.random() < LONE_MODULE_DEFAULTS_SHARE:
+        n_required = rng.randint(min(LONE_MODULE_REQUIRED[lone_fam], len(init_params) - 1), len(init_params) - 1)
+        n_passed = n_required if rng.random() < LONE_MODULE_REQUIRED_ONLY_SHARE else \
             rng.randint(n_required, len(init_params))
     elif init_params and rng.random() < (SPELLED_OUT_DEFAULTS_SHARE if spelled_out else INIT_DEFAULTS_SHARE):
         n_required = rng.randrange(len(init_params))
@@ -1680,6 +1716,27 @@ def render_kernelbench(prog: dict, rng: random.Random) -> tuple[str, dict]:
         n.pop("_functional", None)
     prog["output"] = out_name
     return text, prog
+
+
+def _nests_in(name: str, i: int, nodes: list, users: dict, spelled: dict) -> bool:
+    """Whether node `name` (nodes[i]) can be written inside the op that reads it: that op is the next node, the only
+    reader, reads it once, and spells that operand once (so the expression is neither repeated nor reordered)."""
+    readers = users.get(name, [])
+    if readers != [i + 1] or is_view(nodes[i + 1]) or nodes[i + 1]["inputs"].count(name) != 1:
+        return False
+    reader = nodes[i + 1]
+    sp = spelled[reader["name"]]
+    slot = reader["inputs"].index(name)
+    if sp == "module" or sp.startswith("nn."):
+        return slot == 0
+    return slot < 3 and sp.count("{" + "xyz"[slot] + "}") == 1
+
+
+def _operand(expr: str) -> str:
+    """`expr` as an operand of another expression: bracketed unless it is a name, call, attribute or subscript."""
+    import ast
+    node = ast.parse(expr, mode="eval").body
+    return expr if isinstance(node, (ast.Name, ast.Call, ast.Attribute, ast.Subscript, ast.Constant)) else f"({expr})"
 
 
 def is_view(node: dict) -> bool:

@@ -449,16 +449,16 @@ def test_spelled_out_convolutions_take_kernelbenchs_bias_false_default(monkeypat
     forms = _conv_bias_forms()
     assert forms["kb"] >= 0.1 * forms["renders"], forms   # 26 of 150 (gs23's synth: 8)
     monkeypatch.setattr(synth, "SPELLED_OUT_DEFAULTS_SHARE", synth.INIT_DEFAULTS_SHARE)
-    monkeypatch.setattr(synth, "LONE_CONV_DEFAULTS_SHARE", synth.INIT_DEFAULTS_SHARE)
+    monkeypatch.setattr(synth, "LONE_MODULE_DEFAULTS_SHARE", synth.INIT_DEFAULTS_SHARE)
     monkeypatch.setattr(synth, "CONV_BIAS_SHARE", 0.8)
     fewer = _conv_bias_forms()
     assert fewer["kb"] < forms["kb"] / 2, (fewer, forms)
 
 
-def _lone_conv_surface(n=120):
-    """Shares (of level-1 renders of one convolution each, over conv1d/2d/3d and their transposes) of KernelBench
-    level 1's constructor form, read by synth.surface_features."""
-    ops = sorted(o for o in synth.OPS if o.startswith("conv"))
+def _lone_module_surface(prefixes=("conv",), n=120):
+    """Shares (of level-1 renders of one op each, over the ops whose names start with `prefixes`: conv1d-3d and their
+    transposes, or the pools) of KernelBench level 1's constructor form, read by synth.surface_features."""
+    ops = sorted(o for o in synth.OPS if o.startswith(prefixes))
     got = Counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -472,10 +472,20 @@ def _lone_conv_surface(n=120):
             got["defaults"] += f["init_defaults"] > 0
             got["annotated"] += f["annotated"]
             got["long"] += f["init_args"] >= 7
+            got["no_args"] += f["init_args"] == 0
             if f["prefix"] and got["checked"] < 3:   # the model the render builds is the program's
                 assert synth.load_task(rec["source"])["ops"] == rec["ops"], rec["source"]
                 got["checked"] += 1
     return got
+
+
+def _general_lone_shares(monkeypatch, spelled_out=synth.SPELLED_OUT_SHARE):
+    """Set the lone-module and lone-op shares back to those of every other render (`spelled_out`: the general
+    share of spelled-out calls, a conv's; a pool's was none)."""
+    monkeypatch.setattr(synth, "LONE_MODULE_SPELLED_OUT_SHARE", spelled_out)
+    monkeypatch.setattr(synth, "LONE_MODULE_ANNOTATE_SHARE", synth.ANNOTATE_SHARE)
+    monkeypatch.setattr(synth, "LONE_ANNOTATE_SHARE", synth.ANNOTATE_SHARE)
+    monkeypatch.setattr(synth, "LONE_MODULE_DEFAULTS_SHARE", 0.0)
 
 
 def test_lone_convolutions_take_kernelbench_level1s_constructor_form(monkeypatch):
@@ -483,13 +493,93 @@ def test_lone_convolutions_take_kernelbench_level1s_constructor_form(monkeypatch
     trailing arguments defaults (35) and pass a prefix of them (34); gs26's level-1 conv renders did so 35-51% of
     the time, and the answers failed on those constructors (session 28). Most lone-conv renders take the form now,
     and far fewer do with the lone-conv shares set back to the general ones."""
-    got = _lone_conv_surface()
+    got = _lone_module_surface()
     n = got["renders"]
     assert n >= 100 and got["checked"] == 3, got
     assert got["prefix"] >= 0.6 * n and got["defaults"] >= 0.75 * n, got
     assert got["annotated"] >= 0.7 * n and got["long"] >= 0.7 * n, got
-    monkeypatch.setattr(synth, "LONE_CONV_SPELLED_OUT_SHARE", synth.SPELLED_OUT_SHARE)
-    monkeypatch.setattr(synth, "LONE_CONV_ANNOTATE_SHARE", synth.ANNOTATE_SHARE)
-    monkeypatch.setattr(synth, "LONE_CONV_DEFAULTS_SHARE", 0.0)
-    old = _lone_conv_surface()
+    _general_lone_shares(monkeypatch)
+    old = _lone_module_surface()
     assert old["prefix"] < 0.5 * n and old["annotated"] < 0.5 * n, (old, got)
+
+
+def test_lone_pools_take_kernelbench_level1s_constructor_form(monkeypatch):
+    """KernelBench level 1 builds its six pools as modules from an annotated constructor (6 of 6) with defaults (5),
+    the call spelled out (`nn.MaxPool3d(kernel_size=kernel_size, stride=stride, padding=padding, dilation=...)`).
+    gs29's lone pools had no constructor argument in half their renders and defaults in a fifth, and session 29's
+    answers broke three of level 1's six pool constructors. Most lone-pool renders take the form now; the spelled-out
+    call adds the stride (= the kernel size, nn's default) and a max pool's dilation, and the task imports back to
+    the same ops; with the general shares the form is rare again."""
+    got = _lone_module_surface(("max_pool", "avg_pool"))
+    n = got["renders"]
+    assert n >= 100 and got["checked"] == 3, got
+    assert got["defaults"] >= 0.7 * n and got["annotated"] >= 0.8 * n and got["no_args"] < 0.25 * n, got
+    spelled = 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for i in range(30):
+            rec, _, _ = synth.sample_program(1, i, 4, BUDGET, bag=["max_pool3d"], style="kernelbench")
+            call = re.search(r"nn\.MaxPool3d\(([^)]*)\)", rec["source"]) if rec else None
+            spelled += bool(call) and "dilation" in call.group(1) and "stride" in call.group(1)
+    assert spelled >= 20, spelled
+    _general_lone_shares(monkeypatch, spelled_out=0.0)
+    old = _lone_module_surface(("max_pool", "avg_pool"))
+    assert old["defaults"] < 0.4 * n and old["no_args"] > 0.35 * n, (old, got)
+
+
+def test_one_op_programs_are_annotated_as_kernelbench_level1s(monkeypatch):
+    """80 of KernelBench level 1's 100 files annotate their signatures (every norm, pool and reduction over a dim);
+    gs29's one-op renders outside the convolutions did 31-43% of the time. Level-1 renders of other ops (an
+    activation, a reduction, a norm, a softmax) are annotated at LONE_ANNOTATE_SHARE now; level 2's renders do not
+    change (their share stays ANNOTATE_SHARE)."""
+    def share():
+        ops, hits, total = ["relu", "sum", "layer_norm", "softmax", "cumsum", "batch_norm2d"], 0, 0
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for i in range(120):
+                rec, _, _ = synth.sample_program(1, i, 4, BUDGET, bag=[ops[i % len(ops)]], style="kernelbench")
+                f = synth.surface_features(rec["source"]) if rec else None
+                if f is not None:
+                    hits, total = hits + f["annotated"], total + 1
+        return hits / total
+    assert share() >= 0.75
+    monkeypatch.setattr(synth, "LONE_ANNOTATE_SHARE", synth.ANNOTATE_SHARE)
+    assert share() < 0.5
+
+
+def _nested_renders(levels=(2, 3), n=150):
+    """(renders of programs of several ops without a GEMM or convolution, those that write an op inside another,
+    anchored renders that do): KernelBench level 1's composites (`x * torch.sigmoid(x)`) against our chains."""
+    got = Counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for level in levels:
+            for i in range(n):
+                rec, _, _ = synth.sample_program(level, i, 4, BUDGET, style="kernelbench",
+                                                 anchored=synth.is_anchored(4, level, i, 0.3))
+                if rec is None:
+                    continue
+                fwd = rec["source"].split("def forward")[1].split("\ndef ")[0]
+                statements = [ln for ln in fwd.splitlines() if re.match(r"\s+(return\b|\w+ = )", ln)]
+                if any(synth.OPS[o].kind in synth.ANCHOR_KINDS for o in rec["ops"]):
+                    got["anchored"] += 1
+                    got["anchored_nested"] += len(statements) < len(rec["ops"])
+                    continue
+                got["renders"] += 1
+                if len(statements) < len(rec["ops"]):
+                    got["nested"] += 1
+                    # the source imports back to the program's ops, in its order
+                    assert synth.load_task(rec["source"])["ops"] == rec["ops"], rec["source"]
+    return got
+
+
+def test_composites_without_a_gemm_or_conv_are_written_as_one_expression(monkeypatch):
+    """14 of KernelBench level 1's 16 files of several ops write them nested (`return x * torch.sigmoid(x)`), and
+    session 29's model answered Swish with the sigmoid alone. Programs of several ops without a GEMM or convolution
+    now write an op inside the op that reads it in a share of their renders (each importing back to the same ops);
+    anchored programs (level 2's chains) never do, and with NEST_SHARE 0 no render does."""
+    got = _nested_renders()
+    assert got["renders"] >= 100 and got["nested"] >= 0.25 * got["renders"], got
+    assert got["anchored"] >= 50 and got["anchored_nested"] == 0, got
+    monkeypatch.setattr(synth, "NEST_SHARE", 0.0)
+    assert _nested_renders()["nested"] == 0
