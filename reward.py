@@ -3020,19 +3020,79 @@ def exception_text(e):
     return f"{type(e).__name__}: {e}".strip()
 
 
-def verify_by_policy(pairs, policies, **judge_kwargs):
+def verify_by_policy(pairs, policies, cache=None, **judge_kwargs):
     """Verdicts of (task source, solution) pairs, each judged under its own policy ("strict" or "hybrid"): one
     Judge(policy="strict", **judge_kwargs), one verify_many per policy, strict first. teacher.py's command line
-    verifies its solutions with it (strict, and hybrid for those that keep a torch op)."""
-    verdicts = [None] * len(pairs)
+    verifies its solutions with it (strict, and hybrid for those that keep a torch op).
+    `cache`: a VerdictCache file; a pair it holds a correct verdict for is not judged again, and each new correct
+    verdict is added to it (no Judge starts when every pair is known)."""
+    known = VerdictCache(cache, judge_kwargs) if cache else None
+    verdicts = [known.get(src, sol, pol) if known else None for (src, sol), pol in zip(pairs, policies)]
+    todo = [k for k, v in enumerate(verdicts) if v is None]
+    if known:
+        print(f"verdict cache {cache}: {len(pairs) - len(todo)} of {len(pairs)} pairs judged correct before; "
+              f"judging {len(todo)}", flush=True)
+    if not todo:
+        return verdicts
     with Judge(policy="strict", **judge_kwargs) as j:
         for pol in ("strict", "hybrid"):
-            idx = [k for k, p in enumerate(policies) if p == pol]
+            idx = [k for k in todo if policies[k] == pol]
             if idx:
                 j.policy = pol
                 for k, v in zip(idx, j.verify_many([pairs[k] for k in idx])):
                     verdicts[k] = v
+                if known:
+                    known.add([(pairs[k], pol, verdicts[k]) for k in idx])
     return verdicts
+
+
+class VerdictCache:
+    """Correct verdicts already reached, in a JSONL file, keyed by everything a verdict depends on: the task source,
+    the solution, the policy, the judge's settings (device, time limit, ...) and code (this file's bytes), and the
+    torch and triton versions. A data step run again after a change to how tasks are written (synth.py) judges only
+    the pairs whose source or solution changed: the teacher's 20,000 pairs take ~100 min on a 2-core CPU (session
+    30), most of them unchanged by a render change. Failures are not kept (a timeout on a busy machine is judged
+    again). Lines that do not parse are skipped; a line is appended per new correct verdict."""
+
+    def __init__(self, path, judge_kwargs):
+        import torch
+        import triton
+        self.path = path
+        settings = sorted((k, repr(v)) for k, v in judge_kwargs.items() if k != "workers")
+        with open(os.path.abspath(__file__), "rb") as f:
+            h = hashlib.sha256(f.read())
+        h.update(repr((settings, torch.__version__, triton.__version__)).encode())
+        self.env = h.hexdigest()
+        self.known = {}
+        if os.path.isfile(path):
+            with open(path) as f:
+                for line in f:
+                    with contextlib.suppress(ValueError, KeyError, TypeError):
+                        rec = json.loads(line)
+                        self.known[rec["key"]] = rec["verdict"]
+
+    def key(self, source, solution, policy):
+        h = hashlib.sha256(self.env.encode())
+        for part in (source, solution, policy):
+            h.update(b"\0" + part.encode())
+        return h.hexdigest()
+
+    def get(self, source, solution, policy):
+        d = self.known.get(self.key(source, solution, policy))
+        return Verdict.from_dict(d) if d is not None else None
+
+    def add(self, judged):
+        """judged: ((source, solution), policy, Verdict) triples; the correct ones are appended."""
+        lines = []
+        for (source, solution), policy, v in judged:
+            if v is not None and v.correct:
+                k = self.key(source, solution, policy)
+                self.known[k] = v.to_dict()
+                lines.append(json.dumps({"key": k, "verdict": v.to_dict()}) + "\n")
+        if lines:
+            os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
+            with open(self.path, "a") as f:
+                f.write("".join(lines))
 
 
 def judge_candidates(judge, records, candidates):

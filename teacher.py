@@ -3743,6 +3743,10 @@ def main(argv=None, verify_by_policy=None, task_prompt=None) -> int:
                         "torch-cl also runs 2-D/3-D convolutions channels-last with epilogues that read that layout; "
                         "torch-cl16 runs them so in float16 (fp32 accumulation, output float16)")
     p.add_argument("--timeout-s", type=float, default=120.0, help="judge wall-clock limit per solution (s)")
+    p.add_argument("--verdict-cache", default=None, metavar="JSONL",
+                   help="correct verdicts kept across runs (reward.VerdictCache: keyed by the task source, the "
+                        "solution, the judge's code and settings and the torch/triton versions): a pair judged "
+                        "correct before is not judged again")
     p.add_argument("--limit", type=int, default=0, help="only the first N tasks (0 = all)")
     p.add_argument("--launches", action="store_true",
                    help="no judging: print the GPU-target solutions' kernel launches (programs, elements per "
@@ -3797,7 +3801,8 @@ def main(argv=None, verify_by_policy=None, task_prompt=None) -> int:
     def verify(batch):  # a random dropout stays torch: policy hybrid for a solution that keeps a torch op
         return verify_by_policy([(rec["source"], sol) for rec, sol in batch],
                                 ["hybrid" if keeps_torch_ops(sol) else "strict" for _, sol in batch],
-                                workers=args.workers, device=args.device, timeout_s=args.timeout_s)
+                                workers=args.workers, device=args.device, timeout_s=args.timeout_s,
+                                cache=args.verdict_cache)
 
     print(f"compiled {len(sols)}/{len(tasks)} in {time.time() - t0:.1f}s; verifying with the judge "
           f"({args.device}, {args.workers} workers, policy strict; hybrid for the "

@@ -363,6 +363,11 @@ def build_parser() -> argparse.ArgumentParser:
                         "convolution and ops after it as hybrids (the heavy op stays the task's torch call, the rest "
                         "one fused Triton kernel: the shape eval.py --search picks on KernelBench level 2), the "
                         "others all-Triton (gpu-small); triton compiles every op")
+    g.add_argument("--pipeline-teacher-cache", default=None, metavar="JSONL",
+                   help="teacher.py --verdict-cache for the pipeline's SFT pairs: correct verdicts kept across runs, "
+                        "so a data step run again after a change to how tasks are written judges only the pairs "
+                        "that changed (default $XDG_CACHE_HOME/drtriton-lite/teacher_verdicts.jsonl, ~/.cache/... "
+                        "when unset; 'none' judges every pair)")
     g.add_argument("--pipeline-teacher-sizes", choices=["literal", "symbolic"], default="literal",
                    help="teacher.py --sizes for the pipeline's SFT pairs: symbolic kernels name their sizes (read "
                         "from the tensors' shapes) instead of writing products such as 156 = 13 * 12 (gpu-small)")
@@ -1892,6 +1897,13 @@ def check_decontaminated(task_paths, kb_dirs, record=None):
                                    "time": time.strftime("%Y-%m-%d %H:%M:%S")})
 
 
+def default_teacher_cache() -> str:
+    """$XDG_CACHE_HOME/drtriton-lite/teacher_verdicts.jsonl (~/.cache/... when XDG_CACHE_HOME is unset), beside
+    eval.py's baseline cache."""
+    root = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(root, "drtriton-lite", "teacher_verdicts.jsonl")
+
+
 def teacher_pairs(args, tasks_path, pairs_path, log_path):
     """Verified SFT pairs from teacher.py's CLI (it compiles, judges, keeps the correct ones); its log to a file."""
     if os.path.isfile(pairs_path):
@@ -1904,6 +1916,9 @@ def teacher_pairs(args, tasks_path, pairs_path, log_path):
            "--workers", str(args.judge_workers), "--seed", str(args.seed), "--style", args.pipeline_teacher_style,
            "--device", args.pipeline_teacher_device, "--sizes", args.pipeline_teacher_sizes,
            "--heavy", args.pipeline_teacher_heavy]
+    cache = args.pipeline_teacher_cache or default_teacher_cache()
+    if cache != "none":
+        cmd += ["--verdict-cache", os.path.abspath(cache)]
     with open(log_path, "w") as log:
         rc = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=HERE).returncode
     if rc != 0 or not os.path.isfile(pairs_path):

@@ -942,3 +942,53 @@ def test_lone_pools_in_kernelbench_level1s_constructor_form_verify():
         verdicts = j.verify_many(items, progress=False)
     assert [(v.correct, v.error_type) for v in verdicts] == [(True, None)] * 6, \
         [(v.error_type, (v.error_msg or "")[:200]) for v in verdicts]
+
+
+def test_cli_verdict_cache_judges_only_the_pairs_that_changed(tmp_path, monkeypatch):
+    """A data step run again after a render change (session 30: 20,000 pairs, ~100 min on 2 cores) judges only the
+    pairs whose source or solution changed: the teacher CLI keeps correct verdicts in --verdict-cache, and a second
+    run with one more task judges that one alone, writing the same pairs for the two it knew."""
+    recs = [single_op_record("relu"), single_op_record("sum")]
+    cache = tmp_path / "verdicts.jsonl"
+
+    def run(records, out):
+        tasks = tmp_path / "tasks.jsonl"
+        tasks.write_text("".join(json.dumps(r) + "\n" for r in records))
+        res = subprocess.run([sys.executable, os.path.join(ROOT, "teacher.py"), "--tasks", str(tasks), "--out",
+                              str(out), "--workers", "1", "--verdict-cache", str(cache)], capture_output=True,
+                             text=True, cwd=ROOT, env=dict(os.environ, TRITON_INTERPRET="1"), timeout=300)
+        assert res.returncode == 0, res.stderr[-2000:]
+        return res.stdout, [json.loads(line) for line in out.read_text().splitlines()]
+    log, first = run(recs, tmp_path / "a.jsonl")
+    assert "0 of 2 pairs judged correct before; judging 2" in log and len(cache.read_text().splitlines()) == 2
+    log, second = run(recs + [single_op_record("tanh")], tmp_path / "b.jsonl")
+    assert "2 of 3 pairs judged correct before; judging 1" in log, log
+    assert second[:2] == first and len(second) == 3 and len(cache.read_text().splitlines()) == 3
+
+
+def test_verdict_cache_keeps_only_correct_verdicts_under_the_same_judge(tmp_path, monkeypatch):
+    """reward.verify_by_policy with a cache: a failed pair is judged again on the next call, a correct one is not;
+    another judge setting (the time limit) or another judge (reward.py's bytes) keys every pair afresh."""
+    import reward
+    rec = single_op_record("relu")
+    good = teacher.compile_program(rec)
+    bad = good.replace("tl.maximum(", "tl.minimum(")
+    assert bad != good
+    pairs, cache = [(rec["source"], good), (rec["source"], bad)], str(tmp_path / "v.jsonl")
+    judged = []
+    real = reward.Judge.verify_many
+    monkeypatch.setattr(reward.Judge, "verify_many", lambda self, items, **kw: judged.append(len(items)) or
+                        real(self, items, **kw))
+    kw = dict(workers=1, device="cpu", timeout_s=120)
+    first = reward.verify_by_policy(pairs, ["strict", "strict"], cache=cache, **kw)
+    assert [v.correct for v in first] == [True, False] and judged == [2]
+    again = reward.verify_by_policy(pairs, ["strict", "strict"], cache=cache, **kw)
+    assert [v.correct for v in again] == [True, False] and judged == [2, 1]
+    assert again[0].to_dict() == first[0].to_dict()
+    other = reward.VerdictCache(cache, dict(kw, timeout_s=60))
+    assert other.get(rec["source"], good, "strict") is None
+    same = reward.VerdictCache(cache, kw)
+    assert same.get(rec["source"], good, "strict") is not None
+    assert same.get(rec["source"], good, "hybrid") is None
+    monkeypatch.setattr(reward, "__file__", os.path.join(ROOT, "teacher.py"))   # another judge's code
+    assert reward.VerdictCache(cache, kw).get(rec["source"], good, "strict") is None

@@ -26,6 +26,15 @@ def test_teacher_gets_absolute_paths(tmp_path, monkeypatch):
     assert cmd[cmd.index("--tasks") + 1] == str(tmp_path / "runs/p/data/tasks_sft.jsonl")
     assert cmd[cmd.index("--out") + 1] == str(tmp_path / "runs/p/data/pairs.jsonl")
     assert os.path.isfile(tmp_path / "runs/p/teacher.log")
+    # the teacher's verdict cache: the default beside eval.py's baselines, a relative path made absolute, or none
+    assert cmd[cmd.index("--verdict-cache") + 1] == train.default_teacher_cache() == \
+        os.path.join(os.environ["XDG_CACHE_HOME"], "drtriton-lite", "teacher_verdicts.jsonl")
+    for flag, want in (("cache/v.jsonl", str(tmp_path / "cache/v.jsonl")), ("none", None)):
+        os.remove("runs/p/data/pairs.jsonl")
+        train.teacher_pairs(train.parse_args(["--pipeline-teacher-cache", flag]), "runs/p/data/tasks_sft.jsonl",
+                            "runs/p/data/pairs.jsonl", "runs/p/teacher.log")
+        cmd = calls[-1][0]
+        assert (cmd[cmd.index("--verdict-cache") + 1] if "--verdict-cache" in cmd else None) == want
 
 
 def test_run_dirs_are_absolute(tmp_path, monkeypatch):
