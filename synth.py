@@ -45,7 +45,9 @@ keyword) and named as nn names them, by another common name (`input_size`) or be
 (`pool_kernel_size`: CTOR_ALIASES, MODULE_PREFIXES), module calls with nn's defaults left out or every argument
 spelled out (OMITTED_DEFAULTS, SPELLED_OUT_SKIP), norm eps/momentum (NORM_EXTRAS), a channel count handed from one
 module to the next under one name (CHANNEL_KEYS), size constants as expressions (`2048 * 2`), chains
-(`height = width = 64`) and tuples (`*input_shape`).
+(`height = width = 64`) and tuples (`*input_shape`), a lone convolution or pool in level 1's constructor form
+(LONE_MODULE_*), annotations (ANNOTATE_SHARE, LONE_ANNOTATE_SHARE), and several ops without a GEMM or convolution
+nested in one expression (`x * torch.sigmoid(x)`: NEST_SHARE).
 Its choices come from an RNG of their own seeded by the program's coordinates, so ops, shapes and hashes are those
 of the plain style and the bytes do not depend on the worker count. `--size kernelbench` is a render-only budget:
 the program is validated at cpu sizes and its twin, grown again from the same RNG state at KernelBench's sizes, is
