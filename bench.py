@@ -1498,6 +1498,7 @@ SURFACE_ROWS = (  # (row label, test on synth.surface_features' dict)
     ("annotated signatures", lambda f: f["annotated"]),
     ("docstrings", lambda f: f["docstrings"]),
     ("forward takes 2+ inputs", lambda f: f["forward_args"] >= 2),
+    ("forward nests an op in another", lambda f: f["nested"]),
     ("inputs: torch.rand only", lambda f: f["draws"] == {"rand"}),
     ("inputs: torch.randn only", lambda f: f["draws"] == {"randn"}),
     ("inputs: rand and randn", lambda f: {"rand", "randn"} <= f["draws"]),

@@ -43,11 +43,16 @@ RAND_ONLY = SOURCE.replace(" + 0.5", "").replace("torch.randint(0, 3, (4, featur
 def test_surface_features_read_the_code():
     f = synth.surface_features(SOURCE)
     assert f == {"init_args": 3, "init_defaults": 2, "prefix": True, "annotated": True, "docstrings": True,
-                 "forward_args": 2, "draws": {"pos", "randint"}}
+                 "forward_args": 2, "draws": {"pos", "randint"}, "nested": True}   # x * scale inside the sum
     plain = SOURCE.replace("torch.rand(4, features) + 0.5", "torch.randn(4, features)").replace(
         "return [features, 2.0]", "return [features, 2.0, 1.0]")
     assert synth.surface_features(plain)["draws"] == {"randn", "randint"}
     assert synth.surface_features(plain)["prefix"] is False
+    chained = SOURCE.replace("return x * self.scale + y + self.shift",
+                             "x = x * self.scale\n        x = x.view(x.size(0), -1)\n        return x.add(y)")
+    assert synth.surface_features(chained)["nested"] is False   # a size read is not an op
+    assert synth.surface_features(SOURCE.replace("x * self.scale + y + self.shift",
+                                                 "torch.sigmoid(x).mul(y)"))["nested"] is True
     assert synth.surface_features("def broken(:\n") is None
     assert synth.surface_features("x = 1\n") is None
 

@@ -548,8 +548,11 @@ def test_one_op_programs_are_annotated_as_kernelbench_level1s(monkeypatch):
 
 
 def _nested_renders(levels=(2, 3), n=150):
-    """(renders of programs of several ops without a GEMM or convolution, those that write an op inside another,
-    anchored renders that do): KernelBench level 1's composites (`x * torch.sigmoid(x)`) against our chains."""
+    """Counts over level 2/3 renders, a third anchored (a GEMM or convolution first, level 2's shape): programs without
+    a GEMM or convolution ("renders") and those that write an op inside another ("nested"), anchored ones
+    ("anchored") and those nested ("anchored_nested"). Every nested render imports back to the program's ops, and in
+    an anchored one the GEMM or convolution keeps its statement (forward's first: nothing nested in it)."""
+    import ast
     got = Counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -559,27 +562,32 @@ def _nested_renders(levels=(2, 3), n=150):
                                                  anchored=synth.is_anchored(4, level, i, 0.3))
                 if rec is None:
                     continue
-                fwd = rec["source"].split("def forward")[1].split("\ndef ")[0]
-                statements = [ln for ln in fwd.splitlines() if re.match(r"\s+(return\b|\w+ = )", ln)]
-                if any(synth.OPS[o].kind in synth.ANCHOR_KINDS for o in rec["ops"]):
-                    got["anchored"] += 1
-                    got["anchored_nested"] += len(statements) < len(rec["ops"])
-                    continue
-                got["renders"] += 1
-                if len(statements) < len(rec["ops"]):
-                    got["nested"] += 1
-                    # the source imports back to the program's ops, in its order
+                nested = synth.surface_features(rec["source"])["nested"]
+                anchored = rec["ops"][0] in synth.OPS and synth.OPS[rec["ops"][0]].kind in synth.ANCHOR_KINDS
+                key = "anchored" if anchored else "renders"
+                got[key] += 1
+                got[key.replace("renders", "") + ("_nested" if anchored else "nested")] += nested
+                if nested:
                     assert synth.load_task(rec["source"])["ops"] == rec["ops"], rec["source"]
+                if nested and anchored:
+                    model = next(c for c in ast.parse(rec["source"]).body if isinstance(c, ast.ClassDef))
+                    fwd = next(f for f in model.body if isinstance(f, ast.FunctionDef) and f.name == "forward")
+                    first = next(st for st in fwd.body if not isinstance(st, ast.Expr))
+                    assert not any(synth._is_op_expr(e) and any(synth._is_op_expr(o) for o in synth._operands(e))
+                                   for e in ast.walk(first)), rec["source"]
     return got
 
 
-def test_composites_without_a_gemm_or_conv_are_written_as_one_expression(monkeypatch):
+def test_composites_are_written_as_one_expression(monkeypatch):
     """14 of KernelBench level 1's 16 files of several ops write them nested (`return x * torch.sigmoid(x)`), and
-    session 29's model answered Swish with the sigmoid alone. Programs of several ops without a GEMM or convolution
-    now write an op inside the op that reads it in a share of their renders (each importing back to the same ops);
-    anchored programs (level 2's chains) never do, and with NEST_SHARE 0 no render does."""
+    session 29's model answered Swish with the sigmoid alone; level 2 nests an epilogue in 15 of its 100 files
+    (`x = x * torch.sigmoid(x)`). Programs of several ops without a GEMM or convolution now write an op inside the
+    op that reads it in a share of their renders, anchored programs in a smaller share and never inside or around
+    the GEMM or convolution, each importing back to the same ops; with both shares 0 no render nests."""
     got = _nested_renders()
     assert got["renders"] >= 100 and got["nested"] >= 0.25 * got["renders"], got
-    assert got["anchored"] >= 50 and got["anchored_nested"] == 0, got
+    assert got["anchored"] >= 50 and 0 < got["anchored_nested"] <= 0.4 * got["anchored"], got
     monkeypatch.setattr(synth, "NEST_SHARE", 0.0)
-    assert _nested_renders()["nested"] == 0
+    monkeypatch.setattr(synth, "ANCHORED_NEST_SHARE", 0.0)
+    none = _nested_renders()
+    assert none["nested"] == none["anchored_nested"] == 0, none
