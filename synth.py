@@ -1171,9 +1171,9 @@ LONE_ANNOTATE_SHARE = 0.85
 # (annotated) of the time, and the answers to KernelBench's convs failed on exactly it: constructors rebuilt
 # without bias, groups or padding (session 28: 12 init errors, 6 signature mismatches among level 1's 35 convs).
 # Level 1's six pools are written the same way (nn.MaxPool3d(kernel_size=kernel_size, stride=stride,
-# padding=padding, dilation=dilation, ...) from an annotated constructor with defaults: 5 of 6), where gs29's 930
-# level-1 pool renders had defaults 19% of the time and no constructor argument at all 52% (a functional pool or
-# literal sizes), and session 29's answers broke three of the six constructors (duplicate or misordered defaults).
+# padding=padding, dilation=dilation, ...) from an annotated constructor with defaults: 5 of 6), where gs29's 618
+# level-1 max/avg pool renders had defaults 19% of the time and no constructor argument at all 53% (a functional pool
+# or literal sizes), and session 29's answers broke three of the six constructors (duplicate or misordered defaults).
 LONE_MODULE_SPELLED_OUT_SHARE = 0.9
 LONE_MODULE_ANNOTATE_SHARE = 0.9
 LONE_MODULE_DEFAULTS_SHARE = 0.95
