@@ -313,7 +313,7 @@ run_gswait() {  # wait for the pipeline run_gsbg started (GSWAIT_S at most), the
   # (train.export_run), as $OUT/sft_export.tgz.part-aa, -ab, ...: here `cat sft_export.tgz.part-* >
   # runs/gsNN_sft.tgz`, and a later machine given GS_TGZ="runs/gsNN.tgz runs/gsNN_sft.tgz" starts after SFT if this
   # one is lost. Off by default: gpu-small's export with 16-character tokens is 44 MB (session 26), and with the
-  # 37 MB of tracked files it is over the 64 MiB a call may carry.
+  # 49 MB of tracked files (session 30) it is over the 64 MiB a call may carry.
   if [ "${GS_EXPORT:-0}" = 1 ] && [ -n "${OUT:-}" ] && [ ! -f /tmp/sft_exported ] \
       && grep -q "^=== sft done" /tmp/gs_pipeline.log; then
     rm -rf /tmp/sft_export \
