@@ -590,10 +590,16 @@ def build_parser():
     return p
 
 
-def default_baseline_cache():
-    """$XDG_CACHE_HOME/drtriton-lite/baselines.json (~/.cache/... when XDG_CACHE_HOME is unset)."""
+def cache_file(name: str) -> str:
+    """$XDG_CACHE_HOME/drtriton-lite/<name> (~/.cache/... when XDG_CACHE_HOME is unset): where the caches kept across
+    runs live (the baselines here, the teacher's verdicts for train.py's pipeline)."""
     root = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(root, "drtriton-lite", "baselines.json")
+    return os.path.join(root, "drtriton-lite", name)
+
+
+def default_baseline_cache():
+    """$XDG_CACHE_HOME/drtriton-lite/baselines.json (cache_file)."""
+    return cache_file("baselines.json")
 
 
 def check_args(args):

@@ -1898,10 +1898,8 @@ def check_decontaminated(task_paths, kb_dirs, record=None):
 
 
 def default_teacher_cache() -> str:
-    """$XDG_CACHE_HOME/drtriton-lite/teacher_verdicts.jsonl (~/.cache/... when XDG_CACHE_HOME is unset), beside
-    eval.py's baseline cache."""
-    root = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(root, "drtriton-lite", "teacher_verdicts.jsonl")
+    """$XDG_CACHE_HOME/drtriton-lite/teacher_verdicts.jsonl, beside eval.py's baseline cache (eval.cache_file)."""
+    return eval_lib.cache_file("teacher_verdicts.jsonl")
 
 
 def teacher_pairs(args, tasks_path, pairs_path, log_path):

@@ -566,7 +566,7 @@ def _nested_renders(levels=(2, 3), n=150):
                 anchored = rec["ops"][0] in synth.OPS and synth.OPS[rec["ops"][0]].kind in synth.ANCHOR_KINDS
                 key = "anchored" if anchored else "renders"
                 got[key] += 1
-                got[key.replace("renders", "") + ("_nested" if anchored else "nested")] += nested
+                got["anchored_nested" if anchored else "nested"] += nested
                 if nested:
                     assert synth.load_task(rec["source"])["ops"] == rec["ops"], rec["source"]
                 if nested and anchored:
