@@ -951,17 +951,12 @@ def test_cli_verdict_cache_judges_only_the_pairs_that_changed(tmp_path, monkeypa
     recs = [single_op_record("relu"), single_op_record("sum")]
     cache = tmp_path / "verdicts.jsonl"
 
-    def run(records, out):
-        tasks = tmp_path / "tasks.jsonl"
-        tasks.write_text("".join(json.dumps(r) + "\n" for r in records))
-        res = subprocess.run([sys.executable, os.path.join(ROOT, "teacher.py"), "--tasks", str(tasks), "--out",
-                              str(out), "--workers", "1", "--verdict-cache", str(cache)], capture_output=True,
-                             text=True, cwd=ROOT, env=dict(os.environ, TRITON_INTERPRET="1"), timeout=300)
-        assert res.returncode == 0, res.stderr[-2000:]
-        return res.stdout, [json.loads(line) for line in out.read_text().splitlines()]
-    log, first = run(recs, tmp_path / "a.jsonl")
+    def run(records):   # teacher_cli, and the whole pairs it wrote (verdicts included)
+        log, _ = teacher_cli(tmp_path, records, "--verdict-cache", str(cache))
+        return log, [json.loads(line) for line in (tmp_path / "pairs.jsonl").read_text().splitlines()]
+    log, first = run(recs)
     assert "0 of 2 pairs judged correct before; judging 2" in log and len(cache.read_text().splitlines()) == 2
-    log, second = run(recs + [single_op_record("tanh")], tmp_path / "b.jsonl")
+    log, second = run(recs + [single_op_record("tanh")])
     assert "2 of 3 pairs judged correct before; judging 1" in log, log
     assert second[:2] == first and len(second) == 3 and len(cache.read_text().splitlines()) == 3
 
