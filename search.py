@@ -400,6 +400,24 @@ def fragment_io(program, nodes):
     return inputs, outs[0]
 
 
+FRAGMENT_ARGS = ("x", "y", "z", "w", "u", "s")
+
+
+def fragment_args(inputs, inside):
+    """Forward-argument names of a fragment reading `inputs`: a synthetic program's own (in0, v3, p1) stay; a traced
+    task's fx names get x, y, z, ... as KernelBench-style sources name their inputs (never a name the fragment
+    assigns). fx names themselves ("mul", "sigmoid") would shadow the teacher's wrappers of the same name inside
+    forward, and `<name>_in` (session 23's form) was a name no training render uses: gs31's SFT checkpoint, trained
+    on KernelBench-style renders only, answered a `forward(self, gemm_in)` fragment with a two-input loss kernel and
+    every level-2 search failed (session 31), while it answers the same fragment with `x` correctly."""
+    kept = {x for x in inputs if re.fullmatch(r"(in|v|p)\d+", x)}
+    free = [n for n in FRAGMENT_ARGS if n not in inside and n not in kept]
+    arg = {}
+    for x in inputs:
+        arg[x] = flat_name(x) if x in kept else free.pop(0) if free else f"{flat_name(x)}_in"
+    return arg
+
+
 def fragment_task(program, specs, a, b, comp, task_id="task"):
     """Fragment a..b as a KernelBench task record: {"id", "source", "program", "n_ops", "inputs", "output",
     "modules" (flat name -> original module path), "ops"}. specs: tensor name -> tensor_spec."""
@@ -409,8 +427,7 @@ def fragment_task(program, specs, a, b, comp, task_id="task"):
     for x in inputs:
         if x not in specs:
             raise SearchError(f"fragment input {x} is not a tensor")
-    # fx names ("mul", "sigmoid") would shadow the teacher's wrappers of the same name inside forward
-    arg = {x: flat_name(x) if re.fullmatch(r"(in|v|p)\d+", x) else f"{flat_name(x)}_in" for x in inputs}
+    arg = fragment_args(inputs, {n["name"] for n in nodes})
     modules, init, body, sub_nodes = {}, [], [], []
     for n in nodes:
         mod_flat = None

@@ -83,7 +83,7 @@ def test_fragments_of_hand_written_task():
     mul = spans[(1, 1)]  # the parameter becomes a forward input with its shape
     assert mul["inputs"] == ["linear", "scale"] and mul["program"]["params"] == []
     assert [t["shape"] for t in mul["program"]["inputs"]] == [[4, 16], [16]]
-    assert "def forward(self, linear_in, scale_in)" in mul["source"] and "nn.Parameter" not in mul["source"]
+    assert "def forward(self, x, y)" in mul["source"] and "nn.Parameter" not in mul["source"]
     lin = spans[(0, 0)]  # the view before the first op runs outside; the module stays a module
     assert lin["inputs"] == ["flatten"] and lin["program"]["inputs"][0]["shape"] == [4, 24]
     assert lin["modules"] == {"linear": "linear"} and "nn.Linear(in_features=24, out_features=16, bias=True)" in lin["source"]
