@@ -1,0 +1,51 @@
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+class ModelNew(nn.Module):
+    def __init__(self, norm_num_features: int, instance_norm_eps: float=1e-05, momentum: float=1.0):
+        super(ModelNew, self).__init__()
+        self.norm = nn.InstanceNorm1d(num_features=norm_num_features, eps=instance_norm_eps, momentum=momentum)
+
+    def forward(self, x):
+        v0 = launch_triton(x)
+        return v0
+
+
+@triton.jit
+def triton_kernel(x_ptr, out_ptr, n_rows, n_cols, length: tl.constexpr, BLOCK_ROWS: tl.constexpr, BLOCK_COLS: tl.constexpr):
+    pid = tl.program_id(0)
+    rows = pid * BLOCK_ROWS + tl.arange(0, BLOCK_ROWS)[:, None]
+    row_mask = rows < n_rows
+    mean = tl.zeros([BLOCK_ROWS, 1], dtype=tl.float32)
+    m2 = tl.zeros([BLOCK_ROWS, 1], dtype=tl.float32)
+    for start in range(0, n_cols, BLOCK_COLS):
+        cols = start + tl.arange(0, BLOCK_COLS)[None, :]
+        col_mask = cols < n_cols
+        x3 = tl.load(x_ptr + rows * n_cols + cols, mask=col_mask & row_mask, other=0.0)
+        x4 = tl.where(row_mask & col_mask, x3, 0.0)
+        cnt = start * 1.0
+        nb = tl.minimum(n_cols - start, BLOCK_COLS) * 1.0
+        mb = tl.sum(x4, axis=1, keep_dims=True) / nb
+        db = tl.where(row_mask & col_mask, x4 - mb, 0.0)
+        delta = mb - mean
+        mean += delta * (nb / (cnt + nb))
+        m2 += tl.sum(db * db, axis=1, keep_dims=True) + delta * delta * (cnt * nb / (cnt + nb))
+    rstd = tl.rsqrt(m2 / length + 1e-05)
+    for start in range(0, n_cols, BLOCK_COLS):
+        cols = start + tl.arange(0, BLOCK_COLS)[None, :]
+        col_mask = cols < n_cols
+        x7 = tl.load(x_ptr + rows * n_cols + cols, mask=col_mask & row_mask, other=0.0)
+        x8 = tl.where(row_mask & col_mask, x7, 0.0)
+        y9 = (x8 - mean) * rstd
+        tl.store(out_ptr + rows * n_cols + cols, y9, mask=col_mask & row_mask)
+
+
+def launch_triton(x):
+    B, channels, length = x.shape
+    out = torch.empty_like(x)
+    grid = lambda meta: (triton.cdiv(B * channels, meta['BLOCK_ROWS']),)
+    triton_kernel[grid](x, out, B * channels, length, length, BLOCK_ROWS=32, BLOCK_COLS=16)
+    return out

@@ -1,0 +1,70 @@
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+class ModelNew(nn.Module):
+    def __init__(self, in_channels: int, channels_out: int, kernel_size: int, stride: int, padding: int=0, output_padding: int=0, groups: int=1, bias: bool=True, dilation: int=1):
+        super().__init__()
+        self.deconv = nn.ConvTranspose2d(in_channels=in_channels, out_channels=channels_out, kernel_size=kernel_size, stride=stride, padding=padding, output_padding=output_padding, groups=groups, bias=bias, dilation=dilation)
+
+    def forward(self, x):
+        v0 = launch_triton(x, self.deconv.weight, self.deconv.stride, self.deconv.dilation, self.deconv.padding, self.deconv.output_padding, self.deconv.groups, self.deconv.bias)
+        return v0
+
+
+@triton.jit
+def triton_kernel(x_ptr, deconv_weight_ptr, deconv_bias_ptr, out_ptr, M, N, K, features: tl.constexpr, dim1: tl.constexpr, dim2: tl.constexpr, channels_out: tl.constexpr, stride_h: tl.constexpr, stride_w: tl.constexpr, dilation_h: tl.constexpr, dilation_w: tl.constexpr, padding_h: tl.constexpr, padding_w: tl.constexpr, groups: tl.constexpr, kernel_h: tl.constexpr, kernel_w: tl.constexpr, out_dim1: tl.constexpr, out_dim2: tl.constexpr, HAS_BIAS: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    group = tl.program_id(2)
+    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)[:, None]
+    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)[None, :]
+    mask_m = offs_m < M
+    mask_n = offs_n < N
+    o1 = offs_m // (out_dim1 * out_dim2)
+    o2 = (offs_m // out_dim2) % out_dim1
+    o3 = offs_m % out_dim2
+    acc = tl.zeros([BLOCK_M, BLOCK_N], dtype=tl.float32)
+    for k0 in range(0, K, BLOCK_K):
+        offs_ka = k0 + tl.arange(0, BLOCK_K)[None, :]
+        offs_kb = k0 + tl.arange(0, BLOCK_K)[:, None]
+        mask_ka = offs_ka < K
+        mask_kb = offs_kb < K
+        k4 = offs_ka // (kernel_h * kernel_w)
+        k5 = (offs_ka // kernel_w) % kernel_h
+        k6 = offs_ka % kernel_w
+        ci7 = group * (features // groups) + k4
+        tp8 = o2 + padding_h - k5 * dilation_h
+        ip9 = tp8 // stride_h
+        ok10 = ((tp8 >= 0) & (ip9 < dim1) & (tp8 % stride_h == 0))
+        tp11 = o3 + padding_w - k6 * dilation_w
+        ip12 = tp11 // stride_w
+        ok13 = ((tp11 >= 0) & (ip12 < dim2) & (tp11 % stride_w == 0))
+        x14 = tl.load(x_ptr + o1 * (features * dim1 * dim2) + ci7 * (dim1 * dim2) + ip9 * dim2 + ip12, mask=mask_ka & mask_m & ok10 & ok13, other=0.0)
+        a15 = tl.where(mask_m & mask_ka & ok10 & ok13, x14, 0.0)
+        wc16 = offs_kb // (kernel_h * kernel_w)
+        w17 = tl.load(deconv_weight_ptr + (group * (features // groups) + wc16) * ((channels_out // groups) * kernel_h * kernel_w) + offs_n * (kernel_h * kernel_w) + offs_kb % (kernel_h * kernel_w), mask=mask_kb & mask_n, other=0.0)
+        acc += tl.dot(a15, w17, input_precision="ieee")
+    if HAS_BIAS:
+        v18 = tl.load(deconv_bias_ptr + group * (channels_out // groups) + offs_n, mask=mask_n, other=0.0)
+        acc = acc + v18
+    tl.store(out_ptr + o1 * (channels_out * out_dim1 * out_dim2) + (group * (channels_out // groups) + offs_n) * (out_dim1 * out_dim2) + o2 * out_dim2 + o3, acc, mask=mask_m & mask_n)
+
+
+def launch_triton(x, deconv_weight, deconv_stride, deconv_dilation, deconv_padding, deconv_output_padding, deconv_groups, deconv_bias):
+    batch_size, features, dim1, dim2 = x.shape
+    _, out_channels_per_group, kernel_h, kernel_w = deconv_weight.shape
+    stride_h, stride_w = deconv_stride
+    dilation_h, dilation_w = deconv_dilation
+    padding_h, padding_w = deconv_padding
+    output_padding_h, output_padding_w = deconv_output_padding
+    groups = deconv_groups
+    channels_out = out_channels_per_group * groups
+    out_dim1 = (dim1 - 1) * stride_h - 2 * padding_h + dilation_h * (kernel_h - 1) + output_padding_h + 1
+    out_dim2 = (dim2 - 1) * stride_w - 2 * padding_w + dilation_w * (kernel_w - 1) + output_padding_w + 1
+    out = torch.empty((batch_size, channels_out, out_dim1, out_dim2), device=x.device, dtype=torch.float32)
+    grid = lambda meta: (triton.cdiv(batch_size * out_dim1 * out_dim2, meta['BLOCK_M']), triton.cdiv(channels_out // groups, meta['BLOCK_N']), groups)
+    triton_kernel[grid](x, deconv_weight, deconv_bias, out, batch_size * out_dim1 * out_dim2, channels_out // groups, (features // groups) * kernel_h * kernel_w, features, dim1, dim2, channels_out, stride_h, stride_w, dilation_h, dilation_w, padding_h, padding_w, groups, kernel_h, kernel_w, out_dim1, out_dim2, HAS_BIAS=deconv_bias is not None, BLOCK_M=128, BLOCK_N=16, BLOCK_K=64)
+    return out

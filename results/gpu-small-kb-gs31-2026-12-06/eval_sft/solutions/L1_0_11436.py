@@ -1,0 +1,61 @@
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+class ModelNew(nn.Module):
+    def __init__(self, in_channels, channels_out, kernel_size, dilation):
+        super(ModelNew, self).__init__()
+        self.conv1 = nn.Conv2d(in_channels, out_channels=channels_out, kernel_size=kernel_size, dilation=dilation, bias=True)
+
+    def forward(self, x):
+        v0 = launch_triton(x, self.conv1.weight, self.conv1.stride, self.conv1.dilation, self.conv1.padding, self.conv1.bias)
+        return v0
+
+
+@triton.jit
+def triton_kernel(x_ptr, conv1_weight_ptr, conv1_bias_ptr, out_ptr, M, N, K, features: tl.constexpr, height: tl.constexpr, width: tl.constexpr, channels_out: tl.constexpr, stride_h: tl.constexpr, stride_w: tl.constexpr, dilation_h: tl.constexpr, dilation_w: tl.constexpr, padding_h: tl.constexpr, padding_w: tl.constexpr, kernel_h: tl.constexpr, kernel_w: tl.constexpr, out_height: tl.constexpr, out_width: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)[:, None]
+    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)[None, :]
+    mask_m = offs_m < M
+    mask_n = offs_n < N
+    o1 = offs_m // (out_height * out_width)
+    o2 = (offs_m // out_width) % out_height
+    o3 = offs_m % out_width
+    acc = tl.zeros([BLOCK_M, BLOCK_N], dtype=tl.float32)
+    for k0 in range(0, K, BLOCK_K):
+        offs_ka = k0 + tl.arange(0, BLOCK_K)[None, :]
+        offs_kb = k0 + tl.arange(0, BLOCK_K)[:, None]
+        mask_ka = offs_ka < K
+        mask_kb = offs_kb < K
+        k4 = offs_ka // (kernel_h * kernel_w)
+        k5 = (offs_ka // kernel_w) % kernel_h
+        k6 = offs_ka % kernel_w
+        ip7 = o2 * stride_h - padding_h + k5 * dilation_h
+        ok8 = ((ip7 >= 0) & (ip7 < height))
+        ip9 = o3 * stride_w - padding_w + k6 * dilation_w
+        ok10 = ((ip9 >= 0) & (ip9 < width))
+        x11 = tl.load(x_ptr + o1 * (features * height * width) + k4 * (height * width) + ip7 * width + ip9, mask=mask_ka & mask_m & ok8 & ok10, other=0.0)
+        a12 = tl.where(mask_m & mask_ka & ok8 & ok10, x11, 0.0)
+        w13 = tl.load(conv1_weight_ptr + offs_n * (features * kernel_h * kernel_w) + offs_kb, mask=mask_kb & mask_n, other=0.0)
+        acc += tl.dot(a12, w13, input_precision="ieee")
+    v14 = tl.load(conv1_bias_ptr + offs_n, mask=mask_n, other=0.0)
+    acc15 = acc + v14
+    tl.store(out_ptr + o1 * (channels_out * out_height * out_width) + offs_n * (out_height * out_width) + o2 * out_width + o3, acc15, mask=mask_m & mask_n)
+
+
+def launch_triton(x, conv1_weight, conv1_stride, conv1_dilation, conv1_padding, conv1_bias):
+    batch_size, features, height, width = x.shape
+    channels_out, _, kernel_h, kernel_w = conv1_weight.shape
+    stride_h, stride_w = conv1_stride
+    dilation_h, dilation_w = conv1_dilation
+    padding_h, padding_w = conv1_padding
+    out_height = (height + 2 * padding_h - dilation_h * (kernel_h - 1) - 1) // stride_h + 1
+    out_width = (width + 2 * padding_w - dilation_w * (kernel_w - 1) - 1) // stride_w + 1
+    out = torch.empty((batch_size, channels_out, out_height, out_width), device=x.device, dtype=torch.float32)
+    grid = lambda meta: (triton.cdiv(batch_size * out_height * out_width, meta['BLOCK_M']), triton.cdiv(channels_out, meta['BLOCK_N']))
+    triton_kernel[grid](x, conv1_weight, conv1_bias, out, batch_size * out_height * out_width, channels_out, features * kernel_h * kernel_w, features, height, width, channels_out, stride_h, stride_w, dilation_h, dilation_w, padding_h, padding_w, kernel_h, kernel_w, out_height, out_width, HAS_BIAS=conv1_bias is not None, BLOCK_M=128, BLOCK_N=16, BLOCK_K=64)
+    return out

@@ -1,0 +1,46 @@
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+class ModelNew(nn.Module):
+    def __init__(self, reduction_dim: int, proj_shape: tuple, proj_shape: tuple):
+        super().__init__()
+        self.proj = nn.Parameter(torch.randn(proj_shape))
+        self.reduction_dim = reduction_dim
+        self.reduction_dim = reduction_dim
+
+    def forward(self, A):
+        # matmul stays a torch op (cuBLAS/cuDNN); the Triton kernels compute what follows it
+        v0 = torch.matmul(A, self.proj)
+        v2 = launch_triton(v0)
+        return v2
+
+
+@triton.jit
+def triton_kernel(v0_ptr, out_ptr, n_rows, n_cols, BLOCK_ROWS: tl.constexpr, BLOCK_COLS: tl.constexpr):
+    pid = tl.program_id(0)
+    rows = pid * BLOCK_ROWS + tl.arange(0, BLOCK_ROWS)[:, None]
+    row_mask = rows < n_rows
+    m = tl.full([BLOCK_ROWS, 1], float('-inf'), tl.float32)
+    s = tl.zeros([BLOCK_ROWS, 1], dtype=tl.float32)
+    for start in range(0, n_cols, BLOCK_COLS):
+        cols = start + tl.arange(0, BLOCK_COLS)[None, :]
+        col_mask = cols < n_cols
+        v1 = tl.load(v0_ptr + rows * n_cols + cols, mask=col_mask & row_mask, other=0.0)
+        x2 = tl.where(row_mask & col_mask, v1, float('-inf'))
+        m_new = tl.maximum(m, tl.max(x2, axis=1, keep_dims=True))
+        s = s * tl.exp(m - m_new) + tl.sum(tl.exp(x2 - m_new), axis=1, keep_dims=True)
+        m = m_new
+    res3 = m + tl.log(s)
+    y4 = tl.sin(res3)
+    tl.store(out_ptr + rows, y4, mask=row_mask)
+
+
+def launch_triton(v0):
+    M_size, proj_d1 = v0.shape
+    out = torch.empty((M_size,), device=v0.device, dtype=torch.float32)
+    grid = lambda meta: (triton.cdiv(M_size, meta['BLOCK_ROWS']),)
+    triton_kernel[grid](v0, out, M_size, proj_d1, BLOCK_ROWS=2, BLOCK_COLS=64)
+    return out

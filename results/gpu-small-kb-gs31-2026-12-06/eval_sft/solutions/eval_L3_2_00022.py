@@ -1,0 +1,34 @@
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super(ModelNew, self).__init__()
+        self.conv2d = nn.Conv2d(4, kernel_size=2, stride=1, padding=0, bias=True)
+
+    def forward(self, x):
+        # conv2d stays a torch op (cuBLAS/cuDNN); the Triton kernels compute what follows it
+        v0 = self.conv2d(x)
+        v2 = launch_triton(v0)
+        return v2
+
+
+@triton.jit
+def triton_kernel(v0_ptr, out_ptr, n_elements, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n_elements
+    v5 = tl.load(v0_ptr + offs, mask=mask, other=0.0)
+    y6 = tl.minimum(v5, 0.0) - tl.log(1.0 + tl.exp(-tl.abs(v5)))
+    y7 = tl.minimum(y6, y6)
+    tl.store(out_ptr + offs, y7, mask=mask)
+
+
+def launch_triton(v0):
+    out = torch.empty_like(v0)
+    grid = lambda meta: (triton.cdiv(out.numel(), meta['BLOCK']),)
+    triton_kernel[grid](v0, out, out.numel(), BLOCK=1024)
+    return out

@@ -1,0 +1,42 @@
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+class ModelNew(nn.Module):
+    def __init__(self, reduction_dim, weight_shape):
+        super(ModelNew, self).__init__()
+        self.weight = nn.Parameter(torch.randn(weight_shape))
+        self.reduction_dim = reduction_dim
+
+    def forward(self, A):
+        # matmul stays a torch op (cuBLAS/cuDNN); the Triton kernels compute what follows it
+        v0 = torch.matmul(A, self.weight)
+        v2 = launch_triton(v0)
+        return v2
+
+
+@triton.jit
+def triton_kernel(v0_ptr, out_ptr, n_rows, n_cols, BLOCK_ROWS: tl.constexpr, BLOCK_COLS: tl.constexpr):
+    pid = tl.program_id(0)
+    rows = pid * BLOCK_ROWS + tl.arange(0, BLOCK_ROWS)[:, None]
+    row_mask = rows < n_rows
+    acc = tl.zeros([BLOCK_ROWS, 1], dtype=tl.float32)
+    for start in range(0, n_cols, BLOCK_COLS):
+        cols = start + tl.arange(0, BLOCK_COLS)[None, :]
+        col_mask = cols < n_cols
+        v3 = tl.load(v0_ptr + rows * n_cols + cols, mask=col_mask & row_mask, other=0.0)
+        x4 = tl.where(row_mask & col_mask, v3, 0.0)
+        acc += tl.sum(x4, axis=1, keep_dims=True)
+    res5 = acc
+    y8 = tl.sin(res5)
+    tl.store(out_ptr + rows, y8, mask=row_mask)
+
+
+def launch_triton(v0):
+    batch_size, M_size, weight_d1 = v0.shape
+    out = torch.empty((batch_size, M_size), device=v0.device, dtype=torch.float32)
+    grid = lambda meta: (triton.cdiv(batch_size * M_size, meta['BLOCK_ROWS']),)
+    triton_kernel[grid](v0, out, batch_size * M_size, weight_d1, BLOCK_ROWS=64, BLOCK_COLS=32)
+    return out

@@ -1,0 +1,34 @@
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+class ModelNew(nn.Module):
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: int=1, stride: int=1, padding: int=1, dilation: int=2, output_size=3):
+        super(ModelNew, self).__init__()
+        self.conv2d = nn.Conv2d(in_channels, out_channels, kernel_size, padding=padding, dilation=dilation, bias=bias)
+        self.conv2d = nn.Conv2d(in_channels, out_channels, kernel_size)
+
+    def forward(self, x):
+        # conv2d stays a torch op (cuBLAS/cuDNN); the Triton kernels compute what follows it
+        v0 = self.conv2d(x)
+        v1 = launch_triton(v0)
+        return v1
+
+
+@triton.jit
+def triton_kernel(v0_ptr, out_ptr, n_elements, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n_elements
+    v5 = tl.load(v0_ptr + offs, mask=mask, other=0.0)
+    y6 = -v5
+    tl.store(out_ptr + offs, y6, mask=mask)
+
+
+def launch_triton(v0):
+    out = torch.empty_like(v0)
+    grid = lambda meta: (triton.cdiv(out.numel(), meta['BLOCK']),)
+    triton_kernel[grid](v0, out, out.numel(), BLOCK=1024)
+    return out

@@ -1,0 +1,36 @@
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+class ModelNew(nn.Module):
+    def __init__(self, in_channels, out_channels, kernel_size, stride, padding, output_padding, bias, bias_shape):
+        super(ModelNew, self).__init__()
+        self.conv_transpose = nn.ConvTranspose3d(in_channels, out_channels, kernel_size, stride=stride, padding=padding, output_padding=output_padding, bias=bias)
+        self.bias = nn.Parameter(torch.randn(bias_shape))
+
+    def forward(self, x):
+        # conv_transpose3d stays a torch op (cuBLAS/cuDNN); the Triton kernels compute what follows it
+        v0 = self.conv_transpose(x)
+        v2 = launch_triton(v0, self.bias)
+        return v2
+
+
+@triton.jit
+def triton_kernel(v0_ptr, bias_ptr, out_ptr, n_elements, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n_elements
+    v6 = tl.load(v0_ptr + offs, mask=mask, other=0.0)
+    b7 = tl.load(bias_ptr + offs, mask=mask, other=0.0)
+    y8 = v6 + b7
+    y9 = y7 - b8
+    tl.store(out_ptr + offs, y9, mask=mask)
+
+
+def launch_triton(v0, bias):
+    out = torch.empty_like(v0)
+    grid = lambda meta: (triton.cdiv(out.numel(), meta['BLOCK']),)
+    triton_kernel[grid](v0, bias, out, out.numel(), BLOCK=1024)
+    return out

@@ -1,0 +1,43 @@
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+class ModelNew(nn.Module):
+    def __init__(self, in_channels, out_channels, kernel_size, scale_factor):
+        super(ModelNew, self).__init__()
+        self.conv = nn.Conv2d(in_channels, out_channels, kernel_size)
+        self.conv = nn.Conv2d(in_channels, out_channels, kernel_size)
+        self.scale_factor = scale_factor
+
+    def forward(self, x):
+        # conv2d stays a torch op (cuBLAS/cuDNN); the Triton kernels compute what follows it
+        v0 = self.conv(x)
+        v2 = launch_triton(v0, self.scale_factor)
+        return v2
+
+
+@triton.jit
+def triton_kernel(v0_ptr, out_ptr, n_rows, n_cols, scale_factor: tl.constexpr, BLOCK_ROWS: tl.constexpr, BLOCK_COLS: tl.constexpr):
+    pid = tl.program_id(0)
+    rows = pid * BLOCK_ROWS + tl.arange(0, BLOCK_ROWS)[:, None]
+    row_mask = rows < n_rows
+    acc = tl.full([BLOCK_ROWS, 1], float('inf'), tl.float32)
+    for start in range(0, n_cols, BLOCK_COLS):
+        cols = start + tl.arange(0, BLOCK_COLS)[None, :]
+        col_mask = cols < n_cols
+        v4 = tl.load(v0_ptr + rows * n_cols + cols, mask=col_mask & row_mask, other=0.0)
+        y5 = v4 * scale_factor
+        x6 = tl.where(row_mask & col_mask, y5, float('inf'))
+        acc = tl.minimum(acc, tl.min(x6, axis=1, keep_dims=True))
+    res7 = acc
+    tl.store(out_ptr + rows, res7, mask=row_mask)
+
+
+def launch_triton(v0, scale_factor):
+    batch_size, _, _, _ = v0.shape
+    out = torch.empty((batch_size, 4, 5), device=v0.device, dtype=torch.float32)
+    grid = lambda meta: (triton.cdiv(batch_size * 4 * 5, meta['BLOCK_ROWS']),)
+    triton_kernel[grid](v0, out, batch_size * 4 * scale_factor, BLOCK_ROWS=128, BLOCK_COLS=8)
+    return out

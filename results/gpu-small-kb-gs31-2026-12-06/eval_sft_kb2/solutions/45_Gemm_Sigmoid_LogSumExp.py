@@ -1,0 +1,48 @@
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+class ModelNew(nn.Module):
+    def __init__(self, input_size, hidden_size, output_size):
+        super(ModelNew, self).__init__()
+        self.linear = nn.Linear(input_size, hidden_size, True)
+        self.linear = nn.Linear(input_size, hidden_size, True)
+        self.linear = nn.Linear(input_size, hidden_size, True)
+        self.linear = nn.Linear(input_size, hidden_size, True)
+
+    def forward(self, x):
+        # linear stays a torch op (cuBLAS/cuDNN); the Triton kernels compute what follows it
+        v0 = self.linear(v0)
+        # linear stays a torch op (cuBLAS/cuDNN); the Triton kernels compute what follows it
+        v1 = self.linear(v0)
+        v2 = launch_triton(v1)
+        return v2
+
+
+@triton.jit
+def triton_kernel(v1_ptr, out_ptr, n_rows, n_cols, BLOCK_ROWS: tl.constexpr, BLOCK_COLS: tl.constexpr):
+    pid = tl.program_id(0)
+    rows = pid * BLOCK_ROWS + tl.arange(0, BLOCK_ROWS)[:, None]
+    row_mask = rows < n_rows
+    m = tl.full([BLOCK_ROWS, 1], float('-inf'), tl.float32)
+    s = tl.zeros([BLOCK_ROWS, 1], dtype=tl.float32)
+    for start in range(0, n_cols, BLOCK_COLS):
+        cols = start + tl.arange(0, BLOCK_COLS)[None, :]
+        col_mask = cols < n_cols
+        v1 = tl.load(v1_ptr + rows * n_cols + cols, mask=col_mask & row_mask, other=0.0)
+        x2 = tl.where(row_mask & col_mask, v1, float('-inf'))
+        m_new = tl.maximum(m, tl.max(x2, axis=1, keep_dims=True))
+        s = s * tl.exp(m - m_new) + tl.sum(tl.exp(x2 - m_new), axis=1, keep_dims=True)
+        m = m_new
+    res3 = m + tl.log(s)
+    tl.store(out_ptr + rows, res3, mask=row_mask)
+
+
+def launch_triton(v1):
+    batch_size, _, _ = v0.shape
+    out = torch.empty((batch_size, 1), device=v0.device, dtype=torch.float32)
+    grid = lambda meta: (triton.cdiv(batch_size, meta['BLOCK_ROWS']),)
+    triton_kernel[grid](v1, out, batch_size, 32, BLOCK_ROWS=32, BLOCK_COLS=8)
+    return out

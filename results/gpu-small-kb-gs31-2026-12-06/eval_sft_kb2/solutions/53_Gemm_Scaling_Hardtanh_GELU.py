@@ -1,0 +1,36 @@
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+class ModelNew(nn.Module):
+    def __init__(self, in_features, out_features, scaling_factor, scaling_factor, scaling_factor, scaling_factor, scaling_factor, scaling_factor, scaling_factor, scaling_factor, scaling_factor, hardtanh_max):
+        super(ModelNew, self).__init__()
+        self.gemm = nn.Linear(in_features, out_features, False)
+        self.hardtanh = nn.Hardtanh(scaling_factor
+        self.scaling_factor = scaling_factor
+
+    def forward(self, x):
+        # linear stays a torch op (cuBLAS/cuDNN); the Triton kernels compute what follows it
+        v0 = self.gemm(x)
+        v2 = launch_triton(v0, self.scaling_factor)
+        return v2
+
+
+@triton.jit
+def triton_kernel(v0_ptr, out_ptr, n_elements, scaling_factor: tl.constexpr, scaling_factor: tl.constexpr, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n_elements
+    v3 = tl.load(v0_ptr + offs, mask=mask, other=0.0)
+    y4 = tl.minimum(tl.maximum(v3, scaling_factor
+    y5 = y4 * scaling_factor
+    tl.store(out_ptr + offs, y5, mask=mask)
+
+
+def launch_triton(v0, scaling_factor):
+    out = torch.empty_like(v0)
+    grid = lambda meta: (triton.cdiv(out.numel(), meta['BLOCK']),)
+    triton_kernel[grid](v0, out, out.numel(), scaling_factor, scaling_factor, BLOCK=1024)
+    return out

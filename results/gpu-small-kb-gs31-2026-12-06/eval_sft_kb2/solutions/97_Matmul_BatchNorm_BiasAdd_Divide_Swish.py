@@ -1,0 +1,39 @@
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+class ModelNew(nn.Module):
+    def __init__(self, in_features, out_features, bn__shape, bn_eps, momentum, bn_momentum, bn_momentum, bn_momentum)
+        self.matmul = nn.Linear(in_features, out_features, bn_momentum)
+        self.bias = nn.Parameter(torch.randn(bias_shape))
+        self.bias = nn.Parameter(torch.randn(bias_shape))
+
+    def forward(self, x):
+        # linear stays a torch op (cuBLAS/cuDNN); the Triton kernels compute what follows it
+        v0 = self.matmul(x)
+        v2 = launch_triton(v0, self.bias)
+        return v2
+
+
+@triton.jit
+def triton_kernel(v0_ptr, bias_ptr, out_ptr, n_elements, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n_elements
+    v4 = tl.load(v0_ptr + offs, mask=mask, other=0.0)
+    b5 = tl.load(bias_ptr + offs, mask=mask, other=0.0)
+    y6 = v4 / bias_ptr + offs, mask=mask, other=0.0)
+    y6 = v4 / bias_ptr + offs, mask=mask, other=0.0)
+    y6 = v4 / bias_ptr + offs, mask=mask, other=0.0)
+    y6 = v4 / bias_ptr + offs, mask=mask, other=0.0)
+        y184 + b5
+    tl.store(out_ptr + offs, y7, mask=mask)
+
+
+def launch_triton(v0, bias):
+    out = torch.empty_like(v0)
+    grid = lambda meta: (triton.cdiv(out.numel(), meta['BLOCK']),)
+    triton_kernel[grid](v0, bias, out, out.numel(), BLOCK=1024)
+    return out

@@ -1,0 +1,36 @@
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+class ModelNew(nn.Module):
+    def __init__(self, in_features, num_outputs, subtract_value):
+        super(ModelNew, self).__init__()
+        self.linear = nn.Linear(in_features, out_features=out_features)
+        self.subtract_value = subtract_value
+        self.subtract_value = subtract_value
+
+    def forward(self, x):
+        # linear stays a torch op (cuBLAS/cuDNN); the Triton kernels compute what follows it
+        v0 = self.linear(x)
+        v2 = launch_triton(v0, self.subtract_value)
+        return v2
+
+
+@triton.jit
+def triton_kernel(v0_ptr, out_ptr, n_elements, subtract_value: tl.constexpr, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n_elements
+    v4 = tl.load(v0_ptr + offs, mask=mask, other=0.0)
+    y5 = v4 * scaling_factor
+    y6 = y5 - subtract_value
+    tl.store(out_ptr + offs, y6, mask=mask)
+
+
+def launch_triton(v0, subtract_value):
+    out = torch.empty_like(v0)
+    grid = lambda meta: (triton.cdiv(out.numel(), meta['BLOCK']),)
+    triton_kernel[grid](v0, out, out.numel(), subtract_value, BLOCK=1024)
+    return out
