@@ -187,6 +187,7 @@ class Ctx:
         self.n_inputs = 0
         self.n_params = 0
         self.param_share = PARAM_SHARE   # of fresh float tensors made parameters rather than inputs
+        self.depthwise_share = 0.0       # of standard convs made depthwise (a program of one conv: DEPTHWISE_SHARE)
 
     def dim(self, role: str) -> int:
         lo, hi = getattr(self.budget, role)
@@ -620,6 +621,15 @@ def _sample_matmul(ctx, op, x):
     return {}, [x, y], [B, M, N], 2 * B * M * K * N, None
 
 
+# Grouped convolutions, and depthwise ones (groups = in = out channels): KernelBench level 1 has 5 depthwise
+# files (82-86) among its 18 standard convs, and writes them `nn.Conv2d(in_channels, in_channels, k, ...,
+# groups=in_channels)` from one constructor argument. Session 29's model, which had seen ~4% of its lone convs
+# depthwise, named `in_channels` twice in the constructor (a SyntaxError) or passed an undefined `group`.
+# Level 2 has none, so only a program of one conv draws them.
+GROUPED_SHARE = 0.15
+DEPTHWISE_SHARE = 0.25     # of the standard (not transposed) convs that are a whole program
+
+
 def _sample_conv(ctx, op, x):
     rng = ctx.rng
     d = len(x.shape) - 2
@@ -633,11 +643,14 @@ def _sample_conv(ctx, op, x):
         dil = 1 if transposed or rng.random() < 0.85 else 2
         g = 1
         out_c = ctx.dim("channel")
-        if rng.random() < 0.15:
+        r = rng.random()
+        if r < GROUPED_SHARE:
             common = [v for v in range(2, C + 1) if C % v == 0]
             if common:
                 g = rng.choice(common)
                 out_c = g * max(1, out_c // g)
+        elif not transposed and C > 1 and r < GROUPED_SHARE + ctx.depthwise_share:
+            g = out_c = C   # depthwise: one filter per channel (no extra draw, so other convs draw as before)
         if transposed:
             op_pad = rng.choice([v for v in range(s)]) if s > 1 else 0
             out_sp = [(L - 1) * s - 2 * p + dil * (k - 1) + op_pad + 1 for L in spatial]
@@ -849,6 +862,8 @@ def first_input_shape(ctx: Ctx, op: Op, rank: int) -> list[int]:
 def grow(ops: list[str], rng: random.Random, budget: Budget) -> dict:
     """Build one program (a JSON-able dict) from an ordered op list, or raise Reject."""
     ctx = Ctx(rng, budget)
+    if len(ops) == 1:
+        ctx.depthwise_share = DEPTHWISE_SHARE
     # rank of the first input: the first exact-rank op's rank, else what the first op allows
     need, _ = plan(ops)
     first = OPS[ops[0]]
@@ -1148,6 +1163,7 @@ NORM_EXTRAS_SHARE = 0.3
 # nn.BatchNorm3d(num_features) with no such argument (session 17, 4 of level 2's 12 init errors)
 CHANNEL_KEYS = ("in_channels", "out_channels", "in_features", "out_features", "num_features", "num_channels")
 SHARE_CHANNEL_ARG = 0.7
+GROUPS_FROM_CHANNELS_SHARE = 0.9   # groups equal to a channel count named by it (KernelBench: 5 of 5)
 RAND_INPUT_SHARE = 0.6     # unconstrained inputs drawn with torch.rand (KernelBench: every input of both levels)
 INIT_DEFAULTS_SHARE = 0.4  # renders whose constructor gives trailing arguments defaults (KernelBench level 1: 45%)
 # KernelBench level 1 spells out every argument of a convolution in 34 of its 35 conv files, always as
@@ -1515,6 +1531,8 @@ def render_kernelbench(prog: dict, rng: random.Random) -> tuple[str, dict]:
                 text = lit(val)
             elif key in CHANNEL_KEYS and val in channel_arg and rng.random() < SHARE_CHANNEL_ARG:
                 text = channel_arg[val]
+            elif key == "groups" and val in channel_arg and rng.random() < GROUPS_FROM_CHANNELS_SHARE:
+                text = channel_arg[val]   # groups=in_channels: a depthwise conv as KernelBench writes it
             else:
                 text = init_arg(ctor_arg(fam, key), tuple(val) if isinstance(val, list) else val)
                 if key in CHANNEL_KEYS:

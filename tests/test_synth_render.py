@@ -503,6 +503,42 @@ def test_lone_convolutions_take_kernelbench_level1s_constructor_form(monkeypatch
     assert old["prefix"] < 0.5 * n and old["annotated"] < 0.5 * n, (old, got)
 
 
+def _depthwise_renders(n=150):
+    """Level-1 conv2d renders (`renders`) and those in KernelBench's depthwise form (`depthwise`: one constructor
+    argument is the call's in and out channels and its groups, `nn.Conv2d(in_channels, in_channels, ...,
+    groups=in_channels)`); the first three such tasks import back to the program's ops."""
+    got = Counter()
+    form = re.compile(r"nn\.Conv2d\((\w+), (?:out_channels=)?(\w+)\b[^\n]*\bgroups=(\w+)")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for i in range(n):
+            rec, _, _ = synth.sample_program(1, i, 4, BUDGET, bag=["conv2d"], style="kernelbench")
+            if rec is None:
+                continue
+            got["renders"] += 1
+            m = form.search(rec["source"])
+            if m and m.group(1) == m.group(2) == m.group(3) and not m.group(1).isdigit():
+                got["depthwise"] += 1
+                if got["depthwise"] <= 3:
+                    assert synth.load_task(rec["source"])["ops"] == rec["ops"], rec["source"]
+    return got
+
+
+def test_depthwise_convolutions_take_kernelbench_level1s_form(monkeypatch):
+    """KernelBench level 1 has 5 depthwise convs among its 18 standard ones, each built from one constructor
+    argument (`nn.Conv2d(in_channels, in_channels, k, ..., groups=in_channels)`); session 29's model named
+    `in_channels` twice in two of their constructors. Standard convs are now depthwise at DEPTHWISE_SHARE and
+    name their groups after the channel count; without either the form is rare."""
+    got = _depthwise_renders()
+    n = got["renders"]
+    assert n >= 140 and got["depthwise"] >= 0.05 * n, got   # 19 of 150 (6 with DEPTHWISE_SHARE 0)
+    monkeypatch.setattr(synth, "DEPTHWISE_SHARE", 0.0)
+    assert _depthwise_renders()["depthwise"] < got["depthwise"] / 3
+    monkeypatch.undo()
+    monkeypatch.setattr(synth, "GROUPS_FROM_CHANNELS_SHARE", 0.0)
+    assert _depthwise_renders()["depthwise"] == 0
+
+
 def test_lone_pools_take_kernelbench_level1s_constructor_form(monkeypatch):
     """KernelBench level 1 builds its six pools as modules from an annotated constructor (6 of 6) with defaults (5),
     the call spelled out (`nn.MaxPool3d(kernel_size=kernel_size, stride=stride, padding=padding, dilation=...)`).

@@ -944,6 +944,29 @@ def test_lone_pools_in_kernelbench_level1s_constructor_form_verify():
         [(v.error_type, (v.error_msg or "")[:200]) for v in verdicts]
 
 
+def test_depthwise_convolutions_in_kernelbench_level1s_form_verify():
+    """A level-1 program of one depthwise conv (1-D, 2-D, 3-D), rendered as KernelBench level 1 writes them
+    (`nn.Conv2d(in_channels, in_channels, ..., groups=in_channels)`): the teacher answers each and the judge finds
+    each answer correct."""
+    from reward import Judge
+
+    form = re.compile(r"nn\.Conv\dd\((\w+), (?:out_channels=)?(\w+)\b[^\n]*\bgroups=(\w+)")
+    items = []
+    for i, op in enumerate(("conv1d", "conv2d", "conv3d")):
+        for seed in range(60):
+            rec, _, _ = synth.sample_program(1, 100 * i + seed, 4, BUDGET, bag=[op], style="kernelbench")
+            m = form.search(rec["source"]) if rec else None
+            if m and m.group(1) == m.group(2) == m.group(3):
+                break
+        else:
+            pytest.fail(f"no depthwise {op} render in level 1's form")
+        items.append((rec["source"], compile_program(rec["source"], sizes="symbolic")))
+    with Judge(workers=2, device="cpu", timeout_s=300) as j:
+        verdicts = j.verify_many(items, progress=False)
+    assert [(v.correct, v.error_type) for v in verdicts] == [(True, None)] * 3, \
+        [(v.error_type, (v.error_msg or "")[:200]) for v in verdicts]
+
+
 def test_cli_verdict_cache_judges_only_the_pairs_that_changed(tmp_path, monkeypatch):
     """A data step run again after a render change (session 30: 20,000 pairs, ~100 min on 2 cores) judges only the
     pairs whose source or solution changed: the teacher CLI keeps correct verdicts in --verdict-cache, and a second
