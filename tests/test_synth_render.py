@@ -420,25 +420,30 @@ def test_spelled_out_transposed_convolutions_sometimes_leave_out_dilation():
     assert forms["with"] >= 5 and forms["without"] >= 5, forms
 
 
+def _level1_renders(op, n):
+    """The KernelBench-style renders of the first `n` level-1 draws of programs of `op` alone (a None draw skipped)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for i in range(n):
+            rec, _, _ = synth.sample_program(1, i, 4, BUDGET, bag=[op], style="kernelbench")
+            if rec is not None:
+                yield rec
+
+
 def _conv_bias_forms(n=150):
     """How often level-1 conv2d renders take KernelBench level 1's form: the call passes bias=bias and the
     constructor's `bias: bool = False` is left out of get_init_inputs()."""
     forms = Counter()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for i in range(n):
-            rec, _, _ = synth.sample_program(1, i, 4, BUDGET, bag=["conv2d"], style="kernelbench")
-            if rec is None:
-                continue
-            src = rec["source"]
-            forms["renders"] += 1
-            sig = re.search(r"def __init__\(([^)]*)\)", src).group(1)
-            default = re.search(r"(\w*bias\w*)(?:: bool)? ?= ?False", sig)
-            if default and re.search(rf"bias={default.group(1)}\b", src):
-                passed = re.search(r"def get_init_inputs\(\):\n\s+return \[([^\]]*)\]", src).group(1)
-                forms["kb"] += default.group(1) not in passed.split(", ")
-                if forms["kb"] == 1:   # the model that the render builds has no bias, as KernelBench's
-                    assert synth.load_task(src)["ops"] == rec["ops"], src
+    for rec in _level1_renders("conv2d", n):
+        src = rec["source"]
+        forms["renders"] += 1
+        sig = re.search(r"def __init__\(([^)]*)\)", src).group(1)
+        default = re.search(r"(\w*bias\w*)(?:: bool)? ?= ?False", sig)
+        if default and re.search(rf"bias={default.group(1)}\b", src):
+            passed = re.search(r"def get_init_inputs\(\):\n\s+return \[([^\]]*)\]", src).group(1)
+            forms["kb"] += default.group(1) not in passed.split(", ")
+            if forms["kb"] == 1:   # the model that the render builds has no bias, as KernelBench's
+                assert synth.load_task(src)["ops"] == rec["ops"], src
     return forms
 
 
@@ -509,18 +514,13 @@ def _depthwise_renders(n=150):
     groups=in_channels)`); the first three such tasks import back to the program's ops."""
     got = Counter()
     form = re.compile(r"nn\.Conv2d\((\w+), (?:out_channels=)?(\w+)\b[^\n]*\bgroups=(\w+)")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for i in range(n):
-            rec, _, _ = synth.sample_program(1, i, 4, BUDGET, bag=["conv2d"], style="kernelbench")
-            if rec is None:
-                continue
-            got["renders"] += 1
-            m = form.search(rec["source"])
-            if m and m.group(1) == m.group(2) == m.group(3) and not m.group(1).isdigit():
-                got["depthwise"] += 1
-                if got["depthwise"] <= 3:
-                    assert synth.load_task(rec["source"])["ops"] == rec["ops"], rec["source"]
+    for rec in _level1_renders("conv2d", n):
+        got["renders"] += 1
+        m = form.search(rec["source"])
+        if m and m.group(1) == m.group(2) == m.group(3) and not m.group(1).isdigit():
+            got["depthwise"] += 1
+            if got["depthwise"] <= 3:
+                assert synth.load_task(rec["source"])["ops"] == rec["ops"], rec["source"]
     return got
 
 
