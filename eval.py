@@ -418,8 +418,9 @@ def write_report(out_dir, rows, agg, run, speed_measured, compile_measured, plot
     if a.get("shrink_to"):
         lines += [f"**Judged at small sizes** (--shrink-to {a['shrink_to']}: each task's module-level size constants "
                   f"halved until no tensor holds more than {a['shrink_to']} elements, synth.shrink_sizes). A proxy "
-                  "for a machine too small for the tasks, **not a result at the benchmark's sizes**; the policy saw "
-                  "the tasks as written.", ""]
+                  "for a machine too small for the tasks, **not a result at the benchmark's sizes**; "
+                  + ("with --search the policy saw the shrunk tasks and their fragments." if a.get("search") else
+                     "the policy saw the tasks as written."), ""]
     if not speed_measured:
         lines += ["Speed was not measured (CPU: the Triton interpreter); speed columns say so and fast_p for "
                   "p > 0 is absent, not zero.", ""]
@@ -566,8 +567,9 @@ def build_parser():
     p.add_argument("--shrink-to", type=int, default=0, metavar="N",
                    help="judge each task at small sizes (synth.shrink_sizes: its module-level size constants halved "
                         "until no tensor holds more than N elements), a CPU proxy of a benchmark too large for the "
-                        "machine; the policy still sees the task as written. Not a KernelBench result: its report "
-                        "says so. 0 = the task's own sizes")
+                        "machine; the policy still sees the task as written (with --search it sees the shrunk task "
+                        "and its fragments: the search runs the program at the judge's sizes). Not a KernelBench "
+                        "result: its report says so. 0 = the task's own sizes")
     p.add_argument("--level", default=None,
                    help="level recorded for every task; default: the task directory's levelN (KernelBench/level2 -> "
                         "2), else the record's own, else '-'")
@@ -621,9 +623,6 @@ def check_args(args):
         raise UsageError(f"--limit must be >= 1, got {args.limit}")
     if args.shrink_to < 0:
         raise UsageError(f"--shrink-to must be >= 0 (0: the tasks' own sizes), got {args.shrink_to}")
-    if args.shrink_to and args.search:
-        raise UsageError("--shrink-to does not combine with --search (the search runs each task's program at its "
-                         "own sizes)")
     if args.search_budget is not None and args.search_budget < 1:
         raise UsageError(f"--search-budget must be >= 1, got {args.search_budget}")
     if args.search_beam is not None and args.search_beam < 1:
@@ -867,11 +866,14 @@ class RestartingJudge:
         self.close()
 
 
-def prepare_chunk(chunk, needs_program, shrink_to=0):
+def prepare_chunk(chunk, needs_program, shrink_to=0, shrink_prompt=False):
     """Per task, None when it is ready to propose for, else its failure answer ([candidate]): an unreadable
     file, or (teacher and search, which work on the traced program) a source synth.load_task cannot trace, or
     (--shrink-to) a task that cannot run at small sizes. Traced programs are kept in record["program"], so teacher
-    and search trace each task once; shrunk sources in record["judge_source"] (judge_records)."""
+    and search trace each task once; shrunk sources in record["judge_source"] (judge_records). shrink_prompt
+    (--search with --shrink-to): the shrunk source also replaces the task's own before it is traced, since the
+    search runs the program and builds its fragments at the sizes the judge will use (a CPU proxy of a
+    KernelBench level-2 search; the original source stays in record["original_source"])."""
     import synth
     from policy import failure, no_answer
     from search import trace_task
@@ -887,6 +889,9 @@ def prepare_chunk(chunk, needs_program, shrink_to=0):
             except Exception as e:  # noqa: BLE001 -- the task's reference fails on 'meta' or at the smaller sizes
                 out.append([failure("shrink_error", e)])
                 continue
+            if shrink_prompt:
+                rec["original_source"], rec["source"] = rec["source"], rec["judge_source"]
+                rec.pop("program", None)   # traced below from the shrunk source
         if needs_program and not (rec.get("program") and "nodes" in rec["program"]):
             try:
                 trace_task(rec)
@@ -1193,7 +1198,7 @@ def run_eval(args):
                 seed = args.seed + chunk_index * world + rank()  # distinct per rank; args.seed + chunk_index for one
                 t_chunk = time.time()
                 # One task's failure of any kind (import, teacher, search) is its failed row (issue 19).
-                candidates = prepare_chunk(chunk, needs_program, args.shrink_to)
+                candidates = prepare_chunk(chunk, needs_program, args.shrink_to, shrink_prompt=args.search)
                 live = [i for i, c in enumerate(candidates) if c is None]
                 if live:
                     live_records = [chunk[i] for i in live]
