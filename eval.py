@@ -873,7 +873,7 @@ def prepare_chunk(chunk, needs_program, shrink_to=0, shrink_prompt=False):
     and search trace each task once; shrunk sources in record["judge_source"] (judge_records). shrink_prompt
     (--search with --shrink-to): the shrunk source also replaces the task's own before it is traced, since the
     search runs the program and builds its fragments at the sizes the judge will use (a CPU proxy of a
-    KernelBench level-2 search; the original source stays in record["original_source"])."""
+    KernelBench level-2 search)."""
     import synth
     from policy import failure, no_answer
     from search import trace_task
@@ -890,7 +890,7 @@ def prepare_chunk(chunk, needs_program, shrink_to=0, shrink_prompt=False):
                 out.append([failure("shrink_error", e)])
                 continue
             if shrink_prompt:
-                rec["original_source"], rec["source"] = rec["source"], rec["judge_source"]
+                rec["source"] = rec["judge_source"]
                 rec.pop("program", None)   # traced below from the shrunk source
         if needs_program and not (rec.get("program") and "nodes" in rec["program"]):
             try:

@@ -2868,8 +2868,7 @@ def surface_features(source: str) -> dict | None:
     draws.update(_call_name(n)[6:] for n in nodes if isinstance(n, ast.Call) and id(n) not in shifted
                  and _call_name(n) in ("torch.rand", "torch.randn", "torch.randint"))
     args = [a for m in (init, fwd) if m for a in m.args.args[1:]]
-    nested = fwd is not None and any(_is_op_expr(n) and any(_is_op_expr(o) for o in _operands(n))
-                                     for n in ast.walk(fwd))
+    nested = fwd is not None and nests_an_op(fwd)
     return {"init_args": init_args, "init_defaults": len(init.args.defaults) if init else 0,
             "prefix": passed is not None and passed < init_args,
             "annotated": any(a.annotation is not None for a in args),
@@ -2883,6 +2882,13 @@ def surface_features(source: str) -> dict | None:
 # `self.pool(x.unsqueeze(1)).squeeze(1)` and `torch.min(x, torch.tensor(c))` nest none)
 _NOT_OPS = {"size", "dim", "numel", "len", "int", "float", "range", "tuple", "list", "clone", "detach", "view",
             "reshape", "unsqueeze", "squeeze", "contiguous", "tensor", "permute", "transpose"}
+
+
+def nests_an_op(tree) -> bool:
+    """Whether any expression in the AST `tree` is an op with another op among its operands (`x * torch.sigmoid(x)`;
+    surface_features' "nested")."""
+    import ast
+    return any(_is_op_expr(n) and any(_is_op_expr(o) for o in _operands(n)) for n in ast.walk(tree))
 
 
 def _is_op_expr(node) -> bool:
