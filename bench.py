@@ -16,6 +16,7 @@
     python bench.py decode-sample --model-config qwen2.5-7b # H200: generate's sampling rule vs Gumbel-max
     python bench.py kb-table --results runs/eval-teacher-kb2  # per-task KernelBench speed table (LOG.md's), summary
     python bench.py kb-table --results runs/gs/eval_sft_kb1 runs/gs/eval_rl_kb1  # checkpoints side by side
+    python bench.py kb-ab --results runs/gs/eval_sft_kb1 runs/gs/eval_rl_kb1 --out runs/ab  # GPU: changed answers, one card
     python bench.py kb-judge --results runs/gs/eval_sft_kb1  # where the judge's time went: exclusive retries, phases
     python bench.py kb-surface --tasks ../shared/KernelBench/level1 runs/gs/data/tasks_sft.jsonl  # surface gaps
     python bench.py conv-layout --tasks ../shared/KernelBench/level2 --device cuda  # H200: convs NCHW vs channels-last
@@ -69,6 +70,8 @@ import json
 import math
 import os
 import random
+import statistics
+import subprocess
 import sys
 import time
 
@@ -1415,6 +1418,158 @@ def cmd_kb_table(args):
     print(json.dumps({"bench": "kb-table", "results": args.results[0], **kb_summary(rows)}))
 
 
+def kb_first_answers(d):
+    """{task id: the first sample's completion} of an eval.py --out (its samples.jsonl); the bench exits with a
+    message where there is none."""
+    path = os.path.join(d, "samples.jsonl")
+    if not os.path.isfile(path):
+        sys.exit(f"kb-ab: {d} holds no samples.jsonl (not an eval.py --out folder?)")
+    answers = {}
+    with open(path) as f:
+        for line in f:
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError:
+                continue  # a torn last line
+            if isinstance(row, dict) and row.get("sample", 0) == 0 and "task_id" in row:
+                answers[row["task_id"]] = row.get("completion")
+    return answers
+
+
+def kb_ab_select(answers, results, only):
+    """The task ids kb-ab replays. `answers` and `results`: {label: {task id: ...}}, the first label the base.
+    only "changed": tasks where some run's answer differs from the base's and at least one run is correct (an
+    identical answer is the same code, and a change between two failures cannot move speed); "all": every task
+    some run solved; else a comma list of ids or file-name numbers."""
+    base = next(iter(answers.values()))
+    solved = {t for rows in results.values() for t, r in rows.items() if r.get("correct")}
+    if only == "changed":
+        return sorted((t for t in solved if any(a.get(t) != base.get(t) for a in answers.values())), key=kb_order)
+    if only == "all":
+        return sorted(solved, key=kb_order)
+    wanted = {w.strip() for w in only.split(",") if w.strip()}
+    known = {t for rows in results.values() for t in rows}
+    picked = sorted((t for t in known if t in wanted or t.split("_", 1)[0] in wanted), key=kb_order)
+    missing = wanted - {t for t in picked} - {t.split("_", 1)[0] for t in picked}
+    if missing:
+        sys.exit(f"kb-ab: --only names tasks none of the runs has: {', '.join(sorted(missing))}")
+    return picked
+
+
+def kb_ab_cell(rows):
+    """A task's replays of one run, summarised: ("ok", median speedup or None) when correct every time, else the
+    first failure's error type."""
+    bad = [r for r in rows if not r.get("correct")]
+    if bad:
+        return bad[0].get("error_type") or "wrong", None
+    speeds = [r["speedup"] for r in rows if r.get("speedup")]
+    return "ok", (statistics.median(speeds) if len(speeds) == len(rows) else None)
+
+
+def kb_ab_compare(labels, results, answers, cells, picked):
+    """kb-ab's tables and summary. `results` and `answers`: {label: {task id: row / first completion}} of the
+    runs' own eval.py folders; `cells`: {label: {task id: kb_ab_cell of its replays}}; the first label the base.
+    Per run against the base: the geomean ratio over the replayed tasks correct in both (on one card), and the
+    level's: over the tasks correct in both runs' own results, an identical answer counting 1.0 and a changed one
+    its replayed ratio; changed answers that failed in the replay are left out of it and listed."""
+    def show(cell):
+        verdict, speed = cell
+        return verdict if verdict != "ok" else (f"ok {speed:.3f}x" if speed else "ok")
+    lines = ["| task | " + " | ".join(labels) + " |", "|---|" + "---|" * len(labels)]
+    lines += [f"| {t} | " + " | ".join(show(cells[label][t]) for label in labels) + " |" for t in picked]
+    base_label = labels[0]
+    base_res, base_cells = results[base_label], cells[base_label]
+    summary = {}
+    lines += ["", f"| run vs {base_label} | replayed, correct in both | geomean ratio there | faster / slower | "
+                  f"correct in both (own results) | level geomean ratio | lost in the replay |", "|---|---|---|---|---|---|---|"]
+    for label in labels[1:]:
+        both = [t for t in picked if base_cells[t][1] and cells[label][t][1]]
+        ratios = {t: cells[label][t][1] / base_cells[t][1] for t in both}
+        geo = math.exp(sum(math.log(x) for x in ratios.values()) / len(ratios)) if ratios else None
+        # the level's tasks correct in both runs' own results: identical answers count 1.0, changed ones their ratio
+        own_both = [t for t in base_res if base_res[t].get("correct") and results[label].get(t, {}).get("correct")]
+        changed = [t for t in own_both if answers[label].get(t) != answers[base_label].get(t)]
+        # on a CPU nothing is timed: no ratio, unless no answer changed (the same code: 1.0)
+        timed = not changed or any(c[1] for c in base_cells.values())
+        lost = [t for t in changed if t not in ratios] if timed else []
+        kept = [t for t in own_both if t not in lost]
+        level = math.exp(sum(math.log(ratios.get(t, 1.0)) for t in kept) / len(kept)) if timed and kept else None
+        faster, slower = sum(x > 1 for x in ratios.values()), sum(x < 1 for x in ratios.values())
+        summary[label] = {"replayed_both": len(both), "geomean_ratio_replayed": geo, "faster": faster,
+                          "slower": slower, "correct_in_both_own": len(own_both),
+                          "changed_in_both_own": len(changed), "level_geomean_ratio": level, "lost_in_replay": lost}
+        fmt = lambda x: "-" if x is None else f"{x:.4f}"  # noqa: E731
+        lines.append(f"| {label} | {len(both)} | {fmt(geo)} | {faster} / {slower} | {len(own_both)} "
+                     f"({len(changed)} changed) | {fmt(summary[label]['level_geomean_ratio'])} | "
+                     f"{', '.join(lost) or '-'} |")
+    return lines, summary
+
+
+def cmd_kb_ab(args):
+    """Several eval.py runs' answers to the same KernelBench level, timed again on one card in one call (issue 21:
+    an RL checkpoint against its SFT checkpoint when their verdicts came from different machines or days). Only the
+    tasks where the answers differ are replayed (eval.py --policy samples:), run after run, in ABBA order over
+    --rounds, and a task's speedup is its median over the rounds. An identical answer is the same code, so over the
+    tasks correct in both runs' own results the level's geomean ratio is that of the replayed ones, identical ones
+    counting 1.0."""
+    import shutil
+
+    if len(args.results) < 2:
+        sys.exit("kb-ab: give at least two --results folders (the first is the base)")
+    if args.rounds < 1:
+        sys.exit(f"kb-ab: --rounds must be >= 1 (got {args.rounds})")
+    labels = []
+    for i, d in enumerate(args.results):
+        label = os.path.basename(os.path.normpath(d))
+        labels.append(label if label not in labels else f"{label}_{i}")
+    results = {label: {r["task_id"]: r for r in eval_rows(d, "kb-ab")} for label, d in zip(labels, args.results)}
+    answers = {label: kb_first_answers(d) for label, d in zip(labels, args.results)}
+    tasks_dir = args.tasks
+    if tasks_dir is None:
+        run_json = os.path.join(args.results[0], "run.json")
+        tasks_dir = (json.load(open(run_json)).get("args") or {}).get("tasks") if os.path.isfile(run_json) else None
+        if not tasks_dir or not os.path.isdir(tasks_dir):
+            sys.exit(f"kb-ab: the base run's task folder ({tasks_dir or 'not recorded'}) is not here; pass --tasks "
+                     "with the KernelBench level folder")
+    picked = kb_ab_select(answers, results, args.only)
+    files = {os.path.splitext(f)[0]: f for f in os.listdir(tasks_dir) if f.endswith(".py")}
+    lost = [t for t in picked if t not in files]
+    if lost:
+        sys.exit(f"kb-ab: {tasks_dir} lacks the task files of {', '.join(lost)}")
+    print(f"kb-ab: {len(picked)} task(s) to replay for {len(labels)} runs x {args.rounds} round(s): "
+          + (", ".join(picked) or "none"), flush=True)
+    sub = os.path.join(args.out, "tasks")
+    os.makedirs(sub, exist_ok=True)
+    for f in os.listdir(sub):  # the folder holds exactly this selection, so a changed --only does not mix in others
+        if f.endswith(".py") and os.path.splitext(f)[0] not in picked:
+            os.remove(os.path.join(sub, f))
+    for t in picked:
+        shutil.copyfile(os.path.join(tasks_dir, files[t]), os.path.join(sub, files[t]))
+    replays = {label: {t: [] for t in picked} for label in labels}
+    here = os.path.dirname(os.path.abspath(__file__))
+    for k in range(args.rounds if picked else 0):
+        order = list(zip(labels, args.results))
+        for label, d in (order if k % 2 == 0 else order[::-1]):
+            out = os.path.join(args.out, f"{label}_r{k}")
+            argv = [sys.executable, os.path.join(here, "eval.py"), "--tasks", sub, "--policy",
+                    f"samples:{os.path.abspath(d)}", "--out", out, "--device", args.device, "--workers",
+                    str(args.workers)]
+            print(f"--- round {k}: {label}", flush=True)
+            res = subprocess.run(argv, capture_output=True, text=True)
+            if res.returncode != 0:
+                sys.exit(f"kb-ab: eval.py failed on {label} (round {k}, exit {res.returncode}): "
+                         f"{res.stderr.strip()[-600:]}")
+            rows = {r["task_id"]: r for r in eval_rows(out, "kb-ab")}
+            for t in picked:
+                replays[label][t].append(rows.get(t) or {"correct": False, "error_type": "missing"})
+    cells = {label: {t: kb_ab_cell(rows) for t, rows in by_task.items()} for label, by_task in replays.items()}
+
+    lines, summary = kb_ab_compare(labels, results, answers, cells, picked)
+    print("\n".join(lines))
+    print(json.dumps({"bench": "kb-ab", "results": args.results, "tasks": picked, "rounds": args.rounds,
+                      "device": args.device, "runs": summary, "argv": sys.argv}))
+
+
 EXCLUSIVE_FLAGS = ("oom_retried_exclusive", "exclusive_task")
 
 
@@ -2076,6 +2231,21 @@ def main():
                    help="an eval.py --out directory (its results.jsonl); several: one table of them side by side")
     k.add_argument("--slowest", type=int, default=10, help="how many of the slowest correct tasks to list")
     k.set_defaults(fn=cmd_kb_table)
+    ka = sub.add_parser("kb-ab", help="several eval.py runs' answers to a KernelBench level timed again on one card in "
+                        "one call: the tasks where their answers differ, ABBA over rounds",
+                        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    ka.add_argument("--results", required=True, nargs="+",
+                    help="eval.py --out folders over the same level (samples.jsonl, results.jsonl); the first is the base")
+    ka.add_argument("--tasks", default=None,
+                    help="the KernelBench level folder (default: the base run's, where it exists here)")
+    ka.add_argument("--only", default="changed",
+                    help="changed (answers differing from the base's, some run correct), all (every task some run "
+                         "solved), or a comma list of task ids or file-name numbers")
+    ka.add_argument("--rounds", type=int, default=2, help="replays of every run, in ABBA order")
+    ka.add_argument("--device", choices=["cpu", "cuda"], default="cuda", help="eval.py --device (speed needs cuda)")
+    ka.add_argument("--workers", type=int, default=4, help="eval.py --workers")
+    ka.add_argument("--out", required=True, help="folder of the task subset and each replay's eval.py --out (resumable)")
+    ka.set_defaults(fn=cmd_kb_ab)
     kj = sub.add_parser("kb-judge", help="where the judge's time went on an eval.py --out: the jobs with the most "
                         "work, exclusive retries (their serial work, reference phases), worker seconds",
                         formatter_class=argparse.ArgumentDefaultsHelpFormatter)

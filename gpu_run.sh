@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The H200 measurements behind LOG.md, in named sections so one device call can run several:
 #   bash gpu_run.sh noise judgetests search   # logs in /tmp/gpu_work, packed into $OUT/results.tgz after each
-# Sections: env train trainab rlab q4 noise judgetests verify teacher2 teacher2x3 teacher5 search search5 sft sftprofile rollout profile kernels rl kb kbsearch replay convlayout kbprofile kbkernels gsbg gswait, in the order
+# Sections: env train trainab rlab q4 noise judgetests verify teacher2 teacher2x3 teacher5 search search5 sft sftprofile rollout profile kernels rl kb kbab kbsearch replay convlayout kbprofile kbkernels gsbg gswait, in the order
 # given
 # (one after another: run at once, 20+ judge workers on 16 cores starved each other, LOG.md). Every section is
 # time-boxed with `timeout` so one slow step cannot eat the whole call; each prints the end of its log.
@@ -206,6 +206,18 @@ run_kb() {  # issue 19: the teacher over a whole KernelBench level (KB_LEVEL=1|2
   # KB_FLAGS adds eval.py flags (e.g. "--teacher-plans triton,triton-tf32x3,triton-tf32" with KB_OUT=devout/eval_kb1_plans);
   # KB_TASKS: a folder of levelN folders holding a subset of a level; KB_GRACE: seconds past KB_S before the kill
   kb_level kb eval_kb ${KB_FLAGS:-}
+}
+
+run_kbab() {  # issue 21: SFT, DRPO and GRPO answers to KernelBench level 1 timed again on this card in one call
+  # (bench.py kb-ab: only the tasks whose answers differ, ABBA over KBAB_ROUNDS), when their own verdicts came from
+  # different machines; KBAB_RESULTS: eval.py --out folders, the base first (default: session 32's three)
+  section kbab
+  mkdir -p ~/.cache/drtriton-lite && cp devout/baselines.json ~/.cache/drtriton-lite/baselines.json
+  local r1=results/gpu-small-kb-gs31-2026-12-06 r2=results/gpu-small-kb-gs31-rl-2026-12-06
+  timeout ${KBAB_S:-400} $PY bench.py kb-ab --results ${KBAB_RESULTS:-$r1/eval_sft_kb1 $r2/eval_rl_kb1 $r2/eval_rl_grpo_kb1} \
+    --tasks devdata/KernelBench/level1 --rounds ${KBAB_ROUNDS:-2} --out "$O/kbab" > "$O/kbab.txt" 2>&1
+  echo "kb-ab rc $?" >> "$O/kbab.txt"; tail -22 "$O/kbab.txt" | cut -c1-300
+  cp ~/.cache/drtriton-lite/baselines.json "$O/baselines_device.json"
 }
 
 run_kbsearch() {  # issues 19, 20: eval.py --search over a whole KernelBench level: a row for every task, no abort.

@@ -635,6 +635,70 @@ def test_bench_kb_table_sets_runs_side_by_side():
         "| y | 3 | 1.0000x | 1.5874x | 2 / 0 / 1 | 1 of 3 | 2 of 3 |"  # geomeans: (2*0.5*1)^(1/3) = 1, 4^(1/3)
 
 
+
+def test_bench_kb_ab_replays_only_the_changed_answers(tmp_path, capsys):
+    """bench.py kb-ab (issue 21): two runs' answers to one task set, judged again in one call, but only the tasks
+    where the second run's answer differs from the base's and one of them is correct; a change between two failures
+    and an identical answer are not replayed. The subset folder holds exactly the replayed task files; on a CPU
+    nothing is timed, so no ratio is claimed."""
+    def judged(name, rows):  # an eval.py --out of these recorded answers
+        folder = tmp_path / f"{name}_answers"
+        folder.mkdir()
+        (folder / "samples.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+        run_main(["--tasks", TASKS, "--policy", f"samples:{folder}", "--out", str(tmp_path / name), "--workers", "2"],
+                 capsys)
+        return str(tmp_path / name)
+    rows = [{"task_id": f[:-3], "sample": 0, "completion": f"```python\n{open(os.path.join(SOLUTIONS, f)).read()}```"}
+            for f in sorted(os.listdir(SOLUTIONS)) if f.endswith(".py")]
+    base = judged("sft", rows)
+    for r in rows:
+        if r["task_id"] == "1_relu_add":  # still correct, a different text
+            r["completion"] = r["completion"].replace("import torch", "import torch  # retuned", 1)
+        elif r["task_id"] == "1_scale_shift":  # was correct, now no code at all
+            r["completion"] = "I cannot."
+        elif r["task_id"] == "1_softmax":  # wrong before and after
+            r["completion"] = r["completion"] + "\n"
+    rl = judged("rl", rows)
+    ab = tmp_path / "ab"
+    res = subprocess.run([sys.executable, os.path.join(ROOT, "bench.py"), "kb-ab", "--results", base, rl, "--tasks",
+                          TASKS, "--device", "cpu", "--rounds", "1", "--workers", "2", "--out", str(ab)],
+                         capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    summary = json.loads(res.stdout.strip().splitlines()[-1])
+    assert summary["tasks"] == ["1_relu_add", "1_scale_shift"]
+    assert sorted(os.listdir(ab / "tasks")) == ["1_relu_add.py", "1_scale_shift.py"]
+    assert "| 1_relu_add | ok | ok |" in res.stdout and "| 1_scale_shift | ok | no_code_block |" in res.stdout, res.stdout
+    # correct in both runs' own results: 1_relu_add (changed) and abs_neg (identical); untimed: no ratio
+    assert summary["runs"]["rl"] == {"replayed_both": 0, "geomean_ratio_replayed": None, "faster": 0, "slower": 0,
+                                     "correct_in_both_own": 2, "changed_in_both_own": 1, "level_geomean_ratio": None,
+                                     "lost_in_replay": []}
+    bad = subprocess.run([sys.executable, os.path.join(ROOT, "bench.py"), "kb-ab", "--results", base, "--out",
+                          str(ab)], capture_output=True, text=True, timeout=60)
+    assert bad.returncode != 0 and "at least two --results" in bad.stderr
+
+
+def test_bench_kb_ab_ratios_count_identical_answers_as_one():
+    """kb-ab's arithmetic: the replayed ratio over the changed tasks timed correct in both; the level's geomean ratio
+    over the tasks correct in both runs' own results, identical answers 1.0; a changed answer that failed in the
+    replay is left out and named."""
+    import bench
+    results = {"sft": {t: {"correct": True} for t in ("a", "b", "c", "d")},
+               "rl": {t: {"correct": True} for t in ("a", "b", "c", "d")}}
+    answers = {"sft": {"a": "1", "b": "2", "c": "3", "d": "4"}, "rl": {"a": "1'", "b": "2'", "c": "3", "d": "4'"}}
+    cells = {"sft": {"a": ("ok", 0.1), "b": ("ok", 0.4), "d": ("ok", 0.5)},
+             "rl": {"a": ("ok", 0.8), "b": ("ok", 0.2), "d": ("mismatch", None)}}
+    lines, summary = bench.kb_ab_compare(["sft", "rl"], results, answers, cells, ["a", "b", "d"])
+    got = summary["rl"]
+    assert got["replayed_both"] == 2 and got["faster"] == 1 and got["slower"] == 1
+    assert math.isclose(got["geomean_ratio_replayed"], 2.0)  # (8 * 0.5) ** (1/2)
+    assert got["lost_in_replay"] == ["d"] and got["changed_in_both_own"] == 3 and got["correct_in_both_own"] == 4
+    assert math.isclose(got["level_geomean_ratio"], 4 ** (1 / 3))  # a 8, b 0.5, c 1.0 (identical); d left out
+    assert lines[2] == "| a | ok 0.100x | ok 0.800x |" and lines[4] == "| d | ok 0.500x | mismatch |"
+    same = {"sft": {"a": "1"}, "rl": {"a": "1"}}
+    _, summary = bench.kb_ab_compare(["sft", "rl"], {k: {"a": {"correct": True}} for k in same}, same,
+                                     {"sft": {}, "rl": {}}, [])
+    assert summary["rl"]["level_geomean_ratio"] == 1.0  # nothing changed: the same code, without a replay
+
 BIG_TASK = """import torch
 import torch.nn as nn
 
