@@ -1,0 +1,32 @@
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super(ModelNew, self).__init__()
+
+    def forward(self, A, B):
+        # matmul stays a torch op (cuBLAS/cuDNN); the Triton kernels compute what follows it
+        v0 = torch.matmul(A, B)
+        v1 = launch_triton(v0)
+        return v1
+
+
+@triton.jit
+def triton_kernel(v0_ptr, out_ptr, n_elements, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n_elements
+    v4 = tl.load(v0_ptr + offs, mask=mask, other=0.0)
+    y5 = -v4
+    tl.store(out_ptr + offs, y5, mask=mask)
+
+
+def launch_triton(v0):
+    out = torch.empty_like(v0)
+    grid = lambda meta: (triton.cdiv(out.numel(), meta['BLOCK']),)
+    triton_kernel[grid](v0, out, out.numel(), BLOCK=1024)
+    return out

@@ -1,0 +1,36 @@
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super(ModelNew, self).__init__()
+
+    def forward(self, A, B):
+        v0 = B.T.contiguous()
+        # matmul stays a torch op (cuBLAS/cuDNN); the Triton kernels compute what follows it
+        v1 = torch.matmul(A, v0)
+        v3 = launch_triton(v1)
+        return v3
+
+
+@triton.jit
+def triton_kernel(v1_ptr, out_ptr, n_elements, features: tl.constexpr, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n_elements
+    i1 = offs // features
+    i2 = offs % features
+    v3 = tl.load(v1_ptr + offs, mask=mask, other=0.0)
+    y4 = tl.where(i2 - i1 >= 1, x3, 0.0)
+    tl.store(out_ptr + offs, y4, mask=mask)
+
+
+def launch_triton(v1):
+    _, features = v0.shape
+    out = torch.empty_like(v1)
+    grid = lambda meta: (triton.cdiv(out.numel(), meta['BLOCK']),)
+    triton_kernel[grid](v1, out, out.numel(), features, BLOCK=1024)
+    return out

@@ -1,0 +1,33 @@
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+class ModelNew(nn.Module):
+    def __init__(self, in_channels=16, 0):
+        super(ModelNew, self).__init__()
+        self.conv1 = nn.Conv2d(in_channels=3d(in_channels, in_channels, kernel_size=kernel_size, stride=stride, padding=padding, bias=False)
+
+    def forward(self, x):
+        # conv2d stays a torch op (cuBLAS/cuDNN); the Triton kernels compute what follows it
+        v0 = self.conv1(x)
+        v1 = launch_triton(v0)
+        return v1
+
+
+@triton.jit
+def triton_kernel(v0_ptr, out_ptr, n_elements, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n_elements
+    v5 = tl.load(v0_ptr + offs, mask=mask, other=0.0)
+    y6 = tl.minimum(tl.maximum(v5 + 3.0, 0.0), 6.0) / 6.0
+    tl.store(out_ptr + offs, y6, mask=mask)
+
+
+def launch_triton(v0):
+    out = torch.empty_like(v0)
+    grid = lambda meta: (triton.cdiv(out.numel(), meta['BLOCK']),)
+    triton_kernel[grid](v0, out, out.numel(), BLOCK=1024)
+    return out

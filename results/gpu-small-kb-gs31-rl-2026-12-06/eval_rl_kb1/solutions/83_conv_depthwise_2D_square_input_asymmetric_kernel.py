@@ -1,0 +1,65 @@
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+class ModelNew(nn.Module):
+    def __init__(self, in_channels: int, kernel_size: int, stride: int=1, padding: int=0, dilation: int=1, groups: int=1, bias: bool=False):
+        super(ModelNew, self).__init__()
+        self.conv2d = nn.Conv2d(in_channels, in_channels, kernel_size=kernel_size, stride=stride, padding=padding, dilation=dilation, groups=groups, bias=bias)
+
+    def forward(self, x):
+        v0 = launch_triton(x, self.conv2d.weight, self.conv2d.stride, self.conv2d.dilation, self.conv2d.padding, self.conv2d.groups, self.conv2d.bias)
+        return v0
+
+
+@triton.jit
+def triton_kernel(x_ptr, conv2d_weight_ptr, conv2d_bias_ptr, out_ptr, M, N, K, in_channels: tl.constexpr, height: tl.constexpr, width: tl.constexpr, in_channels: tl.constexpr, stride_h: tl.constexpr, stride_w: tl.constexpr, dilation_h: tl.constexpr, dilation_w: tl.constexpr, padding_h: tl.constexpr, padding_w: tl.constexpr, groups: tl.constexpr, kernel_h: tl.constexpr, kernel_w: tl.constexpr, out_height: tl.constexpr, out_width: tl.constexpr, HAS_BIAS: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    group = tl.program_id(2)
+    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)[:, None]
+    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)[None, :]
+    mask_m = offs_m < M
+    mask_n = offs_n < N
+    o1 = offs_m // (out_height * out_width)
+    o2 = (offs_m // out_width) % out_height
+    o3 = offs_m % out_width
+    acc = tl.zeros([BLOCK_M, BLOCK_N], dtype=tl.float32)
+    for k0 in range(0, K, BLOCK_K):
+        offs_ka = k0 + tl.arange(0, BLOCK_K)[None, :]
+        offs_kb = k0 + tl.arange(0, BLOCK_K)[:, None]
+        mask_ka = offs_ka < K
+        mask_kb = offs_kb < K
+        k4 = offs_ka // (kernel_h * kernel_w)
+        k5 = (offs_ka // kernel_w) % kernel_h
+        k6 = offs_ka % kernel_w
+        ci7 = group * (in_channels // groups) + k4
+        ip8 = o2 * stride_h - padding_h + k5 * dilation_h
+        ok9 = ((ip8 >= 0) & (ip8 < height))
+        ip10 = o3 * stride_w - padding_w + k6 * dilation_w
+        ok11 = ((ip10 >= 0) & (ip10 < width))
+        x12 = tl.load(x_ptr + o1 * (in_channels * height * width) + ci7 * (height * width) + ip8 * width + ip10, mask=mask_ka & mask_m & ok9 & ok11, other=0.0)
+        a13 = tl.where(mask_m & mask_ka & ok9 & ok11, x12, 0.0)
+        w14 = tl.load(conv2d_weight_ptr + (group * (in_channels // groups) + offs_n) * ((in_channels // groups) * kernel_h * kernel_w) + offs_kb, mask=mask_kb & mask_n, other=0.0)
+        acc += tl.dot(a13, w14, input_precision="ieee")
+    if HAS_BIAS:
+        v15 = tl.load(conv2d_bias_ptr + group * (in_channels // groups) + offs_n, mask=mask_n, other=0.0)
+        acc = acc + v15
+    tl.store(out_ptr + o1 * (in_channels * out_height * out_width) + (group * (in_channels // groups) + offs_n) * (out_height * out_width) + o2 * out_width + o3, acc, mask=mask_m & mask_n)
+
+
+def launch_triton(x, conv2d_weight, conv2d_stride, conv2d_dilation, conv2d_padding, conv2d_groups, conv2d_bias):
+    batch_size, in_channels, height, width = x.shape
+    in_channels, _, kernel_h, kernel_w = conv2d_weight.shape
+    stride_h, stride_w = conv2d_stride
+    dilation_h, dilation_w = conv2d_dilation
+    padding_h, padding_w = conv2d_padding
+    groups = conv2d_groups
+    out_height = (height + 2 * padding_h - dilation_h * (kernel_h - 1) - 1) // stride_h + 1
+    out_width = (width + 2 * padding_w - dilation_w * (kernel_w - 1) - 1) // stride_w + 1
+    out = torch.empty((batch_size, in_channels, out_height, out_width), device=x.device, dtype=torch.float32)
+    grid = lambda meta: (triton.cdiv(batch_size * out_height * out_width, meta['BLOCK_M']), triton.cdiv(in_channels // groups, meta['BLOCK_N']), groups)
+    triton_kernel[grid](x, conv2d_weight, conv2d_bias, out, batch_size * out_height * out_width, in_channels // groups, (in_channels // groups) * kernel_h * kernel_w, in_channels, height, width, in_channels, stride_h, stride_w, dilation_h, dilation_w, padding_h, padding_w, groups, kernel_h, kernel_w, out_height, out_width, HAS_BIAS=conv2d_bias is not None, BLOCK_M=128, BLOCK_N=16, BLOCK_K=16)
+    return out

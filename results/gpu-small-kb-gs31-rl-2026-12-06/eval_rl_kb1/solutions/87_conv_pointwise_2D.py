@@ -1,0 +1,61 @@
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+class ModelNew(nn.Module):
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: int=1, bias: bool=False):
+        super(ModelNew, self).__init__()
+        self.conv1d = nn.Conv1d(in_channels, out_channels, kernel_size, bias=bias)
+
+    def forward(self, x):
+        v0 = launch_triton(x, self.conv1d.weight, self.conv1d.stride, self.conv1d.dilation, self.conv1d.padding, self.conv1d.bias)
+        return v0
+
+
+@triton.jit
+def triton_kernel(x_ptr, conv1d_weight_ptr, conv1d_bias_ptr, out_ptr, M, N, K, in_channels: tl.constexpr, height: tl.constexpr, width: tl.constexpr, out_channels: tl.constexpr, stride_h: tl.constexpr, stride_w: tl.constexpr, dilation_h: tl.constexpr, dilation_w: tl.constexpr, padding_h: tl.constexpr, padding_w: tl.constexpr, kernel_h: tl.constexpr, kernel_w: tl.constexpr, out_height: tl.constexpr, out_width: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)[:, None]
+    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)[None, :]
+    mask_m = offs_m < M
+    mask_n = offs_n < N
+    o1 = offs_m // (out_height * out_width)
+    o2 = (offs_m // out_width) % out_height
+    o3 = offs_m % out_width
+    acc = tl.zeros([BLOCK_M, BLOCK_N], dtype=tl.float32)
+    for k0 in range(0, K, BLOCK_K):
+        offs_ka = k0 + tl.arange(0, BLOCK_K)[None, :]
+        offs_kb = k0 + tl.arange(0, BLOCK_K)[:, None]
+        mask_ka = offs_ka < K
+        mask_kb = offs_kb < K
+        k4 = offs_ka // (kernel_h * kernel_w)
+        k5 = (offs_ka // kernel_w) % kernel_h
+        k6 = offs_ka % kernel_w
+        ip7 = o2 * stride_h - padding_h + k5 * dilation_h
+        ok8 = ((ip7 >= 0) & (ip7 < height))
+        ip9 = o3 * stride_w - padding_w + k6 * dilation_w
+        ok10 = ((ip9 >= 0) & (ip9 < width))
+        x11 = tl.load(x_ptr + o1 * (in_channels * height * width) + k4 * (height * width) + ip7 * width + ip9, mask=mask_ka & mask_m & ok8 & ok10, other=0.0)
+        a12 = tl.where(mask_m & mask_ka & ok8 & ok10, x11, 0.0)
+        w13 = tl.load(conv1d_weight_ptr + offs_n * (in_channels * kernel_h * kernel_w) + offs_kb, mask=mask_kb & mask_n, other=0.0)
+        acc += tl.dot(a12, w13, input_precision="ieee")
+    v14 = tl.load(conv1d_bias_ptr + offs_n, mask=mask_n, other=0.0)
+    acc15 = acc + v14
+    tl.store(out_ptr + o1 * (out_channels * out_height * out_width) + offs_n * (out_height * out_width) + o2 * out_width + o3, acc15, mask=mask_m & mask_n)
+
+
+def launch_triton(x, conv1d_weight, conv1d_stride, conv1d_dilation, conv1d_padding, conv1d_bias):
+    batch_size, in_channels, height, width = x.shape
+    out_channels, _, kernel_h, kernel_w = conv1d_weight.shape
+    stride_h, stride_w = conv1d_weight, conv1d_stride[0]
+    dilation = conv1d_dilation[0]
+    padding = conv1d_padding[0]
+    out_width = (width + 2 * padding_h - dilation_h * (kernel_h - 1) - 1) // stride_h + 1
+    out_width = (width + 2 * padding_w - dilation_w * (kernel_w - 1) - 1) // stride_w + 1
+    out = torch.empty((batch_size, out_channels, out_height, out_width), device=x.device, dtype=torch.float32)
+    grid = lambda meta: (triton.cdiv(batch_size * out_height * out_width, meta['BLOCK_M']), triton.cdiv(out_channels, meta['BLOCK_N']))
+    triton_kernel[grid](x, conv1d_weight, conv1d_bias, out, batch_size * out_height * out_width, out_channels, in_channels * kernel_h * kernel_w, in_channels, height, dim2, out_channels, stride_h, stride_w, dilation_h, dilation_w, padding_h, padding_w, kernel_h, kernel_w, out_height, out_width, HAS_BIAS=conv1d_bias is not None, BLOCK_M=128, BLOCK_N=16, BLOCK_K=64)
+    return out

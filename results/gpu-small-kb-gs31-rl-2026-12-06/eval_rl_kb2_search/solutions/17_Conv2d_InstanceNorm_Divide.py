@@ -1,0 +1,49 @@
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+import triton
+import triton.language as tl
+
+
+
+# Fragment 2..2: div_scalar
+class f2_ModelNew(nn.Module):
+
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        v0 = f2_launch_triton(x)
+        return v0
+
+
+@triton.jit
+def f2_triton_kernel(x_ptr, out_ptr, n_elements, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n_elements
+    x4 = tl.load(x_ptr + offs, mask=mask, other=0.0)
+    y5 = x4 / 2.0
+    tl.store(out_ptr + offs, y5, mask=mask)
+
+
+def f2_launch_triton(x):
+    out = torch.empty_like(x)
+    grid = lambda meta: (triton.cdiv(out.numel(), meta['BLOCK']),)
+    f2_triton_kernel[grid](x, out, out.numel(), BLOCK=1024)
+    return out
+
+
+class ModelNew(nn.Module):
+    def __init__(self, in_channels, out_channels, kernel_size, divide_by):
+        super(ModelNew, self).__init__()
+        self.conv = nn.Conv2d(in_channels, out_channels, kernel_size)
+        self.instance_norm = nn.InstanceNorm2d(out_channels)
+        self.divide_by = divide_by
+        self.frag2 = f2_ModelNew()
+
+    def forward(self, x):
+        conv = self.conv(x)
+        instance_norm = self.instance_norm(conv)
+        truediv = self.frag2(instance_norm.contiguous())
+        return truediv

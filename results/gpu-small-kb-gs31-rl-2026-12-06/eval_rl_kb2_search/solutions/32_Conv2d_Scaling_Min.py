@@ -1,0 +1,49 @@
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+import triton
+import triton.language as tl
+
+
+
+# Fragment 1..1: mul_scalar
+class f1_ModelNew(nn.Module):
+
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        v1 = f1_launch_triton(x)
+        return v1
+
+
+@triton.jit
+def f1_triton_kernel(x_ptr, out_ptr, n_elements, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n_elements
+    x1 = tl.load(x_ptr + offs, mask=mask, other=0.0)
+    y2 = x1 * 2.0
+    tl.store(out_ptr + offs, y2, mask=mask)
+
+
+def f1_launch_triton(x):
+    out = torch.empty_like(x)
+    grid = lambda meta: (triton.cdiv(out.numel(), meta['BLOCK']),)
+    f1_triton_kernel[grid](x, out, out.numel(), BLOCK=1024)
+    return out
+
+
+class ModelNew(nn.Module):
+    def __init__(self, in_channels, out_channels, kernel_size, scale_factor):
+        super(ModelNew, self).__init__()
+        self.conv = nn.Conv2d(in_channels, out_channels, kernel_size)
+        self.scale_factor = scale_factor
+        self.frag1 = f1_ModelNew()
+
+    def forward(self, x):
+        conv = self.conv(x)
+        mul = self.frag1(conv.contiguous())
+        min_1 = torch.min(mul, dim=1, keepdim=True)
+        getitem = min_1[0]
+        return getitem

@@ -1,0 +1,47 @@
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+import triton
+import triton.language as tl
+
+
+
+# Fragment 1..2: mish -> tanh
+class f1_ModelNew(nn.Module):
+
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        v1 = f1_launch_triton(x)
+        return v1
+
+
+@triton.jit
+def f1_triton_kernel(x_ptr, out_ptr, n_elements, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n_elements
+    x4 = tl.load(x_ptr + offs, mask=mask, other=0.0)
+    y5 = x4 * (1.0 - 2.0 / (tl.exp(2.0 * tl.where(x4 > 20.0, x4, tl.log(1.0 + tl.exp(x4)))) + 1.0))
+    y6 = 1.0 - 2.0 / (tl.exp(2.0 * y5) + 1.0)
+    tl.store(out_ptr + offs, y6, mask=mask)
+
+
+def f1_launch_triton(x):
+    out = torch.empty_like(x)
+    grid = lambda meta: (triton.cdiv(out.numel(), meta['BLOCK']),)
+    f1_triton_kernel[grid](x, out, out.numel(), BLOCK=1024)
+    return out
+
+
+class ModelNew(nn.Module):
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0):
+        super(ModelNew, self).__init__()
+        self.conv = nn.Conv3d(in_channels, out_channels, kernel_size, stride=stride, padding=padding)
+        self.frag1 = f1_ModelNew()
+
+    def forward(self, x):
+        conv = self.conv(x)
+        tanh = self.frag1(conv.contiguous())
+        return tanh

@@ -1,0 +1,50 @@
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+import triton
+import triton.language as tl
+
+
+
+# Fragment 1..1: softplus
+class f1_ModelNew(nn.Module):
+
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        v0 = f1_launch_triton(x)
+        return v0
+
+
+@triton.jit
+def f1_triton_kernel(x_ptr, out_ptr, n_elements, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n_elements
+    x4 = tl.load(x_ptr + offs, mask=mask, other=0.0)
+    y5 = tl.where(x4 * 1.0 > 20.0, x4, tl.log(1.0 + tl.exp(x4 * 1.0)) / 1.0)
+    tl.store(out_ptr + offs, y5, mask=mask)
+
+
+def f1_launch_triton(x):
+    out = torch.empty_like(x)
+    grid = lambda meta: (triton.cdiv(out.numel(), meta['BLOCK']),)
+    f1_triton_kernel[grid](x, out, out.numel(), BLOCK=1024)
+    return out
+
+
+class ModelNew(nn.Module):
+    def __init__(self, in_channels, out_channels, kernel_size, eps=1e-05, momentum=0.1):
+        super(ModelNew, self).__init__()
+        self.conv = nn.Conv2d(in_channels, out_channels, kernel_size)
+        self.bn = nn.BatchNorm2d(out_channels, eps=eps, momentum=momentum)
+        self.frag1 = f1_ModelNew()
+
+    def forward(self, x):
+        conv = self.conv(x)
+        softplus = self.frag1(conv.contiguous())
+        tanh = torch.tanh(softplus)
+        multiply = tanh * conv
+        bn = self.bn(multiply)
+        return bn
