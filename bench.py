@@ -1419,21 +1419,18 @@ def cmd_kb_table(args):
 
 
 def kb_first_answers(d):
-    """{task id: the first sample's completion} of an eval.py --out (its samples.jsonl); the bench exits with a
-    message where there is none."""
-    path = os.path.join(d, "samples.jsonl")
-    if not os.path.isfile(path):
+    """{task id: the first completion} of an eval.py --out, read as its replay reads it (policy.SamplesPolicy), so
+    an answer counts as changed exactly when the replay would judge other text; the bench exits with a message
+    where there is no samples.jsonl or a row is not one."""
+    from policy import PolicySpecError, SamplesPolicy, samples_file
+
+    if samples_file(d) is None:
         sys.exit(f"kb-ab: {d} holds no samples.jsonl (not an eval.py --out folder?)")
-    answers = {}
-    with open(path) as f:
-        for line in f:
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError:
-                continue  # a torn last line
-            if isinstance(row, dict) and row.get("sample", 0) == 0 and "task_id" in row:
-                answers[row["task_id"]] = row.get("completion")
-    return answers
+    try:
+        by_task = SamplesPolicy(d).by_task
+    except PolicySpecError as e:
+        sys.exit(f"kb-ab: {e}")
+    return {task: min(rows)[1] for task, rows in by_task.items()}
 
 
 def kb_ab_select(answers, results, only):
@@ -1450,7 +1447,7 @@ def kb_ab_select(answers, results, only):
     wanted = {w.strip() for w in only.split(",") if w.strip()}
     known = {t for rows in results.values() for t in rows}
     picked = sorted((t for t in known if t in wanted or t.split("_", 1)[0] in wanted), key=kb_order)
-    missing = wanted - {t for t in picked} - {t.split("_", 1)[0] for t in picked}
+    missing = wanted - set(picked) - {t.split("_", 1)[0] for t in picked}
     if missing:
         sys.exit(f"kb-ab: --only names tasks none of the runs has: {', '.join(sorted(missing))}")
     return picked
@@ -1553,7 +1550,7 @@ def cmd_kb_ab(args):
             out = os.path.join(args.out, f"{label}_r{k}")
             argv = [sys.executable, os.path.join(here, "eval.py"), "--tasks", sub, "--policy",
                     f"samples:{os.path.abspath(d)}", "--out", out, "--device", args.device, "--workers",
-                    str(args.workers)]
+                    str(args.workers)] + (["--baseline-cache", args.baseline_cache] if args.baseline_cache else [])
             print(f"--- round {k}: {label}", flush=True)
             res = subprocess.run(argv, capture_output=True, text=True)
             if res.returncode != 0:
@@ -2244,6 +2241,7 @@ def main():
     ka.add_argument("--rounds", type=int, default=2, help="replays of every run, in ABBA order")
     ka.add_argument("--device", choices=["cpu", "cuda"], default="cuda", help="eval.py --device (speed needs cuda)")
     ka.add_argument("--workers", type=int, default=4, help="eval.py --workers")
+    ka.add_argument("--baseline-cache", default=None, help="eval.py --baseline-cache (default: eval.py's)")
     ka.add_argument("--out", required=True, help="folder of the task subset and each replay's eval.py --out (resumable)")
     ka.set_defaults(fn=cmd_kb_ab)
     kj = sub.add_parser("kb-judge", help="where the judge's time went on an eval.py --out: the jobs with the most "

@@ -212,12 +212,11 @@ run_kbab() {  # issue 21: SFT, DRPO and GRPO answers to KernelBench level 1 time
   # (bench.py kb-ab: only the tasks whose answers differ, ABBA over KBAB_ROUNDS), when their own verdicts came from
   # different machines; KBAB_RESULTS: eval.py --out folders, the base first (default: session 32's three)
   section kbab
-  mkdir -p ~/.cache/drtriton-lite && cp devout/baselines.json ~/.cache/drtriton-lite/baselines.json
   local r1=results/gpu-small-kb-gs31-2026-12-06 r2=results/gpu-small-kb-gs31-rl-2026-12-06
   timeout ${KBAB_S:-400} $PY bench.py kb-ab --results ${KBAB_RESULTS:-$r1/eval_sft_kb1 $r2/eval_rl_kb1 $r2/eval_rl_grpo_kb1} \
-    --tasks devdata/KernelBench/level1 --rounds ${KBAB_ROUNDS:-2} --out "$O/kbab" > "$O/kbab.txt" 2>&1
+    --tasks devdata/KernelBench/level1 --rounds ${KBAB_ROUNDS:-2} --baseline-cache devout/baselines.json \
+    --out "$O/kbab" > "$O/kbab.txt" 2>&1
   echo "kb-ab rc $?" >> "$O/kbab.txt"; tail -22 "$O/kbab.txt" | cut -c1-300
-  cp ~/.cache/drtriton-lite/baselines.json "$O/baselines_device.json"
 }
 
 run_kbsearch() {  # issues 19, 20: eval.py --search over a whole KernelBench level: a row for every task, no abort.
