@@ -210,7 +210,12 @@ PRESETS = {
                       pipeline_kernelbench_max_new_tokens=3072,
                       # ... and trains on sources in KernelBench's surface variety (synth --style kernelbench), not
                       # the one plain form, so the model meets docstrings, names and spellings like the benchmark's
-                      pipeline_style="kernelbench"),
+                      pipeline_style="kernelbench",
+                      # RL's speed reward at cpu sizes timed launches: eager took ~5 us a synthetic task against
+                      # ~3 ms a KernelBench level-1 task (median, H200, session 33), and DRPO's few tile-size
+                      # changes went either way on KernelBench (+5.8% once, -1.0% once). The same RL programs
+                      # rendered at synth's "gpu" sizes (median 8 MB moved, rows of 1k-16k) time the kernels
+                      pipeline_rl_size="gpu"),
     # The paper's model: Qwen2.5-Coder-7B-Instruct, LoRA r=64 in bf16 on one 80 GB GPU. Measured on an H200
     # (7B shape, random weights, 16 x 2048 tokens per step): micro-batch 2 without gradient checkpointing
     # 8.5k tok/s at 53 GB peak; micro-batch 4 with it 6.3k tok/s at 22 GB (use that for longer sequences).
@@ -387,6 +392,12 @@ def build_parser() -> argparse.ArgumentParser:
                         "first, an epilogue of elementwise, reduction, norm and pool ops after it: KernelBench "
                         "level 2's shape; gpu-small 0.8)")
     g.add_argument("--pipeline-rl-tasks", type=int, default=40, help="extra RL programs per level above 1")
+    g.add_argument("--pipeline-rl-size", choices=["cpu", "gpu", "kernelbench"], default="cpu",
+                   help="synth size preset of the RL tasks: cpu = the SFT tasks' sizes (the tiny default, judged on "
+                        "the interpreter); gpu and kernelbench = the same programs rendered larger (synth twins), so "
+                        "on a GPU a rollout's time is its memory traffic and math rather than its launch and the "
+                        "speed reward can rank tile sizes (gpu-small: gpu; kernelbench is the benchmark's own sizes, "
+                        "GBs a task)")
     g.add_argument("--pipeline-sft-levels", default="1",
                    help="levels whose programs become SFT pairs: 1 = the level-1 programs; a level above 1 adds the "
                         "RL programs of that level (--pipeline-rl-tasks, synthesized for the levels in --levels)")
@@ -1790,8 +1801,11 @@ def synth_pipeline_tasks(args, data_dir, kb_dirs=()):
     --pipeline-eval-higher per level held out for the final eval (drawn under another seed; any whose source
     equals a training program's is dropped). A drawn program that matches a KernelBench file in `kb_dirs`
     (synth.decontaminate) is dropped before anything is written, so the decontamination check after this stage
-    guards the files rather than failing a run over one unlucky draw. Returns paths (sft, rl, eval); reuses
-    files already there."""
+    guards the files rather than failing a run over one unlucky draw. With --pipeline-rl-size other than cpu, the
+    RL tasks are the same programs drawn again at that render-only preset's sizes (synth's twins: same ids, ops
+    and hashes, larger dims, each record keeping its validated source), so a rollout's speed is timed where tile
+    sizes matter; the SFT and eval tasks stay at cpu sizes, which the teacher's interpreter can verify. Returns
+    paths (sft, rl, eval); reuses files already there."""
     import synth
 
     paths = [os.path.join(data_dir, n) for n in ("tasks_sft.jsonl", "tasks_rl.jsonl", "tasks_eval.jsonl")]
@@ -1815,20 +1829,57 @@ def synth_pipeline_tasks(args, data_dir, kb_dirs=()):
                                  anchored=args.pipeline_anchored)
         seen = {r["source"] for r in level1 + extra}
         eval_tasks += [dict(r, id=f"eval_{r['id']}") for r in held if r["source"] not in seen]
+    rl_rows = train_l1 + extra
+    if args.pipeline_rl_size != "cpu":
+        rl_rows = rl_twins(args, rl_rows)
     if kb_dirs:
-        hits = synth.decontaminate(level1 + extra, kb_dirs)
+        hits = synth.decontaminate(level1 + extra + [r for r in rl_rows if "validated_source" in r], kb_dirs)
         if hits:
             drop = {tid for tid, _, _ in hits}
             print(f"dropped {len(drop)} drawn programs that match KernelBench files: "
                   + "; ".join(f"{tid} ~ {os.path.basename(f)} ({rule})" for tid, f, rule in hits[:5]), flush=True)
-            eval_tasks, train_l1, extra = ([r for r in rows if r["id"] not in drop]
-                                           for rows in (eval_tasks, train_l1, extra))
+            eval_tasks, train_l1, extra, rl_rows = ([r for r in rows if r["id"] not in drop]
+                                                    for rows in (eval_tasks, train_l1, extra, rl_rows))
     sft_levels = {int(v) for v in args.pipeline_sft_levels.split(",")}
     sft_tasks = (train_l1 if 1 in sft_levels else []) + [r for r in extra if r["level"] in sft_levels]
-    for path, rows in zip(paths, [sft_tasks, train_l1 + extra, eval_tasks]):
+    for path, rows in zip(paths, [sft_tasks, rl_rows, eval_tasks]):
         with open(path, "w") as f:
             f.writelines(json.dumps(r) + "\n" for r in rows)
     return paths
+
+
+def rl_twins(args, rows):
+    """`rows` (the RL programs at cpu sizes) drawn again at --pipeline-rl-size's sizes: synth.generate with the
+    same counts, seeds, ops, style and anchored share gives the same programs in the same slots (a render-only
+    preset validates at cpu sizes and renders the twin), matched here by id and checked by hash. A program with no
+    twin that fits keeps its cpu sizes (synth records that); one missing from the redraw is an error, since the RL
+    set would then differ from the one the data step meant."""
+    import synth
+
+    budget = synth.make_budget(args.pipeline_rl_size)
+    if not budget.validate_at:
+        raise UsageError(f"--pipeline-rl-size {args.pipeline_rl_size}: not a render-only preset (one that validates "
+                         "at cpu sizes and renders larger twins: gpu or kernelbench)")
+    higher = [lv for lv in (int(v) for v in args.levels.split(",")) if lv != 1]
+    twins, _ = synth.generate(args.pipeline_tasks, [1], args.seed, budget, workers=args.judge_workers,
+                              progress=False, ops=args.pipeline_ops, style=args.pipeline_style)
+    if higher and args.pipeline_rl_tasks:
+        more, _ = synth.generate(args.pipeline_rl_tasks * len(higher), higher, args.seed + 1, budget,
+                                 workers=args.judge_workers, progress=False, ops=args.pipeline_ops,
+                                 style=args.pipeline_style, anchored=args.pipeline_anchored)
+        twins += more
+    by_id = {r["id"]: r for r in twins}
+    out = []
+    for r in rows:
+        twin = by_id.get(r["id"])
+        if twin is None or twin["hash"] != r["hash"]:
+            raise RuntimeError(f"--pipeline-rl-size {args.pipeline_rl_size}: the redraw of {r['id']} is not the same "
+                               "program; synth's draws no longer match between size presets")
+        out.append(twin)
+    grown = sum(t["source"] != t["validated_source"] for t in out)
+    print(f"RL tasks at --pipeline-rl-size {args.pipeline_rl_size}: {grown} of {len(out)} grown (the rest keep cpu "
+          "sizes: no twin fits)", flush=True)
+    return out
 
 
 def kernelbench_dirs(args):

@@ -171,6 +171,25 @@ def test_kernelbench_size_renders_large_twins_validated_small():
     assert grew >= 3
 
 
+def test_gpu_size_twins_are_the_cpu_programs_grown():
+    """The "gpu" preset (RL tasks on a GPU) draws exactly the programs the "cpu" preset draws (same ids and hashes;
+    validated_source is the cpu render, byte for byte), rendered with rows of at least 1,024 and far more bytes
+    moved: at cpu sizes a kernel's time on a GPU is its launch."""
+    small, _ = synth.generate(6, [1, 2], 5, synth.make_budget("cpu"), ops="softmax,matmul,layer_norm",
+                              style="kernelbench", progress=False)
+    big, _ = synth.generate(6, [1, 2], 5, synth.make_budget("gpu"), ops="softmax,matmul,layer_norm",
+                            style="kernelbench", progress=False)
+    assert [(r["id"], r["hash"]) for r in small] == [(r["id"], r["hash"]) for r in big]
+    assert [r["source"] for r in small] == [r["validated_source"] for r in big]
+    grown = 0
+    for a, b in zip(small, big):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            assert synth.load_task(b["source"])["ops"] == b["ops"]
+        grown += b["bytes"] > 1000 * a["bytes"]
+    assert grown >= 4, [(a["bytes"], b["bytes"]) for a, b in zip(small, big)]
+
+
 def test_cli_style_flag_is_deterministic_across_workers(tmp_path):
     outs = []
     for workers in (1, 2):

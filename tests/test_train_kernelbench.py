@@ -231,6 +231,34 @@ def test_pipeline_style_renders_tasks_like_kernelbench(tmp_path):
     assert train.PRESETS["tiny"].get("pipeline_style", "plain") == "plain"
 
 
+def test_pipeline_rl_size_grows_the_rl_tasks_only(tmp_path):
+    """--pipeline-rl-size gpu (gpu-small's): the RL file holds the same programs (ids, hashes) rendered at synth's
+    "gpu" sizes, each with its cpu-size source kept as validated_source, while the SFT and eval files are
+    byte-identical to a cpu-size run's, so the teacher's pairs and their verdict cache are untouched."""
+    import synth
+
+    def run(size, sub):
+        args = train.parse_args(["--out", str(tmp_path / sub), "--device", "cpu", "--pipeline-ops", "softmax,matmul",
+                                 "--pipeline-tasks", "8", "--pipeline-eval-tasks", "2", "--levels", "1,2",
+                                 "--pipeline-rl-tasks", "3", "--judge-workers", "1", "--pipeline-style",
+                                 "kernelbench", "--pipeline-rl-size", size])
+        os.makedirs(tmp_path / sub, exist_ok=True)
+        return train.synth_pipeline_tasks(args, str(tmp_path / sub))
+
+    small, big = run("cpu", "c"), run("gpu", "g")
+    for i in (0, 2):  # SFT and eval tasks: the same bytes
+        assert open(small[i], "rb").read() == open(big[i], "rb").read()
+    rl_small, rl_big = synth.read_tasks(small[1]), synth.read_tasks(big[1])
+    assert [r["id"] for r in rl_small] == [r["id"] for r in rl_big]
+    assert [r["hash"] for r in rl_small] == [r["hash"] for r in rl_big]
+    assert [r["source"] for r in rl_small] == [r["validated_source"] for r in rl_big]
+    assert {r["level"] for r in rl_big} == {1, 2}
+    grown = [b for a, b in zip(rl_small, rl_big) if b["bytes"] > 100 * a["bytes"]]
+    assert len(grown) >= len(rl_big) - 1, [(a["bytes"], b["bytes"]) for a, b in zip(rl_small, rl_big)]
+    assert train.PRESETS["gpu-small"]["pipeline_rl_size"] == "gpu"
+    assert train.parse_args([]).pipeline_rl_size == "cpu"
+
+
 def test_kernelbench_level1_evals_run_one_at_a_time(tmp_path):
     """kernelbench_lock: a second holder of level 1's lock (another stage's eval) cannot get it; level 2 takes none."""
     import fcntl
