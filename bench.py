@@ -1466,9 +1466,11 @@ def kb_ab_cell(rows):
 def kb_ab_compare(labels, results, answers, cells, picked):
     """kb-ab's tables and summary. `results` and `answers`: {label: {task id: row / first completion}} of the
     runs' own eval.py folders; `cells`: {label: {task id: kb_ab_cell of its replays}}; the first label the base.
-    Per run against the base: the geomean ratio over the replayed tasks correct in both (on one card), and the
-    level's: over the tasks correct in both runs' own results, an identical answer counting 1.0 and a changed one
-    its replayed ratio; changed answers that failed in the replay are left out of it and listed."""
+    Per run against the base: the geomean ratio over the replayed tasks whose answers differ, correct in both (on
+    one card), and the level's: over the tasks correct in both runs' own results, an identical answer counting 1.0
+    and a changed one its replayed ratio; changed answers that failed in the replay are left out of it and listed.
+    An identical answer replayed because another run changed it is the same code timed twice: its ratio goes to
+    the noise column (the widest such ratio), not into the comparison."""
     def show(cell):
         verdict, speed = cell
         return verdict if verdict != "ok" else (f"ok {speed:.3f}x" if speed else "ok")
@@ -1477,11 +1479,16 @@ def kb_ab_compare(labels, results, answers, cells, picked):
     base_label = labels[0]
     base_res, base_cells = results[base_label], cells[base_label]
     summary = {}
-    lines += ["", f"| run vs {base_label} | replayed, correct in both | geomean ratio there | faster / slower | "
-                  f"correct in both (own results) | level geomean ratio | lost in the replay |", "|---|---|---|---|---|---|---|"]
+    lines += ["", f"| run vs {base_label} | changed, replayed correct in both | geomean ratio there | faster / slower | "
+                  f"correct in both (own results) | level geomean ratio | lost in the replay | noise: identical "
+                  f"answers replayed |", "|---|---|---|---|---|---|---|---|"]
     for label in labels[1:]:
-        both = [t for t in picked if base_cells[t][1] and cells[label][t][1]]
+        timed_both = [t for t in picked if base_cells[t][1] and cells[label][t][1]]
+        same = [t for t in timed_both if answers[label].get(t) == answers[base_label].get(t)]
+        both = [t for t in timed_both if t not in same]
         ratios = {t: cells[label][t][1] / base_cells[t][1] for t in both}
+        noise = max((cells[label][t][1] / base_cells[t][1] for t in same), key=lambda x: abs(math.log(x)),
+                    default=None)
         geo = math.exp(sum(math.log(x) for x in ratios.values()) / len(ratios)) if ratios else None
         # the level's tasks correct in both runs' own results: identical answers count 1.0, changed ones their ratio
         own_both = [t for t in base_res if base_res[t].get("correct") and results[label].get(t, {}).get("correct")]
@@ -1494,11 +1501,12 @@ def kb_ab_compare(labels, results, answers, cells, picked):
         faster, slower = sum(x > 1 for x in ratios.values()), sum(x < 1 for x in ratios.values())
         summary[label] = {"replayed_both": len(both), "geomean_ratio_replayed": geo, "faster": faster,
                           "slower": slower, "correct_in_both_own": len(own_both),
-                          "changed_in_both_own": len(changed), "level_geomean_ratio": level, "lost_in_replay": lost}
+                          "changed_in_both_own": len(changed), "level_geomean_ratio": level, "lost_in_replay": lost,
+                          "identical_replayed": len(same), "noise_ratio": noise}
         fmt = lambda x: "-" if x is None else f"{x:.4f}"  # noqa: E731
         lines.append(f"| {label} | {len(both)} | {fmt(geo)} | {faster} / {slower} | {len(own_both)} "
                      f"({len(changed)} changed) | {fmt(summary[label]['level_geomean_ratio'])} | "
-                     f"{', '.join(lost) or '-'} |")
+                     f"{', '.join(lost) or '-'} | {fmt(noise) + f' (widest of {len(same)})' if same else '-'} |")
     return lines, summary
 
 

@@ -671,7 +671,7 @@ def test_bench_kb_ab_replays_only_the_changed_answers(tmp_path, capsys):
     # correct in both runs' own results: 1_relu_add (changed) and abs_neg (identical); untimed: no ratio
     assert summary["runs"]["rl"] == {"replayed_both": 0, "geomean_ratio_replayed": None, "faster": 0, "slower": 0,
                                      "correct_in_both_own": 2, "changed_in_both_own": 1, "level_geomean_ratio": None,
-                                     "lost_in_replay": []}
+                                     "lost_in_replay": [], "identical_replayed": 0, "noise_ratio": None}
     bad = subprocess.run([sys.executable, os.path.join(ROOT, "bench.py"), "kb-ab", "--results", base, "--out",
                           str(ab)], capture_output=True, text=True, timeout=60)
     assert bad.returncode != 0 and "at least two --results" in bad.stderr
@@ -682,17 +682,20 @@ def test_bench_kb_ab_ratios_count_identical_answers_as_one():
     over the tasks correct in both runs' own results, identical answers 1.0; a changed answer that failed in the
     replay is left out and named."""
     import bench
-    results = {"sft": {t: {"correct": True} for t in ("a", "b", "c", "d")},
-               "rl": {t: {"correct": True} for t in ("a", "b", "c", "d")}}
-    answers = {"sft": {"a": "1", "b": "2", "c": "3", "d": "4"}, "rl": {"a": "1'", "b": "2'", "c": "3", "d": "4'"}}
-    cells = {"sft": {"a": ("ok", 0.1), "b": ("ok", 0.4), "d": ("ok", 0.5)},
-             "rl": {"a": ("ok", 0.8), "b": ("ok", 0.2), "d": ("mismatch", None)}}
-    lines, summary = bench.kb_ab_compare(["sft", "rl"], results, answers, cells, ["a", "b", "d"])
+    results = {"sft": {t: {"correct": True} for t in ("a", "b", "c", "d", "e")},
+               "rl": {t: {"correct": True} for t in ("a", "b", "c", "d", "e")}}
+    answers = {"sft": {"a": "1", "b": "2", "c": "3", "d": "4", "e": "5"},
+               "rl": {"a": "1'", "b": "2'", "c": "3", "d": "4'", "e": "5"}}
+    # e: the same answer in both, replayed because a third run changed it; its two timings differ by noise alone
+    cells = {"sft": {"a": ("ok", 0.1), "b": ("ok", 0.4), "d": ("ok", 0.5), "e": ("ok", 0.5)},
+             "rl": {"a": ("ok", 0.8), "b": ("ok", 0.2), "d": ("mismatch", None), "e": ("ok", 0.55)}}
+    lines, summary = bench.kb_ab_compare(["sft", "rl"], results, answers, cells, ["a", "b", "d", "e"])
     got = summary["rl"]
     assert got["replayed_both"] == 2 and got["faster"] == 1 and got["slower"] == 1
     assert math.isclose(got["geomean_ratio_replayed"], 2.0)  # (8 * 0.5) ** (1/2)
-    assert got["lost_in_replay"] == ["d"] and got["changed_in_both_own"] == 3 and got["correct_in_both_own"] == 4
-    assert math.isclose(got["level_geomean_ratio"], 4 ** (1 / 3))  # a 8, b 0.5, c 1.0 (identical); d left out
+    assert got["lost_in_replay"] == ["d"] and got["changed_in_both_own"] == 3 and got["correct_in_both_own"] == 5
+    assert math.isclose(got["level_geomean_ratio"], 4 ** (1 / 4))  # a 8, b 0.5, c and e 1.0 (identical); d left out
+    assert got["identical_replayed"] == 1 and math.isclose(got["noise_ratio"], 1.1)
     assert lines[2] == "| a | ok 0.100x | ok 0.800x |" and lines[4] == "| d | ok 0.500x | mismatch |"
     same = {"sft": {"a": "1"}, "rl": {"a": "1"}}
     _, summary = bench.kb_ab_compare(["sft", "rl"], {k: {"a": {"correct": True}} for k in same}, same,
