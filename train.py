@@ -69,7 +69,8 @@ fragments' kernels, epilogue first; train.search_argv) into eval_<name>_kb2_sear
 `--pipeline-parallel-ablation` (gpu-small) runs the ablation's RL stage and its evals in a process of its own beside
 the main one (SideStage; the trainers' GPU work holds the judges' timing lock shared, reward.gpu_work);
 `--pipeline-style kernelbench` (gpu-small) writes the pipeline's tasks in KernelBench's surface variety (synth's
-render style), the same programs as the plain style;
+render style), the same programs as the plain style; `--pipeline-rl-size gpu` (gpu-small) writes the RL file's
+programs at synth's gpu sizes (their twins), so a rollout's timed speed is not a launch's;
 `--prompt-source code` (gpu-small) shows the model each task without docstrings and comments (policy.code_only),
 a choice saved with its checkpoints.
 
