@@ -100,10 +100,11 @@ SIZE_PRESETS = {
     # RNG state at these sizes (its "twin": same ops and choices, larger dims) and shape-checked in a FakeTensorMode.
     "kernelbench": dict(batch=(16, 2048), channel=(3, 256), spatial=(32, 512), spatial3d=(16, 96),
                         feature=(256, 16384), max_elements=1 << 30, max_flops=1 << 42, validate_at="cpu"),
-    # RL tasks judged on a GPU (train.py --pipeline-rl-size gpu): twins like "kernelbench", scaled so a rollout is
-    # judged in well under a second, yet large enough that a kernel's time is its memory traffic and math, not its
-    # launch. At "cpu" sizes eager PyTorch takes ~5 us a task on an H200 (LOG.md, session 33): launch overhead
-    # alone, where no tile size is faster than another and a speed reward learns nothing KernelBench rewards.
+    # RL tasks judged on a GPU (train.py --pipeline-rl-size gpu): twins like "kernelbench", scaled down from the
+    # benchmark's GBs so judging a rollout stays cheap, but with rows and GEMM dims of 1k-16k, where a kernel's time
+    # is its memory traffic and math rather than its launch. At "cpu" sizes eager PyTorch takes ~5 us a task on an
+    # H200 (LOG.md, session 33): a launch, where tile sizes hardly move the time and a speed reward cannot learn
+    # which ones KernelBench rewards.
     "gpu": dict(batch=(16, 256), channel=(3, 128), spatial=(32, 256), spatial3d=(8, 48), feature=(1024, 16384),
                 max_elements=1 << 27, max_flops=1 << 37, validate_at="cpu"),
 }

@@ -215,7 +215,7 @@ PRESETS = {
                       # RL's speed reward at cpu sizes timed launches: eager took ~5 us a synthetic task against
                       # ~3 ms a KernelBench level-1 task (median, H200, session 33), and DRPO's few tile-size
                       # changes went either way on KernelBench (+5.8% once, -1.0% once). The same RL programs
-                      # rendered at synth's "gpu" sizes (median 8 MB moved, rows of 1k-16k) time the kernels
+                      # rendered at synth's "gpu" sizes (median 5 MB moved at level 1, 26 MB above; rows of 1k-16k)
                       pipeline_rl_size="gpu"),
     # The paper's model: Qwen2.5-Coder-7B-Instruct, LoRA r=64 in bf16 on one 80 GB GPU. Measured on an H200
     # (7B shape, random weights, 16 x 2048 tokens per step): micro-batch 2 without gradient checkpointing
@@ -1813,21 +1813,14 @@ def synth_pipeline_tasks(args, data_dir, kb_dirs=()):
     if all(os.path.isfile(p) for p in paths):
         return paths
     budget = synth.make_budget("cpu")
-    style = args.pipeline_style
-    level1, _ = synth.generate(args.pipeline_tasks, [1], args.seed, budget, workers=args.judge_workers, progress=False,
-                               ops=args.pipeline_ops, style=style)
+    level1, extra = pipeline_programs(args, budget)
     random.Random(f"{args.seed}:pipeline-eval").shuffle(level1)
     eval_tasks, train_l1 = level1[:args.pipeline_eval_tasks], level1[args.pipeline_eval_tasks:]
-    higher = [lv for lv in (int(v) for v in args.levels.split(",")) if lv != 1]
-    extra = []
-    if higher and args.pipeline_rl_tasks:
-        extra, _ = synth.generate(args.pipeline_rl_tasks * len(higher), higher, args.seed + 1, budget,
-                                  workers=args.judge_workers, progress=False, ops=args.pipeline_ops, style=style,
-                                  anchored=args.pipeline_anchored)
+    higher = pipeline_higher_levels(args)
     if higher and args.pipeline_eval_higher:
         held, _ = synth.generate(args.pipeline_eval_higher * len(higher), higher, args.seed + 2, budget,
-                                 workers=args.judge_workers, progress=False, ops=args.pipeline_ops, style=style,
-                                 anchored=args.pipeline_anchored)
+                                 workers=args.judge_workers, progress=False, ops=args.pipeline_ops,
+                                 style=args.pipeline_style, anchored=args.pipeline_anchored)
         seen = {r["source"] for r in level1 + extra}
         eval_tasks += [dict(r, id=f"eval_{r['id']}") for r in held if r["source"] not in seen]
     rl_rows = train_l1 + extra
@@ -1849,6 +1842,26 @@ def synth_pipeline_tasks(args, data_dir, kb_dirs=()):
     return paths
 
 
+def pipeline_higher_levels(args):
+    """The levels of --levels above 1, for which the pipeline draws --pipeline-rl-tasks programs each."""
+    return [lv for lv in (int(v) for v in args.levels.split(",")) if lv != 1]
+
+
+def pipeline_programs(args, budget):
+    """(level-1 programs, programs of the levels above 1) as the pipeline draws them, at `budget`'s sizes;
+    deterministic for the flags whatever the worker count, so a render-only budget redraws the same programs."""
+    import synth
+
+    level1, _ = synth.generate(args.pipeline_tasks, [1], args.seed, budget, workers=args.judge_workers,
+                               progress=False, ops=args.pipeline_ops, style=args.pipeline_style)
+    higher, extra = pipeline_higher_levels(args), []
+    if higher and args.pipeline_rl_tasks:
+        extra, _ = synth.generate(args.pipeline_rl_tasks * len(higher), higher, args.seed + 1, budget,
+                                  workers=args.judge_workers, progress=False, ops=args.pipeline_ops,
+                                  style=args.pipeline_style, anchored=args.pipeline_anchored)
+    return level1, extra
+
+
 def rl_twins(args, rows):
     """`rows` (the RL programs at cpu sizes) drawn again at --pipeline-rl-size's sizes: synth.generate with the
     same counts, seeds, ops, style and anchored share gives the same programs in the same slots (a render-only
@@ -1861,15 +1874,8 @@ def rl_twins(args, rows):
     if not budget.validate_at:
         raise UsageError(f"--pipeline-rl-size {args.pipeline_rl_size}: not a render-only preset (one that validates "
                          "at cpu sizes and renders larger twins: gpu or kernelbench)")
-    higher = [lv for lv in (int(v) for v in args.levels.split(",")) if lv != 1]
-    twins, _ = synth.generate(args.pipeline_tasks, [1], args.seed, budget, workers=args.judge_workers,
-                              progress=False, ops=args.pipeline_ops, style=args.pipeline_style)
-    if higher and args.pipeline_rl_tasks:
-        more, _ = synth.generate(args.pipeline_rl_tasks * len(higher), higher, args.seed + 1, budget,
-                                 workers=args.judge_workers, progress=False, ops=args.pipeline_ops,
-                                 style=args.pipeline_style, anchored=args.pipeline_anchored)
-        twins += more
-    by_id = {r["id"]: r for r in twins}
+    level1, extra = pipeline_programs(args, budget)
+    by_id = {r["id"]: r for r in level1 + extra}
     out = []
     for r in rows:
         twin = by_id.get(r["id"])
