@@ -1353,6 +1353,8 @@ def kb_compare_rows(runs):
     then each run's Acc and its errors by type. `runs`: {label: rows}; tasks in KernelBench order."""
     from collections import Counter
 
+    import eval as ev
+
     def cell(r):
         if r is None:
             return "-"
@@ -1377,7 +1379,7 @@ def kb_compare_rows(runs):
                     f"faster / slower / same | fast_1 {first} | fast_1 run |", "|---|---|---|---|---|---|---|"]
     for label, rows in list(by_run.items())[1:]:
         both = [t for t in base if t in rows and all(x[t]["correct"] and x[t].get("speedup") for x in (base, rows))]
-        geo = lambda x: math.exp(sum(math.log(x[t]["speedup"]) for t in both) / len(both)) if both else None  # noqa: E731
+        geo = lambda x: ev.geomean(x[t]["speedup"] for t in both)  # noqa: E731
         moved = Counter((rows[t]["speedup"] > base[t]["speedup"]) - (rows[t]["speedup"] < base[t]["speedup"])
                         for t in both)
         fmt = lambda g: f"{g:.4f}x" if g else "-"  # noqa: E731
@@ -1471,6 +1473,8 @@ def kb_ab_compare(labels, results, answers, cells, picked):
     and a changed one its replayed ratio; changed answers that failed in the replay are left out of it and listed.
     An identical answer replayed because another run changed it is the same code timed twice: its ratio goes to
     the noise column (the widest such ratio), not into the comparison."""
+    import eval as ev
+
     def show(cell):
         verdict, speed = cell
         return verdict if verdict != "ok" else (f"ok {speed:.3f}x" if speed else "ok")
@@ -1489,7 +1493,7 @@ def kb_ab_compare(labels, results, answers, cells, picked):
         ratios = {t: cells[label][t][1] / base_cells[t][1] for t in both}
         noise = max((cells[label][t][1] / base_cells[t][1] for t in same), key=lambda x: abs(math.log(x)),
                     default=None)
-        geo = math.exp(sum(math.log(x) for x in ratios.values()) / len(ratios)) if ratios else None
+        geo = ev.geomean(ratios.values())
         # the level's tasks correct in both runs' own results: identical answers count 1.0, changed ones their ratio
         own_both = [t for t in base_res if base_res[t].get("correct") and results[label].get(t, {}).get("correct")]
         changed = [t for t in own_both if answers[label].get(t) != answers[base_label].get(t)]
@@ -1497,7 +1501,7 @@ def kb_ab_compare(labels, results, answers, cells, picked):
         timed = not changed or any(c[1] for c in base_cells.values())
         lost = [t for t in changed if t not in ratios] if timed else []
         kept = [t for t in own_both if t not in lost]
-        level = math.exp(sum(math.log(ratios.get(t, 1.0)) for t in kept) / len(kept)) if timed and kept else None
+        level = ev.geomean(ratios.get(t, 1.0) for t in kept) if timed else None
         faster, slower = sum(x > 1 for x in ratios.values()), sum(x < 1 for x in ratios.values())
         summary[label] = {"replayed_both": len(both), "geomean_ratio_replayed": geo, "faster": faster,
                           "slower": slower, "correct_in_both_own": len(own_both),
