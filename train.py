@@ -1870,11 +1870,7 @@ def rl_twins(args, rows):
     set would then differ from the one the data step meant."""
     import synth
 
-    budget = synth.make_budget(args.pipeline_rl_size)
-    if not budget.validate_at:
-        raise UsageError(f"--pipeline-rl-size {args.pipeline_rl_size}: not a render-only preset (one that validates "
-                         "at cpu sizes and renders larger twins: gpu or kernelbench)")
-    level1, extra = pipeline_programs(args, budget)
+    level1, extra = pipeline_programs(args, synth.make_budget(args.pipeline_rl_size))
     by_id = {r["id"]: r for r in level1 + extra}
     out = []
     for r in rows:
