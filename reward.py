@@ -82,6 +82,7 @@ import ast
 import collections
 import contextlib
 import dataclasses
+import gc
 import hashlib
 import itertools
 import json
@@ -1162,6 +1163,7 @@ class _Worker:
         self.caps = job["caps"]
         exclusive = bool(job.get("exclusive"))
         self.timings = {}  # verify's, kept for a failed verdict too (where the judge's time went)
+        v = None
         try:
             try:
                 self.make_room(job, exclusive)
@@ -1192,7 +1194,12 @@ class _Worker:
             # reference and allocator cache) between releasing the lock and emptying its cache.
             self.free_job_memory(job, exclusive, v)
         finally:
-            if lock:
+            # A worker replaced after this job (every exclusive one, every recycle-kind verdict) keeps the lock
+            # until it exits (_serve: os._exit right after the result), so the lock goes with the process and the
+            # next exclusive job's settle_gpu_memory sees its memory coming back. Released here, on session 34's
+            # H100 two level-1 retries (20_LeakyReLU, 33_BatchNorm) ran out of memory in their references beside
+            # 68.8 GB held by another worker of the same Judge, outside any job the lock allowed.
+            if lock and not (lock.held and self.will_recycle(job, exclusive, v)):
                 lock.release()
         # Whatever the verdict: a run that ended in an exception (the faithfulness run included) skipped the
         # identity check that follows each forward, and a patched worker must judge nothing else.
@@ -1203,10 +1210,15 @@ class _Worker:
         if self.printed_chars > (1 << 20):
             v.flags.append("printed_over_1MB")  # discarded; noted because it slows the judge
         v.timings["worker_s"] = round(time.perf_counter() - t0, 4)
+        recycle = bool(patched) or self.will_recycle(job, exclusive, v)
         self.n_candidates += 1
-        recycle = (bool(patched) or exclusive or v.error_type in job["recycle_errors"]
-                   or self.n_candidates >= job["recycle_every"])
         return {"type": "result", "nonce": job["nonce"], "verdict": v.to_dict(), "recycle": recycle}
+
+    def will_recycle(self, job, exclusive, v):
+        """Whether this worker is replaced after the job that gave verdict `v`, before run_job counts the job (a
+        patched critical function, found after the lock goes, replaces it too)."""
+        return (exclusive or (v is not None and v.error_type in job["recycle_errors"])
+                or self.n_candidates + 1 >= job["recycle_every"])
 
     def make_room(self, job, exclusive):
         """Memory for the job: its GPU cap; for the exclusive retry of an oom, no cached reference and (CPU) no
@@ -1223,13 +1235,15 @@ class _Worker:
     def free_job_memory(self, job, exclusive, v):
         """After a job, while it still holds the GPU lock: after a shared job its task's large cached reference
         goes (drop_large_task), after an exclusive one every cached task (its worker is replaced next, so the
-        cache would serve nothing); then the caching allocator gives its free blocks back (return_gpu_cache). A
-        verdict of the recycle kind (a timeout, a crash) skips the emptying: the worker is killed next."""
-        if exclusive:
+        cache would serve nothing, and a garbage collection frees what the job's exceptions kept alive); then the
+        caching allocator gives its free blocks back (return_gpu_cache), after a verdict of the recycle kind too
+        (its worker used to skip this, though it released the GPU lock before it exited)."""
+        if exclusive or v.error_type in job["recycle_errors"]:
             self.tasks.clear()
+            gc.collect()
         else:
             self.drop_large_task(job)
-        if self.device == "cuda" and v.error_type not in job["recycle_errors"]:
+        if self.device == "cuda":
             self.return_gpu_cache(job, v)
 
     def free_at_job_start(self):
@@ -1273,7 +1287,7 @@ class _Worker:
             self.torch.cuda.synchronize()
             if self.torch.cuda.memory_reserved() > KEEP_CACHE_BYTES:
                 self.torch.cuda.empty_cache()
-        except RuntimeError:  # a sticky CUDA error: the verdict stands, the worker is replaced
+        except Exception:  # a sticky CUDA error (torch's AcceleratorError too): the verdict stands, the worker goes
             v.flags.append("cuda_context_damaged")
             self.n_candidates = job["recycle_every"]
 
@@ -1325,15 +1339,25 @@ class _Worker:
         atol_rtol = job["atol_rtol"]
         max_err = 0.0
         for k, seed in enumerate(task["seeds"]):
-            inputs = self.make_inputs(task, seed)
-            pristine = [x.clone() if isinstance(x, torch.Tensor) else x for x in inputs]
-            _Launches.count = 0
-            watch = None
-            if job["policy"] == "hybrid":  # strict forbids every torch compute op anyway
-                watch = _FallbackWatch(torch, [r.numel for r in task["ref_outs"][k].refs], self.device)
-            rec = self.OpRecorder(watch=watch)
-            with torch.no_grad():
-                out = self.run_candidate(lambda: _call_recorded(model, inputs, rec, self.device), "runtime_error")
+            def trial():
+                inputs = self.make_inputs(task, seed)
+                pristine = [x.clone() if isinstance(x, torch.Tensor) else x for x in inputs]
+                _Launches.count = 0
+                watch = None
+                if job["policy"] == "hybrid":  # strict forbids every torch compute op anyway
+                    watch = _FallbackWatch(torch, [r.numel for r in task["ref_outs"][k].refs], self.device)
+                rec = self.OpRecorder(watch=watch)
+                with torch.no_grad():
+                    out = self.run_candidate(lambda: _call_recorded(model, inputs, rec, self.device), "runtime_error")
+                return inputs, pristine, watch, rec, out
+            try:
+                inputs, pristine, watch, rec, out = trial()
+            except Exception as e:  # the candidate's oom (a _WorkerError) or the judge's own input draw's
+                if not ((getattr(e, "error_type", None) == "oom" or _is_oom(torch, e))
+                        and self.refs_to_host(task, e)):
+                    raise
+                v.flags.append("ref_outs_to_host")
+                inputs, pristine, watch, rec, out = trial()  # the same trial again, with the GPU memory they held
             self.check_identities()
             if k == 0:
                 v.compiled = True
@@ -1353,6 +1377,7 @@ class _Worker:
             self.check_policy(rec.counts, task["ref_ops"], job["policy"], v)
             if watch is not None:
                 self.check_torch_answer(out, watch, atol_rtol, f"trial {k}", v)
+            del inputs, pristine, out, watch, rec  # not alive beside the next trial's (a level-1 tensor is 6-8 GB)
         self.check_faithful(model, task, atol_rtol, v)
         timings["check_s"] = round(time.perf_counter() - t, 4)
         v.correct = True
@@ -1364,6 +1389,27 @@ class _Worker:
         else:
             v.flags.append("speed_unmeasured")
         return v
+
+    def refs_to_host(self, task, e):
+        """After an out-of-memory error in a trial: the task's reference outputs that this worker kept on the GPU
+        (ref_gpu_trials) move to the host, where that has room, so the trial can run again with the memory they
+        held. True when any moved. Those outputs are the judge's own choice, so they must not fail an answer
+        that fits the GPU without them: on session 34's H100 (79 GB), L1 34_InstanceNorm's answer (correct on
+        an H200) ran out of memory beside three of its 7.5 GB outputs kept on the GPU by an exclusive job."""
+        torch = self.torch
+        on_gpu = [s for s in task["ref_outs"] if any(r.data.device.type != "cpu" for r in s.refs)]
+        moving = sum(s.nbytes for s in on_gpu)
+        on_host = sum(s.nbytes for s in task["ref_outs"]) - moving
+        room = 0.75 * self.caps.get("rss_gb", 0.0) * (1 << 30) - on_host
+        if self.device != "cuda" or not moving or moving > room:
+            return False
+        e.__traceback__ = e.__context__ = e.__cause__ = None  # the failed run's frames and tensors go now
+        gc.collect()
+        for s in on_gpu:
+            s.to_host(torch)
+        torch.cuda.empty_cache()
+        self.timings["ref_gpu_trials"] = 0
+        return True
 
     def construct(self, job, stem, init_inputs):
         """Import the candidate from cwd/<stem>.py (Triton reads kernel source lines) with stdout/stderr muted
@@ -2206,6 +2252,17 @@ class _RefOut:
                 torch.bitwise_xor(raw, self._keystream(torch, c, raw.numel()), out=self.data[a * es:a * es + raw.numel()])
         self.nbytes = self.data.numel() * self.data.element_size()
 
+    def to_host(self, torch):
+        """Decoded, chunk by chunk, into a plain copy on the host (as host copies are kept: unmasked); the GPU
+        copy goes (Worker.refs_to_host)."""
+        if self.data.device.type == "cpu" and self.key is None:
+            return
+        host = torch.empty(self.numel, dtype=self.dtype, device="cpu")
+        for a, b, c in self.chunks(torch):
+            host[a:b].copy_(c)
+        self.data, self.key = host, None
+        self.nbytes = host.numel() * host.element_size()
+
     def _keystream(self, torch, chunk, n):
         g = torch.Generator(device=self.data.device)
         g.manual_seed((self.key + chunk) & ((1 << 63) - 1))
@@ -2262,6 +2319,11 @@ class _Stored:
             self.container, self.refs = type(out), [_RefOut(torch, o, device, mask) for o in out]
         else:
             raise TypeError(f"reference output must be a tensor or a tuple/list of tensors, got {type(out).__name__}")
+        self.nbytes = sum(r.nbytes for r in self.refs)
+
+    def to_host(self, torch):
+        for r in self.refs:
+            r.to_host(torch)
         self.nbytes = sum(r.nbytes for r in self.refs)
 
 

@@ -872,39 +872,114 @@ class _FreeingCuda:
         return (self.free.pop(0) if len(self.free) > 1 else self.free[0]), 80 << 30
 
 
-@pytest.mark.parametrize("exclusive", [False, True])
-def test_a_job_gives_its_gpu_memory_back_before_the_gpu_lock(monkeypatch, exclusive):
-    """The worker of an exclusive retry empties its caches while it still holds the GPU lock: the next
-    exclusive retry takes the lock as soon as it goes, and on session 28's H100 three of them ran out of memory
-    next to the 56-61 GB a finished retry's worker had not yet given back. After an exclusive job every cached
-    task goes too (its worker is replaced next); after a shared one a small cached task stays."""
+@pytest.mark.parametrize("exclusive, error", [(False, None), (True, None), (False, "oom"), (True, "oom")])
+def test_a_job_gives_its_gpu_memory_back_before_the_gpu_lock(monkeypatch, exclusive, error):
+    """A job's GPU memory goes back while its worker still holds the GPU lock, so the next exclusive retry finds
+    it free: session 28's H100 saw three level-1 retries run out of memory beside the 56-61 GB a finished
+    retry's worker had not given back yet. A worker replaced after its job (every exclusive one, every verdict of
+    the recycle kind) empties its caches too, and keeps the lock until it exits (_serve: right after the
+    result), so the lock goes with its process: session 34's H100 saw two retries run out of memory beside
+    68.8 GB another worker still held. After an exclusive job or a recycle-kind verdict every cached task goes;
+    after a shared job's verdict a small cached task stays."""
     from types import SimpleNamespace
     import reward
     events = []
 
     class Lock:
+        held = None
+
         def exclusive(self):
             events.append("lock")
+            self.held = "exclusive"
 
         def shared(self):
             events.append("lock")
+            self.held = "shared"
 
         def release(self):
             events.append(("release", sorted(w.tasks)))
+            self.held = None
+
+    def verify(job):
+        events.append("verify")
+        if error:
+            raise reward._WorkerError(error, "CUDA out of memory")
+        return Verdict(compiled=True, correct=True)
 
     w = object.__new__(reward._Worker)
     w.device, w.fd_out, w.n_candidates, w.caps = "cuda", None, 0, {}
     w.torch = SimpleNamespace(cuda=_FreeingCuda(events))
     w.tasks = {"small": {"nbytes": 1 << 20}}
     monkeypatch.setattr(reward, "_send", lambda fd, obj: None)
-    w.gpu_lock, w.make_room, w.precheck = (lambda job: Lock()), (lambda job, ex: None), (lambda job: None)
-    w.verify = lambda job: (events.append("verify"), Verdict(compiled=True, correct=True))[1]
-    w._patched = lambda: []
+    lock = Lock()
+    w.gpu_lock, w.make_room, w.precheck = (lambda job: lock), (lambda job, ex: None), (lambda job: None)
+    w.verify, w._patched = verify, (lambda: [])
     job = {"nonce": "n", "exclusive": exclusive, "caps": {}, "task": "t", "seed": 0, "trials": 5,
-           "task_queued": False, "recycle_errors": ["timeout"], "recycle_every": 50}
+           "task_queued": False, "recycle_errors": sorted(reward.RECYCLE_ERRORS), "recycle_every": 50}
     out = w.run_job(job)
-    assert out["verdict"]["correct"] and out["recycle"] == exclusive
-    assert events == ["lock", "verify", "empty_cache", ("release", [] if exclusive else ["small"])]
+    replaced = exclusive or error is not None
+    assert out["verdict"]["correct"] == (error is None) and out["recycle"] == replaced
+    assert events == ["lock", "verify", "empty_cache"] + ([] if replaced else [("release", ["small"])])
+    assert (lock.held is not None) == replaced and (not w.tasks) == replaced
+
+
+def test_a_worker_keeps_the_gpu_lock_on_its_last_job_only():
+    """The job that reaches recycle_every also replaces the worker, so it keeps the lock; the one before it
+    releases it."""
+    from types import SimpleNamespace
+    import reward
+    w = object.__new__(reward._Worker)
+    job = {"exclusive": False, "recycle_errors": ["oom"], "recycle_every": 3}
+    ok = Verdict(compiled=True, correct=True)
+    w.n_candidates = 1
+    assert not w.will_recycle(job, False, ok)
+    w.n_candidates = 2
+    assert w.will_recycle(job, False, ok)
+    w.n_candidates = 0
+    assert w.will_recycle(job, True, ok) and w.will_recycle(job, False, Verdict(error_type="oom"))
+    assert w.will_recycle(job, True, None) and not w.will_recycle(job, False, None)
+
+
+def test_a_masked_reference_output_moves_to_the_host_decoded():
+    """_RefOut.to_host: a masked copy (the GPU's form; masked on the CPU here) comes back as the plain values,
+    and compares as before."""
+    import torch
+    import reward
+    t = torch.randn(3, 1000)
+    r = reward._RefOut(torch, t, device="cpu", mask=True)
+    assert r.key is not None and r.data.dtype == torch.uint8
+    r.to_host(torch)
+    assert r.key is None and r.data.dtype == t.dtype and torch.equal(r.data.view(t.shape), t)
+    err, ok = reward._chunked_close(torch, t, r, 1e-4, 1e-4, torch.isclose, torch.equal, "cpu")
+    assert err == 0.0 and ok
+
+
+def test_an_oom_in_a_trial_moves_the_gpu_kept_references_to_the_host_where_it_has_room():
+    """Worker.refs_to_host, after a trial ran out of memory: the reference outputs kept on the GPU go to the host
+    if the host cap has room for them beside those already there (then the trial runs again), else nothing
+    moves and the oom stands. Session 34's H100: L1 34_InstanceNorm's answer, correct on an H200, ran out of
+    memory beside three of its 7.5 GB outputs that the judge had kept on the GPU."""
+    from types import SimpleNamespace
+    import reward
+    gb = 1 << 30
+    events = []
+
+    def stored(where):
+        s = SimpleNamespace(refs=[SimpleNamespace(data=SimpleNamespace(device=SimpleNamespace(type=where)))],
+                            nbytes=7.5 * gb)
+        s.to_host = lambda torch: events.append("to_host") or s.refs[0].data.device.__setattr__("type", "cpu")
+        return s
+    w = object.__new__(reward._Worker)
+    w.device, w.timings = "cuda", {}
+    w.torch = SimpleNamespace(cuda=SimpleNamespace(empty_cache=lambda: events.append("empty_cache")))
+    task = {"ref_outs": [stored("cuda"), stored("cuda"), stored("cuda"), stored("cpu"),
+                                                stored("cpu")]}
+    w.caps = {"rss_gb": 40}   # 0.75 of it is 30 GB, 15 of them taken: no room for the 22.5 GB to move
+    assert not w.refs_to_host(task, RuntimeError("CUDA out of memory")) and events == []
+    w.caps = {"rss_gb": 60}   # 45 GB, 15 taken: room for 22.5
+    assert w.refs_to_host(task, RuntimeError("CUDA out of memory"))
+    assert events == ["to_host"] * 3 + ["empty_cache"] and w.timings["ref_gpu_trials"] == 0
+    assert not w.refs_to_host(task, RuntimeError("CUDA out of memory"))   # nothing left on the GPU: the oom stands
 
 
 def test_an_exclusive_job_waits_while_gpu_memory_is_still_being_given_back():
