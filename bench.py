@@ -1439,20 +1439,34 @@ def kb_ab_select(answers, results, only):
     """The task ids kb-ab replays. `answers` and `results`: {label: {task id: ...}}, the first label the base.
     only "changed": tasks where some run's answer differs from the base's and at least one run is correct (an
     identical answer is the same code, and a change between two failures cannot move speed); "all": every task
-    some run solved; else a comma list of ids or file-name numbers."""
+    some run solved; else a comma list of ids or file-name numbers. A run not judged (eval.py --propose-only:
+    results None) solved nothing known, so then "changed" is every task where some answer differs from the base's
+    and "all" every task answered."""
     base = next(iter(answers.values()))
-    solved = {t for rows in results.values() for t, r in rows.items() if r.get("correct")}
+    if any(rows is None for rows in results.values()):
+        solved = set().union(*(set(a) for a in answers.values()))
+    else:
+        solved = {t for rows in results.values() for t, r in rows.items() if r.get("correct")}
     if only == "changed":
         return sorted((t for t in solved if any(a.get(t) != base.get(t) for a in answers.values())), key=kb_order)
     if only == "all":
         return sorted(solved, key=kb_order)
     wanted = {w.strip() for w in only.split(",") if w.strip()}
-    known = {t for rows in results.values() for t in rows}
+    known = {t for rows in results.values() for t in (rows or {})} | set().union(*(set(a) for a in answers.values()))
     picked = sorted((t for t in known if t in wanted or t.split("_", 1)[0] in wanted), key=kb_order)
     missing = wanted - set(picked) - {t.split("_", 1)[0] for t in picked}
     if missing:
         sys.exit(f"kb-ab: --only names tasks none of the runs has: {', '.join(sorted(missing))}")
     return picked
+
+
+def proposed_only(d):
+    """Whether an eval.py --out holds answers that were never judged (--propose-only)."""
+    run_json = os.path.join(d, "run.json")
+    if not os.path.isfile(run_json):
+        return False
+    with open(run_json) as f:
+        return bool((json.load(f).get("args") or {}).get("propose_only"))
 
 
 def kb_ab_cell(rows):
@@ -1472,7 +1486,9 @@ def kb_ab_compare(labels, results, answers, cells, picked):
     one card), and the level's: over the tasks correct in both runs' own results, an identical answer counting 1.0
     and a changed one its replayed ratio; changed answers that failed in the replay are left out of it and listed.
     An identical answer replayed because another run changed it is the same code timed twice: its ratio goes to
-    the noise column (the widest such ratio), not into the comparison."""
+    the noise column (the widest such ratio), not into the comparison. A run not judged (results None, eval.py
+    --propose-only) has no level ratio; the replayed tasks' Acc (correct in every round) stands for the level's
+    difference in Acc, since the answers not replayed are the same code as the base's."""
     import eval as ev
 
     def show(cell):
@@ -1495,22 +1511,29 @@ def kb_ab_compare(labels, results, answers, cells, picked):
                     default=None)
         geo = ev.geomean(ratios.values())
         # the level's tasks correct in both runs' own results: identical answers count 1.0, changed ones their ratio
-        own_both = [t for t in base_res if base_res[t].get("correct") and results[label].get(t, {}).get("correct")]
+        judged = base_res is not None and results[label] is not None
+        own_both = [t for t in base_res if base_res[t].get("correct") and results[label].get(t, {}).get("correct")] \
+            if judged else []
         changed = [t for t in own_both if answers[label].get(t) != answers[base_label].get(t)]
         # on a CPU nothing is timed: no ratio, unless no answer changed (the same code: 1.0)
-        timed = not changed or any(c[1] for c in base_cells.values())
+        timed = judged and (not changed or any(c[1] for c in base_cells.values()))
         lost = [t for t in changed if t not in ratios] if timed else []
         kept = [t for t in own_both if t not in lost]
         level = ev.geomean(ratios.get(t, 1.0) for t in kept) if timed else None
         faster, slower = sum(x > 1 for x in ratios.values()), sum(x < 1 for x in ratios.values())
-        summary[label] = {"replayed_both": len(both), "geomean_ratio_replayed": geo, "faster": faster,
+        summary[label] = {"replayed_correct": sum(cells[label][t][0] == "ok" for t in picked),
+                          "base_replayed_correct": sum(base_cells[t][0] == "ok" for t in picked),
+                          "replayed_both": len(both), "geomean_ratio_replayed": geo, "faster": faster,
                           "slower": slower, "correct_in_both_own": len(own_both),
                           "changed_in_both_own": len(changed), "level_geomean_ratio": level, "lost_in_replay": lost,
                           "identical_replayed": len(same), "noise_ratio": noise}
         fmt = lambda x: "-" if x is None else f"{x:.4f}"  # noqa: E731
-        lines.append(f"| {label} | {len(both)} | {fmt(geo)} | {faster} / {slower} | {len(own_both)} "
-                     f"({len(changed)} changed) | {fmt(summary[label]['level_geomean_ratio'])} | "
+        own = f"{len(own_both)} ({len(changed)} changed)" if judged else "- (not judged)"
+        lines.append(f"| {label} | {len(both)} | {fmt(geo)} | {faster} / {slower} | {own} | "
+                     f"{fmt(summary[label]['level_geomean_ratio'])} | "
                      f"{', '.join(lost) or '-'} | {fmt(noise) + f' (widest of {len(same)})' if same else '-'} |")
+    lines += ["", f"Replayed tasks correct in every round (of {len(picked)}): "
+              + ", ".join(f"{label} {sum(cells[label][t][0] == 'ok' for t in picked)}" for label in labels)]
     return lines, summary
 
 
@@ -1531,7 +1554,8 @@ def cmd_kb_ab(args):
     for i, d in enumerate(args.results):
         label = os.path.basename(os.path.normpath(d))
         labels.append(label if label not in labels else f"{label}_{i}")
-    results = {label: {r["task_id"]: r for r in eval_rows(d, "kb-ab")} for label, d in zip(labels, args.results)}
+    results = {label: ({r["task_id"]: r for r in eval_rows(d, "kb-ab")} if not proposed_only(d) else None)
+               for label, d in zip(labels, args.results)}
     answers = {label: kb_first_answers(d) for label, d in zip(labels, args.results)}
     tasks_dir = args.tasks
     if tasks_dir is None:

@@ -70,6 +70,8 @@ answer judged for each task), report.md (per-level table, failures by error type
 with its message) and, when speed was measured, speedup_hist.png and fast_p_curve.png. Paths in run.json are
 absolute, so a run resumes from any working directory. Rerunning with the same --out skips the finished tasks
 (the identity flags must match). The last line of stdout is one JSON object with the aggregates.
+--propose-only writes run.json and samples.jsonl alone (answers, verdict null) and starts no judge: bench.py kb-ab
+judges and times only the answers that differ between such runs.
 Not bit-reproducible: model samples are seeded per generation batch, so a resumed run, which batches the
 remaining tasks differently, draws different samples than an uninterrupted one.
 
@@ -555,6 +557,11 @@ def build_parser():
                         "identical to one it recorded for the same task takes that verdict (flag verdict_reused) "
                         "instead of being judged again (train.py's KernelBench evals of RL checkpoints against the "
                         "SFT checkpoint's)")
+    p.add_argument("--propose-only", action="store_true",
+                   help="write each task's answers to samples.jsonl (verdict null) and judge nothing: no judge "
+                        "starts and no results.jsonl is written. bench.py kb-ab then judges and times only the "
+                        "answers that differ between such runs (an RL checkpoint against its SFT checkpoint "
+                        "without judging the answers they share)")
     p.add_argument("--max-new-tokens", type=int, default=2048, help="generation length limit, tokens")
     p.add_argument("--temperature", type=float, default=None,
                    help="sampling temperature; default 0 (greedy) for --samples 1, else 0.8")
@@ -648,6 +655,9 @@ def check_args(args):
         raise UsageError("--teacher-plans needs --policy teacher")
     if args.teacher_fallback is not None and args.teacher_plans is None:
         raise UsageError("--teacher-fallback needs --teacher-plans")
+    if args.propose_only and (args.search or args.reuse_verdicts or args.teacher_fallback):
+        raise UsageError("--propose-only judges nothing, so it takes no --search, --reuse-verdicts or "
+                         "--teacher-fallback (each needs the judge)")
     if args.reuse_verdicts is not None:
         args.reuse_verdicts = os.path.abspath(os.path.expanduser(args.reuse_verdicts))
         check_reuse_dir(args)  # a missing or mismatched folder is a usage error now, not after a model loads
@@ -1264,6 +1274,60 @@ def run_eval(args):
     return broadcast_object((rows, agg))
 
 
+def propose_answers(args):
+    """--propose-only: the policy's answers to every task not yet in --out's samples.jsonl, appended there one
+    chunk at a time (rows as a judged run writes them, verdict null), and run.json; nothing is judged. Returns
+    {"proposed", "tasks", "out", "propose_only"}. One process only."""
+    if world_size() > 1:
+        raise UsageError("--propose-only runs in one process (no torchrun)")
+    records = load_tasks(args.tasks, args.limit, args.level)
+    if os.path.isfile(os.path.join(args.out, "results.jsonl")):
+        raise UsageError(f"--out {args.out} holds judged results; --propose-only writes answers alone: choose "
+                         "another --out")
+    open_out_dir(args)
+    samples_path = os.path.join(args.out, "samples.jsonl")
+    _repair_tail(samples_path)
+    done = set()
+    if os.path.isfile(samples_path):
+        with open(samples_path) as f:
+            for line in f:
+                try:
+                    done.add(str(json.loads(line)["task_id"]))
+                except (ValueError, KeyError, TypeError):
+                    continue  # a torn line: that task is proposed again
+    todo = [r for r in records if str(r["id"]) not in done]
+    print(f"tasks {len(records)} | answered before {len(records) - len(todo)} | to propose {len(todo)} | "
+          f"policy {args.policy} | samples {args.samples} | temperature {args.temperature:g} | not judged",
+          flush=True)
+    t0 = time.time()
+    if todo:
+        import policy
+
+        try:
+            proposer = policy.make_policy(args.policy, args)
+        except policy.PolicySpecError as e:
+            raise UsageError(str(e)) from None
+        chunk_size = args.chunk_size or (args.gen_batch_size if isinstance(proposer, policy.ModelPolicy)
+                                         else 2 * args.workers)
+        needs_program = isinstance(proposer, policy.TeacherPolicy)
+        for chunk_index, chunk in enumerate(chunks(todo, chunk_size)):
+            candidates = prepare_chunk(chunk, needs_program, args.shrink_to)
+            live = [i for i, c in enumerate(candidates) if c is None]
+            if live:
+                answers = proposer.propose([chunk[i] for i in live], args.samples, args.seed + chunk_index)
+                for i, answer in zip(live, answers):
+                    candidates[i] = answer
+            append_jsonl(samples_path,
+                         [{"task_id": str(rec["id"]), "sample": j, "completion": c["text"] if c["completion"] else None,
+                           "verdict": None, "error_type": c.get("error_type"),
+                           **{k: c[k] for k in ("traceback",) if c.get(k) is not None}}
+                          for rec, cands in zip(chunk, candidates) for j, c in enumerate(cands)])
+            print(f"proposed {min(len(todo), (chunk_index + 1) * chunk_size)} of {len(todo)}", flush=True)
+    print(f"proposed answers to {len(todo)} tasks in {time.time() - t0:.1f} s; judged none (--propose-only)",
+          flush=True)
+    return {"proposed": len(todo), "tasks": len(records), "out": args.out, "propose_only": True}
+
+
 def main(argv=None):
     parser = build_parser()
     argv = sys.argv[1:] if argv is None else list(argv)
@@ -1273,7 +1337,7 @@ def main(argv=None):
     try:
         check_args(args)
         init_distributed(args.device)  # torchrun: join its process group (a no-op for a single process)
-        _, agg = run_eval(args)
+        agg = propose_answers(args) if args.propose_only else run_eval(args)[1]
         main = is_main()
         finished = True
     except UsageError as e:

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The H200 measurements behind LOG.md, in named sections so one device call can run several:
 #   bash gpu_run.sh noise judgetests search   # logs in /tmp/gpu_work, packed into $OUT/results.tgz after each
-# Sections: env train trainab rlab q4 noise judgetests verify teacher2 teacher2x3 teacher5 search search5 sft sftprofile rollout profile kernels rl kb kbab kbsearch replay convlayout kbprofile kbkernels gsbg gswait, in the order
+# Sections: env train trainab rlab q4 noise judgetests verify teacher2 teacher2x3 teacher5 search search5 sft sftprofile rollout profile kernels rl kb kbab kbsearch replay convlayout kbprofile kbkernels gsbg gswait gsab, in the order
 # given
 # (one after another: run at once, 20+ judge workers on 16 cores starved each other, LOG.md). Every section is
 # time-boxed with `timeout` so one slow step cannot eat the whole call; each prints the end of its log.
@@ -288,14 +288,17 @@ run_gsbg() {  # issue 21: the whole gpu-small pipeline (SFT, DRPO with the GRPO 
   # default cache); the teacher's KernelBench row from the session-10 sweep. GS_FLAGS: more train.py flags.
   # GS_TGZ: tar archives (gzip or xz) of $GS, space-separated (carry them instead of $GS when the folder is over the 64 MiB
   # the tree may take): the data, and an SFT run gswait exported on an earlier machine (runs/gsNN_sft.tgz, below),
-  # which the pipeline then resumes as finished.
+  # which the pipeline then resumes as finished. GS_AB=1: once the pipeline ends, the gsab section runs in the same
+  # background job (gswait waits for both).
   section gsbg
   for t in ${GS_TGZ:-}; do tar xf "$t" && echo "unpacked $t: $(du -sh "$GS" | cut -f1)"; done
   mkdir -p ~/.cache/drtriton-lite && cp devout/baselines.json ~/.cache/drtriton-lite/baselines.json
-  setsid bash -c "echo \$\$ > /tmp/gs_pipeline.pid; exec timeout ${GS_S:-1500} $PY train.py --preset gpu-small \
+  local ab=""
+  [ "${GS_AB:-0}" = 1 ] && ab="; OUT= GS=$GS bash gpu_run.sh gsab >> /tmp/gs_pipeline.log 2>&1 < /dev/null"
+  setsid bash -c "echo \$\$ > /tmp/gs_pipeline.pid; timeout ${GS_S:-1500} $PY train.py --preset gpu-small \
     --out $GS --resume --device cuda --judge-workers 8 --kernelbench devdata/KernelBench \
     --pipeline-kernelbench-teacher 'results/kb-teacher-2026-12-01/level{level}' ${GS_FLAGS:-} \
-    > /tmp/gs_pipeline.log 2>&1 < /dev/null" &
+    > /tmp/gs_pipeline.log 2>&1 < /dev/null $ab" &
   sleep 5; echo "pipeline pid $(cat /tmp/gs_pipeline.pid)"
   # every 5 s while the pipeline runs: GPU memory and the judge's worker processes (session 28 read three judge
   # ooms and the workers' turnover off such a watch); gswait brings it back in results.tgz as judge_watch.txt
@@ -332,6 +335,25 @@ run_gswait() {  # wait for the pipeline run_gsbg started (GSWAIT_S at most), the
       && tar czf - -C /tmp/sft_export . | split -b 15m - "$OUT/sft_export.tgz.part-" && touch /tmp/sft_exported
     ls -la "$OUT"/sft_export.tgz.part-* 2>/dev/null
   fi
+}
+
+run_gsab() {  # issue 21: DRPO and GRPO against SFT on KernelBench level 1 without judging the answers they share:
+  # each checkpoint of a finished pipeline ($GS/sft, rl, rl_grpo) writes its greedy answers with the pipeline's
+  # generation settings (eval.py --propose-only), then bench.py kb-ab judges and times, on this card in one call,
+  # ABBA over KBAB_ROUNDS, only the tasks where an answer differs from SFT's. The level's Acc differs by the
+  # replayed tasks' Acc alone (the other answers are the same code). Logs and outputs in $GS (gswait's gs.tgz).
+  section gsab
+  local names=""
+  for n in sft rl rl_grpo; do
+    [ -d "$GS/$n" ] || { echo "gsab: no $GS/$n"; continue; }
+    timeout ${GSAB_PROPOSE_S:-300} $PY eval.py --tasks devdata/KernelBench/level1 --policy "$GS/$n" --device cuda \
+      --propose-only --temperature 0 --max-new-tokens 1536 --gen-batch-size 64 --chunk-size 100 \
+      --out "$GS/ab_${n}_kb1" 2>&1 | tail -2 | cut -c1-200
+    names="$names $GS/ab_${n}_kb1"
+  done
+  timeout ${GSAB_S:-600} $PY bench.py kb-ab --results $names --tasks devdata/KernelBench/level1 \
+    --rounds ${KBAB_ROUNDS:-2} --out "$GS/kbab" > "$GS/kbab.txt" 2>&1
+  echo "kb-ab rc $?" >> "$GS/kbab.txt"; tail -30 "$GS/kbab.txt" | cut -c1-300
 }
 
 pack() {  # after every section, so a call cut short still brings back what finished

@@ -669,12 +669,53 @@ def test_bench_kb_ab_replays_only_the_changed_answers(tmp_path, capsys):
     assert sorted(os.listdir(ab / "tasks")) == ["1_relu_add.py", "1_scale_shift.py"]
     assert "| 1_relu_add | ok | ok |" in res.stdout and "| 1_scale_shift | ok | no_code_block |" in res.stdout, res.stdout
     # correct in both runs' own results: 1_relu_add (changed) and abs_neg (identical); untimed: no ratio
-    assert summary["runs"]["rl"] == {"replayed_both": 0, "geomean_ratio_replayed": None, "faster": 0, "slower": 0,
+    assert summary["runs"]["rl"] == {"replayed_correct": 1, "base_replayed_correct": 2,
+                                     "replayed_both": 0, "geomean_ratio_replayed": None, "faster": 0, "slower": 0,
                                      "correct_in_both_own": 2, "changed_in_both_own": 1, "level_geomean_ratio": None,
                                      "lost_in_replay": [], "identical_replayed": 0, "noise_ratio": None}
     bad = subprocess.run([sys.executable, os.path.join(ROOT, "bench.py"), "kb-ab", "--results", base, "--out",
                           str(ab)], capture_output=True, text=True, timeout=60)
     assert bad.returncode != 0 and "at least two --results" in bad.stderr
+
+
+def test_bench_kb_ab_judges_the_changed_answers_of_runs_that_only_proposed(tmp_path, capsys):
+    """eval.py --propose-only writes answers and judges none (no results.jsonl); kb-ab over such runs replays every
+    task whose answer differs from the base's (it knows no verdicts, so a change between two failures is replayed
+    too) and reports each run's Acc over those tasks, with no level ratio (nothing is known of the shared ones)."""
+    rows = [{"task_id": f[:-3], "sample": 0, "completion": f"```python\n{open(os.path.join(SOLUTIONS, f)).read()}```"}
+            for f in sorted(os.listdir(SOLUTIONS)) if f.endswith(".py")]
+
+    def proposed(name):
+        folder = tmp_path / f"{name}_answers"
+        folder.mkdir()
+        (folder / "samples.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+        out = run_main(["--tasks", TASKS, "--policy", f"samples:{folder}", "--out", str(tmp_path / name),
+                        "--propose-only"], capsys)
+        assert out["proposed"] == out["tasks"] == 7 and out["propose_only"]   # one task has no answer: proposed all the same
+        assert not os.path.exists(tmp_path / name / "results.jsonl")
+        return str(tmp_path / name)
+    base = proposed("sft")
+    for r in rows:
+        if r["task_id"] == "1_relu_add":
+            r["completion"] = r["completion"].replace("import torch", "import torch  # retuned", 1)
+        elif r["task_id"] == "1_scale_shift":
+            r["completion"] = "I cannot."
+        elif r["task_id"] == "1_softmax":  # wrong before and after
+            r["completion"] = r["completion"] + "\n"
+    rl = proposed("rl")
+    res = subprocess.run([sys.executable, os.path.join(ROOT, "bench.py"), "kb-ab", "--results", base, rl, "--tasks",
+                          TASKS, "--device", "cpu", "--rounds", "1", "--workers", "2", "--out", str(tmp_path / "ab")],
+                         capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    summary = json.loads(res.stdout.strip().splitlines()[-1])
+    assert summary["tasks"] == ["1_relu_add", "1_scale_shift", "1_softmax"]
+    got = summary["runs"]["rl"]
+    assert (got["replayed_correct"], got["base_replayed_correct"]) == (1, 2)
+    assert got["level_geomean_ratio"] is None and got["correct_in_both_own"] == 0
+    assert "- (not judged)" in res.stdout and "(of 3): sft 2, rl 1" in res.stdout, res.stdout
+    with pytest.raises(SystemExit):  # the search needs the judge
+        ev.main(["--tasks", TASKS, "--policy", f"solutions:{SOLUTIONS}", "--out", str(tmp_path / "x"),
+                 "--propose-only", "--search"])
 
 
 def test_bench_kb_ab_ratios_count_identical_answers_as_one():
