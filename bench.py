@@ -1543,7 +1543,8 @@ def cmd_kb_ab(args):
     tasks where the answers differ are replayed (eval.py --policy samples:), run after run, in ABBA order over
     --rounds, and a task's speedup is its median over the rounds. An identical answer is the same code, so over the
     tasks correct in both runs' own results the level's geomean ratio is that of the replayed ones, identical ones
-    counting 1.0."""
+    counting 1.0. Runs written by eval.py --propose-only carry no verdicts: every task whose answer differs is
+    replayed, and each run's Acc over them is the level's Acc difference (no level ratio)."""
     import shutil
 
     if len(args.results) < 2:
@@ -2268,12 +2269,14 @@ def main():
                         "one call: the tasks where their answers differ, ABBA over rounds",
                         formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     ka.add_argument("--results", required=True, nargs="+",
-                    help="eval.py --out folders over the same level (samples.jsonl, results.jsonl); the first is the base")
+                    help="eval.py --out folders over the same level (samples.jsonl, and results.jsonl unless written "
+                         "by eval.py --propose-only); the first is the base")
     ka.add_argument("--tasks", default=None,
                     help="the KernelBench level folder (default: the base run's, where it exists here)")
     ka.add_argument("--only", default="changed",
-                    help="changed (answers differing from the base's, some run correct), all (every task some run "
-                         "solved), or a comma list of task ids or file-name numbers")
+                    help="changed (answers differing from the base's, some run correct; with a --propose-only run, "
+                         "every differing answer), all (every task some run solved; every task answered), or a comma "
+                         "list of task ids or file-name numbers")
     ka.add_argument("--rounds", type=int, default=2, help="replays of every run, in ABBA order")
     ka.add_argument("--device", choices=["cpu", "cuda"], default="cuda", help="eval.py --device (speed needs cuda)")
     ka.add_argument("--workers", type=int, default=4, help="eval.py --workers")
