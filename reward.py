@@ -1394,8 +1394,9 @@ class _Worker:
         """After an out-of-memory error in a trial: the task's reference outputs that this worker kept on the GPU
         (ref_gpu_trials) move to the host, where that has room, so the trial can run again with the memory they
         held. True when any moved. Those outputs are the judge's own choice, so they must not fail an answer
-        that fits the GPU without them: on session 34's H100 (79 GB), L1 34_InstanceNorm's answer (correct on
-        an H200) ran out of memory beside three of its 7.5 GB outputs kept on the GPU by an exclusive job."""
+        that fits the GPU without them: on session 34's H100 (79 GB), a trial of L1 34_InstanceNorm's answer
+        (correct on an H200) ran out of memory drawing a 7 GB input, with 70 GB held by its own process: the
+        outputs kept on the GPU and the previous trial's tensors (which verify now drops first)."""
         torch = self.torch
         on_gpu = [s for s in task["ref_outs"] if any(r.data.device.type != "cpu" for r in s.refs)]
         moving = sum(s.nbytes for s in on_gpu)

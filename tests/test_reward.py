@@ -957,8 +957,8 @@ def test_a_masked_reference_output_moves_to_the_host_decoded():
 def test_an_oom_in_a_trial_moves_the_gpu_kept_references_to_the_host_where_it_has_room():
     """Worker.refs_to_host, after a trial ran out of memory: the reference outputs kept on the GPU go to the host
     if the host cap has room for them beside those already there (then the trial runs again), else nothing
-    moves and the oom stands. Session 34's H100: L1 34_InstanceNorm's answer, correct on an H200, ran out of
-    memory beside three of its 7.5 GB outputs that the judge had kept on the GPU."""
+    moves and the oom stands. Session 34's H100: a trial of L1 34_InstanceNorm's answer, correct on an H200, ran
+    out of memory beside the 7.5 GB outputs that the judge had kept on the GPU."""
     from types import SimpleNamespace
     import reward
     gb = 1 << 30
