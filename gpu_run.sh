@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The H200 measurements behind LOG.md, in named sections so one device call can run several:
 #   bash gpu_run.sh noise judgetests search   # logs in /tmp/gpu_work, packed into $OUT/results.tgz after each
-# Sections: env train trainab rlab q4 noise judgetests verify teacher2 teacher2x3 teacher5 search search5 sft sftprofile rollout profile kernels rl kb kbab kbsearch replay convlayout kbprofile kbkernels gsbg gswait gsab, in the order
+# Sections: env train trainab rlab q4 noise judgetests verify teacher2 teacher2x3 teacher5 search search5 sft sftprofile rollout profile kernels rl kb kbab kbsearch replay convlayout kbprofile kbkernels fixcheck gsbg gswait gsab, in the order
 # given
 # (one after another: run at once, 20+ judge workers on 16 cores starved each other, LOG.md). Every section is
 # time-boxed with `timeout` so one slow step cannot eat the whole call; each prints the end of its log.
@@ -335,6 +335,21 @@ run_gswait() {  # wait for the pipeline run_gsbg started (GSWAIT_S at most), the
       && tar czf - -C /tmp/sft_export . | split -b 15m - "$OUT/sft_export.tgz.part-" && touch /tmp/sft_exported
     ls -la "$OUT"/sft_export.tgz.part-* 2>/dev/null
   fi
+}
+
+run_fixcheck() {  # session 34's judge fixes on an H100: gs32's SFT answers (correct on the H200) to 19, 20, 26, 33
+  # and 34 of level 1 (devdata/kbfix; FIX_TASKS: another folder), one task a chunk so each verdict lands as it
+  # comes. Before the fixes 20, 33 and 34 were scored oom on the H100.
+  section fixcheck
+  timeout ${FIX_S:-200} $PY eval.py --tasks ${FIX_TASKS:-devdata/kbfix} \
+    --policy samples:results/gpu-small-kb-gs32-2026-12-06/eval_sft_kb1 --baseline eager --device cuda --workers 4 \
+    --chunk-size 1 --timeout-s 120 --time-budget-s 1 --out "$O/fix" --baseline-cache devout/baselines.json \
+    > "$O/fix.txt" 2>&1
+  echo "eval rc $?"; grep "^task" "$O/fix.txt" | cut -c1-200
+  $PY bench.py kb-judge --results "$O/fix" 2>&1 | head -12
+  $PY -c "import json; [print(r['task_id'], r['correct'], r['error_type'], r['flags'], (r['error_msg'] or '')[:300])
+for r in map(json.loads, open('$O/fix/results.jsonl'))]" 2>&1
+  rm -rf "$O/fix/solutions"
 }
 
 run_gsab() {  # issue 21: DRPO and GRPO against SFT on KernelBench level 1 without judging the answers they share:
