@@ -773,6 +773,16 @@ def open_out_dir(args):
 
     os.makedirs(os.path.join(args.out, "solutions"), exist_ok=True)
     path = os.path.join(args.out, "run.json")
+    if os.path.isfile(path) and os.path.isfile(os.path.join(args.out, "samples.jsonl")):
+        try:
+            with open(path) as f:
+                was_proposed = bool((json.load(f).get("args") or {}).get("propose_only"))
+        except (OSError, ValueError, AttributeError):
+            was_proposed = args.propose_only
+        if was_proposed != args.propose_only:  # the two kinds of rows must not mix in one samples.jsonl
+            raise UsageError(f"--out {args.out} holds " + ("answers only (--propose-only): judge them with --policy "
+                             f"samples:{args.out} and another --out" if was_proposed else
+                             "judged answers; --propose-only needs another --out"))
     if os.path.isfile(path) and os.path.isfile(os.path.join(args.out, "results.jsonl")):
         with open(path) as f:
             previous = json.load(f)

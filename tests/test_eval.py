@@ -716,6 +716,8 @@ def test_bench_kb_ab_judges_the_changed_answers_of_runs_that_only_proposed(tmp_p
     with pytest.raises(SystemExit):  # the search needs the judge
         ev.main(["--tasks", TASKS, "--policy", f"solutions:{SOLUTIONS}", "--out", str(tmp_path / "x"),
                  "--propose-only", "--search"])
+    with pytest.raises(SystemExit):  # judged rows are not appended to a folder of answers alone
+        ev.main(["--tasks", TASKS, "--policy", f"solutions:{SOLUTIONS}", "--out", base])
 
 
 def test_bench_kb_ab_ratios_count_identical_answers_as_one():
