@@ -1443,8 +1443,9 @@ def kb_ab_select(answers, results, only):
     results None) solved nothing known, so then "changed" is every task where some answer differs from the base's
     and "all" every task answered."""
     base = next(iter(answers.values()))
+    answered = set().union(*answers.values())
     if any(rows is None for rows in results.values()):
-        solved = set().union(*(set(a) for a in answers.values()))
+        solved = answered
     else:
         solved = {t for rows in results.values() for t, r in rows.items() if r.get("correct")}
     if only == "changed":
@@ -1452,21 +1453,12 @@ def kb_ab_select(answers, results, only):
     if only == "all":
         return sorted(solved, key=kb_order)
     wanted = {w.strip() for w in only.split(",") if w.strip()}
-    known = {t for rows in results.values() for t in (rows or {})} | set().union(*(set(a) for a in answers.values()))
+    known = {t for rows in results.values() for t in (rows or {})} | answered
     picked = sorted((t for t in known if t in wanted or t.split("_", 1)[0] in wanted), key=kb_order)
     missing = wanted - set(picked) - {t.split("_", 1)[0] for t in picked}
     if missing:
         sys.exit(f"kb-ab: --only names tasks none of the runs has: {', '.join(sorted(missing))}")
     return picked
-
-
-def proposed_only(d):
-    """Whether an eval.py --out holds answers that were never judged (--propose-only)."""
-    run_json = os.path.join(d, "run.json")
-    if not os.path.isfile(run_json):
-        return False
-    with open(run_json) as f:
-        return bool((json.load(f).get("args") or {}).get("propose_only"))
 
 
 def kb_ab_cell(rows):
@@ -1498,6 +1490,7 @@ def kb_ab_compare(labels, results, answers, cells, picked):
     lines += [f"| {t} | " + " | ".join(show(cells[label][t]) for label in labels) + " |" for t in picked]
     base_label = labels[0]
     base_res, base_cells = results[base_label], cells[base_label]
+    replayed_ok = {label: sum(cells[label][t][0] == "ok" for t in picked) for label in labels}
     summary = {}
     lines += ["", f"| run vs {base_label} | changed, replayed correct in both | geomean ratio there | faster / slower | "
                   f"correct in both (own results) | level geomean ratio | lost in the replay | noise: identical "
@@ -1521,8 +1514,7 @@ def kb_ab_compare(labels, results, answers, cells, picked):
         kept = [t for t in own_both if t not in lost]
         level = ev.geomean(ratios.get(t, 1.0) for t in kept) if timed else None
         faster, slower = sum(x > 1 for x in ratios.values()), sum(x < 1 for x in ratios.values())
-        summary[label] = {"replayed_correct": sum(cells[label][t][0] == "ok" for t in picked),
-                          "base_replayed_correct": sum(base_cells[t][0] == "ok" for t in picked),
+        summary[label] = {"replayed_correct": replayed_ok[label], "base_replayed_correct": replayed_ok[base_label],
                           "replayed_both": len(both), "geomean_ratio_replayed": geo, "faster": faster,
                           "slower": slower, "correct_in_both_own": len(own_both),
                           "changed_in_both_own": len(changed), "level_geomean_ratio": level, "lost_in_replay": lost,
@@ -1533,7 +1525,7 @@ def kb_ab_compare(labels, results, answers, cells, picked):
                      f"{fmt(summary[label]['level_geomean_ratio'])} | "
                      f"{', '.join(lost) or '-'} | {fmt(noise) + f' (widest of {len(same)})' if same else '-'} |")
     lines += ["", f"Replayed tasks correct in every round (of {len(picked)}): "
-              + ", ".join(f"{label} {sum(cells[label][t][0] == 'ok' for t in picked)}" for label in labels)]
+              + ", ".join(f"{label} {replayed_ok[label]}" for label in labels)]
     return lines, summary
 
 
@@ -1555,7 +1547,8 @@ def cmd_kb_ab(args):
     for i, d in enumerate(args.results):
         label = os.path.basename(os.path.normpath(d))
         labels.append(label if label not in labels else f"{label}_{i}")
-    results = {label: ({r["task_id"]: r for r in eval_rows(d, "kb-ab")} if not proposed_only(d) else None)
+    import eval as ev
+    results = {label: ({r["task_id"]: r for r in eval_rows(d, "kb-ab")} if not ev.answers_only(d) else None)
                for label, d in zip(labels, args.results)}
     answers = {label: kb_first_answers(d) for label, d in zip(labels, args.results)}
     tasks_dir = args.tasks

@@ -771,18 +771,13 @@ def open_out_dir(args):
     """Create --out and write run.json; with finished rows already there, the identity flags must match."""
     from search import run_info, write_json_atomic
 
+    was_proposed = answers_only(args.out) if os.path.isfile(os.path.join(args.out, "samples.jsonl")) else None
+    if was_proposed is not None and was_proposed != args.propose_only:  # the two kinds of rows must not mix
+        raise UsageError(f"--out {args.out} holds " + ("answers only (--propose-only): judge them with --policy "
+                         f"samples:{args.out} and another --out" if was_proposed else
+                         "judged answers; --propose-only needs another --out"))
     os.makedirs(os.path.join(args.out, "solutions"), exist_ok=True)
     path = os.path.join(args.out, "run.json")
-    if os.path.isfile(path) and os.path.isfile(os.path.join(args.out, "samples.jsonl")):
-        try:
-            with open(path) as f:
-                was_proposed = bool((json.load(f).get("args") or {}).get("propose_only"))
-        except (OSError, ValueError, AttributeError):
-            was_proposed = args.propose_only
-        if was_proposed != args.propose_only:  # the two kinds of rows must not mix in one samples.jsonl
-            raise UsageError(f"--out {args.out} holds " + ("answers only (--propose-only): judge them with --policy "
-                             f"samples:{args.out} and another --out" if was_proposed else
-                             "judged answers; --propose-only needs another --out"))
     if os.path.isfile(path) and os.path.isfile(os.path.join(args.out, "results.jsonl")):
         with open(path) as f:
             previous = json.load(f)
@@ -925,6 +920,55 @@ def prepare_chunk(chunk, needs_program, shrink_to=0, shrink_prompt=False):
 def judge_records(chunk):
     """The records the judge sees: with --shrink-to, each task's shrunk source (prepare_chunk) in place of its own."""
     return [dict(rec, source=rec["judge_source"]) if "judge_source" in rec else rec for rec in chunk]
+
+
+def make_proposer(args):
+    """(--policy's proposer, tasks a chunk: --chunk-size, else --gen-batch-size for a model, else 2 x --workers,
+    whether the proposer or the search works on the traced program)."""
+    import policy
+
+    try:
+        proposer = policy.make_policy(args.policy, args)
+    except policy.PolicySpecError as e:  # --engine, checked when the model loads
+        raise UsageError(str(e)) from None
+    chunk_size = args.chunk_size or (args.gen_batch_size if isinstance(proposer, policy.ModelPolicy)
+                                     else 2 * args.workers)
+    return proposer, chunk_size, args.search or isinstance(proposer, policy.TeacherPolicy)
+
+
+def chunk_candidates(chunk, needs_program, args, answer):
+    """Per task of `chunk`, its candidates: prepare_chunk's failure answer, else what `answer(records)` gives for
+    the tasks ready to propose for (one list of candidates a task, in order)."""
+    candidates = prepare_chunk(chunk, needs_program, args.shrink_to, shrink_prompt=args.search)
+    live = [i for i, c in enumerate(candidates) if c is None]
+    if live:
+        for i, cands in zip(live, answer([chunk[i] for i in live])):
+            candidates[i] = cands
+    return candidates
+
+
+def sample_rows(chunk, candidates, verdicts=None):
+    """samples.jsonl rows of a chunk: one per candidate, its completion's text, its verdict (None and the
+    proposer's error type where nothing was judged: --propose-only), its traceback and search record if any."""
+    rows = []
+    for i, (rec, cands) in enumerate(zip(chunk, candidates)):
+        for j, c in enumerate(cands):
+            row = {"task_id": str(rec["id"]), "sample": j, "completion": c["text"] if c["completion"] else None}
+            row.update({"verdict": verdicts[i][j].to_dict()} if verdicts is not None
+                       else {"verdict": None, "error_type": c.get("error_type")})
+            row.update({k: c[k] for k in ("traceback", "search") if c.get(k) is not None})
+            rows.append(row)
+    return rows
+
+
+def answers_only(out_dir):
+    """Whether an eval.py --out holds answers that were never judged (its run.json says --propose-only); None
+    where it has no readable run.json."""
+    try:
+        with open(os.path.join(out_dir, "run.json")) as f:
+            return bool((json.load(f).get("args") or {}).get("propose_only"))
+    except (OSError, ValueError, AttributeError):
+        return None
 
 
 def chunks(items, size):
@@ -1194,13 +1238,7 @@ def run_eval(args):
         import policy
         from reward import Judge, judge_candidates, solution_text
 
-        try:
-            proposer = policy.make_policy(args.policy, args)
-        except policy.PolicySpecError as e:  # --engine, checked when the model loads
-            raise UsageError(str(e)) from None
-        chunk_size = args.chunk_size or (args.gen_batch_size if isinstance(proposer, policy.ModelPolicy)
-                                         else 2 * args.workers)
-        needs_program = args.search or isinstance(proposer, policy.TeacherPolicy)
+        proposer, chunk_size, needs_program = make_proposer(args)
         t0, n_done, t_propose = time.time(), len(records) - len(todo), 0.0
         n_total = len(records)
         if world > 1:  # a rank counts its own share (its lines start with "rank k |")
@@ -1218,14 +1256,10 @@ def run_eval(args):
                 seed = args.seed + chunk_index * world + rank()  # distinct per rank; args.seed + chunk_index for one
                 t_chunk = time.time()
                 # One task's failure of any kind (import, teacher, search) is its failed row (issue 19).
-                candidates = prepare_chunk(chunk, needs_program, args.shrink_to, shrink_prompt=args.search)
-                live = [i for i, c in enumerate(candidates) if c is None]
-                if live:
-                    live_records = [chunk[i] for i in live]
-                    answers = search_answers(live_records, proposer, judge, args) if args.search else \
-                        proposer.propose(live_records, args.samples, seed)
-                    for i, answer in zip(live, answers):
-                        candidates[i] = answer
+                candidates = chunk_candidates(
+                    chunk, needs_program, args,
+                    lambda recs: search_answers(recs, proposer, judge, args) if args.search else
+                    proposer.propose(recs, args.samples, seed))
                 t_propose += time.time() - t_chunk
                 if earlier is not None:
                     n_reused += reuse_verdicts(chunk, candidates, earlier)
@@ -1249,12 +1283,7 @@ def run_eval(args):
                     if source is not None:
                         with open(os.path.join(args.out, "solutions", f"{policy.safe_name(rec['id'])}.py"), "w") as f:
                             f.write(source)
-                append_jsonl(samples_path,
-                             [{"task_id": str(rec["id"]), "sample": j, "completion": c["text"] if c["completion"] else None,
-                               "verdict": v.to_dict(),
-                               **{k: c[k] for k in ("traceback", "search") if c.get(k) is not None}}
-                              for rec, cands, vs in zip(chunk, candidates, verdicts)
-                              for j, (c, v) in enumerate(zip(cands, vs))])
+                append_jsonl(samples_path, sample_rows(chunk, candidates, verdicts))
                 append_jsonl(results_path, rows)  # last: a row on disk means everything else for it is there too
                 for row in rows:
                     n_done += 1
@@ -1291,47 +1320,21 @@ def propose_answers(args):
     if world_size() > 1:
         raise UsageError("--propose-only runs in one process (no torchrun)")
     records = load_tasks(args.tasks, args.limit, args.level)
-    if os.path.isfile(os.path.join(args.out, "results.jsonl")):
-        raise UsageError(f"--out {args.out} holds judged results; --propose-only writes answers alone: choose "
-                         "another --out")
-    open_out_dir(args)
+    open_out_dir(args)  # refuses a folder of judged answers
     samples_path = os.path.join(args.out, "samples.jsonl")
     _repair_tail(samples_path)
-    done = set()
-    if os.path.isfile(samples_path):
-        with open(samples_path) as f:
-            for line in f:
-                try:
-                    done.add(str(json.loads(line)["task_id"]))
-                except (ValueError, KeyError, TypeError):
-                    continue  # a torn line: that task is proposed again
+    done = read_rows(samples_path)  # a torn line's task is proposed again
     todo = [r for r in records if str(r["id"]) not in done]
     print(f"tasks {len(records)} | answered before {len(records) - len(todo)} | to propose {len(todo)} | "
           f"policy {args.policy} | samples {args.samples} | temperature {args.temperature:g} | not judged",
           flush=True)
     t0 = time.time()
     if todo:
-        import policy
-
-        try:
-            proposer = policy.make_policy(args.policy, args)
-        except policy.PolicySpecError as e:
-            raise UsageError(str(e)) from None
-        chunk_size = args.chunk_size or (args.gen_batch_size if isinstance(proposer, policy.ModelPolicy)
-                                         else 2 * args.workers)
-        needs_program = isinstance(proposer, policy.TeacherPolicy)
+        proposer, chunk_size, needs_program = make_proposer(args)
         for chunk_index, chunk in enumerate(chunks(todo, chunk_size)):
-            candidates = prepare_chunk(chunk, needs_program, args.shrink_to)
-            live = [i for i, c in enumerate(candidates) if c is None]
-            if live:
-                answers = proposer.propose([chunk[i] for i in live], args.samples, args.seed + chunk_index)
-                for i, answer in zip(live, answers):
-                    candidates[i] = answer
-            append_jsonl(samples_path,
-                         [{"task_id": str(rec["id"]), "sample": j, "completion": c["text"] if c["completion"] else None,
-                           "verdict": None, "error_type": c.get("error_type"),
-                           **{k: c[k] for k in ("traceback",) if c.get(k) is not None}}
-                          for rec, cands in zip(chunk, candidates) for j, c in enumerate(cands)])
+            candidates = chunk_candidates(chunk, needs_program, args,
+                                          lambda recs: proposer.propose(recs, args.samples, args.seed + chunk_index))
+            append_jsonl(samples_path, sample_rows(chunk, candidates))
             print(f"proposed {min(len(todo), (chunk_index + 1) * chunk_size)} of {len(todo)}", flush=True)
     print(f"proposed answers to {len(todo)} tasks in {time.time() - t0:.1f} s; judged none (--propose-only)",
           flush=True)

@@ -1401,7 +1401,7 @@ class _Worker:
         on_gpu = [s for s in task["ref_outs"] if any(r.data.device.type != "cpu" for r in s.refs)]
         moving = sum(s.nbytes for s in on_gpu)
         on_host = sum(s.nbytes for s in task["ref_outs"]) - moving
-        room = 0.75 * self.caps.get("rss_gb", 0.0) * (1 << 30) - on_host
+        room = self.host_room() - on_host
         if self.device != "cuda" or not moving or moving > room:
             return False
         e.__traceback__ = e.__context__ = e.__cause__ = None  # the failed run's frames and tensors go now
@@ -1411,6 +1411,10 @@ class _Worker:
         torch.cuda.empty_cache()
         self.timings["ref_gpu_trials"] = 0
         return True
+
+    def host_room(self):
+        """Bytes of reference outputs the job may keep on the host: 0.75 of its host memory cap."""
+        return 0.75 * self.caps.get("rss_gb", 0.0) * (1 << 30)
 
     def construct(self, job, stem, init_inputs):
         """Import the candidate from cwd/<stem>.py (Triton reads kernel source lines) with stdout/stderr muted
@@ -1665,7 +1669,7 @@ class _Worker:
                 if k == 0 and self.device == "cuda":
                     out_b, n_trials = _output_bytes(torch, out), len(task["seeds"])
                     exclusive = bool(job.get("exclusive"))
-                    host_room = 0.75 * self.caps.get("rss_gb", 0.0) * (1 << 30)
+                    host_room = self.host_room()
                     working = working_bytes(job, _output_bytes(torch, inputs), out_b, task["draw_on_device"])
                     cap = self.gpu_cap_bytes()
                     if not exclusive and working_set_over_share(working, cap):
