@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The H200 measurements behind LOG.md, in named sections so one device call can run several:
 #   bash gpu_run.sh noise judgetests search   # logs in /tmp/gpu_work, packed into $OUT/results.tgz after each
-# Sections: env train trainab rlab q4 noise judgetests verify teacher2 teacher2x3 teacher5 search search5 sft sftprofile rollout profile kernels rl kb kbab kbsearch replay convlayout kbprofile kbkernels fixcheck gsbg gswait gsab, in the order
-# given
+# Sections: env train trainab rlab q4 noise judgetests verify teacher2 teacher2x3 teacher5 search search5 sft
+# sftprofile rollout profile kernels rl kb kbab kbsearch replay convlayout kbprofile kbkernels fixcheck gsbg gswait
+# rllong gsab, in the order given
 # (one after another: run at once, 20+ judge workers on 16 cores starved each other, LOG.md). Every section is
 # time-boxed with `timeout` so one slow step cannot eat the whole call; each prints the end of its log.
 set -u
@@ -288,13 +289,14 @@ run_gsbg() {  # issue 21: the whole gpu-small pipeline (SFT, DRPO with the GRPO 
   # default cache); the teacher's KernelBench row from the session-10 sweep. GS_FLAGS: more train.py flags.
   # GS_TGZ: tar archives (gzip or xz) of $GS, space-separated (carry them instead of $GS when the folder is over the 64 MiB
   # the tree may take): the data, and an SFT run gswait exported on an earlier machine (runs/gsNN_sft.tgz, below),
-  # which the pipeline then resumes as finished. GS_AB=1: once the pipeline ends, the gsab section runs in the same
-  # background job (gswait waits for both).
+  # which the pipeline then resumes as finished. GS_AFTER: sections (e.g. "rllong gsab") that run, once the pipeline
+  # ends, in the same background job (gswait waits for them too); GS_AB=1 is GS_AFTER=gsab.
   section gsbg
   for t in ${GS_TGZ:-}; do tar xf "$t" && echo "unpacked $t: $(du -sh "$GS" | cut -f1)"; done
   mkdir -p ~/.cache/drtriton-lite && cp devout/baselines.json ~/.cache/drtriton-lite/baselines.json
-  local ab=""
-  [ "${GS_AB:-0}" = 1 ] && ab="; OUT= GS=$GS bash gpu_run.sh gsab >> /tmp/gs_pipeline.log 2>&1 < /dev/null"
+  local ab="" after=${GS_AFTER:-}
+  [ "${GS_AB:-0}" = 1 ] && after="${after:-gsab}"
+  [ -n "$after" ] && ab="; OUT= GS=$GS bash gpu_run.sh $after >> /tmp/gs_pipeline.log 2>&1 < /dev/null"
   setsid bash -c "echo \$\$ > /tmp/gs_pipeline.pid; timeout ${GS_S:-1500} $PY train.py --preset gpu-small \
     --out $GS --resume --device cuda --judge-workers 8 --kernelbench devdata/KernelBench \
     --pipeline-kernelbench-teacher 'results/kb-teacher-2026-12-01/level{level}' ${GS_FLAGS:-} \
@@ -352,14 +354,29 @@ for r in map(json.loads, open('$O/fix/results.jsonl'))]" 2>&1
   rm -rf "$O/fix/solutions"
 }
 
+run_rllong() {  # issue 21: DRPO and GRPO from the pipeline's SFT checkpoint ($GS/sft), each alone on the card, one
+  # after the other, RLLONG_S seconds each, with the pipeline's RL settings (--preset gpu-small), into
+  # $GS/rl_long_<loss>. Session 35: beside each other in the pipeline both got 4 steps in 130 s (verify 23-39 s a step,
+  # the two judges queue on one GPU lock); DRPO alone made 18 steps in 260 s. Then GSAB_NAMES="sft rl_long_drpo
+  # rl_long_grpo" bash gpu_run.sh gsab.
+  section rllong
+  for loss in ${RLLONG_LOSSES:-drpo grpo}; do
+    timeout $(( ${RLLONG_S:-260} + 90 )) $PY train.py --stage rl --preset gpu-small --init "$GS/sft" \
+      --tasks "$GS/data/tasks_rl.jsonl" --out "$GS/rl_long_$loss" --loss $loss --device cuda --judge-workers 8 \
+      --rl-time-limit-s ${RLLONG_S:-260} > "$GS/rl_long_$loss.log" 2>&1
+    echo "rl_long_$loss rc $?"; grep -E "^step|stopping|rror" "$GS/rl_long_$loss.log" | cut -c1-200 | tail -4
+  done
+}
+
 run_gsab() {  # issue 21: DRPO and GRPO against SFT on KernelBench level 1 without judging the answers they share:
-  # each checkpoint of a finished pipeline ($GS/sft, rl, rl_grpo) writes its greedy answers with the pipeline's
-  # generation settings (eval.py --propose-only), then bench.py kb-ab judges and times, on this card in one call,
-  # ABBA over KBAB_ROUNDS, only the tasks where an answer differs from SFT's. The level's Acc differs by the
-  # replayed tasks' Acc alone (the other answers are the same code). Logs and outputs in $GS (gswait's gs.tgz).
+  # each checkpoint of a finished pipeline ($GS/sft, rl, rl_grpo; GSAB_NAMES: others in $GS, the first the base)
+  # writes its greedy answers with the pipeline's generation settings (eval.py --propose-only), then bench.py kb-ab
+  # judges and times, on this card in one call, ABBA over KBAB_ROUNDS, only the tasks where an answer differs from
+  # the base's. The level's Acc differs by the replayed tasks' Acc alone (the other answers are the same code). Logs
+  # and outputs in $GS (gswait's gs.tgz).
   section gsab
   local names=""
-  for n in sft rl rl_grpo; do
+  for n in ${GSAB_NAMES:-sft rl rl_grpo}; do
     [ -d "$GS/$n" ] || { echo "gsab: no $GS/$n"; continue; }
     timeout ${GSAB_PROPOSE_S:-300} $PY eval.py --tasks devdata/KernelBench/level1 --policy "$GS/$n" --device cuda \
       --propose-only --temperature 0 --max-new-tokens 1536 --gen-batch-size 64 --chunk-size 100 \
