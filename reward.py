@@ -1199,7 +1199,8 @@ class _Worker:
             # next exclusive job's settle_gpu_memory sees its memory coming back. Released here, on session 34's
             # H100 two level-1 retries (20_LeakyReLU, 33_BatchNorm) ran out of memory in their references beside
             # 68.8 GB held by another worker of the same Judge, outside any job the lock allowed.
-            if lock and not (lock.held and self.will_recycle(job, exclusive, v)):
+            replaced = self.will_recycle(job, exclusive, v)
+            if lock and not (lock.held and replaced):
                 lock.release()
         # Whatever the verdict: a run that ended in an exception (the faithfulness run included) skipped the
         # identity check that follows each forward, and a patched worker must judge nothing else.
@@ -1210,7 +1211,7 @@ class _Worker:
         if self.printed_chars > (1 << 20):
             v.flags.append("printed_over_1MB")  # discarded; noted because it slows the judge
         v.timings["worker_s"] = round(time.perf_counter() - t0, 4)
-        recycle = bool(patched) or self.will_recycle(job, exclusive, v)
+        recycle = bool(patched) or replaced
         self.n_candidates += 1
         return {"type": "result", "nonce": job["nonce"], "verdict": v.to_dict(), "recycle": recycle}
 
