@@ -972,8 +972,7 @@ def test_an_oom_in_a_trial_moves_the_gpu_kept_references_to_the_host_where_it_ha
     w = object.__new__(reward._Worker)
     w.device, w.timings = "cuda", {}
     w.torch = SimpleNamespace(cuda=SimpleNamespace(empty_cache=lambda: events.append("empty_cache")))
-    task = {"ref_outs": [stored("cuda"), stored("cuda"), stored("cuda"), stored("cpu"),
-                                                stored("cpu")]}
+    task = {"ref_outs": [stored("cuda"), stored("cuda"), stored("cuda"), stored("cpu"), stored("cpu")]}
     w.caps = {"rss_gb": 40}   # 0.75 of it is 30 GB, 15 of them taken: no room for the 22.5 GB to move
     assert not w.refs_to_host(task, RuntimeError("CUDA out of memory")) and events == []
     w.caps = {"rss_gb": 60}   # 45 GB, 15 taken: room for 22.5
