@@ -172,7 +172,9 @@ def test_sft_two_ranks_equal_one_process_and_resume(tmp_path):
     assert [r["step"] for r in b] == [1, 2, 3, 4, 5]
     assert [r["completion_tokens"] for r in a] == [r["completion_tokens"] for r in b]
     for key in ("loss", "heldout_loss", "grad_norm", "lr"):
-        assert [r.get(key) for r in a] == pytest.approx([r.get(key) for r in b], rel=1e-5), key
+        # heldout_loss is logged on eval steps only: the same steps must carry it, with the same values
+        assert [key in r for r in a] == [key in r for r in b], key
+        assert [r[key] for r in a if key in r] == pytest.approx([r[key] for r in b if key in r], rel=1e-5), key
     assert a[-1]["loss"] < a[0]["loss"]  # it learns
     assert_same_params(trainable(one), trainable(two))
     run = json.loads((two / "run.json").read_text())

@@ -5,7 +5,7 @@ import glob
 import os
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-LADDER = ["synth", "teacher", "reward", "policy", "search", "eval", "train", "bench"]
+LADDER = ["synth", "teacher", "reward", "policy", "search", "eval", "train", "bench", "pipeline"]
 
 
 def sibling_imports(path):

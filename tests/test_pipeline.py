@@ -5,7 +5,7 @@ next, the held-out split, the per-level report), not what the model learns."""
 import json
 import os
 
-import train
+import pipeline
 
 TINY_FLAGS = ["--tiny-vocab", "400", "--tiny-hidden", "32", "--tiny-layers", "1", "--tiny-heads", "2",
               "--tiny-kv-heads", "1", "--tiny-intermediate", "64", "--tiny-max-positions", "8192"]
@@ -26,13 +26,13 @@ def test_pipeline_with_grpo_ablation_and_level2_eval(tmp_path):
              "--pipeline-ablation-loss", "grpo", "--judge-workers", "2", "--pipeline-max-seq-len", "8192",
              *TINY_FLAGS]
     # the data on its own first (as on a CPU box), then the rest reusing it (as on the GPU)
-    assert train.main(flags + ["--pipeline-data-only"]) == 0
+    assert pipeline.main(flags + ["--pipeline-data-only"]) == 0
     assert os.path.isfile(out / "data" / "pairs.jsonl") and not os.path.exists(out / "sft")
     pairs_before = (out / "data" / "pairs.jsonl").read_text()
     # SFT and its eval only (comparing SFT recipes); the full run below continues from its checkpoint
-    assert train.main(flags + ["--resume", "--pipeline-sft-only"]) == 0
+    assert pipeline.main(flags + ["--resume", "--pipeline-sft-only"]) == 0
     assert os.path.isfile(out / "eval_sft" / "results.jsonl") and not os.path.exists(out / "rl")
-    rc = train.main(flags + ["--resume"])
+    rc = pipeline.main(flags + ["--resume"])
     assert rc == 0
     assert (out / "data" / "pairs.jsonl").read_text() == pairs_before  # reused, not remade
     data = out / "data"

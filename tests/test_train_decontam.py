@@ -6,6 +6,7 @@ import shutil
 import pytest
 
 import synth
+import pipeline
 import train
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -25,7 +26,7 @@ def synthetic(n=12):
 def test_clean_training_set_passes(tmp_path, capsys):
     path = str(tmp_path / "tasks.jsonl")
     write_tasks(path, synthetic())
-    train.check_decontaminated([path], [os.path.join(SMALL, "level1"), os.path.join(SMALL, "level2")])
+    pipeline.check_decontaminated([path], [os.path.join(SMALL, "level1"), os.path.join(SMALL, "level2")])
     assert "none shares a normalised source" in capsys.readouterr().out
 
 
@@ -36,19 +37,19 @@ def test_a_kernelbench_file_in_the_training_set_fails_the_run(tmp_path):
     path = str(tmp_path / "tasks.jsonl")
     write_tasks(path, synthetic() + [leaked])
     with pytest.raises(train.UsageError, match=r"1 training tasks copy KernelBench files.*leak ~ " + level2):
-        train.check_decontaminated([path], [os.path.join(SMALL, "level2")])
+        pipeline.check_decontaminated([path], [os.path.join(SMALL, "level2")])
 
 
 def test_kernelbench_dirs_flag(tmp_path):
     class A:
         kernelbench = str(tmp_path)
     shutil.copytree(os.path.join(SMALL, "level1"), tmp_path / "level1")
-    assert train.kernelbench_dirs(A) == [str(tmp_path / "level1")]
+    assert pipeline.kernelbench_dirs(A) == [str(tmp_path / "level1")]
     A.kernelbench = "none"
-    assert train.kernelbench_dirs(A) == []
+    assert pipeline.kernelbench_dirs(A) == []
     A.kernelbench = str(tmp_path / "nothing")
     with pytest.raises(train.UsageError, match="no level1/ or level2/"):
-        train.kernelbench_dirs(A)
+        pipeline.kernelbench_dirs(A)
 
 
 def test_pipeline_drops_drawn_programs_that_match_kernelbench(tmp_path, monkeypatch, capsys):
@@ -66,7 +67,7 @@ def test_pipeline_drops_drawn_programs_that_match_kernelbench(tmp_path, monkeypa
     args = train.parse_args(["--out", str(tmp_path), "--device", "cpu", "--pipeline-ops", "unary",
                              "--pipeline-tasks", "8", "--pipeline-eval-tasks", "2", "--levels", "1",
                              "--judge-workers", "1"])
-    paths = train.synth_pipeline_tasks(args, str(tmp_path), [os.path.join(SMALL, "level1")])
+    paths = pipeline.synth_pipeline_tasks(args, str(tmp_path), [os.path.join(SMALL, "level1")])
     ids = [r["id"] for p in paths for r in synth.read_tasks(p)]
     assert victim["id"] not in ids and len(set(ids)) == 7
     assert f"dropped 1 drawn programs that match KernelBench files: {victim['id']} ~ 32_HardTanh.py" in \
@@ -80,16 +81,16 @@ def test_a_clean_verdict_is_kept_for_the_same_bytes(tmp_path, monkeypatch, capsy
     kb = [os.path.join(SMALL, "level1"), os.path.join(SMALL, "level2")]
     records = synthetic()
     write_tasks(path, records)
-    train.check_decontaminated([path], kb, record=record)
+    pipeline.check_decontaminated([path], kb, record=record)
     assert json.load(open(record))["tasks"] == len(records)
     calls = []
     real = synth.decontaminate
     monkeypatch.setattr(synth, "decontaminate", lambda recs, dirs: calls.append(len(recs)) or real(recs, dirs))
-    train.check_decontaminated([path], kb, record=record)
+    pipeline.check_decontaminated([path], kb, record=record)
     assert calls == [] and "clean when checked on" in capsys.readouterr().out
     level2 = sorted(f for f in os.listdir(os.path.join(SMALL, "level2")) if f.endswith(".py"))[0]
     with open(os.path.join(SMALL, "level2", level2)) as f:
         write_tasks(path, records + [{"id": "leak", "level": 2, "source": f.read()}])
     with pytest.raises(train.UsageError, match="1 training tasks copy KernelBench files"):
-        train.check_decontaminated([path], kb, record=record)
+        pipeline.check_decontaminated([path], kb, record=record)
     assert calls == [len(records) + 1]

@@ -7,6 +7,7 @@ import os
 import pytest
 
 import eval as eval_lib
+import pipeline
 import train
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -33,7 +34,7 @@ def test_pipeline_evaluates_checkpoints_and_teacher_on_kernelbench(tmp_path, cap
              "--judge-workers", "2", "--pipeline-max-seq-len", "8192", *TINY_FLAGS, *KB_FLAGS,
              "--pipeline-kernelbench-search", "2", "--pipeline-kernelbench-search-budget", "3",
              "--pipeline-parallel-ablation"]
-    assert train.main(flags) == 0
+    assert pipeline.main(flags) == 0
     stdout = capsys.readouterr().out
     # the GRPO ablation ran in a process of its own (SideStage), beside DRPO: its stages, evals and rows came back
     stages = json.load(open(out / "run.json"))["summary"]["stages"]
@@ -54,7 +55,7 @@ def test_pipeline_evaluates_checkpoints_and_teacher_on_kernelbench(tmp_path, cap
             eval_args = json.load(open(eval_dir / "run.json"))["args"]
             assert eval_args["tasks"] == os.path.join(SMALL, f"level{level}")
             assert eval_args["baseline"] == "eager" and eval_args["limit"] == 2 and eval_args["timeout_s"] == 120.0
-            assert eval_args["chunk_size"] == train.KB_CHUNK  # a level in one chunk
+            assert eval_args["chunk_size"] == pipeline.KB_CHUNK  # a level in one chunk
             assert eval_args["policy"] == ("teacher" if name == "teacher" else str(out / name))
             # an RL checkpoint's answer identical to the SFT checkpoint's takes its verdict
             assert eval_args["reuse_verdicts"] == (str(out / f"eval_sft_kb{level}") if name.startswith("rl")
@@ -103,16 +104,16 @@ def test_teacher_rows_read_from_an_earlier_sweep(tmp_path):
         with open(tmp_path / f"level{level}" / "results.jsonl", "w") as f:
             f.writelines(json.dumps(r) + "\n" for r in rows)
     args = train.parse_args(KB_FLAGS + ["--pipeline-kernelbench-teacher", str(tmp_path / "level{level}")])
-    kb_levels = train.kernelbench_eval_dirs(args, train.kernelbench_dirs(args))
+    kb_levels = pipeline.kernelbench_eval_dirs(args, pipeline.kernelbench_dirs(args))
     assert kb_levels == {"1": os.path.join(SMALL, "level1"), "2": os.path.join(SMALL, "level2")}
-    teacher = train.kernelbench_teacher(args, kb_levels, str(tmp_path / "run"))
+    teacher = pipeline.kernelbench_teacher(args, kb_levels, str(tmp_path / "run"))
     # level 1: 2 tasks, both correct (Acc 100%), one within 1e-4 (50%), one faster than eager (fast_1 50%),
     # geomean sqrt(2.0 * 0.5) = 1.00x; level 2: 1 task of 2 found, correct at 3.0x
     assert teacher["1"]["n_tasks"] == 2 and teacher["1"]["missing"] == 0
     assert (teacher["1"]["acc"], teacher["1"]["acc_kb_tol"], teacher["1"]["fast_1"]) == (1.0, 0.5, 0.5)
     assert teacher["1"]["geomean_speedup"] == pytest.approx(1.0)
     assert teacher["2"]["n_tasks"] == 1 and teacher["2"]["missing"] == 1 and teacher["2"]["fast_1"] == 1.0
-    lines = train.kernelbench_table({"sft": {"1": {"n_tasks": 2, "acc": 0.0, "acc_kb_tol": 0.0,
+    lines = pipeline.kernelbench_table({"sft": {"1": {"n_tasks": 2, "acc": 0.0, "acc_kb_tol": 0.0,
                                                    "speed_measured": False, "unfinished": 0},
                                              "2": {"n_tasks": 1, "acc": 0.0, "acc_kb_tol": 0.0,
                                                    "speed_measured": False, "unfinished": 1}}, "teacher": teacher})
@@ -158,21 +159,21 @@ def test_search_of_one_checkpoint_only(tmp_path, monkeypatch):
         seen.append((os.path.basename(out), "--search" in argv))
         return {"overall": {"n_tasks": 0}, "out": out}
 
-    monkeypatch.setattr(train, "evaluate", evaluate)
+    monkeypatch.setattr(pipeline, "evaluate", evaluate)
     base = ["--pipeline-kernelbench-eval", "2", "--pipeline-kernelbench-search", "2"]
     for flag, want in (("sft", [("eval_rl_kb2", False)]),
                        ("all", [("eval_rl_kb2", False), ("eval_rl_kb2_search", True)])):
         seen.clear()
         args = train.parse_args(base + ["--pipeline-kernelbench-search-checkpoints", flag])
-        got = train.evaluate_kernelbench(args, {"2": "kb/level2"}, "ckpt", str(tmp_path), "rl")
+        got = pipeline.evaluate_kernelbench(args, {"2": "kb/level2"}, "ckpt", str(tmp_path), "rl")
         assert seen == want and ("2+search" in got) == (flag == "all")
         seen.clear()
-        train.evaluate_kernelbench(args, {"2": "kb/level2"}, "ckpt", str(tmp_path), "sft")
+        pipeline.evaluate_kernelbench(args, {"2": "kb/level2"}, "ckpt", str(tmp_path), "sft")
         assert seen == [("eval_sft_kb2", False), ("eval_sft_kb2_search", True)]
     args = train.parse_args(base + ["--pipeline-kernelbench-search-checkpoints", "rl"])
     for name, searched in (("sft", False), ("rl", True), ("rl_grpo", False)):
         seen.clear()
-        got = train.evaluate_kernelbench(args, {"2": "kb/level2"}, "ckpt", str(tmp_path), name)
+        got = pipeline.evaluate_kernelbench(args, {"2": "kb/level2"}, "ckpt", str(tmp_path), name)
         assert seen == [(f"eval_{name}_kb2", False)] + ([(f"eval_{name}_kb2_search", True)] if searched else [])
         assert ("2+search" in got) == searched
     assert train.parse_args(["--preset", "gpu-small"]).pipeline_kernelbench_search_checkpoints == "rl"
@@ -181,16 +182,16 @@ def test_search_of_one_checkpoint_only(tmp_path, monkeypatch):
 def test_defaults_and_a_missing_benchmark(capsys):
     assert train.parse_args([]).pipeline_kernelbench_eval == ""  # the CPU default run does not grow
     # KernelBench evals judge with fewer, larger workers: --pipeline-kernelbench-workers, never above --judge-workers
-    argv = train.kernelbench_argv(train.parse_args(["--judge-workers", "8"]))
+    argv = pipeline.kernelbench_argv(train.parse_args(["--judge-workers", "8"]))
     assert argv[argv.index("--workers") + 1] == "4"
-    argv = train.kernelbench_argv(train.parse_args(["--judge-workers", "2"]))
+    argv = pipeline.kernelbench_argv(train.parse_args(["--judge-workers", "2"]))
     assert argv[argv.index("--workers") + 1] == "2" and "--stop-after-s" not in argv
     assert argv[argv.index("--chunk-size") + 1] == "100"  # level 1's exclusive retries are not split in two rounds
-    argv = train.kernelbench_argv(train.parse_args(["--pipeline-kernelbench-time-s", "300"]))
+    argv = pipeline.kernelbench_argv(train.parse_args(["--pipeline-kernelbench-time-s", "300"]))
     assert argv[argv.index("--stop-after-s") + 1] == "300" and "--max-new-tokens" not in argv
     # gpu-small's KernelBench answers may run longer than its rollouts (a 3-D conv's ~1,600 tokens), and the
     # flag overrides evaluate()'s --max-new-tokens (eval.py takes a flag's last value)
-    argv = train.kernelbench_argv(train.parse_args(["--preset", "gpu-small"]))
+    argv = pipeline.kernelbench_argv(train.parse_args(["--preset", "gpu-small"]))
     assert argv[argv.index("--max-new-tokens") + 1] == "3072"
     assert eval_lib.build_parser().parse_args(["--tasks", "t", "--policy", "p", "--out", "o", "--max-new-tokens", "1536"]
                                               + argv).max_new_tokens == 3072
@@ -200,10 +201,10 @@ def test_defaults_and_a_missing_benchmark(capsys):
     assert train.parse_args(["--preset", "gpu-small"]).pipeline_kernelbench_search == "2"
     assert train.parse_args([]).pipeline_kernelbench_search == ""
     args = train.parse_args(["--kernelbench", "none", "--pipeline-kernelbench-eval", "1,2"])
-    assert train.kernelbench_eval_dirs(args, train.kernelbench_dirs(args)) == {}
+    assert pipeline.kernelbench_eval_dirs(args, pipeline.kernelbench_dirs(args)) == {}
     assert "KernelBench eval skipped: no KernelBench folder (--kernelbench)" in capsys.readouterr().out
     args = train.parse_args(["--kernelbench", SMALL, "--pipeline-kernelbench-eval", "2"])
-    assert train.kernelbench_eval_dirs(args, [os.path.join(SMALL, "level1")]) == {}
+    assert pipeline.kernelbench_eval_dirs(args, [os.path.join(SMALL, "level1")]) == {}
     assert "KernelBench eval of level 2 skipped: no level2/ folder" in capsys.readouterr().out
 
 
@@ -219,7 +220,7 @@ def test_pipeline_style_renders_tasks_like_kernelbench(tmp_path):
                                  "--pipeline-tasks", "6", "--pipeline-eval-tasks", "2", "--levels", "1",
                                  "--judge-workers", "1", "--pipeline-style", style])
         os.makedirs(tmp_path / sub, exist_ok=True)
-        return [synth.read_tasks(p) for p in train.synth_pipeline_tasks(args, str(tmp_path / sub))]
+        return [synth.read_tasks(p) for p in pipeline.synth_pipeline_tasks(args, str(tmp_path / sub))]
 
     plain, styled = tasks("plain", "p"), tasks("kernelbench", "k")
     for a, b in zip(plain, styled):
@@ -243,7 +244,7 @@ def test_pipeline_rl_size_grows_the_rl_tasks_only(tmp_path):
                                  "--pipeline-rl-tasks", "3", "--judge-workers", "1", "--pipeline-style",
                                  "kernelbench", "--pipeline-rl-size", size])
         os.makedirs(tmp_path / sub, exist_ok=True)
-        return train.synth_pipeline_tasks(args, str(tmp_path / sub))
+        return pipeline.synth_pipeline_tasks(args, str(tmp_path / sub))
 
     small, big = run("cpu", "c"), run("gpu", "g")
     for i in (0, 2):  # SFT and eval tasks: the same bytes
@@ -263,16 +264,16 @@ def test_kernelbench_level1_evals_run_one_at_a_time(tmp_path):
     """kernelbench_lock: a second holder of level 1's lock (another stage's eval) cannot get it; level 2 takes none."""
     import fcntl
 
-    with train.kernelbench_lock(str(tmp_path), "1"):
+    with pipeline.kernelbench_lock(str(tmp_path), "1"):
         with open(tmp_path / ".kernelbench_level1.lock") as other, pytest.raises(BlockingIOError):
             fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
     with open(tmp_path / ".kernelbench_level1.lock") as other:
         fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)  # free again
-        with train.kernelbench_lock(str(tmp_path), "2"):
+        with pipeline.kernelbench_lock(str(tmp_path), "2"):
             pass  # level 2 does not wait for level 1's holder
 
 
-class FailingPipeline(train.Pipeline):
+class FailingPipeline(pipeline.Pipeline):
     """A side stage whose RL run dies (spawned: the child imports this module by name)."""
 
     def rl(self, name, loss, sft_dir, rl_path):
@@ -284,7 +285,7 @@ def test_a_failed_side_stage_is_reported_not_merged(tmp_path):
     """SideStage: a stage that dies in its own process leaves the pipeline's dicts as they were, and join says what
     broke and where its log is (run_all then writes the report and exits 2)."""
     pipe = FailingPipeline(train.parse_args([]), str(tmp_path), "eval.jsonl", {})
-    side = train.SideStage(pipe, "rl_grpo", "grpo", str(tmp_path / "sft"), "rl.jsonl")
+    side = pipeline.SideStage(pipe, "rl_grpo", "grpo", str(tmp_path / "sft"), "rl.jsonl")
     error = side.join()
     assert "the rl_grpo stage failed (exit code 1)" in error and "rl_grpo.log" in error
     log = (tmp_path / "rl_grpo.log").read_text()

@@ -5,6 +5,7 @@ import os
 import subprocess
 import sys
 
+import pipeline
 import train
 
 
@@ -17,21 +18,21 @@ def test_teacher_gets_absolute_paths(tmp_path, monkeypatch):
         open(cmd[cmd.index("--out") + 1], "w").close()  # as teacher.py would
         return subprocess.CompletedProcess(cmd, 0)
 
-    monkeypatch.setattr(train.subprocess, "run", fake_run)
+    monkeypatch.setattr(pipeline.subprocess, "run", fake_run)
     os.makedirs("runs/p/data")
     args = train.parse_args([])
-    train.teacher_pairs(args, "runs/p/data/tasks_sft.jsonl", "runs/p/data/pairs.jsonl", "runs/p/teacher.log")
+    pipeline.teacher_pairs(args, "runs/p/data/tasks_sft.jsonl", "runs/p/data/pairs.jsonl", "runs/p/teacher.log")
     [(cmd, cwd)] = calls
     assert cwd == train.HERE != str(tmp_path)
     assert cmd[cmd.index("--tasks") + 1] == str(tmp_path / "runs/p/data/tasks_sft.jsonl")
     assert cmd[cmd.index("--out") + 1] == str(tmp_path / "runs/p/data/pairs.jsonl")
     assert os.path.isfile(tmp_path / "runs/p/teacher.log")
     # the teacher's verdict cache: the default beside eval.py's baselines, a relative path made absolute, or none
-    assert cmd[cmd.index("--verdict-cache") + 1] == train.default_teacher_cache() == \
+    assert cmd[cmd.index("--verdict-cache") + 1] == pipeline.default_teacher_cache() == \
         os.path.join(os.environ["XDG_CACHE_HOME"], "drtriton-lite", "teacher_verdicts.jsonl")
     for flag, want in (("cache/v.jsonl", str(tmp_path / "cache/v.jsonl")), ("none", None)):
         os.remove("runs/p/data/pairs.jsonl")
-        train.teacher_pairs(train.parse_args(["--pipeline-teacher-cache", flag]), "runs/p/data/tasks_sft.jsonl",
+        pipeline.teacher_pairs(train.parse_args(["--pipeline-teacher-cache", flag]), "runs/p/data/tasks_sft.jsonl",
                             "runs/p/data/pairs.jsonl", "runs/p/teacher.log")
         cmd = calls[-1][0]
         assert (cmd[cmd.index("--verdict-cache") + 1] if "--verdict-cache" in cmd else None) == want
@@ -39,8 +40,8 @@ def test_teacher_gets_absolute_paths(tmp_path, monkeypatch):
 
 def test_run_dirs_are_absolute(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    assert train.pipeline_run_dir(train.parse_args(["--out", "runs/x"])) == str(tmp_path / "runs" / "x")
-    default = train.pipeline_run_dir(train.parse_args([]))
+    assert pipeline.pipeline_run_dir(train.parse_args(["--out", "runs/x"])) == str(tmp_path / "runs" / "x")
+    default = pipeline.pipeline_run_dir(train.parse_args([]))
     assert os.path.dirname(default) == str(tmp_path / "runs") and os.path.basename(default).startswith("pipeline-")
     args = train.parse_args(["--stage", "sft", "--pairs", "p.jsonl", "--out", "sft"])
     run_dir, ckpt = train.prepare_run_dir(args)
