@@ -583,9 +583,14 @@ def run_all(args):
     t_all = time.time()
     run_dir = eval_lib.broadcast_object(pipeline_run_dir(args))  # a default --out holds the time: rank 0's
     not_empty = os.path.isdir(run_dir) and os.listdir(run_dir) and not args.resume
+    missing = args.resume and not os.path.isdir(run_dir)
     eval_lib.barrier()  # every rank has looked before rank 0 writes there
     if not_empty:
         raise train.UsageError(f"{run_dir} is not empty; pass --resume to continue it or choose another --out")
+    if missing:
+        raise train.UsageError(f"--resume: run directory not found: {run_dir}")
+    if eval_lib.is_main():
+        train.check_writable(run_dir, "--out")
     data_dir = os.path.join(run_dir, "data")
     os.makedirs(data_dir, exist_ok=True)
     args.out = run_dir

@@ -125,6 +125,10 @@ class UsageError(Exception):
     """A bad flag combination or a missing/unreadable input: reported in one line, exit code 2."""
 
 
+class CheckpointError(Exception):
+    """A run that cannot go on from its checkpoints (every one damaged): reported in one line, exit code 1."""
+
+
 # ----------------------------------------------------------------------------------------------------
 # Flags. Presets only change defaults; any flag given on the command line wins.
 
@@ -232,9 +236,25 @@ RUNTIME_FLAGS = {"resume", "out", "stop_after", "device", "judge_workers"}
 KERNELBENCH_LEVELS = ("1", "2")
 
 
+class DefaultsFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """--help shows each flag's default once: not where the help text already says it, nor for flags without one."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if "default" in text or action.default in (None, argparse.SUPPRESS):
+            return text
+        return super()._get_help_string(action)
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """A bad flag is one line on stderr (exit code 2), not the usage of 115 flags before it."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0],
-                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p = OneLineParser(description=__doc__.split("\n")[0], formatter_class=DefaultsFormatter)
     p.add_argument("--stage", choices=["all", "sft", "rl"], default="all",
                    help="all = the whole offline pipeline (synth, teacher, SFT, RL, eval); sft; rl")
     p.add_argument("--preset", choices=sorted(PRESETS), default="tiny", help="a named recipe of defaults")
@@ -472,10 +492,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def parse_args(argv):
-    """Parse twice: first to find --preset, then with the preset's values as defaults."""
+    """Find --preset first, then parse with the preset's values as defaults (so --help shows the defaults that
+    apply: `--preset gpu-small --help` shows gpu-small's)."""
+    pre = argparse.ArgumentParser(add_help=False)
+    pre.add_argument("--preset", default="tiny")
+    known, _ = pre.parse_known_args(argv)
     parser = build_parser()
-    known, _ = parser.parse_known_args(argv)
-    parser.set_defaults(**PRESETS[known.preset])
+    parser.set_defaults(**PRESETS.get(known.preset, {}))  # an unknown name is the full parser's error
     args = parser.parse_args(argv)
     args.argv = list(argv)
     check_args(parser, args)
@@ -768,6 +791,56 @@ def export_run(run_dir, out_dir, dtype="bf16") -> str:
 def load_trainer_state(ckpt_dir) -> dict:
     # weights_only=False: the file holds numpy RNG state and plain Python objects that we wrote ourselves.
     return torch.load(os.path.join(ckpt_dir, "trainer_state.pt"), map_location="cpu", weights_only=False)
+
+
+def checkpoint_problem(ckpt_dir) -> str | None:
+    """None if every file a resume reads from this checkpoint is whole, else '<file>: <what is wrong>'. Checked
+    without building the model: JSON files parse, safetensors headers match their file sizes, and the trainer
+    state's zip archive passes its CRC check (a truncated or overwritten torch.save fails it)."""
+    import zipfile
+
+    from safetensors import SafetensorError, safe_open
+
+    need = [os.path.join(ckpt_dir, "trainer_state.pt"), os.path.join(ckpt_dir, "args.json"),
+            os.path.join(ckpt_dir, "policy", "policy.json")]
+    found = [os.path.join(root, name) for root, _, names in os.walk(os.path.join(ckpt_dir, "policy"))
+             for name in names if name.endswith((".json", ".safetensors"))]
+    for path in dict.fromkeys(need + sorted(found)):
+        try:
+            if path.endswith(".json"):
+                with open(path) as f:
+                    json.load(f)
+            elif path.endswith(".safetensors"):
+                with safe_open(path, framework="pt") as f:
+                    f.keys()
+            else:
+                with zipfile.ZipFile(path) as z:
+                    bad = z.testzip()
+                if bad is not None:
+                    return f"{path}: member {bad} fails its CRC check"
+        except FileNotFoundError:
+            return f"{path}: missing"
+        except (OSError, ValueError, zipfile.BadZipFile, SafetensorError) as e:  # JSON and UTF-8 errors are ValueErrors
+            return f"{path}: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else 'unreadable'}"
+    return None
+
+
+def latest_intact_checkpoint(run_dir):
+    """The newest checkpoint of `run_dir` whose files are whole (checkpoint_problem), saying which newer ones were
+    skipped and why; None if there is none at all. A run whose every checkpoint is damaged fails, naming the
+    newest one's damaged file, rather than quietly starting over."""
+    ckpts = checkpoint_dirs(run_dir)
+    problems = []
+    for ckpt in reversed(ckpts):
+        problem = checkpoint_problem(ckpt)
+        if problem is None:
+            for skipped in problems:
+                print(f"note: skipping a damaged checkpoint ({skipped}); resuming from {ckpt}", flush=True)
+            return ckpt
+        problems.append(problem)
+    if problems:
+        raise CheckpointError(f"no intact checkpoint in {run_dir}; the newest is damaged: {problems[0]}")
+    return None
 
 
 def rank_rng(state) -> dict:
@@ -1523,12 +1596,24 @@ def _open_run_dir(args):
     if args.resume:
         if not os.path.isdir(run_dir):
             raise UsageError(f"--resume: run directory not found: {run_dir}")
-        ckpts = checkpoint_dirs(run_dir)
-        return run_dir, (ckpts[-1] if ckpts else None)
+        check_writable(run_dir, "--out")
+        return run_dir, latest_intact_checkpoint(run_dir)
     if checkpoint_dirs(run_dir):
         raise UsageError(f"{run_dir} already holds checkpoints; pass --resume to continue it or choose another --out")
-    os.makedirs(run_dir, exist_ok=True)
+    check_writable(run_dir, "--out")
     return run_dir, None
+
+
+def check_writable(path, flag):
+    """Make directory `path` and prove a file can be written there, before any work that would be lost otherwise."""
+    try:
+        os.makedirs(path, exist_ok=True)
+        probe = os.path.join(path, f".write-test-{os.getpid()}")
+        with open(probe, "w") as f:
+            f.write("ok")
+        os.remove(probe)
+    except OSError as e:
+        raise UsageError(f"{flag} {path} is not writable: {e.strerror or e}") from None
 
 
 def args_from_checkpoint(args, ckpt_dir):
@@ -1820,12 +1905,30 @@ def main(argv=None, run_pipeline=None) -> int:
     except (UsageError, eval_lib.UsageError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    except CheckpointError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"\ninterrupted: {resume_hint(args)}", file=sys.stderr)
+        return 130
     finally:
         eval_lib.cleanup_distributed(finished)
     return 0
 
 
-if __name__ == "__main__":
-    import pipeline  # the entry point alone reaches up the ladder: `python train.py` runs the whole pipeline
+def resume_hint(args) -> str:
+    """What continues an interrupted run: the stages read every flag back from the checkpoint; the pipeline needs
+    its flags again (each of its stages reuses what is on disk)."""
+    if not args.out:
+        return "nothing was written yet; run the command again"
+    if args.stage in ("sft", "rl"):
+        return f"continue it with: python train.py --stage {args.stage} --out {args.out} --resume"
+    return f"continue it with the same command plus --resume --out {args.out}"
 
-    eval_lib.exit_process(main(run_pipeline=pipeline.run_all))  # a torchrun rank leaves past the interpreter's teardown (eval.exit_process)
+
+if __name__ == "__main__":
+    # The entry point alone reaches up the ladder, so that `python train.py` runs the whole pipeline. It goes
+    # through pipeline.main, so one copy of this module (`train`, not `__main__`) runs and raises everything.
+    import pipeline
+
+    eval_lib.exit_process(pipeline.main())  # a torchrun rank leaves past the interpreter's teardown (eval.exit_process)
