@@ -184,7 +184,8 @@ def read_task_set(path, level=None):
         dir_level = level_of_path(os.path.dirname(os.path.abspath(files[0])))
         records = []
         for fp in files:
-            rec = {"id": os.path.basename(fp)[:-3], "level": dir_level, "source": "", "ops": None, "seed": None}
+            rec = {"id": os.path.basename(fp)[:-3], "level": dir_level, "source": "", "ops": None, "seed": None,
+                   "file": os.path.abspath(fp)}  # named by the task's import errors
             try:
                 with open(fp, encoding="utf-8") as f:
                     rec["source"] = f.read()
@@ -219,7 +220,7 @@ def program_of(record):
     prog = record.get("program")
     if prog and "nodes" in prog:
         return prog
-    return synth.load_task(record["source"])
+    return synth.load_task(record["source"], filename=record.get("file"))
 
 
 def compute_index(program):
