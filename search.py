@@ -78,6 +78,7 @@ import subprocess
 import sys
 import time
 
+import synth
 from reward import DRAW_ERRORS, draw_inputs, exception_text, gpu_timing, judge_candidates, solution_text
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -1131,8 +1132,7 @@ def _bar(total, progress, desc):
 def build_parser():
     import teacher  # its plan flags (teacher imports no torch)
 
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0],
-                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p = synth.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--task", required=True,
                    help="a KernelBench-format .py task, a synthetic JSONL (every task) or JSONL:ID (one task)")
     p.add_argument("--policy", required=True,
@@ -1159,7 +1159,7 @@ def build_parser():
                    help="timed runs per candidate (cuda only); fewer than eval.py's 100 because search times every "
                         "fragment and cover; time the result with eval.py for a reported speedup")
     p.add_argument("--seed", type=int, default=0, help="seed of trial inputs, sampling and the teacher")
-    teacher.add_plan_flags(p, "each a candidate per fragment (issue 20); the fastest correct is the fragment's kernel")
+    teacher.add_plan_flags(p, "each a candidate per fragment; the fastest correct is the fragment's kernel")
     p.add_argument("--max-new-tokens", type=int, default=2048, help="generation length limit, tokens (model policies)")
     p.add_argument("--temperature", type=float, default=None, help="sampling temperature; default 0 for K=1, else 0.8")
     p.add_argument("--top-p", type=float, default=0.95, help="nucleus sampling mass")
@@ -1197,32 +1197,37 @@ def make_proposer(args):
 
 
 def main(argv=None):
+    """`python search.py`: a bad flag or input is one line and exit code 2 (parser.error), found before --out is
+    written; a model that will not load (policy.ModelLoadError) ends in synth.run_main's one line, exit code 1."""
     parser = build_parser()
     argv = sys.argv[1:] if argv is None else list(argv)
     args = parser.parse_args(argv)
     if args.temperature is None:
         args.temperature = 0.0 if args.samples == 1 else 0.8
-    for name in ("max_fragment", "samples", "beam", "workers", "trials"):
-        if getattr(args, name) < 1:
-            parser.error(f"--{name.replace('_', '-')} must be >= 1")
+    for name in ("max_fragment", "samples", "beam", "workers", "trials", "limit", "sample_budget"):
+        if getattr(args, name) is not None and getattr(args, name) < 1:
+            parser.error(f"--{name.replace('_', '-')} must be >= 1, got {getattr(args, name)}")
+    for name in ("timeout_s", "time_budget_s"):
+        if getattr(args, name) is not None and getattr(args, name) <= 0:
+            parser.error(f"--{name.replace('_', '-')} must be > 0, got {getattr(args, name)}")
     try:
         records = load_records(args.task, args.limit, args.level)
+        synth.check_out_path(args.out, "--out", is_dir=True)
     except (SearchError, OSError, ValueError) as e:
-        parser.error(str(e))
+        parser.error(synth.one_line(e))
+    from policy import ModelNotFoundError, PolicySpecError
     from reward import Judge
 
+    try:  # the model loads before --out is made: a model that will not load leaves no half-made folder
+        proposer = make_proposer(args)
+    except (PolicySpecError, ModelNotFoundError) as e:  # a bad --policy/--engine, a model path that is not there
+        parser.error(f"--policy {args.policy}: {exception_text(e)}")
     os.makedirs(args.out, exist_ok=True)
     args.out = os.path.abspath(args.out)  # run.json's paths hold from any working directory
     if os.path.exists(args.task):
         args.task = os.path.abspath(args.task)
     write_json_atomic(os.path.join(args.out, "run.json"),
                       {"args": vars(args), "argv": ["python", "search.py"] + argv, **run_info()})
-    from policy import PolicySpecError
-
-    try:
-        proposer = make_proposer(args)
-    except (PolicySpecError, OSError, ValueError) as e:  # a bad --policy/--engine, a model that will not load
-        parser.error(f"--policy {args.policy}: {exception_text(e)}")
     print(f"tasks {len(records)} | policy {args.policy} | device {args.device} | max-fragment {args.max_fragment} | "
           f"samples {args.samples} | beam {args.beam} | speed {'measured' if args.device == 'cuda' else 'not measured: CPU covers prefer most ops in Triton, fewest fragments'}",
           flush=True)
@@ -1288,4 +1293,4 @@ def _cover_str(cover):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(synth.run_main(main, on_interrupt="interrupted; the tasks finished so far are in --out (summary.jsonl)"))

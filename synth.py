@@ -2129,6 +2129,14 @@ def _work(args):
     return level, index, salt, rec, why
 
 
+def _ignore_sigint():
+    """Pool workers leave Ctrl-C to the parent (the terminal sends it to the whole process group), which stops
+    them; otherwise each would print its own KeyboardInterrupt traceback."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def generate(num_programs: int, levels: list[int], seed: int, budget: Budget, workers: int = 1,
              progress: bool = True, ops: str | None = None, style: str = "plain",
              anchored: float = 0.0) -> tuple[list[dict], dict]:
@@ -2150,7 +2158,7 @@ def generate(num_programs: int, levels: list[int], seed: int, budget: Budget, wo
     pool = None
     if workers > 1:
         import multiprocessing as mp
-        pool = mp.get_context("spawn").Pool(workers)
+        pool = mp.get_context("spawn").Pool(workers, initializer=_ignore_sigint)
     try:
         redo: list[tuple] = []  # duplicates to redraw with the next salt, in a deterministic order
         while any(len(accepted[lv]) < per_level[lv] for lv in levels):
@@ -2179,6 +2187,10 @@ def generate(num_programs: int, levels: list[int], seed: int, budget: Budget, wo
                 seen.add(rec["hash"])
                 accepted[lv].append(rec)
                 bar.update(1)
+    except BaseException:  # Ctrl-C or an error: the queued work is dropped, not waited for
+        if pool:
+            pool.terminate()
+        raise
     finally:
         if pool:
             pool.close()
@@ -3033,7 +3045,7 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefau
 
     def _get_help_string(self, action):
         text = action.help or ""
-        if "default" in text.lower() or action.default in (None, False, argparse.SUPPRESS):
+        if "default" in text.lower() or any(action.default is v for v in (None, False, argparse.SUPPRESS)):
             return text
         return super()._get_help_string(action)
 
@@ -3074,6 +3086,15 @@ def run_main(main, argv=None, prog=None, on_interrupt="interrupted") -> int:
         code, text = EXIT_INTERRUPTED, one_line(on_interrupt() if callable(on_interrupt) else on_interrupt)
     print(f"{prog}: error: {text}" if code != EXIT_INTERRUPTED else f"{prog}: {text}", file=sys.stderr, flush=True)
     return code
+
+
+def command_line(script: str, argv, add=()) -> str:
+    """The shell command that runs `script` with `argv` and the flags of `add` it lacks (for the line that says
+    how to go on after Ctrl-C: `python train.py ... --resume`)."""
+    import shlex
+
+    argv = list(argv) + [a for a in add if a not in argv]
+    return shlex.join(["python", script] + argv)
 
 
 def check_out_path(path: str, flag: str = "--out", is_dir: bool = False) -> None:
