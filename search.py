@@ -192,6 +192,10 @@ def read_task_set(path, level=None):
                     rec["source"] = f.read()
             except (OSError, UnicodeDecodeError) as e:
                 rec["import_error"] = exception_text(e)
+            else:
+                rec["import_error"] = task_file_error(rec["source"], rec["file"])
+            if rec["import_error"] is None:
+                del rec["import_error"]
             records.append(rec)
     else:
         records = synth.read_tasks(path)
@@ -199,6 +203,18 @@ def read_task_set(path, level=None):
         for rec in records:
             rec["level"] = str(level)
     return records
+
+
+def task_file_error(source, path):
+    """Why a task file cannot be a task, found without running it: a syntax error or no `class Model` at the top
+    level, as one line naming the user's file (the judge would otherwise name the temp file it runs); else None."""
+    try:
+        tree = ast.parse(source, filename=path)
+    except SyntaxError as e:
+        return f"{path}:{e.lineno}: SyntaxError: {e.msg}"
+    if not any(isinstance(node, ast.ClassDef) and node.name == "Model" for node in tree.body):
+        return f"{path}: no class Model at the top level (a task defines Model, get_inputs and get_init_inputs)"
+    return None
 
 
 def trace_task(record):

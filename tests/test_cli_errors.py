@@ -158,6 +158,17 @@ def test_teacher_import_errors_name_the_file(files, capsys):
     assert "teacher_bug" not in out
 
 
+def test_task_files_that_cannot_be_tasks_are_failed_rows_naming_the_file(files):
+    """eval.py and search.py read task folders through search.read_task_set: a syntax error or a missing Model is
+    that task's import_error naming the user's file and line (the judge would name its temp file), found without
+    running the file; the other tasks are unaffected."""
+    recs = {r["id"]: r for r in search.read_task_set(files["bad"])}
+    syntax, nomodel = os.path.join(files["bad"], "syntax.py"), os.path.join(files["bad"], "nomodel.py")
+    assert recs["syntax"]["import_error"] == f"{syntax}:2: SyntaxError: invalid syntax"
+    assert recs["nomodel"]["import_error"].startswith(f"{nomodel}: no class Model")
+    assert "import_error" not in search.read_task_set(KB_TASK)[0]
+
+
 def test_teacher_ctrl_c_is_one_line_and_writes_nothing(tmp_path, capsys):
     tasks = tmp_path / "tasks.jsonl"
     tasks.write_text(json.dumps(GOOD_RECORD) + "\n")
