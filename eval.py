@@ -670,6 +670,8 @@ def check_args(args):
     if not os.path.exists(args.tasks):
         raise UsageError(f"--tasks {args.tasks!r} does not exist")
     synth.check_out_path(args.out, "--out", is_dir=True)  # before a model loads or a task is judged
+    if args.policy_kind == "checkpoint":  # a torn policy.json is named now, before --out is made
+        policy.read_policy_json(policy.resolve_checkpoint(args.policy))
     if args.policy_kind == "model" and not os.path.isdir(args.policy[len("model:"):]):
         try:  # a hub id: fails in seconds when it is not cached and the hub cannot be reached
             policy.check_model_source(args.policy[len("model:"):])
