@@ -398,6 +398,34 @@ def read_policy_json(ckpt) -> dict:
     return saved
 
 
+def check_saved_policy(ckpt) -> None:
+    """Raise CheckpointError naming the first torn file of a save_policy directory, without loading a model:
+    policy.json, the tokenizer's tokenizer.json, and the header of each .safetensors file of its weights (safetensors
+    checks the header against the file's size, so a truncated file fails). train.py's --resume uses it to fall
+    back to the newest intact checkpoint."""
+    import glob
+
+    from safetensors import SafetensorError, safe_open
+
+    saved = read_policy_json(ckpt)
+    tok = os.path.join(str(ckpt), "tokenizer", "tokenizer.json")
+    if os.path.exists(tok):
+        try:
+            with open(tok) as f:
+                json.load(f)
+        except (json.JSONDecodeError, UnicodeDecodeError) as e:
+            raise CheckpointError(tok, f"not valid JSON ({e})") from None
+    weights_dir = os.path.join(str(ckpt), "model" if saved["kind"] == "full" else "adapter")
+    if not os.path.isdir(weights_dir):
+        raise CheckpointError(weights_dir, "missing (policy.json names a saved model here)")
+    for path in sorted(glob.glob(os.path.join(weights_dir, "*.safetensors"))):
+        try:
+            with safe_open(path, "pt"):
+                pass
+        except (SafetensorError, OSError) as e:
+            raise CheckpointError(path, f"cannot be read ({e})") from None
+
+
 def _load_tokenizer(path, local_files_only=False):
     from transformers import AutoTokenizer
 

@@ -295,11 +295,17 @@ def test_corrupt_checkpoint_files_are_named(tmp_path):
     (torn_json / "policy.json").write_text('{"kind": "full", "ba')
     weights = torn_weights / "model" / "model.safetensors"
     weights.write_bytes(weights.read_bytes()[:100])
-    for ckpt, bad_file in ((torn_json, torn_json / "policy.json"), (torn_weights, weights)):
-        with pytest.raises(policy.CheckpointError) as e:
-            policy.load_policy(str(ckpt), device="cpu")
-        assert e.value.path == str(bad_file) and str(bad_file) in str(e.value) and "\n" not in str(e.value)
-        assert isinstance(e.value, synth.RunError)
+    torn_body = tmp_path / "torn_body"  # the header intact, the tensors cut short
+    shutil.copytree(good, torn_body)
+    body = torn_body / "model" / "model.safetensors"
+    body.write_bytes(body.read_bytes()[:-1000])
+    for ckpt, bad_file in ((torn_json, torn_json / "policy.json"), (torn_weights, weights), (torn_body, body)):
+        for check in (lambda c: policy.load_policy(c, device="cpu"), policy.check_saved_policy):
+            with pytest.raises(policy.CheckpointError) as e:
+                check(str(ckpt))
+            assert e.value.path == str(bad_file) and str(bad_file) in str(e.value) and "\n" not in str(e.value)
+            assert isinstance(e.value, synth.RunError)
+    policy.check_saved_policy(str(good))
     assert policy.load_policy(str(good), device="cpu").base == "tiny"
 
 
