@@ -89,7 +89,6 @@ CUDA_VISIBLE_DEVICES to its own GPU after its CUDA context is up, so its judge w
 GPU (init_distributed). Model samples are seeded per rank and chunk, so N processes draw other samples than one.
 On CPU the same works with gloo (`torchrun --nproc-per-node 2 eval.py ... --device cpu`), each rank with its judge.
 """
-import argparse
 import contextlib
 import json
 import math

@@ -39,7 +39,6 @@ Differences from a textbook setup, on purpose:
 Usage (a smoke test of the tiny default):
     python policy.py --corpus tasks.jsonl --prompt-file task.py --max-new-tokens 64
 """
-import argparse
 import contextlib
 import dataclasses
 import functools

@@ -64,7 +64,6 @@ workers stay busy at KernelBench sizes (one task's fragments did not fill 8 work
 counts from the start of the chunk.
 Not bit-reproducible: model samples are seeded per fragment batch; CUDA times vary run to run.
 """
-import argparse
 import ast
 import contextlib
 import hashlib
