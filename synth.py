@@ -2711,7 +2711,6 @@ def read_tasks(path: str) -> list[dict]:
     if not os.path.exists(path):
         raise FileNotFoundError(f"task file {path} does not exist")
     recs = []
-    lineno = 0
     try:
         with open(path, encoding="utf-8") as f:
             for lineno, line in enumerate(f, 1):
@@ -2725,7 +2724,7 @@ def read_tasks(path: str) -> list[dict]:
                     raise ValueError(f"{path}:{lineno}: a task record needs 'id' and 'source'")
                 recs.append(rec)
     except UnicodeDecodeError as e:
-        raise ValueError(f"{path}:{lineno + 1}: not UTF-8 text ({e.reason})") from None
+        raise ValueError(f"{path}: not UTF-8 text ({e.reason})") from None
     if not recs:
         raise ValueError(f"{path}: no task records (the file is empty)")
     return recs
