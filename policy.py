@@ -362,7 +362,8 @@ def check_model_source(name) -> bool:
     why = "HF_HUB_OFFLINE is set" if constants.HF_HUB_OFFLINE else f"{constants.ENDPOINT} cannot be reached"
     raise ModelLoadError(f"model {name!r} is not a local directory nor in the hub cache ({constants.HF_HUB_CACHE}), "
                          f"and {why}: download it where there is network (huggingface-cli download {name} "
-                         f"--local-dir DIR), then pass that DIR in place of the id (--model DIR; eval.py --policy model:DIR)")
+                         f"--local-dir DIR), then pass that DIR in place of the id (--model DIR; eval.py --policy "
+                         f"model:DIR)")
 
 
 def _local_file(path, *names):

@@ -3890,5 +3890,5 @@ if __name__ == "__main__":
         return policy.task_prompt(source)
 
     sys.exit(synth.run_main(lambda argv: main(argv, verify_by_policy=verify_by_policy, task_prompt=task_prompt),
-                            on_interrupt="interrupted; nothing was written to --out (it is written at the end; verdicts "
-                                         "judged so far stay in --verdict-cache)"))
+                            on_interrupt="interrupted; nothing was written to --out (it is written at the end; "
+                                         "verdicts judged so far stay in --verdict-cache)"))

@@ -109,8 +109,8 @@ def test_synth_ctrl_c_is_one_line_and_writes_nothing(tmp_path):
     """Ctrl-C reaches the whole process group, the spawn pool's workers included: one line, exit 130, no
     traceback from any process, and no --out."""
     out = tmp_path / "tasks.jsonl"
-    proc = subprocess.Popen([sys.executable, "synth.py", "--num-programs", "20000", "--workers", "2", "--out", str(out)],
-                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    proc = subprocess.Popen([sys.executable, "synth.py", "--num-programs", "20000", "--workers", "2",
+                             "--out", str(out)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
     time.sleep(6)  # the pool is up and drawing
     os.killpg(proc.pid, signal.SIGINT)
@@ -363,4 +363,5 @@ def test_help_shows_each_default_once(main, argv, capsys):
     twice = [f for f in flags if f.count("(default:") > 1]
     assert not twice, twice
     if main is synth.main:
-        assert "--seed SEED master seed; the same seed gives a byte-identical file (default: 0)" in " ".join(text.split())
+        flat = " ".join(text.split())
+        assert "--seed SEED master seed; the same seed gives a byte-identical file (default: 0)" in flat
