@@ -86,7 +86,8 @@ def files(tmp_path):
 @pytest.mark.parametrize("argv, words", [
     (["--workers", "0"], ["--workers must be >= 1"]),
     (["--max-flops", "-1"], ["--max-flops must be >= 1"]),
-    (["--decontaminate", "MISSING"], ["--decontaminate", "missing.jsonl"]),
+    (["--decontaminate", "MISSING", "--against", os.path.join(ROOT, "tests", "kernelbench")],
+     ["--decontaminate", "missing.jsonl"]),
     (["--out", "UNWRITABLE"], ["--out", "afile"]),
     (["--out", "EMPTY_DIR"], ["--out", "is a directory"]),
 ])
