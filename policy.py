@@ -347,7 +347,9 @@ def check_model_source(name) -> bool:
     name = str(name)
     if os.path.isdir(name):
         return False
-    if os.path.exists(name) or name.startswith((".", "/", "~")) or name.count("/") > 1:
+    if os.path.exists(name):
+        raise ModelNotFoundError(f"model {name}: not a directory (a model is a directory or a hub id)")
+    if name.startswith((".", "/", "~")) or name.count("/") > 1:
         raise ModelNotFoundError(f"model {name}: no such directory")
     from huggingface_hub import constants, try_to_load_from_cache
 
@@ -548,8 +550,9 @@ def load_policy(model=None, *, corpus_texts=None, run_dir=None, tiny_sizes=None,
         base_name = str(model)
         local_only = check_model_source(base_name)
         if os.path.isdir(base_name):
-            with _loading(base_name, *weights, "tokenizer.json"):
+            with _loading(base_name, "tokenizer.json", "tokenizer_config.json"):
                 tokenizer = _load_tokenizer(base_name)
+            with _loading(base_name, *weights):
                 hf_model = _load_hf_base(base_name, dtype, load_in_4bit, device)
         else:
             tokenizer = _load_tokenizer(base_name, local_files_only=local_only)
