@@ -75,6 +75,8 @@ import subprocess
 import sys
 import time
 
+import synth
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -1457,7 +1459,7 @@ def kb_ab_select(answers, results, only):
     picked = sorted((t for t in known if t in wanted or t.split("_", 1)[0] in wanted), key=kb_order)
     missing = wanted - set(picked) - {t.split("_", 1)[0] for t in picked}
     if missing:
-        sys.exit(f"kb-ab: --only names tasks none of the runs has: {', '.join(sorted(missing))}")
+        raise synth.UsageError(f"kb-ab: --only names tasks none of the runs has: {', '.join(sorted(missing))}")
     return picked
 
 
@@ -1540,9 +1542,9 @@ def cmd_kb_ab(args):
     import shutil
 
     if len(args.results) < 2:
-        sys.exit("kb-ab: give at least two --results folders (the first is the base)")
+        raise synth.UsageError("kb-ab: give at least two --results folders (the first is the base)")
     if args.rounds < 1:
-        sys.exit(f"kb-ab: --rounds must be >= 1 (got {args.rounds})")
+        raise synth.UsageError(f"kb-ab: --rounds must be >= 1 (got {args.rounds})")
     labels = []
     for i, d in enumerate(args.results):
         label = os.path.basename(os.path.normpath(d))
@@ -1699,7 +1701,7 @@ def surface_groups(paths: list[str]) -> dict[str, list[dict]]:
         if os.path.isdir(path):
             files = synth.kernelbench_files([path])
             if not files:
-                sys.exit(f"kb-surface: no .py files under {path}")
+                raise synth.UsageError(f"kb-surface: no .py files under {path}")
             name = os.path.basename(os.path.normpath(path))
             parent = os.path.basename(os.path.dirname(os.path.normpath(path)))
             groups[f"{parent} {name}"] = []
@@ -1711,10 +1713,10 @@ def surface_groups(paths: list[str]) -> dict[str, list[dict]]:
             with open(path) as fh:
                 rows = [json.loads(line) for line in fh if line.strip()]
         except (OSError, ValueError) as e:
-            sys.exit(f"kb-surface: {path}: not a readable task JSONL or folder ({e})")
+            raise synth.UsageError(f"kb-surface: {path}: not a readable task JSONL or folder ({e})")
         rows = [r for r in rows if isinstance(r, dict) and isinstance(r.get("source"), str)]
         if not rows:
-            sys.exit(f"kb-surface: {path}: no task records with a 'source'")
+            raise synth.UsageError(f"kb-surface: {path}: no task records with a 'source'")
         parent = os.path.dirname(os.path.abspath(path))  # a run's data/ folder: the run's name, else the file's
         label = os.path.basename(os.path.dirname(parent)) if os.path.basename(parent) == "data" else \
             os.path.splitext(os.path.basename(path))[0]
@@ -2121,11 +2123,14 @@ def add_profile_args(parser):
                              "each of these cache slots per program ('' skips)")
 
 
-def main():
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+def main(argv=None) -> int:
+    """`python bench.py COMMAND`; a bad flag or input is one line and exit code 2, a failed run one line and exit
+    code 1 (synth.run_main). The subcommand parsers are synth.ArgumentParser too (argparse makes them of the
+    parent's class), so their flag errors are one line as well."""
+    p = synth.ArgumentParser(description=__doc__.split("\n")[0], formatter_class=synth.HelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
     v = sub.add_parser("verify", help="judge throughput: worker pool vs one process per candidate",
-                       formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                       formatter_class=synth.HelpFormatter)
     v.add_argument("--n", type=int, default=64, help="number of candidates")
     v.add_argument("--device", choices=["cpu", "cuda"], default="cpu", help="where candidates run")
     v.add_argument("--workers", type=int, default=2, help="concurrent worker processes in both modes")
@@ -2142,14 +2147,14 @@ def main():
     v.add_argument("--seed", type=int, default=0, help="seed of the candidate mix")
     v.set_defaults(fn=cmd_verify)
     w = sub.add_parser("worker-restarts", help="judge wall time: default vs cautious worker recycling",
-                       formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                       formatter_class=synth.HelpFormatter)
     w.add_argument("--n", type=int, default=32, help="candidates (a quarter correct, the rest failing early)")
     w.add_argument("--device", choices=["cpu", "cuda"], default="cpu", help="where candidates run")
     w.add_argument("--workers", type=int, default=2, help="judge worker processes")
     w.add_argument("--rounds", type=int, default=2, help="repetitions of the pair of runs")
     w.set_defaults(fn=cmd_worker_restarts)
     s = sub.add_parser("synth", help="programs/s of synth.py including validation, and op uniformity",
-                       formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                       formatter_class=synth.HelpFormatter)
     s.add_argument("--n", type=int, default=10000, help="validated programs")
     s.add_argument("--levels", default="1,2,5", help="comma-separated levels")
     s.add_argument("--size", default="cpu", help="synth size preset (cpu | paper)")
@@ -2157,7 +2162,7 @@ def main():
     s.add_argument("--seed", type=int, default=0, help="master seed")
     s.set_defaults(fn=cmd_synth)
     t = sub.add_parser("timing-noise", help="same kernels timed twice: speedup agreement (GPU)",
-                       formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                       formatter_class=synth.HelpFormatter)
     t.add_argument("--tasks", default=None, help="task JSONL (default: synthesize --n level-1/2 tasks)")
     t.add_argument("--n", type=int, default=20, help="tasks")
     t.add_argument("--size", default="paper", help="synth size preset when synthesizing")
@@ -2168,7 +2173,7 @@ def main():
     t.add_argument("--seed", type=int, default=0, help="synthesis and teacher seed")
     t.set_defaults(fn=cmd_timing_noise)
     r = sub.add_parser("rollout", help="generation tokens/s: plain generate vs the fast engines, greedy equality",
-                       formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                       formatter_class=synth.HelpFormatter)
     add_model_args(r, "where the model runs")
     add_rollout_args(r)
     r.add_argument("--engines", default=None,
@@ -2190,7 +2195,7 @@ def main():
     add_profile_args(r)
     r.set_defaults(fn=cmd_rollout)
     rp = sub.add_parser("rollout-profile", help="a fast engine's decode step: ms/step and kernel time by category",
-                        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                        formatter_class=synth.HelpFormatter)
     add_model_args(rp, "where the model runs")
     add_rollout_args(rp)
     rp.add_argument("--engines", default=None,
@@ -2199,7 +2204,7 @@ def main():
     add_profile_args(rp)
     rp.set_defaults(fn=cmd_rollout_profile)
     dg = sub.add_parser("decode-gemms", help="the decode step's matmuls alone: weight bytes/s, W vs its transpose",
-                        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                        formatter_class=synth.HelpFormatter)
     add_model_args(dg, "where the matmuls run")
     dg.add_argument("--batch", type=int, default=None, help="rows of the activations (default 64 for 7B, 8 tiny)")
     dg.add_argument("--seed", type=int, default=0, help="seed of the random operands")
@@ -2208,18 +2213,18 @@ def main():
                          "(comma-separated names from qkv,o,gate_up,down,lm_head, or all)")
     dg.set_defaults(fn=cmd_decode_gemms)
     da = sub.add_parser("decode-attn", help="the split-KV decode attention of one layer alone: a sweep of its "
-                        "launch configuration (CUDA)", formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                        "launch configuration (CUDA)", formatter_class=synth.HelpFormatter)
     add_model_args(da, "where the attention runs")
     add_rollout_args(da)
     da.set_defaults(fn=cmd_decode_attn)
     ds = sub.add_parser("decode-sample", help="one decode step's sampling alone: generate's rule vs the Gumbel-max "
-                        "kernel (CUDA)", formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                        "kernel (CUDA)", formatter_class=synth.HelpFormatter)
     add_model_args(ds, "where it runs")
     ds.add_argument("--batch", type=int, default=None, help="rows (default 64 for 7B, 8 tiny)")
     ds.add_argument("--temperature", type=float, default=1.0, help="sampling temperature")
     ds.set_defaults(fn=cmd_decode_sample)
     f = sub.add_parser("sft-step", help="LoRA SFT step tokens/s and peak memory (train.py's step and loss)",
-                       formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                       formatter_class=synth.HelpFormatter)
     add_model_args(f, "where the model runs")
     f.add_argument("--seqs", type=int, default=None, help="sequences per optimizer step (default 16 for 7B, 4 tiny)")
     f.add_argument("--seq-len", type=int, default=None, help="tokens per sequence (default 2048 for 7B, 256 tiny)")
@@ -2237,7 +2242,7 @@ def main():
     f.set_defaults(fn=cmd_sft_step)
     sp = sub.add_parser("sft-profile", help="gpu-small's SFT step on real pairs: variants (padding mask, log-prob "
                         "chunk, fused AdamW) over the same batches, then the kernels under torch.profiler",
-                        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                        formatter_class=synth.HelpFormatter)
     sp.add_argument("--pairs", required=True, help="SFT pairs JSONL (train.py's pipeline writes <run>/data/pairs.jsonl)")
     sp.add_argument("--max-pairs", type=int, default=4000, help="pairs read (the tokenizer is trained on them)")
     sp.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto", help="where the model runs")
@@ -2253,14 +2258,14 @@ def main():
     sp.add_argument("--top-kernels", type=int, default=25, help="kernels listed by GPU time")
     sp.set_defaults(fn=cmd_sft_profile)
     k = sub.add_parser("kb-table", help="per-task KernelBench speed table and summary from an eval.py --out",
-                       formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                       formatter_class=synth.HelpFormatter)
     k.add_argument("--results", required=True, nargs="+",
                    help="an eval.py --out directory (its results.jsonl); several: one table of them side by side")
     k.add_argument("--slowest", type=int, default=10, help="how many of the slowest correct tasks to list")
     k.set_defaults(fn=cmd_kb_table)
     ka = sub.add_parser("kb-ab", help="several eval.py runs' answers to a KernelBench level timed again on one card in "
                         "one call: the tasks where their answers differ, ABBA over rounds",
-                        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                        formatter_class=synth.HelpFormatter)
     ka.add_argument("--results", required=True, nargs="+",
                     help="eval.py --out folders over the same level (samples.jsonl, and results.jsonl unless written "
                          "by eval.py --propose-only); the first is the base")
@@ -2278,19 +2283,19 @@ def main():
     ka.set_defaults(fn=cmd_kb_ab)
     kj = sub.add_parser("kb-judge", help="where the judge's time went on an eval.py --out: the jobs with the most "
                         "work, exclusive retries (their serial work, reference phases), worker seconds",
-                        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                        formatter_class=synth.HelpFormatter)
     kj.add_argument("--results", required=True, nargs="+", help="eval.py --out directories (their results.jsonl)")
     kj.add_argument("--top", type=int, default=12, help="jobs listed per run, most work first")
     kj.set_defaults(fn=cmd_kb_judge)
     ks = sub.add_parser("kb-surface", help="surface features (constructor args, defaults, input draws, ...) of "
                         "KernelBench folders and training task files side by side; what the draw tells about the op",
-                        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                        formatter_class=synth.HelpFormatter)
     ks.add_argument("--tasks", required=True, nargs="+",
                     help="KernelBench level folders and/or task JSONL files (a run's data/tasks_sft.jsonl)")
     ks.add_argument("--top", type=int, default=4, help="ops listed at each end of the draw-lift ranking")
     ks.set_defaults(fn=cmd_kb_surface)
     c = sub.add_parser("conv-layout", help="each KernelBench task's first convolution: NCHW vs channels-last (cuDNN)",
-                       formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                       formatter_class=synth.HelpFormatter)
     c.add_argument("--tasks", required=True, help="a KernelBench level folder (or any eval.py task set)")
     c.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto")
     c.add_argument("--limit", type=int, default=None, help="the first N tasks by name")
@@ -2299,7 +2304,7 @@ def main():
     c.add_argument("--out", default=None, help="JSONL of the rows")
     c.set_defaults(fn=cmd_conv_layout)
     kk = sub.add_parser("kb-kernels", help="the teacher's GEMM/conv kernels in several plans and tiles vs eager, "
-                        "per KernelBench task (GPU)", formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                        "per KernelBench task (GPU)", formatter_class=synth.HelpFormatter)
     kk.add_argument("--tasks", nargs="+", required=True, help="KernelBench level folders or task files")
     kk.add_argument("--only", default=None, help="comma list of task numbers (the file name's prefix) or ids")
     kk.add_argument("--variants", default="ieee,bf16x3", help=f"comma list of {', '.join(KB_KERNEL_VARIANTS)}")
@@ -2309,7 +2314,7 @@ def main():
     kk.add_argument("--out", default=None, help="JSONL of the rows; rows already there are kept (resume)")
     kk.set_defaults(fn=cmd_kb_kernels)
     kp = sub.add_parser("kb-profile", help="KernelBench tasks kernel by kernel: eager, torch.compile and the teacher's "
-                        "plans (GPU)", formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                        "plans (GPU)", formatter_class=synth.HelpFormatter)
     kp.add_argument("--tasks", required=True, help="a KernelBench level folder")
     kp.add_argument("--only", required=True, help="comma list of task numbers (the file name's prefix) or ids")
     kp.add_argument("--variants", default="hybrid-cl,hybrid-fp16", help=f"comma list of {', '.join(KB_KERNEL_VARIANTS)}")
@@ -2321,9 +2326,9 @@ def main():
     kp.add_argument("--out", default=None, help="JSONL of the rows (appended)")
     kp.set_defaults(fn=cmd_kb_profile)
     q = sub.add_parser("rl-step", help="one RL step (train.rl_step): generate/verify/update seconds, peak memory",
-                       formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                       formatter_class=synth.HelpFormatter)
     add_model_args(q, "where model and judge run")
-    q.add_argument("--prompts", type=int, default=2, help="tasks per step (issue 6 target: 8)")
+    q.add_argument("--prompts", type=int, default=2, help="tasks per step (the paper's setting: 8)")
     q.add_argument("--group-size", type=int, default=2, help="rollouts per task, G (target: 8)")
     q.add_argument("--new-tokens", type=int, default=32, help="max new tokens per rollout (target: 1024)")
     q.add_argument("--micro-batch", type=int, default=2, help="sequences per forward/backward in the update")
@@ -2339,9 +2344,10 @@ def main():
     q.add_argument("--steps", type=int, default=2, help="RL steps (the first includes warm-up: CUDA init, Triton compiles)")
     q.add_argument("--seed", type=int, default=0, help="seed of weights and tasks")
     q.set_defaults(fn=cmd_rl_step)
-    args = p.parse_args()
+    args = p.parse_args(argv)
     args.fn(args)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(synth.run_main(main))

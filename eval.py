@@ -89,7 +89,6 @@ CUDA_VISIBLE_DEVICES to its own GPU after its CUDA context is up, so its judge w
 GPU (init_distributed). Model samples are seeded per rank and chunk, so N processes draw other samples than one.
 On CPU the same works with gloo (`torchrun --nproc-per-node 2 eval.py ... --device cpu`), each rank with its judge.
 """
-import argparse
 import contextlib
 import json
 import math
@@ -97,6 +96,8 @@ import os
 import re
 import sys
 import time
+
+import synth
 
 FAST_PS = (0.0, 1.0, 1.5, 2.0)
 PASS_KS = (1, 2, 4, 5, 8, 10, 16, 32, 64, 100)
@@ -107,8 +108,7 @@ ERROR_MSG_CHARS = 500  # error_msg kept per row in results.jsonl (the full verdi
 KB_TOL_FLAG = "fails_kb_tol"  # the judge's flag on a correct verdict outside KernelBench's fp32 atol = rtol = 1e-4
 
 
-class UsageError(Exception):
-    """A bad flag or input found before any judging: one line on stderr, exit code 2."""
+UsageError = synth.UsageError  # a bad flag or input found before any judging: one line on stderr, exit code 2
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -514,8 +514,7 @@ def write_plots(out_dir, rows, compile_measured):
 def build_parser():
     import teacher  # its plan flags (teacher imports no torch)
 
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0],
-                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p = synth.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--tasks", required=True,
                    help="synthetic task JSONL, a directory of KernelBench-format .py files (KernelBench/level2), or one")
     p.add_argument("--policy", required=True,
@@ -546,7 +545,7 @@ def build_parser():
                         "reward.TIME_BUDGET_S (2 s). Timing holds the GPU alone, so in a whole-level sweep this sets "
                         "the pace")
     p.add_argument("--seed", type=int, default=0, help="seed of trial inputs, sampling and the teacher")
-    teacher.add_plan_flags(p, "each task's plans are all judged and the fastest correct is its row (issue 20)")
+    teacher.add_plan_flags(p, "each task's plans are all judged and the fastest correct is its row")
     p.add_argument("--teacher-fallback", default=None, choices=teacher.PLANS,
                    help="with --teacher-plans: a plan built only for a task none of whose plans applies or is judged "
                         "correct (e.g. --teacher-plans triton-tf32 --teacher-fallback triton: one-pass TF32 "
@@ -587,7 +586,7 @@ def build_parser():
     p.add_argument("--search-order", choices=("shortest", "epilogue-first"), default="shortest",
                    help="--search: fragment order after the whole program: shortest first, or the fragments "
                         "without a GEMM/convolution first (a policy's KernelBench-sized conv kernel is slow to "
-                        "judge and rarely beats cuDNN; issue 21)")
+                        "judge and rarely beats cuDNN)")
     p.add_argument("--search-beam", type=int, default=None, metavar="B",
                    help="--search: covers judged end to end a round per task (default 4, search.py's --beam); a "
                         "second round of B follows only if none is correct")
@@ -669,7 +668,15 @@ def check_args(args):
         raise UsageError("--samples > 1 with --temperature 0 would repeat one greedy answer")
     if not os.path.exists(args.tasks):
         raise UsageError(f"--tasks {args.tasks!r} does not exist")
-    # Absolute paths: run.json is re-read on resume, maybe from another working directory (issue 19).
+    synth.check_out_path(args.out, "--out", is_dir=True)  # before a model loads or a task is judged
+    if args.policy_kind == "checkpoint":  # a torn policy.json is named now, before --out is made
+        policy.read_policy_json(policy.resolve_checkpoint(args.policy))
+    if args.policy_kind == "model" and not os.path.isdir(args.policy[len("model:"):]):
+        try:  # a hub id: fails in seconds when it is not cached and the hub cannot be reached
+            policy.check_model_source(args.policy[len("model:"):])
+        except policy.ModelNotFoundError as e:
+            raise UsageError(f"--policy {args.policy}: {e}") from None
+    # Absolute paths: run.json is re-read on resume, maybe from another working directory.
     args.tasks, args.out = os.path.abspath(args.tasks), os.path.abspath(args.out)
     if args.policy_kind in ("solutions", "samples"):
         kind = args.policy_kind + ":"
@@ -687,7 +694,7 @@ def check_args(args):
         try:
             import search
         except ImportError as e:
-            raise UsageError(f"--search needs search.py (issue 7), which cannot be imported: {e}") from None
+            raise UsageError(f"--search needs search.py, which cannot be imported: {e}") from None
         if not hasattr(search, "search_tasks"):
             raise UsageError("--search: search.py has no search_tasks(records, proposer, judge, samples=, seed=)")
     args.speed_measured = args.device == "cuda" and args.time_trials > 0
@@ -931,6 +938,8 @@ def make_proposer(args):
         proposer = policy.make_policy(args.policy, args)
     except policy.PolicySpecError as e:  # --engine, checked when the model loads
         raise UsageError(str(e)) from None
+    except policy.ModelNotFoundError as e:
+        raise UsageError(f"--policy {args.policy}: {e}") from None
     chunk_size = args.chunk_size or (args.gen_batch_size if isinstance(proposer, policy.ModelPolicy)
                                      else 2 * args.workers)
     return proposer, chunk_size, args.search or isinstance(proposer, policy.TeacherPolicy)
@@ -1354,7 +1363,7 @@ def main(argv=None):
         main = is_main()
         finished = True
     except UsageError as e:
-        parser.error(str(e))  # one line on stderr, exit code 2
+        parser.error(synth.one_line(e))  # one line on stderr, exit code 2
     finally:
         cleanup_distributed(finished)
     if main:
@@ -1362,5 +1371,11 @@ def main(argv=None):
     return 0
 
 
+def interrupted_line(argv) -> str:
+    """What Ctrl-C prints: rows on disk are whole (results.jsonl is appended a chunk at a time, last), so the same
+    command goes on from the finished tasks."""
+    return f"interrupted; the finished tasks are kept: `{synth.command_line('eval.py', argv)}` goes on"
+
+
 if __name__ == "__main__":
-    exit_process(main())
+    exit_process(synth.run_main(main, on_interrupt=lambda: interrupted_line(sys.argv[1:])))

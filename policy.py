@@ -39,7 +39,6 @@ Differences from a textbook setup, on purpose:
 Usage (a smoke test of the tiny default):
     python policy.py --corpus tasks.jsonl --prompt-file task.py --max-new-tokens 64
 """
-import argparse
 import contextlib
 import dataclasses
 import functools
@@ -51,6 +50,8 @@ import typing
 
 import torch
 import torch.utils.checkpoint
+
+import synth
 
 # ----------------------------------------------------------------------------------------------------
 # The prompt (one function owns it)
@@ -292,10 +293,145 @@ def resolve_dtype(dtype, device: torch.device) -> torch.dtype:
             "fp32": torch.float32, "float32": torch.float32}[dtype]
 
 
-def _load_tokenizer(path):
+class ModelLoadError(synth.RunError):
+    """A model that cannot be loaded: the message names the path or hub id and what to do instead. A CLI ends
+    with it as one line and exit code 1 (synth.run_main)."""
+
+
+class ModelNotFoundError(ModelLoadError):
+    """A model path that does not exist, or a name that is neither a local directory nor a valid hub id; a CLI
+    whose flag named it reports a usage error."""
+
+
+class CheckpointError(ModelLoadError):
+    """A corrupt or incomplete file of a saved policy or model directory (policy.json, model.safetensors, the
+    adapter, the tokenizer); `path` is that file, so a caller can name it or fall back to an older checkpoint."""
+
+    def __init__(self, path, reason):
+        self.path = path
+        super().__init__(f"{path}: {synth.one_line(reason)}")
+
+
+HUB_PROBE_S = 3.0  # how long a hub id may wait for the hub to answer before loading fails (offline machines)
+
+
+def _hub_reachable(endpoint, timeout_s=HUB_PROBE_S) -> bool:
+    """Whether a TCP connection to the hub's host opens within timeout_s. Name lookup runs in a thread, so a
+    resolver that hangs without network costs timeout_s, not the retries of a download."""
+    import socket
+    import threading
+    import urllib.parse
+
+    url = urllib.parse.urlparse(endpoint)
+    port = url.port or (443 if url.scheme == "https" else 80)
+    result = []
+
+    def probe():
+        try:
+            socket.create_connection((url.hostname, port), timeout=timeout_s).close()
+            result.append(True)
+        except OSError:
+            result.append(False)
+    thread = threading.Thread(target=probe, daemon=True)
+    thread.start()
+    thread.join(timeout_s)
+    return bool(result and result[0])
+
+
+def check_model_source(name) -> bool:
+    """Check that `name` (a local model directory or a hub id) can be loaded, before anything is downloaded or
+    written; returns whether to load from the local hub cache only (True when the hub is off or unreachable and
+    the model is cached). Raises ModelNotFoundError for a path that does not exist, ModelLoadError for a hub id
+    that is not cached while the hub is off (HF_HUB_OFFLINE) or unreachable: that takes HUB_PROBE_S, not the
+    download's minute of retries."""
+    name = str(name)
+    if os.path.isdir(name):
+        return False
+    if os.path.exists(name):
+        raise ModelNotFoundError(f"model {name}: not a directory (a model is a directory or a hub id)")
+    if name.startswith((".", "/", "~")) or name.count("/") > 1:
+        raise ModelNotFoundError(f"model {name}: no such directory")
+    from huggingface_hub import constants, try_to_load_from_cache
+
+    try:
+        cached = isinstance(try_to_load_from_cache(name, "config.json"), str)
+    except ValueError as e:  # huggingface_hub's HFValidationError: not a repo id
+        raise ModelNotFoundError(f"model {name!r} is neither a local directory nor a hub id ({e})") from None
+    if not constants.HF_HUB_OFFLINE and _hub_reachable(constants.ENDPOINT):
+        return False
+    if cached:
+        return True
+    why = "HF_HUB_OFFLINE is set" if constants.HF_HUB_OFFLINE else f"{constants.ENDPOINT} cannot be reached"
+    raise ModelLoadError(f"model {name!r} is not a local directory nor in the hub cache ({constants.HF_HUB_CACHE}), "
+                         f"and {why}: download it where there is network (huggingface-cli download {name} "
+                         f"--local-dir DIR), then pass that DIR in place of the id (--model DIR; eval.py --policy "
+                         f"model:DIR)")
+
+
+def _local_file(path, *names):
+    """The first of `names` that exists in directory `path` (the file a load error is about), else `path`."""
+    return next((os.path.join(path, n) for n in names if os.path.exists(os.path.join(path, n))), path)
+
+
+@contextlib.contextmanager
+def _loading(path, *names):
+    """Turn what a corrupt or missing file of the local directory `path` raises while it loads into a
+    CheckpointError naming that file (the first of `names` present)."""
+    from safetensors import SafetensorError
+
+    try:
+        yield
+    except (SafetensorError, OSError, ValueError, KeyError, EOFError) as e:
+        raise CheckpointError(_local_file(path, *names), f"cannot be loaded ({type(e).__name__}: {e})") from None
+
+
+def read_policy_json(ckpt) -> dict:
+    """A saved policy's policy.json ({"kind": "full" | "lora", "base", "source_form"}); CheckpointError when it is
+    not that."""
+    path = os.path.join(str(ckpt), "policy.json")
+    try:
+        with open(path) as f:
+            saved = json.load(f)
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise CheckpointError(path, f"not valid JSON ({e})") from None
+    if not isinstance(saved, dict) or saved.get("kind") not in ("full", "lora") or not isinstance(saved.get("base"),
+                                                                                                   str):
+        raise CheckpointError(path, "not a policy.json (needs kind 'full' or 'lora' and a base)")
+    return saved
+
+
+def check_saved_policy(ckpt) -> None:
+    """Raise CheckpointError naming the first torn file of a save_policy directory, without loading a model:
+    policy.json, the tokenizer's tokenizer.json, and the header of each .safetensors file of its weights (safetensors
+    checks the header against the file's size, so a truncated file fails). train.py's --resume uses it to fall
+    back to the newest intact checkpoint."""
+    import glob
+
+    from safetensors import SafetensorError, safe_open
+
+    saved = read_policy_json(ckpt)
+    tok = os.path.join(str(ckpt), "tokenizer", "tokenizer.json")
+    if os.path.exists(tok):
+        try:
+            with open(tok) as f:
+                json.load(f)
+        except (json.JSONDecodeError, UnicodeDecodeError) as e:
+            raise CheckpointError(tok, f"not valid JSON ({e})") from None
+    weights_dir = os.path.join(str(ckpt), "model" if saved["kind"] == "full" else "adapter")
+    if not os.path.isdir(weights_dir):
+        raise CheckpointError(weights_dir, "missing (policy.json names a saved model here)")
+    for path in sorted(glob.glob(os.path.join(weights_dir, "*.safetensors"))):
+        try:
+            with safe_open(path, "pt"):
+                pass
+        except (SafetensorError, OSError) as e:
+            raise CheckpointError(path, f"cannot be read ({e})") from None
+
+
+def _load_tokenizer(path, local_files_only=False):
     from transformers import AutoTokenizer
 
-    tokenizer = AutoTokenizer.from_pretrained(path)
+    tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=local_files_only)
     if tokenizer.pad_token_id is None:  # many base models have none; padding is always masked anyway
         tokenizer.pad_token = tokenizer.eos_token
     return tokenizer
@@ -309,7 +445,8 @@ def _tiny_base(run_dir, corpus_texts, tiny_sizes, seed):
     tok_dir = os.path.join(run_dir, "tokenizer") if run_dir else None
     base_dir = os.path.join(run_dir, "base_model") if run_dir else None
     if tok_dir and os.path.isdir(tok_dir):
-        tokenizer = _load_tokenizer(tok_dir)
+        with _loading(tok_dir, "tokenizer.json", "tokenizer_config.json"):
+            tokenizer = _load_tokenizer(tok_dir)
     else:
         if not corpus_texts:
             raise ValueError("the tiny default model needs corpus_texts to train its tokenizer "
@@ -318,7 +455,8 @@ def _tiny_base(run_dir, corpus_texts, tiny_sizes, seed):
         if tok_dir:
             tokenizer.save_pretrained(tok_dir)
     if base_dir and os.path.isdir(base_dir):
-        model = Qwen2ForCausalLM.from_pretrained(base_dir, dtype=torch.float32)
+        with _loading(base_dir, "model.safetensors", "config.json"):
+            model = Qwen2ForCausalLM.from_pretrained(base_dir, dtype=torch.float32)
     else:
         config = tiny_model_config(tokenizer, sizes["hidden_size"], sizes["num_layers"], sizes["num_heads"],
                                    sizes["num_kv_heads"], sizes["intermediate_size"], sizes["max_positions"])
@@ -330,7 +468,7 @@ def _tiny_base(run_dir, corpus_texts, tiny_sizes, seed):
     return tokenizer, model
 
 
-def _load_hf_base(path, dtype, load_in_4bit, device):
+def _load_hf_base(path, dtype, load_in_4bit, device, local_files_only=False):
     from transformers import AutoModelForCausalLM
 
     if load_in_4bit:
@@ -345,8 +483,9 @@ def _load_hf_base(path, dtype, load_in_4bit, device):
         quant = BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4", bnb_4bit_use_double_quant=True,
                                    bnb_4bit_compute_dtype=dtype)
         return AutoModelForCausalLM.from_pretrained(path, dtype=dtype, quantization_config=quant,
-                                                    device_map={"": device.index or 0})
-    return AutoModelForCausalLM.from_pretrained(path, dtype=dtype)
+                                                    device_map={"": device.index or 0},
+                                                    local_files_only=local_files_only)
+    return AutoModelForCausalLM.from_pretrained(path, dtype=dtype, local_files_only=local_files_only)
 
 
 def attach_lora(policy: Policy, r: int, alpha: float, dropout: float) -> Policy:
@@ -372,6 +511,8 @@ def load_policy(model=None, *, corpus_texts=None, run_dir=None, tiny_sizes=None,
     directory written by `save_policy` (which restores its adapter or full weights and its source form; `lora_*`
     and `source_form` then unused). `lora_r=0` trains every parameter (what a from-scratch tiny model needs);
     `lora_r>0` attaches LoRA. `source_form`: how a new policy's prompts show a task's source (SOURCE_FORMS).
+    Raises ModelLoadError: ModelNotFoundError for a path that does not exist, CheckpointError naming a corrupt
+    file, a plain ModelLoadError for a hub id that cannot be had (check_model_source).
     """
     if source_form not in SOURCE_FORMS:
         raise ValueError(f"source_form must be one of {', '.join(SOURCE_FORMS)}, got {source_form!r}")
@@ -379,12 +520,14 @@ def load_policy(model=None, *, corpus_texts=None, run_dir=None, tiny_sizes=None,
     dtype = resolve_dtype(dtype, device)
     saved = None
     if model is not None and os.path.isfile(os.path.join(str(model), "policy.json")):
-        with open(os.path.join(model, "policy.json")) as f:
-            saved = json.load(f)
+        saved = read_policy_json(model)
 
+    weights = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin", "config.json")
     if saved is not None:
         ckpt = str(model)
-        tokenizer = _load_tokenizer(os.path.join(ckpt, "tokenizer"))
+        tok_dir = os.path.join(ckpt, "tokenizer")
+        with _loading(tok_dir, "tokenizer.json", "tokenizer_config.json"):
+            tokenizer = _load_tokenizer(tok_dir, local_files_only=True)
         if saved["kind"] == "full":
             base_name, base_path = saved["base"], os.path.join(ckpt, "model")
         else:
@@ -393,15 +536,27 @@ def load_policy(model=None, *, corpus_texts=None, run_dir=None, tiny_sizes=None,
             rel = os.path.normpath(os.path.join(ckpt, base_name))
             if os.path.isdir(rel):  # bases inside a run dir are stored relative to the checkpoint
                 base_path = rel
-        hf_model = _load_hf_base(base_path, dtype, load_in_4bit, device)
+        if os.path.isdir(base_path):
+            with _loading(base_path, *weights):
+                hf_model = _load_hf_base(base_path, dtype, load_in_4bit, device, local_files_only=True)
+        else:  # a hub base of a LoRA checkpoint
+            hf_model = _load_hf_base(base_path, dtype, load_in_4bit, device,
+                                     local_files_only=check_model_source(base_path))
     elif model is None:
         base_name = "tiny"
         tokenizer, hf_model = _tiny_base(run_dir, corpus_texts, tiny_sizes, seed)
         hf_model = hf_model.to(dtype)
     else:
         base_name = str(model)
-        tokenizer = _load_tokenizer(base_name)
-        hf_model = _load_hf_base(base_name, dtype, load_in_4bit, device)
+        local_only = check_model_source(base_name)
+        if os.path.isdir(base_name):
+            with _loading(base_name, "tokenizer.json", "tokenizer_config.json"):
+                tokenizer = _load_tokenizer(base_name)
+            with _loading(base_name, *weights):
+                hf_model = _load_hf_base(base_name, dtype, load_in_4bit, device)
+        else:
+            tokenizer = _load_tokenizer(base_name, local_files_only=local_only)
+            hf_model = _load_hf_base(base_name, dtype, load_in_4bit, device, local_files_only=local_only)
 
     if not load_in_4bit:
         hf_model = hf_model.to(device)
@@ -419,8 +574,9 @@ def load_policy(model=None, *, corpus_texts=None, run_dir=None, tiny_sizes=None,
     if saved is not None and saved["kind"] == "lora":
         import peft
 
-        policy.model = peft.PeftModel.from_pretrained(hf_model, os.path.join(str(model), "adapter"),
-                                                      is_trainable=True)
+        adapter = os.path.join(str(model), "adapter")
+        with _loading(adapter, "adapter_model.safetensors", "adapter_config.json"):
+            policy.model = peft.PeftModel.from_pretrained(hf_model, adapter, is_trainable=True)
         policy.lora = True
     elif saved is None and lora_r > 0:
         attach_lora(policy, lora_r, lora_alpha, lora_dropout)
@@ -1781,7 +1937,9 @@ def make_policy(spec, args):
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description="Sample from a policy (smoke test).")
+    """`python policy.py`; a bad flag is a usage error (exit 2), a model that will not load a ModelLoadError
+    (exit 1), each one line through synth.run_main."""
+    parser = synth.ArgumentParser(description="Sample from a policy (smoke test).")
     parser.add_argument("--model", default=None, help="hub id, local path or checkpoint dir (default: tiny)")
     parser.add_argument("--corpus", default=None, help="task JSONL whose sources train the tiny tokenizer")
     parser.add_argument("--prompt-file", required=True, help="a KernelBench-format task .py file")
@@ -1790,16 +1948,23 @@ def main(argv=None) -> int:
     parser.add_argument("--top-p", type=float, default=1.0, help="nucleus sampling mass")
     parser.add_argument("--seed", type=int, default=0, help="sampling seed")
     args = parser.parse_args(argv)
-    for path in [args.corpus, args.prompt_file]:
+    for flag, path in [("--corpus", args.corpus), ("--prompt-file", args.prompt_file)]:
         if path and not os.path.isfile(path):
-            parser.error(f"no such file: {path}")
+            parser.error(f"{flag} {path}: no such file")
+    if args.max_new_tokens < 1:
+        parser.error(f"--max-new-tokens must be >= 1, got {args.max_new_tokens}")
     with open(args.prompt_file) as f:
         source = f.read()
     corpus = [source]
     if args.corpus:
-        with open(args.corpus) as f:
-            corpus += [json.loads(line)["source"] for line in f if line.strip()]
-    policy = load_policy(args.model, corpus_texts=corpus, lora_r=0)
+        try:
+            corpus += [r["source"] for r in synth.read_tasks(args.corpus)]
+        except ValueError as e:
+            parser.error(f"--corpus: {synth.one_line(e)}")
+    try:
+        policy = load_policy(args.model, corpus_texts=corpus, lora_r=0)
+    except ModelNotFoundError as e:
+        parser.error(f"--model: {e}")
     [sample] = generate(policy, [render_prompt(policy.tokenizer, source, policy.source_form)], args.max_new_tokens,
                         args.temperature, args.top_p, args.seed)
     print(sample.text)
@@ -1809,4 +1974,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(synth.run_main(main))

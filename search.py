@@ -64,7 +64,6 @@ workers stay busy at KernelBench sizes (one task's fragments did not fill 8 work
 counts from the start of the chunk.
 Not bit-reproducible: model samples are seeded per fragment batch; CUDA times vary run to run.
 """
-import argparse
 import ast
 import contextlib
 import hashlib
@@ -78,6 +77,7 @@ import subprocess
 import sys
 import time
 
+import synth
 from reward import DRAW_ERRORS, draw_inputs, exception_text, gpu_timing, judge_candidates, solution_text
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -184,12 +184,17 @@ def read_task_set(path, level=None):
         dir_level = level_of_path(os.path.dirname(os.path.abspath(files[0])))
         records = []
         for fp in files:
-            rec = {"id": os.path.basename(fp)[:-3], "level": dir_level, "source": "", "ops": None, "seed": None}
+            rec = {"id": os.path.basename(fp)[:-3], "level": dir_level, "source": "", "ops": None, "seed": None,
+                   "file": os.path.abspath(fp)}  # named by the task's import errors
             try:
                 with open(fp, encoding="utf-8") as f:
                     rec["source"] = f.read()
             except (OSError, UnicodeDecodeError) as e:
                 rec["import_error"] = exception_text(e)
+            else:
+                rec["import_error"] = task_file_error(rec["source"], rec["file"])
+            if rec["import_error"] is None:
+                del rec["import_error"]
             records.append(rec)
     else:
         records = synth.read_tasks(path)
@@ -197,6 +202,18 @@ def read_task_set(path, level=None):
         for rec in records:
             rec["level"] = str(level)
     return records
+
+
+def task_file_error(source, path):
+    """Why a task file cannot be a task, found without running it: a syntax error or no `class Model` at the top
+    level, as one line naming the user's file (the judge would otherwise name the temp file it runs); else None."""
+    try:
+        tree = ast.parse(source, filename=path)
+    except SyntaxError as e:
+        return f"{path}:{e.lineno}: SyntaxError: {e.msg}"
+    if not any(isinstance(node, ast.ClassDef) and node.name == "Model" for node in tree.body):
+        return f"{path}: no class Model at the top level (a task defines Model, get_inputs and get_init_inputs)"
+    return None
 
 
 def trace_task(record):
@@ -219,7 +236,7 @@ def program_of(record):
     prog = record.get("program")
     if prog and "nodes" in prog:
         return prog
-    return synth.load_task(record["source"])
+    return synth.load_task(record["source"], filename=record.get("file"))
 
 
 def compute_index(program):
@@ -1130,8 +1147,7 @@ def _bar(total, progress, desc):
 def build_parser():
     import teacher  # its plan flags (teacher imports no torch)
 
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0],
-                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p = synth.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--task", required=True,
                    help="a KernelBench-format .py task, a synthetic JSONL (every task) or JSONL:ID (one task)")
     p.add_argument("--policy", required=True,
@@ -1158,7 +1174,7 @@ def build_parser():
                    help="timed runs per candidate (cuda only); fewer than eval.py's 100 because search times every "
                         "fragment and cover; time the result with eval.py for a reported speedup")
     p.add_argument("--seed", type=int, default=0, help="seed of trial inputs, sampling and the teacher")
-    teacher.add_plan_flags(p, "each a candidate per fragment (issue 20); the fastest correct is the fragment's kernel")
+    teacher.add_plan_flags(p, "each a candidate per fragment; the fastest correct is the fragment's kernel")
     p.add_argument("--max-new-tokens", type=int, default=2048, help="generation length limit, tokens (model policies)")
     p.add_argument("--temperature", type=float, default=None, help="sampling temperature; default 0 for K=1, else 0.8")
     p.add_argument("--top-p", type=float, default=0.95, help="nucleus sampling mass")
@@ -1196,32 +1212,37 @@ def make_proposer(args):
 
 
 def main(argv=None):
+    """`python search.py`: a bad flag or input is one line and exit code 2 (parser.error), found before --out is
+    written; a model that will not load (policy.ModelLoadError) ends in synth.run_main's one line, exit code 1."""
     parser = build_parser()
     argv = sys.argv[1:] if argv is None else list(argv)
     args = parser.parse_args(argv)
     if args.temperature is None:
         args.temperature = 0.0 if args.samples == 1 else 0.8
-    for name in ("max_fragment", "samples", "beam", "workers", "trials"):
-        if getattr(args, name) < 1:
-            parser.error(f"--{name.replace('_', '-')} must be >= 1")
+    for name in ("max_fragment", "samples", "beam", "workers", "trials", "limit", "sample_budget"):
+        if getattr(args, name) is not None and getattr(args, name) < 1:
+            parser.error(f"--{name.replace('_', '-')} must be >= 1, got {getattr(args, name)}")
+    for name in ("timeout_s", "time_budget_s"):
+        if getattr(args, name) is not None and getattr(args, name) <= 0:
+            parser.error(f"--{name.replace('_', '-')} must be > 0, got {getattr(args, name)}")
     try:
         records = load_records(args.task, args.limit, args.level)
+        synth.check_out_path(args.out, "--out", is_dir=True)
     except (SearchError, OSError, ValueError) as e:
-        parser.error(str(e))
+        parser.error(synth.one_line(e))
+    from policy import ModelNotFoundError, PolicySpecError
     from reward import Judge
 
+    try:  # the model loads before --out is made: a model that will not load leaves no half-made folder
+        proposer = make_proposer(args)
+    except (PolicySpecError, ModelNotFoundError) as e:  # a bad --policy/--engine, a model path that is not there
+        parser.error(f"--policy {args.policy}: {exception_text(e)}")
     os.makedirs(args.out, exist_ok=True)
     args.out = os.path.abspath(args.out)  # run.json's paths hold from any working directory
     if os.path.exists(args.task):
         args.task = os.path.abspath(args.task)
     write_json_atomic(os.path.join(args.out, "run.json"),
                       {"args": vars(args), "argv": ["python", "search.py"] + argv, **run_info()})
-    from policy import PolicySpecError
-
-    try:
-        proposer = make_proposer(args)
-    except (PolicySpecError, OSError, ValueError) as e:  # a bad --policy/--engine, a model that will not load
-        parser.error(f"--policy {args.policy}: {exception_text(e)}")
     print(f"tasks {len(records)} | policy {args.policy} | device {args.device} | max-fragment {args.max_fragment} | "
           f"samples {args.samples} | beam {args.beam} | speed {'measured' if args.device == 'cuda' else 'not measured: CPU covers prefer most ops in Triton, fewest fragments'}",
           flush=True)
@@ -1287,4 +1308,4 @@ def _cover_str(cover):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(synth.run_main(main, on_interrupt="interrupted; the tasks finished so far are in --out (summary.jsonl)"))

@@ -1818,13 +1818,14 @@ def _const_lines(consts: dict, rng: random.Random) -> list[str]:
 # --------------------------------------------------------------------------------------------------
 # Validation (runs the reference once on CPU)
 # --------------------------------------------------------------------------------------------------
-def exec_source(source: str, name: str = "task") -> dict:
-    """Execute task source in a fresh namespace (our own generated code or a user's task file)."""
+def exec_source(source: str, name: str = "task", filename: str | None = None) -> dict:
+    """Execute task source in a fresh namespace (our own generated code or a user's task file). `filename`, the
+    user's file the source came from, is what a syntax error or a missing Model names."""
     ns: dict[str, Any] = {"__name__": f"synth_{name}"}
-    exec(compile(source, f"<{name}>", "exec"), ns)
+    exec(compile(source, filename or f"<{name}>", "exec"), ns)
     for key in ("Model", "get_inputs", "get_init_inputs"):
         if key not in ns:
-            raise ValueError(f"task source has no {key}")
+            raise ValueError(f"{filename + ': ' if filename else ''}task source has no {key}")
     return ns
 
 
@@ -2128,6 +2129,14 @@ def _work(args):
     return level, index, salt, rec, why
 
 
+def _ignore_sigint():
+    """Pool workers leave Ctrl-C to the parent (the terminal sends it to the whole process group), which stops
+    them; otherwise each would print its own KeyboardInterrupt traceback."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def generate(num_programs: int, levels: list[int], seed: int, budget: Budget, workers: int = 1,
              progress: bool = True, ops: str | None = None, style: str = "plain",
              anchored: float = 0.0) -> tuple[list[dict], dict]:
@@ -2149,7 +2158,7 @@ def generate(num_programs: int, levels: list[int], seed: int, budget: Budget, wo
     pool = None
     if workers > 1:
         import multiprocessing as mp
-        pool = mp.get_context("spawn").Pool(workers)
+        pool = mp.get_context("spawn").Pool(workers, initializer=_ignore_sigint)
     try:
         redo: list[tuple] = []  # duplicates to redraw with the next salt, in a deterministic order
         while any(len(accepted[lv]) < per_level[lv] for lv in levels):
@@ -2178,6 +2187,10 @@ def generate(num_programs: int, levels: list[int], seed: int, budget: Budget, wo
                 seen.add(rec["hash"])
                 accepted[lv].append(rec)
                 bar.update(1)
+    except BaseException:  # Ctrl-C or an error: the queued work is dropped, not waited for
+        if pool:
+            pool.terminate()
+        raise
     finally:
         if pool:
             pool.close()
@@ -2290,7 +2303,7 @@ def _target_key(node) -> str:
     return f"{getattr(t, '__module__', '?')}.{getattr(t, '__name__', str(t))}"
 
 
-def load_task(path_or_source: str) -> dict:
+def load_task(path_or_source: str, filename: str | None = None) -> dict:
     """Trace a KernelBench-format task (a path or source text) into a program dict like `grow` makes:
     {"inputs", "params", "nodes", "output", "ops", "source"}. Ops outside the table become opaque nodes
     ("opaque:<target>") that carry a "reason"; view-like nodes are kept with op "view:<name>" and left out of
@@ -2300,16 +2313,17 @@ def load_task(path_or_source: str) -> dict:
     (tensors with shapes and dtypes and no storage), so a level of KernelBench imports in seconds. Shapes are
     static, so values computed from them (`b, c, d, h, w = x.shape`, `x.size(1) - 1`, `x.device`) are
     folded into the literals their users see, and a scalar built in forward (`torch.tensor(0.5)`) becomes the
-    attr of a scalar op (`x * c` -> mul_scalar, `torch.min(x, c)` -> clamp with max=c)."""
+    attr of a scalar op (`x * c` -> mul_scalar, `torch.min(x, c)` -> clamp with max=c). `filename`: the user's
+    file that source text came from (a record's "file"), named by its import errors."""
     import torch
     import torch.fx as fx
     if "\n" not in path_or_source and os.path.exists(path_or_source):
         with open(path_or_source) as f:
             source = f.read()
-        label = os.path.basename(path_or_source)
+        label, filename = os.path.basename(path_or_source), filename or path_or_source
     else:
         source, label = path_or_source, "source"
-    gm, own_tensors = _trace_fake(source, label)
+    gm, own_tensors = _trace_fake(source, label, filename)
     scalars = _fold_constants(gm, own_tensors)
     modules = dict(gm.named_modules())
     prog: dict[str, Any] = {"inputs": [], "params": [], "nodes": [], "output": None, "source": source}
@@ -2413,7 +2427,7 @@ def _is_plain(v) -> bool:
     return v is None or isinstance(v, (bool, int, float, str))
 
 
-def _trace_fake(source: str, label: str):
+def _trace_fake(source: str, label: str, filename: str | None = None):
     """Build the model and its inputs in a FakeTensorMode, trace forward with torch.fx and record every node's
     result: node.meta["tensor_meta"] as ShapeProp writes it, node.meta["value"] the (fake) value itself.
     Returns the GraphModule and the names of the model's own parameters and buffers. Errors carry a note
@@ -2424,7 +2438,7 @@ def _trace_fake(source: str, label: str):
     stage = "exec"
     try:
         with FakeTensorMode(allow_non_fake_inputs=True), torch.no_grad():
-            ns = exec_source(source, name=label.replace(".", "_"))
+            ns = exec_source(source, name=label.replace(".", "_"), filename=filename)
             stage = "Model(*get_init_inputs())"
             model = ns["Model"](*ns["get_init_inputs"]())
             stage = "get_inputs()"
@@ -2682,25 +2696,37 @@ def read_tasks(path: str) -> list[dict]:
         recs = []
         for fn in sorted(os.listdir(path)):
             if fn.endswith(".py"):
-                with open(os.path.join(path, fn)) as f:
-                    recs.append({"id": fn[:-3], "level": None, "source": f.read(), "ops": None, "seed": None})
+                file = os.path.join(path, fn)
+                try:
+                    with open(file, encoding="utf-8") as f:
+                        source = f.read()
+                except UnicodeDecodeError as e:
+                    raise ValueError(f"{file}: not UTF-8 text ({e.reason})") from None
+                # "file" lets an import error name the user's file rather than the source string
+                recs.append({"id": fn[:-3], "level": None, "source": source, "ops": None, "seed": None,
+                             "file": file})
         if not recs:
             raise ValueError(f"{path}: no .py task files")
         return recs
     if not os.path.exists(path):
         raise FileNotFoundError(f"task file {path} does not exist")
     recs = []
-    with open(path) as f:
-        for lineno, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise ValueError(f"{path}:{lineno}: not valid JSON ({e})") from None
-            if not isinstance(rec, dict) or "source" not in rec or "id" not in rec:
-                raise ValueError(f"{path}:{lineno}: a task record needs 'id' and 'source'")
-            recs.append(rec)
+    try:
+        with open(path, encoding="utf-8") as f:
+            for lineno, line in enumerate(f, 1):
+                if not line.strip():
+                    continue
+                try:
+                    rec = json.loads(line)
+                except json.JSONDecodeError as e:
+                    raise ValueError(f"{path}:{lineno}: not valid JSON ({e})") from None
+                if not isinstance(rec, dict) or "source" not in rec or "id" not in rec:
+                    raise ValueError(f"{path}:{lineno}: a task record needs 'id' and 'source'")
+                recs.append(rec)
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{path}: not UTF-8 text ({e.reason})") from None
+    if not recs:
+        raise ValueError(f"{path}: no task records (the file is empty)")
     return recs
 
 
@@ -2993,9 +3019,121 @@ def decontaminate(records: list[dict], kernelbench_dirs: list[str]) -> list[tupl
     return hits
 
 
+# ----------------------------------------------------------------------------------------------------
+# Command-line errors, shared by every script (this file is the lowest rung of the import ladder).
+#
+# Exit codes: 0 done; 1 the run started and failed (a model that cannot be loaded, a corrupt checkpoint, a disk
+# error); 2 the command cannot run as typed (a bad flag value, a missing, empty or malformed input named by a
+# flag, an --out that cannot be written), found before any work; 130 interrupted (Ctrl-C). Each ends with one
+# line on stderr, `<script>: error: <what> ...`, and no traceback; a traceback means a bug.
+
+EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPTED = 1, 2, 130
+
+
+class UsageError(Exception):
+    """The command cannot run as typed (a flag, or an input a flag names): one line on stderr, exit code 2."""
+
+
+class RunError(Exception):
+    """The run started and cannot go on (a model that will not load, a corrupt file): one line, exit code 1."""
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
+    """--help keeps the docstring's layout and shows each flag's default once: a help string that already says
+    "default" (or has no default to show) is left as written."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if "default" in text.lower() or any(action.default is v for v in (None, False, argparse.SUPPRESS)):
+            return text
+        return super()._get_help_string(action)
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse with one-line errors: `prog: error: MESSAGE (see --help)` and exit code 2, without the usage
+    dump (a long one hides the line that matters). Its default formatter is HelpFormatter."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)
+
+    def error(self, message):
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see --help)\n")
+
+
+def one_line(text) -> str:
+    """An exception's text on one line (a multi-line message joined with ' | ')."""
+    return " | ".join(part.strip() for part in str(text).splitlines() if part.strip())
+
+
+def run_main(main, argv=None, prog=None, on_interrupt="interrupted") -> int:
+    """Run `main(argv)` and turn the errors a user can cause into one line on stderr and an exit code (see the
+    exit codes above): UsageError 2, RunError 1, an OSError (a file that cannot be read or written, named) 1,
+    Ctrl-C 130 with `on_interrupt` (what to run to go on; a callable gets no arguments and returns it). Any
+    other exception is a bug and keeps its traceback."""
+    prog = prog or os.path.basename(sys.argv[0]) or "python"
+    try:
+        return main(argv)
+    except UsageError as e:
+        code, text = EXIT_USAGE, one_line(e)
+    except RunError as e:
+        code, text = EXIT_FAILURE, one_line(e)
+    except OSError as e:
+        where = e.filename if e.filename is not None else ""
+        code, text = EXIT_FAILURE, one_line(f"{where}: {e.strerror}" if where and e.strerror else e)
+    except KeyboardInterrupt:
+        code, text = EXIT_INTERRUPTED, one_line(on_interrupt() if callable(on_interrupt) else on_interrupt)
+    print(f"{prog}: error: {text}" if code != EXIT_INTERRUPTED else f"{prog}: {text}", file=sys.stderr, flush=True)
+    return code
+
+
+def command_line(script: str, argv, add=()) -> str:
+    """The shell command that runs `script` with `argv` and the flags of `add` it lacks (for the line that says
+    how to go on after Ctrl-C: `python train.py ... --resume`)."""
+    import shlex
+
+    argv = list(argv) + [a for a in add if a not in argv]
+    return shlex.join(["python", script] + argv)
+
+
+def check_out_path(path: str, flag: str = "--out", is_dir: bool = False) -> None:
+    """Raise UsageError unless `path` (a file, or a directory with is_dir) can be written, before any work starts:
+    an existing path of the right kind must accept a new file, else its nearest existing parent directory must.
+    Nothing is created or left behind. A probe file is written and removed, since permission bits say nothing
+    to root or on a read-only mount."""
+    import tempfile
+
+    path = os.path.abspath(os.path.expanduser(path))
+    if os.path.isdir(path) and not is_dir:
+        raise UsageError(f"{flag} {path}: is a directory; give a file name")
+    if os.path.exists(path) and not os.path.isdir(path) and is_dir:
+        raise UsageError(f"{flag} {path}: is a file; give a directory")
+    probe_dir = path if is_dir and os.path.isdir(path) else os.path.dirname(path)
+    while not os.path.exists(probe_dir):
+        probe_dir = os.path.dirname(probe_dir)
+    if not os.path.isdir(probe_dir):
+        raise UsageError(f"{flag} {path}: {probe_dir} is a file, not a directory")
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".write-probe-", dir=probe_dir)
+    except OSError as e:
+        raise UsageError(f"{flag} {path}: cannot write in {probe_dir} ({e.strerror})") from None
+    os.close(fd)
+    os.remove(probe)
+    if os.path.isfile(path) and not os.access(path, os.W_OK):
+        raise UsageError(f"{flag} {path}: the file is read-only")
+
+
+def check_at_least(args, names, low=1) -> None:
+    """Raise UsageError naming the first flag of `names` (argparse dests) whose value is below `low`."""
+    for name in names:
+        value = getattr(args, name)
+        if value is not None and value < low:
+            raise UsageError(f"--{name.replace('_', '-')} must be >= {low}, got {value}")
+
+
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    """`python synth.py`; raises UsageError for a bad flag or input (run_main turns it into one line, exit 2)."""
+    p = ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--num-programs", type=int, default=100, help="validated programs to write (split over levels)")
     p.add_argument("--levels", default="1,2,5", help="comma-separated difficulty levels (compute ops per program)")
     p.add_argument("--seed", type=int, default=0, help="master seed; the same seed gives a byte-identical file")
@@ -3027,13 +3165,11 @@ def main(argv=None) -> int:
                                                 "KernelBench")]
         missing = [d for d in against if not os.path.exists(d)]
         if missing:
-            print(f"error: --against {missing[0]}: does not exist", file=sys.stderr)
-            return 2
+            raise UsageError(f"--against {missing[0]}: does not exist")
         try:
             records = read_tasks(args.decontaminate)
         except (OSError, ValueError) as e:
-            print(f"error: --decontaminate: {e}", file=sys.stderr)
-            return 2
+            raise UsageError(f"--decontaminate: {e}") from None
         hits = decontaminate(records, against)
         for task_id, path, rule in hits:
             print(f"CONTAMINATED {task_id}: {rule} match with {path}")
@@ -3049,8 +3185,7 @@ def main(argv=None) -> int:
         return 0
     if args.import_dir:
         if not os.path.isdir(args.import_dir):
-            print(f"error: --import {args.import_dir}: not a directory", file=sys.stderr)
-            return 2
+            raise UsageError(f"--import {args.import_dir}: not a directory")
         t0 = time.time()
         rows, covered, total = import_report(args.import_dir)
         for fn, ops, reasons, err in rows:
@@ -3071,16 +3206,14 @@ def main(argv=None) -> int:
         if not levels or min(levels) < 1:
             raise ValueError
     except ValueError:
-        print(f"error: --levels must be positive integers like 1,2,5 (got {args.levels!r})", file=sys.stderr)
-        return 2
-    if args.num_programs < 1:
-        print("error: --num-programs must be >= 1", file=sys.stderr)
-        return 2
+        raise UsageError(f"--levels must be positive integers like 1,2,5 (got {args.levels!r})") from None
+    check_at_least(args, ("num_programs", "workers", "max_elements", "max_flops"))
     try:
         pool = op_pool(args.ops)
     except ValueError as e:
-        print(f"error: --ops: {e}", file=sys.stderr)
-        return 2
+        raise UsageError(f"--ops: {e}") from None
+    if args.out:
+        check_out_path(args.out)  # before minutes of synthesis, not after
     budget = make_budget(args.size, args.max_elements, args.max_flops)
     t0 = time.time()
     records, stats = generate(args.num_programs, levels, args.seed, budget, workers=args.workers, ops=args.ops,
@@ -3101,4 +3234,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_main(main, on_interrupt="interrupted; nothing was written (--out is written at the end)"))

@@ -3374,7 +3374,7 @@ def resolve_program(record_or_program, source: str | None = None) -> tuple[dict,
     program = rec.get("program", rec)
     source = source or rec.get("source") or program.get("source")
     if "nodes" not in program:
-        program = synth.load_task(source)
+        program = synth.load_task(source, filename=rec.get("file"))
     return program, source
 
 
@@ -3717,9 +3717,9 @@ def print_launches(tasks, args) -> int:
 def main(argv=None, verify_by_policy=None, task_prompt=None) -> int:
     """`python teacher.py`. Verifying pairs needs the judge and the prompt, which sit above the teacher on the
     ladder (shared/DESIGN.md "Files"): the entry point at the end of this file hands them in
-    (reward.verify_by_policy, policy.task_prompt). Without them only --launches runs."""
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    (reward.verify_by_policy, policy.task_prompt). Without them only --launches runs. A bad flag or input
+    raises synth.UsageError, found before any work (synth.run_main turns it into one line, exit 2)."""
+    p = synth.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--tasks", help="task JSONL (synth.py --out) or a directory of .py tasks (required)")
     p.add_argument("--out", default=None, help="output JSONL of verified SFT pairs")
     p.add_argument("--device", default="cpu", choices=["cpu", "cuda"], help="judge device (cpu = Triton interpreter)")
@@ -3764,14 +3764,25 @@ def main(argv=None, verify_by_policy=None, task_prompt=None) -> int:
         p.error("--tasks is required")
     if args.resources and not args.launches:
         p.error("--resources goes with --launches")
+    synth.check_at_least(args, ("workers",))
+    synth.check_at_least(args, ("limit",), low=0)
+    if args.timeout_s <= 0:
+        raise synth.UsageError(f"--timeout-s must be > 0, got {args.timeout_s}")
+    try:
+        tasks = synth.read_tasks(args.tasks)
+    except (OSError, ValueError) as e:  # missing, empty, malformed: the message names the file (and line)
+        raise synth.UsageError(f"--tasks: {synth.one_line(e)}") from None
     if args.launches:
-        return print_launches(synth.read_tasks(args.tasks)[:args.limit or None], args)
+        return print_launches(tasks[:args.limit or None], args)
     if verify_by_policy is None or task_prompt is None:
         p.error("verifying pairs needs the judge and the prompt: run `python teacher.py` (its entry point hands "
                 "them in), or pass --launches")
+    for path, flag in ((args.out, "--out"), ((args.out or "teacher") + ".run.json", "--out"),
+                       (args.verdict_cache, "--verdict-cache")):
+        if path:
+            synth.check_out_path(path, flag)  # before the compiling and judging, not after
     if args.device == "cpu":
         os.environ.setdefault("TRITON_INTERPRET", "1")
-    tasks = synth.read_tasks(args.tasks)
     if args.limit:
         tasks = tasks[:args.limit]
     t0 = time.time()
@@ -3795,8 +3806,13 @@ def main(argv=None, verify_by_policy=None, task_prompt=None) -> int:
         except TeacherError as e:
             failures.append((rec, "teacher_error", str(e)))
         except Exception as e:  # a teacher bug on one program must not lose the rest of a long run
-            failures.append((rec, "teacher_bug", f"{type(e).__name__}: {e} (please report: a bug in the teacher "
-                                                 "or the task import)"))
+            if any(n.startswith("import stage") for n in getattr(e, "__notes__", [])):  # the task's own fault
+                where = rec.get("file") or str(rec["id"])
+                text = f"{type(e).__name__}: {e}"
+                failures.append((rec, "import_error", synth.one_line(text if where in text else f"{where}: {text}")))
+            else:
+                failures.append((rec, "teacher_bug", f"{type(e).__name__}: {e} (please report: a bug in the "
+                                                     "teacher)"))
 
     def verify(batch):  # a random dropout stays torch: policy hybrid for a solution that keeps a torch op
         return verify_by_policy([(rec["source"], sol) for rec, sol in batch],
@@ -3810,7 +3826,7 @@ def main(argv=None, verify_by_policy=None, task_prompt=None) -> int:
     verdicts = verify(sols)
     # A kept GEMM/conv whose Triton kernels the judge finds doing none of the work (torch_fallback: the epilogue
     # is a view, a second GEMM, or the identity on the trial data, as exp -> log) is compiled all-Triton and
-    # judged again (session 11's data step lost 17 of 1,695 hybrid programs this way)
+    # judged again (otherwise about 1% of the hybrid programs of a data step are lost this way)
     redo = []
     for i, ((rec, sol), v) in enumerate(zip(sols, verdicts)):
         if v.error_type == "torch_fallback" and rec["id"] in options:
@@ -3873,4 +3889,6 @@ if __name__ == "__main__":
 
         return policy.task_prompt(source)
 
-    sys.exit(main(verify_by_policy=verify_by_policy, task_prompt=task_prompt))
+    sys.exit(synth.run_main(lambda argv: main(argv, verify_by_policy=verify_by_policy, task_prompt=task_prompt),
+                            on_interrupt="interrupted; nothing was written to --out (it is written at the end; "
+                                         "verdicts judged so far stay in --verdict-cache)"))
