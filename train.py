@@ -115,18 +115,15 @@ import torch
 
 import eval as eval_lib  # the evaluation, and torchrun's process group (init_distributed, all_reduce_dict, ...)
 import policy as policy_lib
+import synth  # the command-line conventions shared by every script: UsageError, RunError, ArgumentParser
 from reward import gpu_work  # the trainer's GPU work holds the judges' timing lock, shared (--pipeline-parallel-ablation)
 from search import run_info, write_json_atomic  # what produced a run, shared with eval.py and search.py
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-class UsageError(Exception):
-    """A bad flag combination or a missing/unreadable input: reported in one line, exit code 2."""
-
-
-class CheckpointError(Exception):
-    """A run that cannot go on from its checkpoints (every one damaged): reported in one line, exit code 1."""
+UsageError = synth.UsageError  # a flag or an input a flag names: one line on stderr, exit code 2
+RunError = synth.RunError  # the run cannot go on (every checkpoint damaged, a model that will not load): exit 1
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -236,25 +233,8 @@ RUNTIME_FLAGS = {"resume", "out", "stop_after", "device", "judge_workers"}
 KERNELBENCH_LEVELS = ("1", "2")
 
 
-class DefaultsFormatter(argparse.ArgumentDefaultsHelpFormatter):
-    """--help shows each flag's default once: not where the help text already says it, nor for flags without one."""
-
-    def _get_help_string(self, action):
-        text = action.help or ""
-        if "default" in text or action.default in (None, argparse.SUPPRESS):
-            return text
-        return super()._get_help_string(action)
-
-
-class OneLineParser(argparse.ArgumentParser):
-    """A bad flag is one line on stderr (exit code 2), not the usage of 115 flags before it."""
-
-    def error(self, message):
-        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
-
-
 def build_parser() -> argparse.ArgumentParser:
-    p = OneLineParser(description=__doc__.split("\n")[0], formatter_class=DefaultsFormatter)
+    p = synth.ArgumentParser(description=__doc__.split("\n")[0], formatter_class=synth.HelpFormatter)
     p.add_argument("--stage", choices=["all", "sft", "rl"], default="all",
                    help="all = the whole offline pipeline (synth, teacher, SFT, RL, eval); sft; rl")
     p.add_argument("--preset", choices=sorted(PRESETS), default="tiny", help="a named recipe of defaults")
@@ -546,7 +526,6 @@ def check_args(parser, args):
     if args.load_in_4bit and importlib.util.find_spec("bitsandbytes") is None:
         parser.error("--load-in-4bit needs bitsandbytes: pip install bitsandbytes")
     try:
-        import synth
         synth.op_pool(args.pipeline_ops)
     except ValueError as e:
         parser.error(f"--pipeline-ops: {e}")
@@ -795,33 +774,27 @@ def load_trainer_state(ckpt_dir) -> dict:
 
 def checkpoint_problem(ckpt_dir) -> str | None:
     """None if every file a resume reads from this checkpoint is whole, else '<file>: <what is wrong>'. Checked
-    without building the model: JSON files parse, safetensors headers match their file sizes, and the trainer
-    state's zip archive passes its CRC check (a truncated or overwritten torch.save fails it)."""
+    without building the model: args.json parses, the trainer state's zip archive passes its CRC check (a
+    truncated or overwritten torch.save fails it), and the saved policy passes policy.check_saved_policy."""
     import zipfile
 
-    from safetensors import SafetensorError, safe_open
-
-    need = [os.path.join(ckpt_dir, "trainer_state.pt"), os.path.join(ckpt_dir, "args.json"),
-            os.path.join(ckpt_dir, "policy", "policy.json")]
-    found = [os.path.join(root, name) for root, _, names in os.walk(os.path.join(ckpt_dir, "policy"))
-             for name in names if name.endswith((".json", ".safetensors"))]
-    for path in dict.fromkeys(need + sorted(found)):
-        try:
-            if path.endswith(".json"):
-                with open(path) as f:
-                    json.load(f)
-            elif path.endswith(".safetensors"):
-                with safe_open(path, framework="pt") as f:
-                    f.keys()
-            else:
-                with zipfile.ZipFile(path) as z:
-                    bad = z.testzip()
-                if bad is not None:
-                    return f"{path}: member {bad} fails its CRC check"
-        except FileNotFoundError:
-            return f"{path}: missing"
-        except (OSError, ValueError, zipfile.BadZipFile, SafetensorError) as e:  # JSON and UTF-8 errors are ValueErrors
-            return f"{path}: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else 'unreadable'}"
+    args_path, state_path = os.path.join(ckpt_dir, "args.json"), os.path.join(ckpt_dir, "trainer_state.pt")
+    try:
+        with open(args_path) as f:
+            json.load(f)
+    except (OSError, ValueError) as e:  # JSON and UTF-8 errors are ValueErrors
+        return f"{args_path}: {synth.one_line(e)}"
+    try:
+        with zipfile.ZipFile(state_path) as z:
+            bad = z.testzip()
+    except (OSError, zipfile.BadZipFile) as e:
+        return f"{state_path}: {synth.one_line(e)}"
+    if bad is not None:
+        return f"{state_path}: member {bad} fails its CRC check"
+    try:
+        policy_lib.check_saved_policy(os.path.join(ckpt_dir, "policy"))
+    except (policy_lib.CheckpointError, OSError) as e:
+        return synth.one_line(e)
     return None
 
 
@@ -839,7 +812,7 @@ def latest_intact_checkpoint(run_dir):
             return ckpt
         problems.append(problem)
     if problems:
-        raise CheckpointError(f"no intact checkpoint in {run_dir}; the newest is damaged: {problems[0]}")
+        raise RunError(f"no intact checkpoint in {run_dir}; the newest is damaged: {problems[0]}")
     return None
 
 
@@ -1893,6 +1866,8 @@ def main(argv=None, run_pipeline=None) -> int:
                 args.device = str(device)  # cuda:LOCAL_RANK
             if not eval_lib.is_main():  # rank 0 prints the log; the other ranks' stdout is dropped, stderr kept
                 stack.enter_context(contextlib.redirect_stdout(stack.enter_context(open(os.devnull, "w"))))
+            if args.model and not args.resume:  # a hub id with no network fails in seconds, before a run dir exists
+                policy_lib.check_model_source(args.model)
             if args.stage == "sft":
                 run_sft(args)
             elif args.stage == "rl":
@@ -1902,14 +1877,14 @@ def main(argv=None, run_pipeline=None) -> int:
             else:
                 run_pipeline(args)
         finished = True
-    except (UsageError, eval_lib.UsageError) as e:
-        print(f"error: {e}", file=sys.stderr)
+    except UsageError as e:  # eval.UsageError is the same class
+        print(f"train.py: error: {synth.one_line(e)}", file=sys.stderr)
         return 2
-    except CheckpointError as e:
-        print(f"error: {e}", file=sys.stderr)
+    except RunError as e:  # policy.ModelLoadError and CheckpointError are RunErrors
+        print(f"train.py: error: {synth.one_line(e)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print(f"\ninterrupted: {resume_hint(args)}", file=sys.stderr)
+        print(f"\ntrain.py: interrupted: {resume_hint(args)}", file=sys.stderr)
         return 130
     finally:
         eval_lib.cleanup_distributed(finished)

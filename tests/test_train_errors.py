@@ -122,3 +122,21 @@ def test_ctrl_c_is_one_line_naming_the_resume_command(tmp_path):
     line = one_line(err)
     assert f"python train.py --stage sft --out {out} --resume" in line
     assert json.loads((out / "run.json").read_text())["args"]["stage"] == "sft"
+
+
+def test_an_offline_hub_id_fails_fast_and_makes_no_run_dir(tmp_path):
+    """A hub id on a machine with no network: one line naming how to pass a local directory, exit 1, within
+    seconds (not a minute of download retries), and no half-made run directory."""
+    import time
+
+    env = dict(os.environ, HF_HUB_OFFLINE="1", HF_HOME=str(tmp_path / "hf"))
+    out = tmp_path / "run"
+    t0 = time.time()
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "train.py"), "--stage", "sft", "--pairs", PAIRS,
+                        "--model", "no-such-org/no-such-model", "--out", str(out), "--device", "cpu"],
+                       cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 1
+    line = one_line(r.stderr)
+    assert "no-such-org/no-such-model" in line and "--model DIR" in line
+    assert time.time() - t0 < 60  # the interpreter and torch import dominate; the check itself is instant offline
+    assert not out.exists()
