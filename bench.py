@@ -7,14 +7,14 @@
     python bench.py timing-noise --device cuda --n 20   # the same kernels timed twice: speedup spread
     python bench.py worker-restarts --device cpu        # judge wall time, default vs cautious worker recycling
     python bench.py rollout                             # laptop: tiny model, plain generate vs the static engine
-    python bench.py rollout --model-config qwen2.5-7b   # H200: issue 9 (64 x 512 + 1024 tokens, >= 10x generate)
+    python bench.py rollout --model-config qwen2.5-7b   # H200 target: 64 x 512 + 1024 tokens, >= 10x generate
     python bench.py rollout-profile --model-config qwen2.5-7b --engines compile,compile_fused   # H200: step time by kernel
-    python bench.py sft-step --model-config qwen2.5-7b  # H200: issue 5 (LoRA r64, 16 x 2048, <= 80 GB, >= 7k tok/s)
+    python bench.py sft-step --model-config qwen2.5-7b  # H200 target: LoRA r64, 16 x 2048, <= 80 GB, >= 7k tok/s
     python bench.py sft-profile --pairs runs/gs/data/pairs.jsonl --device cuda  # H200: gpu-small's SFT step, variants
     python bench.py decode-gemms --model-config qwen2.5-7b --triton o,down  # H200: decode matmuls alone, TB/s
     python bench.py decode-attn --model-config qwen2.5-7b   # H200: split-KV decode attention, launch sweep
     python bench.py decode-sample --model-config qwen2.5-7b # H200: generate's sampling rule vs Gumbel-max
-    python bench.py kb-table --results runs/eval-teacher-kb2  # per-task KernelBench speed table (LOG.md's), summary
+    python bench.py kb-table --results runs/eval-teacher-kb2  # per-task KernelBench speed table, summary
     python bench.py kb-table --results runs/gs/eval_sft_kb1 runs/gs/eval_rl_kb1  # checkpoints side by side
     python bench.py kb-ab --results runs/gs/eval_sft_kb1 runs/gs/eval_rl_kb1 --out runs/ab  # GPU: changed answers, one card
     python bench.py kb-judge --results runs/gs/eval_sft_kb1  # where the judge's time went: exclusive retries, phases
@@ -38,7 +38,7 @@ launch: missing ModelNew, constructor signature that does not bind), verified wi
 
 rollout: a model with random weights (built from its config: nothing is downloaded) generates for one batch
 with every engine in one process: plain transformers generate ("hf", the baseline) and the fast engine of
-policy.py (issue 9), then again with a LoRA adapter attached (merged for sampling). A random model says
+policy.py, then again with a LoRA adapter attached (merged for sampling). A random model says
 garbage and may say eos at any step, so the timed runs suppress eos (its logit is -inf) and every sequence
 runs exactly --new-tokens; tokens/s counts new tokens over the wall time of the call (prefill included).
 Before that, greedy tokens of each fast engine are compared with plain generate on prompts of different
@@ -429,7 +429,7 @@ def rollout_throughput(pol, engine, prompt_ids, args, lora):
 def _per_call_costs(pol, engine):
     """Seconds of the fixed work inside every timed call besides decoding: the LoRA merge and unmerge
     (`merge_unmerge_s`, with an adapter) and the fused engines' weight concatenation (`fuse_weights_s`).
-    The r64-merged run was 8% slower than the same engine without an adapter (LOG.md session 5)."""
+    The r64-merged run was 8% slower than the same engine without an adapter."""
     import policy as P
     costs = {}
     with P.sampling_mode(pol, 0):
@@ -496,7 +496,7 @@ def greedy_check(pol, engine, prompts, ref, args):
 
 
 def default_batch(model_config):
-    """Sequences of a batch when --batch is unset: issue 9's 64 for 7B, 8 for tiny."""
+    """Sequences of a batch when --batch is unset: 64 for 7B, 8 for tiny."""
     return 64 if model_config == "qwen2.5-7b" else 8
 
 
@@ -1273,7 +1273,7 @@ def cmd_rl_step(args):
 
 def cmd_timing_noise(args):
     """Judge timing noise: the same teacher kernels timed in two separate verify passes; the median over
-    tasks of |speedup_2 / speedup_1 - 1| is the noise (issue 3 target: within 3%)."""
+    tasks of |speedup_2 / speedup_1 - 1| is the noise (target: within 3%)."""
     import statistics
     import synth
     import teacher
@@ -1314,7 +1314,7 @@ def kb_order(task_id):
 
 
 def kb_table_rows(rows):
-    """Markdown lines of a per-task speed table from eval.py results.jsonl rows (issues 19, 20): speedup vs eager
+    """Markdown lines of a per-task speed table from eval.py results.jsonl rows: speedup vs eager
     and vs torch.compile, the three times, the winning teacher plan where the run had several (and each plan's
     ms), flags and errors. Rows sorted by the file name's number (KernelBench order)."""
     def f(x, nd=2):
@@ -1350,7 +1350,7 @@ def kb_summary(rows):
 
 
 def kb_compare_rows(runs):
-    """Markdown lines of a side-by-side table of several eval.py runs over the same task set (issue 21: one model's
+    """Markdown lines of a side-by-side table of several eval.py runs over the same task set (one model's
     checkpoints): per task and run, the speedup vs eager of a correct answer or the error type of a failed one,
     then each run's Acc and its errors by type. `runs`: {label: rows}; tasks in KernelBench order."""
     from collections import Counter
@@ -1372,7 +1372,7 @@ def kb_compare_rows(runs):
         errors = Counter(r.get("error_type") or "wrong" for r in rows.values() if not r["correct"])
         out.append(f"| {label} | {len(rows)} | {sum(bool(r['correct']) for r in rows.values())} | "
                    + ", ".join(f"{k} {v}" for k, v in errors.most_common()) + " |")
-    # issue 21: does a later checkpoint speed up what the first already solved? Speed over the tasks both solve with
+    # Does a later checkpoint speed up what the first already solved? Speed over the tasks both solve with
     # a measured speedup (so Acc gained or lost does not move it), and fast_1 over all tasks of each run
     first, base = next(iter(by_run.items()))
     fast1 = lambda rows: sum(bool(r["correct"]) and (r.get("speedup") or 0) > 1 for r in rows.values())  # noqa: E731
@@ -1400,7 +1400,7 @@ def eval_rows(d, bench):
 
 
 def cmd_kb_table(args):
-    """Per-task table and summary of an eval.py --out over a KernelBench level (LOG.md's tables), and the slowest
+    """Per-task table and summary of an eval.py --out over a KernelBench level, and the slowest
     tasks against eager with each plan's time (where the time goes, at plan level). Given several --results, one
     table of them side by side (a cell per task and run: speedup or error type) instead."""
     runs = {}
@@ -1532,8 +1532,8 @@ def kb_ab_compare(labels, results, answers, cells, picked):
 
 
 def cmd_kb_ab(args):
-    """Several eval.py runs' answers to the same KernelBench level, timed again on one card in one call (issue 21:
-    an RL checkpoint against its SFT checkpoint when their verdicts came from different machines or days). Only the
+    """Several eval.py runs' answers to the same KernelBench level, timed again on one card in one call
+    (an RL checkpoint against its SFT checkpoint when their verdicts came from different machines or days). Only the
     tasks where the answers differ are replayed (eval.py --policy samples:), run after run, in ABBA order over
     --rounds, and a task's speedup is its median over the rounds. An identical answer is the same code, so over the
     tasks correct in both runs' own results the level's geomean ratio is that of the replayed ones, identical ones
@@ -1640,7 +1640,7 @@ def kb_judge_summary(rows):
 
 def kb_judge_rows(rows, top):
     """Markdown lines: the `top` jobs with the most work (judge_work_s), their phases, whether they ran alone and
-    how many trials' reference outputs stayed on the GPU (the judge records it since session 28; '-' before)."""
+    how many trials' reference outputs stayed on the GPU (recorded by newer judges; '-' for older runs)."""
     def cell(x):
         return "-" if x is None else f"{x:.1f}"
     out = ["| task | verdict | alone | work s | ref s | import s | check s | time s | worker s | trials on GPU |",
@@ -1730,7 +1730,7 @@ def surface_groups(paths: list[str]) -> dict[str, list[dict]]:
 def draw_lift(rows: list[dict], feats: list[dict], draw: str = "rand", min_tasks: int = 10) -> list[tuple]:
     """What an input draw tells about the op, over one-op tasks: (op, tasks, P(draw | op), lift) with lift =
     P(op | draw) / P(op), highest first. A lift far from 1 is a cue a model can learn in place of the op
-    (session 15: torch.rand marked sqrt, log and rsqrt; KernelBench draws every input with torch.rand)."""
+    (torch.rand marked sqrt, log and rsqrt; KernelBench draws every input with torch.rand)."""
     from collections import Counter
     pairs = [(r["ops"][0], f["draws"] == {draw}) for r, f in zip(rows, feats) if f and len(r.get("ops") or []) == 1]
     n, n_draw = len(pairs), sum(d for _, d in pairs)
@@ -1742,7 +1742,7 @@ def draw_lift(rows: list[dict], feats: list[dict], draw: str = "rand", min_tasks
 
 
 def cmd_kb_surface(args):
-    """Issue 21: how often each surface feature of a KernelBench-format source occurs in KernelBench's folders and
+    """How often each surface feature of a KernelBench-format source occurs in KernelBench's folders and
     in training task files, side by side (synth.surface_features; nothing runs), then what the input draw tells
     about the op in each task file's one-op tasks (draw_lift)."""
     import synth
@@ -1770,8 +1770,8 @@ def cmd_kb_surface(args):
 
 
 def cmd_conv_layout(args):
-    """Issue 20: a hybrid plan keeps a task's convolution in cuDNN, yet torch.compile ran level 2's conv tasks about
-    2x faster than it (LOG.md session 10). Inductor runs convolutions channels-last; this times each task's first
+    """A hybrid plan keeps a task's convolution in cuDNN, yet torch.compile ran level 2's conv tasks about
+    2x faster than it. Inductor runs convolutions channels-last; this times each task's first
     convolution (its real input, captured in one eager forward) in the layout eager PyTorch uses (NCHW) and
     channels-last: the convolution alone (cl), with the input's conversion (cl_in: an epilogue kernel would read the
     channels-last output as it is) and with both conversions (cl_io), beside the whole task's eager time.
@@ -1932,7 +1932,7 @@ def kb_kernel_run(task, plan, consts, device, rep_ms, seed, tmp):
 
 
 def cmd_kb_kernels(args):
-    """Issue 20: the teacher's GEMM and convolution kernels against eager PyTorch on KernelBench tasks, each in
+    """The teacher's GEMM and convolution kernels against eager PyTorch on KernelBench tasks, each in
     several plans and tile configurations (KB_KERNEL_VARIANTS), so the teacher's defaults are chosen by measurement.
     Per task: eager's time, then each variant's solution checked against eager's output (1e-2 and KernelBench's
     1e-4) and timed (triton.testing.do_bench, median, L2 flushed before each run), all in one process so the ratios
@@ -2018,7 +2018,7 @@ def cmd_kb_kernels(args):
 
 
 def cmd_kb_profile(args):
-    """Issue 20: where a task's time goes, kernel by kernel: eager PyTorch, torch.compile and the teacher's
+    """Where a task's time goes, kernel by kernel: eager PyTorch, torch.compile and the teacher's
     solutions in the --variants (KB_KERNEL_VARIANTS) on the same seeded inputs, each timed whole (do_bench median,
     L2 flushed) and then run --iters times under torch.profiler, its CUDA kernels listed with their time per
     forward. --cudnn-benchmark lets cuDNN time its algorithms first (eager, compile and the hybrids' convolutions

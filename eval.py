@@ -17,7 +17,7 @@ level is --level if given, else its directory's "levelN" (KernelBench/level2 -> 
                     policy.save_policy (base + adapter); answers sampled through policy.py with the shared prompt
   model:ID_OR_PATH  any causal LM without an adapter (the zero-shot base model baseline)
   teacher           teacher.compile_program (the deterministic DAG -> Triton compiler; no LLM). With
-                    --teacher-plans (issue 20) one candidate per teacher plan it can build (teacher.plans:
+                    --teacher-plans one candidate per teacher plan it can build (teacher.plans:
                     triton, triton-tf32x3, triton-tf32 (convolutions only), hybrid = GEMMs/convs kept in
                     torch, the rest fused in Triton); the judge measures them all and the row is the fastest
                     correct, its plan in the row's "plan" (one answer: n_samples 1, n_plans beside it);
@@ -43,8 +43,8 @@ Choices to know about:
   * On CPU (Triton interpreter) correctness is real but speed is not measured: speed columns say "not
     measured" and fast_p for p > 0 is absent from the aggregates (not 0). No plots are drawn then.
   * --search hands each judging chunk's tasks to search.search_tasks(records, proposer, judge, samples=N,
-    seed=S, sample_budget=, time_budget_s=, logs=, order=, beam=, progress=) (issue 7), which searches them
-    together (one judge call a round for all, issue 20), with the policy as proposer (`propose(records, n_samples,
+    seed=S, sample_budget=, time_budget_s=, logs=, order=, beam=, progress=), which searches them
+    together (one judge call a round for all), with the policy as proposer (`propose(records, n_samples,
     seed)`, policy.py), --samples as samples per fragment, --search-budget as the most fragment candidates judged
     per task and --search-time-budget-s as its fragment phase's wall-clock limit, --search-order as its fragment
     order (shortest first, or epilogue-first: fragments without a GEMM/convolution first), --search-beam as the
@@ -52,7 +52,7 @@ Choices to know about:
     proposer call and judge round. The search judges its answer end to end on the task with this same judge; that
     verdict is the row's (not judged a second time). It is the fastest of the correct candidates it measured, so its time
     is a best-of-few (a small optimistic bias where candidates are close).
-  * One task's failure of any kind is that task's failed row and the run goes on (issue 19); error_type says
+  * One task's failure of any kind is that task's failed row and the run goes on; error_type says
     where: import_error (the file cannot be read or traced by synth.load_task), teacher_error (a program the
     teacher does not support), teacher_bug (any other exception in the teacher), search_failed (no correct
     hybrid), search_error (a task the search cannot handle), search_bug (any other exception in the search),
@@ -75,7 +75,7 @@ judges and times only the answers that differ between such runs.
 Not bit-reproducible: model samples are seeded per generation batch, so a resumed run, which batches the
 remaining tasks differently, draws different samples than an uninterrupted one.
 
-Several GPUs (issue 23): the same command under torchrun shares the tasks out over N processes, one per GPU:
+Several GPUs: the same command under torchrun shares the tasks out over N processes, one per GPU:
     torchrun --nproc-per-node 2 eval.py --tasks ../shared/KernelBench/level2 --policy teacher --device cuda \
         --baseline eager,compile --out runs/eval-teacher-kb2
     torchrun --nproc-per-node 2 eval.py --tasks data/l2.jsonl --policy runs/sft-7b --device cuda --out runs/eval-sft-l2
@@ -234,7 +234,7 @@ def task_row(record, verdicts):
 
 
 def plan_of(candidates, verdicts, row):
-    """Which teacher plan won a task (issue 20): {"plan": the best candidate's plan, or the plans of a search's
+    """Which teacher plan won a task: {"plan": the best candidate's plan, or the plans of a search's
     winning cover joined by ",", "plans": {plan: runtime_ms, or the error type of a failed plan}}; {} when no
     candidate names a plan (a model, a plain teacher). The plans of one task are one answer, not samples:
     such a row counts one sample (so no pass@k over plans) and keeps n_plans and n_plans_correct."""
@@ -291,7 +291,7 @@ def _repair_tail(path):
 
 
 def search_answers(records, proposer, judge, args):
-    """--search: one answer per task from search.py (issue 7), which samples fragments through `proposer`
+    """--search: one answer per task from search.py, which samples fragments through `proposer`
     and verifies them with `judge`; the chunk's tasks are searched together (search.search_tasks: one judge
     call a round serves all of them). Contract: search_tasks(records, proposer, judge, samples=, seed=,
     sample_budget=, time_budget_s=, logs=) returns per record a result dict ("kind" "hybrid" with "solution"
@@ -300,7 +300,7 @@ def search_answers(records, proposer, judge, args):
     takes as it is: not judged twice); the winner is
     the fastest correct of the candidates the search measured, so its time is the best of a few measurements
     (a small optimistic bias, where plans are close). An exception is that task's failure: SearchError (a task
-    the search cannot handle) is "search_error", anything else "search_bug" (issue 19). Prints one line when a
+    the search cannot handle) is "search_error", anything else "search_bug". Prints one line when a
     task's search starts and one when it ends (a KernelBench level-2 task can take minutes)."""
     import policy
     import search
@@ -448,7 +448,7 @@ def write_report(out_dir, rows, agg, run, speed_measured, compile_measured, plot
     else:
         lines.append("none")
     failed = [r for r in rows if not r["correct"]]
-    if failed:  # every failure named with its cause (issue 19)
+    if failed:  # every failure named with its cause
         lines += ["", "## Failures", "", "| task | level | error type | message |", "|---|---|---|---|"]
         lines += [f"| {r['task_id']} | {r['level']} | {r['error_type'] or 'unknown'} | {short_message(r)} |"
                   for r in failed]
@@ -829,7 +829,7 @@ def _identity(args_dict):
 
 def judge_kwargs(args):
     """Judge keyword arguments for the flags; baseline_cache only where the judge takes it (reward.py's cache of
-    reference times is landing separately; issue 19)."""
+    reference times is landing separately)."""
     import inspect
 
     from reward import Judge
@@ -847,7 +847,7 @@ def judge_kwargs(args):
 class RestartingJudge:
     """A reward.Judge that is started again when it has closed itself. The judge closes after three failed
     worker starts in a row (reward.Judge._startup_failed), e.g. on a CPU box overloaded for a while; in a
-    100-task KernelBench run (hours on the interpreter) that must not end the run (issue 19). A call that finds
+    100-task KernelBench run (hours on the interpreter) that must not end the run. A call that finds
     the judge closed, or that fails because it just closed, gets one fresh judge and one retry; a second failure
     raises (judge_candidates then records the chunk's tasks as "judge_error"). Everything else is the judge's."""
 
@@ -986,7 +986,7 @@ def chunks(items, size):
 
 
 # ----------------------------------------------------------------------------------------------------
-# Several processes (issue 23): torchrun's process group, shared with train.py. Without torchrun's env vars
+# Several processes: torchrun's process group, shared with train.py. Without torchrun's env vars
 # (WORLD_SIZE unset or 1) no group is made, every helper below is a no-op, and torch is not even imported here.
 
 # How long a rank waits in a collective. Ranks wait for each other at barriers: while rank 0 alone builds the
@@ -1264,7 +1264,7 @@ def run_eval(args):
                     break
                 seed = args.seed + chunk_index * world + rank()  # distinct per rank; args.seed + chunk_index for one
                 t_chunk = time.time()
-                # One task's failure of any kind (import, teacher, search) is its failed row (issue 19).
+                # One task's failure of any kind (import, teacher, search) is its failed row.
                 candidates = chunk_candidates(
                     chunk, needs_program, args,
                     lambda recs: search_answers(recs, proposer, judge, args) if args.search else

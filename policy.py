@@ -1,6 +1,6 @@
 """policy.py: the model side of DRTriton: loading, LoRA, the prompt, generation, token log-probs, proposers.
 
-One place owns each of these so that SFT, RL, search and eval agree on them (issue 5):
+One place owns each of these so that SFT, RL, search and eval agree on them:
 
 - `task_prompt(task_source)` is the model-agnostic user message (KernelBench's instruction: replace the
   PyTorch operators with custom Triton kernels, name the class ModelNew, answer with one python block).
@@ -17,7 +17,7 @@ One place owns each of these so that SFT, RL, search and eval agree on them (iss
 - `generate(policy, prompts, ...)` samples completions of rendered prompts and returns `Sample`s with
   token ids and per-token log-probs. The LoRA adapter is merged for sampling and unmerged afterwards.
   `engine="hf"` is plain `transformers` generate; "static" / "cudagraph" / "compile" are the fast engine
-  of issue 9 (a static KV cache, decode steps replayed as CUDA graphs), each also with fused projections
+  (a static KV cache, decode steps replayed as CUDA graphs), each also with fused projections
   ("_fused") and/or a split-KV Triton decode attention ("_splitkv"), e.g. "compile_fused_splitkv"
   (`FAST_ENGINES`); "auto" picks one on CUDA.
 - `token_logprobs(model, ...)` is the one log-prob routine: the decoder runs once, then the output layer
@@ -81,7 +81,7 @@ _PY_BLOCK = re.compile(r"```python\n(.*?)```", re.DOTALL)
 
 # How a policy is shown the task's source (`Policy.source_form`, saved with its checkpoint, so a model is always
 # prompted the way it was trained): "raw" as written; "code" without docstrings and comments (`code_only`).
-# Why "code" exists (issue 21): a small model trained from scratch saw KernelBench's sources as out of
+# Why "code" exists: a small model trained from scratch saw KernelBench's sources as out of
 # distribution. Their docstrings made level 1's prompts a median 449 tokens (p90 792) against 352 (max 696) over
 # gpu-small's training prompts, and the model wrote garbled code (23 of level 1's answers did not parse). Without
 # docstrings and comments the two are alike: 307 (max 554) against 296 (max 539). The program itself is unchanged.
@@ -208,7 +208,7 @@ def train_tokenizer(texts, vocab_size: int, max_token_chars: int = 0):
     max_token_chars 0: GPT-2's word-level pre-split, so no token spans two words. N > 0: a token may span words and
     spaces within one line (never a line break, which starts the next line's first token with its indent), up to
     N characters: phrases of code such as `, mask=mask)` become one token, so the same program is ~3x fewer tokens
-    (the tiny preset's 16: 551 -> 198 tokens on its pairs, LOG.md session 25), which cuts every stage's compute."""
+    (the tiny preset's 16: 551 -> 198 tokens on its pairs), which cuts every stage's compute."""
     from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast
 
@@ -278,7 +278,7 @@ def release_gpu_cache() -> None:
     processes on the same GPU) get work (a no-op without CUDA). Generation and, in a pipeline, SFT leave
     GBs in the caching allocator (gpu-small's SFT peaks at 12.8 GB), which a judge's exclusive retry then sees as
     taken: it counts the GPU's free memory to decide whether a KernelBench task's reference outputs stay on the GPU
-    or go to the host, where copying them took 25-31 s per level-1 norm task (LOG.md session 23)."""
+    or go to the host, where copying them took 25-31 s per level-1 norm task."""
     if torch.cuda.is_available() and torch.cuda.is_initialized():
         torch.cuda.empty_cache()
 
@@ -782,7 +782,7 @@ def _generate_hf(policy, prompt_ids, max_new_tokens, temperature, top_p, batch_s
 
 
 # ----------------------------------------------------------------------------------------------------
-# The fast engine (issue 9): a static KV cache and a decode step replayed as a CUDA graph
+# The fast engine: a static KV cache and a decode step replayed as a CUDA graph
 #
 # Plain `generate` spends most of a 7B decode step launching kernels from Python (about 4% of the
 # memory-bandwidth floor on an H200). Here the decoder runs through our own short forward over the model's
@@ -916,7 +916,7 @@ def _attend(q, k, v, mask, scale, last_slot=None):
 # cache slots per program (rounded up to a whole number of SPLIT_KV_BLOCK) when B * kv_heads programs leave
 # SMs idle; otherwise one split. H200, 7B shape, batch 64, kv_len 1280, one layer: SDPA 64.4 us; slices of
 # 64/128/256/512/1024 slots 67.8/56.9/56.7/53.8/50.0 us; over a rollout's slots 1024 and one split (1536)
-# were level, 41.6 and 41.2 us, with the combine kernel (LOG.md)
+# were level, 41.6 and 41.2 us, with the combine kernel
 SPLIT_KV_TOKENS = 1024
 SPLIT_KV_BLOCK = 64    # cache slots per inner iteration of a program
 _SPLIT_KV = {}         # the two kernels, made by `_split_kv_kernels` on first use
@@ -1247,7 +1247,7 @@ def _attn_out_skinny(layer, w, x, out, next_norm):
 
 # Split-K configurations (`skinny_partials` keywords) of the two narrow decode projections, from
 # `bench.py decode-gemms --triton` on the H200 (7B shape, 64 rows; kernel alone vs cuBLAS's F.linear):
-# o 6.6 vs 7.8 us, down 37.9 vs 41.1 us (LOG.md); both grids are one wave (112 programs on 132 SMs).
+# o 6.6 vs 7.8 us, down 37.9 vs 41.1 us; both grids are one wave (112 programs on 132 SMs).
 # q|k|v stays with cuBLAS (8.3 us; the best split-K grid, 144 programs, took 9.9). Valid for any shape;
 # tuned for that one.
 SKINNY_CONFIGS = {"o": dict(block_n=64, block_k=128, split=2, num_warps=4, num_stages=4),
@@ -1289,7 +1289,7 @@ def _layer_fn(mode: str, split_kv: bool, skinny: bool = False):
     kernels); the attention stays eager, so its length grows in kv_len buckets like the cudagraph engine's
     (one shape per bucket would recompile a compiled attention). "compile_full" compiles the whole layer
     instead, attending over the full cache every step; on the H200 the two ran at the same speed (7,596 vs
-    7,609 tokens/s, LOG.md). "compile_tuned": "compile" with Inductor's GEMM autotuning. "static" and
+    7,609 tokens/s; the lab record). "compile_tuned": "compile" with Inductor's GEMM autotuning. "static" and
     "cudagraph" run the layer eagerly (cudagraph then captures it). skinny: the halves as `_attn_in_skinny`
     and `_attn_out_skinny` (split-K Triton o and down projections, the q|k|v bias outside cuBLAS)."""
     attend = _attend_split_kv if split_kv else _attend
@@ -1616,7 +1616,7 @@ FAST_ENGINES["compile_fused_splitkv_skinny"] = dict(mode="compile", fused=True, 
 # suppress_eos=False) -> (completion ids, finish reasons). "auto" picks one in `resolve_engine`.
 ENGINES = {"hf": _generate_hf,
            **{name: functools.partial(_generate_static, **options) for name, options in FAST_ENGINES.items()}}
-AUTO_CUDA_ENGINE = "cudagraph"  # what "auto" runs on CUDA; chosen by `python bench.py rollout` (LOG.md)
+AUTO_CUDA_ENGINE = "cudagraph"  # what "auto" runs on CUDA; chosen by `python bench.py rollout`
 ENGINES["auto"] = lambda policy, *a, **k: ENGINES[resolve_engine("auto", policy)](policy, *a, **k)
 
 
@@ -1672,7 +1672,7 @@ def generate(policy: Policy, prompts, max_new_tokens: int, temperature: float, t
 
 
 # ----------------------------------------------------------------------------------------------------
-# Proposers: every source of answers behind one interface, for eval.py and search.py (issue 22).
+# Proposers: every source of answers behind one interface, for eval.py and search.py.
 # propose(records, n_samples, seed) -> per record, n_samples candidates, each a dict:
 #   {"text": str | None, "completion": bool, "error_type": str | None, "error_msg": str}
 # text None means the proposer gave no answer (the error says why); completion True means raw model text
@@ -1783,7 +1783,7 @@ class TeacherPolicy:
     failed task "teacher_error", any other exception (a bug in the teacher) "teacher_bug" with its traceback.
     target = --device: the teacher picks block sizes and num_warps per target. The seed is --seed for every
     task (not the per-batch sampling seed), so a resumed run compiles the same solutions.
-    plans (a subset of teacher.PLANS, issue 20): one candidate per plan the teacher can build for the task, each
+    plans (a subset of teacher.PLANS): one candidate per plan the teacher can build for the task, each
     tagged {"plan": name}, so the judge measures them and the caller keeps the fastest correct; None: the one
     solution of compile_program with dot_precision (n_samples is ignored either way: the teacher is
     deterministic).
@@ -1904,7 +1904,7 @@ def check_policy_spec(spec):
             try:
                 import teacher  # noqa: F401
             except ImportError as e:
-                raise PolicySpecError(f"--policy teacher needs teacher.py (issue 4), which cannot be imported: "
+                raise PolicySpecError(f"--policy teacher needs teacher.py, which cannot be imported: "
                                       f"{e}") from None
         return spec
     if spec.startswith("model:"):

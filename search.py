@@ -46,7 +46,7 @@ end and keep the fastest. Steps and the choices made here:
      --policy single-op is the test stand-in: the teacher on fragments of exactly one op, nothing else.
 --task is a .py file, a directory of them (KernelBench/level2), a synthetic JSONL or JSONL:ID; the level is
 --level, else the directory's levelN, else the record's own (never the file name's number). One task's failure
-never stops a run over a task set (issue 19): it is that task's row in summary.jsonl with error_type import_error
+never stops a run over a task set: it is that task's row in summary.jsonl with error_type import_error
 (unreadable or untraceable file), search_error (SearchError: a task the search cannot handle) or search_bug (any
 other exception), the message as "Type: text", and the traceback in its fragments.jsonl.
 Outputs in --out (per task; a task set gets one subdirectory per task and summary.jsonl): solution.py,
@@ -57,7 +57,7 @@ overrun by one batch); the whole program is tried first, as the task itself (its
 an end-to-end verdict and a cover of it alone is not judged again), being the single-shot answer, then
 fragments shortest first, so the single-op cover is complete before longer ones. With --sample-budget 1 (and
 --samples 1) the search is the whole program's candidates only: with `--teacher-plans all`, the teacher's plans
-measured and the fastest correct kept (issue 20).
+measured and the fastest correct kept.
 Several tasks (eval.py --search, `search_tasks`): `search_steps` is the search as a generator that yields its
 judge requests; `drive` runs a chunk's searches together, one judge call a round for all of them, so the
 workers stay busy at KernelBench sizes (one task's fragments did not fill 8 workers). The time budget then
@@ -84,7 +84,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 PY_NAMES = {"torch", "nn", "F", "triton", "tl", "self", "math"}
 # Keyword attributes the import leaves out when the task leaves them out, rendered with PyTorch's own default
-# (issue 19): torch.clamp(x, min=m) has no "max" (KernelBench L2 task 100), x.mean(dim=[1, 2, 3, 4]) no
+# torch.clamp(x, min=m) has no "max" (KernelBench L2 task 100), x.mean(dim=[1, 2, 3, 4]) no
 # "keepdim" (tasks 23, 27; every reduction with a keepdim).
 OPTIONAL_ATTRS = {"clamp": {"min": None, "max": None}, "triu": {"diagonal": 0}, "tril": {"diagonal": 0},
                   **{op: {"keepdim": False} for op in ("amax", "amin", "logsumexp", "var", "argmax", "argmin")},
@@ -115,7 +115,7 @@ def git_commit():
 
 def code_digest(root=HERE, names=None) -> str:
     """sha256 (16 hex digits) of the top-level .py files under `root` (or those in `names`), by name and content:
-    which code produced a run even where git cannot say (session 12's device copies reported the session's first
+    which code produced a run even where git cannot say (an earlier run's device copies reported the session's first
     commit, '-dirty', for code three commits newer). run.json's judge_sha256 is reward.py's alone: verdicts are
     comparable across runs (eval.py --reuse-verdicts) only under the same judge."""
     h = hashlib.sha256()
@@ -278,7 +278,7 @@ def node_expr(node, refs, mod_expr):
         raise SearchError(f"op {op} has no PyTorch rendering (outside synth's operator table)")
     if op in ("amax", "amin") and node["attrs"].get("returns_indices"):
         # torch.max(x, dim) as written returns (values, indices); the traced view:getitem [0] that follows
-        # picks the values, so the rendering must return the tuple too (issue 19: KernelBench L2 task 18, where
+        # picks the values, so the rendering must return the tuple too (KernelBench L2 task 18, where
         # amax's tensor was indexed by that [0] and a later reduction went out of range)
         a = node["attrs"]
         return f"torch.{op[1:]}({refs[0]}, dim={a['dim']!r}, keepdim={a.get('keepdim', False)!r})"
@@ -424,9 +424,9 @@ def fragment_args(inputs, inside):
     """Forward-argument names of a fragment reading `inputs`: a synthetic program's own (in0, v3, p1) stay; a traced
     task's fx names get x, y, z, ... as KernelBench-style sources name their inputs (never a name the fragment
     assigns). fx names themselves ("mul", "sigmoid") would shadow the teacher's wrappers of the same name inside
-    forward, and `<name>_in` (session 23's form) was a name no training render uses: gs31's SFT checkpoint, trained
+    forward, and `<name>_in` (an earlier run's form) was a name no training render uses: gs31's SFT checkpoint, trained
     on KernelBench-style renders only, answered a `forward(self, gemm_in)` fragment with a two-input loss kernel and
-    every level-2 search failed (session 31), while it answers the same fragment with `x` correctly."""
+    every level-2 search failed, while it answers the same fragment with `x` correctly."""
     kept = {x for x in inputs if re.fullmatch(r"(in|v|p)\d+", x)}
     free = [n for n in FRAGMENT_ARGS if n not in inside and n not in kept]
     arg = {}
@@ -451,7 +451,7 @@ def fragment_task(program, specs, a, b, comp, task_id="task"):
         if n.get("module"):
             op = synth.OPS.get(n["op"])
             # A parameter-free module (nn.LeakyReLU(0.1), nn.GELU()) whose op renders functionally from its
-            # attributes needs no module in the fragment (issue 19: KernelBench L2 task 12 lost its single-op
+            # attributes needs no module in the fragment (KernelBench L2 task 12 lost its single-op
             # fragment, and with it the PyTorch time of that op).
             functional = op is not None and not op.module and "{mod}" not in op.call
             if not functional:
@@ -485,7 +485,7 @@ ORDERS = ("shortest", "epilogue-first")
 def heavy_last(frags):
     """The fragments without a GEMM or convolution (teacher.HEAVY_OPS) first, then those with one; each part keeps
     its order (shortest first). A policy's kernel for a KernelBench-sized convolution is slow to judge and rarely
-    beats cuDNN; the epilogue's ops are where a hybrid gains (issue 21)."""
+    beats cuDNN; the epilogue's ops are where a hybrid gains."""
     from teacher import HEAVY_OPS
 
     def heavy(frag):
@@ -629,7 +629,7 @@ def assemble(program, source, segments, kernels):
         if n["name"] in start_of:
             k, frag = start_of[n["name"]]
             # .contiguous(): a fragment is judged on contiguous inputs and its kernels index them row-major, but
-            # in the program an input can be a strided view (issue 19: KernelBench L2 task 14 hands x @ weight.T
+            # in the program an input can be a strided view (KernelBench L2 task 14 hands x @ weight.T
             # the transposed weight, and the hybrid was wrong). A no-op for a tensor that is already contiguous.
             body.append(f"{var[frag['output']]} = self.frag{k}("
                         f"{', '.join(var[x] + '.contiguous()' for x in frag['inputs'])})")
@@ -834,7 +834,7 @@ def drive(searches, judge, raise_errors=False, progress=None):
     round k asks every task with the same seed): a model policy generates the fragments of a whole chunk of tasks
     in full batches, where one task's few fragments left most of a generation batch empty. Then it gathers every
     live search's judge request (records and their candidates) into one judge_candidates call, so the judge's
-    workers serve all of them at once (issue 20: one KernelBench task's fragments do not fill 8 workers at real
+    workers serve all of them at once (one KernelBench task's fragments do not fill 8 workers at real
     sizes, and its in-process steps leave them idle). Returns one result per search; an exception in a search,
     or in the proposer call of its batch, is its result (raised at once if raise_errors). progress, if given, is
     called with one line per proposer call and per judge round (what it served and how long it took)."""
@@ -1012,7 +1012,7 @@ def search_steps(record, proposer, device, time_trials, *, workers=2, max_fragme
         # An op no correct kernel covers is PyTorch in every cover: its time adds the same to each cover's cost and
         # cannot change their order, so it is not timed (cost 0, source "uncovered"). On KernelBench level 2 that
         # is the GEMM or convolution whose fragments an epilogue-first budget never reached: timing it in this
-        # process at real size held up every search of the chunk (session 21).
+        # process at real size held up every search of the chunk.
         for a in uncovered_ops(len(comp), kernels):
             if a not in torch_ms:
                 torch_ms[a], torch_src[a] = 0.0, "uncovered"
@@ -1020,7 +1020,7 @@ def search_steps(record, proposer, device, time_trials, *, workers=2, max_fragme
         for a in range(len(comp)):
             if a not in torch_ms and a in single:
                 torch_ms[a], torch_src[a] = time_torch_ms(single[a]["source"], device), "in_process"
-        # ops without a single-op fragment (issue 19: KernelBench L2 task 12 raised StopIteration here)
+        # ops without a single-op fragment (KernelBench L2 task 12 raised StopIteration here)
         missing = [a for a in range(len(comp)) if a not in torch_ms]
         for a, ms in time_ops_ms(program, record["source"], missing, device).items():
             torch_ms[a], torch_src[a] = ms, "in_program"
@@ -1258,7 +1258,7 @@ def main(argv=None):
             def log(row, path=log_path):
                 with open(path, "a") as f:
                     f.write(json.dumps(row, default=str) + "\n")
-            # One task never stops the run (issue 19): an import failure, an unsupported task (SearchError) or a
+            # One task never stops the run: an import failure, an unsupported task (SearchError) or a
             # bug in the search or the proposer is this task's failed row; the traceback goes to its log.
             stage = "import_error"
             try:

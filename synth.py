@@ -36,7 +36,7 @@ How a program is grown (and how that differs from the textbook description):
     input, and not passed by an all-zeros answer under the judge's fp32 tolerance (atol = rtol = 1e-2).
     Duplicates are removed by a canonical hash of the program structure.
 
-Surface style (issue 21; `--style kernelbench`, the CLI default; `--style plain` is the one fixed form the teacher's
+Surface style (`--style kernelbench`, the CLI default; `--style plain` is the one fixed form the teacher's
 regression set was made from). KernelBench sources vary in ways ours did not, and a model trained on one form must
 carry over: `render_kernelbench` writes the same DAG with docstrings written from the op list, varied names of
 inputs, parameters, modules and constants, functional / method / module spellings of each op (`torch.relu(x)`,
@@ -60,7 +60,7 @@ A single op alone is not contamination (the function's docstring says why).
 
 Import (`--import DIR`, `load_task`) reads KernelBench-format files back into the same node list: torch.fx traces
 forward and shapes come from a run in a FakeTensorMode, so nothing is computed or allocated at a task's real size
-(issue 19: a level of 100 files imports in about 11 s on 2 CPU cores; computing them took over 20 minutes).
+(a level of 100 files imports in about 11 s on 2 CPU cores; computing them took over 20 minutes).
 """
 from __future__ import annotations
 
@@ -95,7 +95,7 @@ SIZE_PRESETS = {
     # KernelBench-like sizes for GPU runs (paper: batch 128, 3-64 channels, 32x32 images, 1k-8k features)
     "paper": dict(batch=(16, 128), channel=(3, 128), spatial=(8, 64), spatial3d=(4, 32), feature=(64, 4096),
                   max_elements=1 << 27, max_flops=1 << 35),
-    # KernelBench L1/L2's own ranges (issue 21: batch 16-4096, 3-256 channels, 64-512 px images, features to
+    # KernelBench L1/L2's own ranges (batch 16-4096, 3-256 channels, 64-512 px images, features to
     # 16k) for rendering only: each program is grown and validated at "cpu" sizes, then grown again from the same
     # RNG state at these sizes (its "twin": same ops and choices, larger dims) and shape-checked in a FakeTensorMode.
     "kernelbench": dict(batch=(16, 2048), channel=(3, 256), spatial=(32, 512), spatial3d=(16, 96),
@@ -103,7 +103,7 @@ SIZE_PRESETS = {
     # RL tasks judged on a GPU (train.py --pipeline-rl-size gpu): twins like "kernelbench", scaled down from the
     # benchmark's GBs so judging a rollout stays cheap, but with rows and GEMM dims of 1k-16k, where a kernel's time
     # is its memory traffic and math rather than its launch. At "cpu" sizes eager PyTorch takes ~5 us a task on an
-    # H200 (LOG.md, session 33): a launch, where tile sizes hardly move the time and a speed reward cannot learn
+    # H200: a launch, where tile sizes hardly move the time and a speed reward cannot learn
     # which ones KernelBench rewards.
     "gpu": dict(batch=(16, 256), channel=(3, 128), spatial=(32, 256), spatial3d=(8, 48), feature=(1024, 16384),
                 max_elements=1 << 27, max_flops=1 << 37, validate_at="cpu"),
@@ -180,7 +180,7 @@ class Reject(Exception):
 PARAM_SHARE = 0.35
 # After a GEMM or convolution, KernelBench's level 2 takes the epilogue's other operands from the model (bias_shape
 # in 22 files, scale_shape, multiplier_shape; a second get_inputs() tensor in 2 of 100), and the model that saw a
-# parameter in a third of ours left bias_shape out of the constructor (session 17)
+# parameter in a third of ours left bias_shape out of the constructor
 EPILOGUE_PARAM_SHARE = 0.8
 
 
@@ -630,7 +630,7 @@ def _sample_matmul(ctx, op, x):
 
 # Grouped convolutions, and depthwise ones (groups = in = out channels): KernelBench level 1 has 5 depthwise
 # files (82-86) among its 18 standard convs, and writes them `nn.Conv2d(in_channels, in_channels, k, ...,
-# groups=in_channels)` from one constructor argument. Session 29's model, which had seen ~4% of its lone convs
+# groups=in_channels)` from one constructor argument. A trained model, which had seen ~4% of its lone convs
 # depthwise, named `in_channels` twice in the constructor (a SyntaxError) or passed an undefined `group`.
 # Level 2 has none, so only a program of one conv draws them.
 GROUPED_SHARE = 0.15
@@ -1053,7 +1053,7 @@ def canonical_hash(prog: dict) -> str:
 
 
 # --------------------------------------------------------------------------------------------------
-# KernelBench surface style (issue 21): the same DAG written the many ways KernelBench writes programs
+# KernelBench surface style: the same DAG written the many ways KernelBench writes programs
 # --------------------------------------------------------------------------------------------------
 # Spellings of each op that the importer reads back to the same op and attrs. "{F}" is the functional prefix
 # (F. or torch.nn.functional.), "{kd}" an optional keepdim, "{idx}" an x[...] index; a spelling starting with
@@ -1135,7 +1135,7 @@ NN_DEFAULTS = {"Conv": {"stride": 1, "padding": 0, "dilation": 1, "groups": 1, "
                                  "dilation": 1}}
 # (family, argument) -> share of the spelled-out calls that still leave it out: KernelBench level 1 spells every
 # argument of a transposed convolution but dilation in 7 of its 17 calls, and the model trained on renders that always
-# spelled it wrote `dilation=dilation` into 57, 65 and 71's constructors (session 18: three init errors)
+# spelled it wrote `dilation=dilation` into 57, 65 and 71's constructors (three init errors)
 SPELLED_OUT_SKIP = {("ConvTranspose", "dilation"): 0.5}
 # Other names a module's constructor argument goes by in a task's own constructor (KernelBench level 2 writes
 # nn.Linear(input_size, hidden_size) and passes a pool's kernel size as pool_kernel_size or a norm's eps as bn_eps),
@@ -1154,7 +1154,7 @@ CTOR_ALIAS_SHARE, CTOR_PREFIX_SHARE = 0.3, 0.35   # of a module argument passed 
 # nn's defaults KernelBench's level 2 leaves out of a module's call: nn.Conv2d(in_channels, out_channels,
 # kernel_size) in 30 of its 33 Conv2d/Conv3d calls, nn.MaxPool3d(kernel_size=pool_kernel_size) with the stride
 # defaulting to the kernel size. Every render spelled stride and padding before (gs21: 1,181 of 1,181 Conv2d
-# calls), and the model added `padding` to the constructors of KernelBench's convolutions (session 17: the most
+# calls), and the model added `padding` to the constructors of KernelBench's convolutions (the most
 # common of level 2's 54 signature mismatches).
 OMITTED_DEFAULTS = {"Conv": {"stride": 1, "padding": 0, "dilation": 1, "groups": 1},
                     "ConvTranspose": {"stride": 1, "padding": 0, "output_padding": 0, "dilation": 1, "groups": 1},
@@ -1167,7 +1167,7 @@ NORM_EXTRAS = {"BatchNorm": {"eps": 1e-5, "momentum": 0.1}, "InstanceNorm": {"ep
 NORM_EXTRAS_SHARE = 0.3
 # Channel and feature counts one module passes to the next go by one constructor argument (KernelBench level 2:
 # nn.Conv2d(in_channels, out_channels, kernel_size) then nn.GroupNorm(num_groups, out_channels)); the model wrote
-# nn.BatchNorm3d(num_features) with no such argument (session 17, 4 of level 2's 12 init errors)
+# nn.BatchNorm3d(num_features) with no such argument (4 of level 2's 12 init errors)
 CHANNEL_KEYS = ("in_channels", "out_channels", "in_features", "out_features", "num_features", "num_channels")
 SHARE_CHANNEL_ARG = 0.7
 GROUPS_FROM_CHANNELS_SHARE = 0.9   # groups equal to a channel count named by it (KernelBench: 5 of 5)
@@ -1176,7 +1176,7 @@ INIT_DEFAULTS_SHARE = 0.4  # renders whose constructor gives trailing arguments 
 # KernelBench level 1 spells out every argument of a convolution in 34 of its 35 conv files, always as
 # `bias: bool = False` with get_init_inputs() leaving bias out: a model must read "no bias" from the default.
 # gs23 had that form in 42 of 1,254 level-1 conv renders and its model loaded a None bias in every standard conv
-# of level 1 it wrote (session 22: 6 compile errors of the first 64 files). A render whose constructor spelled a
+# of level 1 it wrote (6 compile errors of the first 64 files). A render whose constructor spelled a
 # module out in full gives trailing arguments defaults this often, and a convolution has a bias this often
 # (KernelBench level 2's nn.Conv2d(in, out, k) still has one: the hybrids keep it in PyTorch).
 SPELLED_OUT_DEFAULTS_SHARE = 0.8
@@ -1185,18 +1185,19 @@ SPELLED_OUT_SHARE = 0.4    # renders that spell a conv's (or transposed conv's) 
 ANNOTATE_SHARE = 0.35      # renders with annotated signatures, unless LONE_...
 # KernelBench level 1 annotates its signatures in 80 of its 100 files (every norm, pool and reduction over a dim,
 # most activations), level 2 in none; gs29's level-1 renders of one op outside the convolutions were annotated
-# 31-43% of the time (session 30)
+# 31-43% of the time
 LONE_ANNOTATE_SHARE = 0.85
 # A program that is one convolution or pool (level 1's shape) is rendered as KernelBench level 1 writes its 35
 # convolution files: the call spelled out in full (34 of 35), an annotated constructor (34) whose trailing arguments
 # have defaults (35) and a get_init_inputs() that passes only a prefix of them (34), most often just the arguments
 # without a default. gs26's 2,502 level-1 conv renders drew that form 38% (prefix), 51% (defaults) and 35%
 # (annotated) of the time, and the answers to KernelBench's convs failed on exactly it: constructors rebuilt
-# without bias, groups or padding (session 28: 12 init errors, 6 signature mismatches among level 1's 35 convs).
+# without bias, groups or padding (12 init errors, 6 signature mismatches among level 1's 35 convs).
 # Level 1's six pools are written the same way (nn.MaxPool3d(kernel_size=kernel_size, stride=stride,
 # padding=padding, dilation=dilation, ...) from an annotated constructor with defaults: 5 of 6), where gs29's 618
 # level-1 max/avg pool renders had defaults 19% of the time and no constructor argument at all 53% (a functional pool
-# or literal sizes), and session 29's answers broke three of the six constructors (duplicate or misordered defaults).
+# or literal sizes), and a trained model's answers broke three of the six constructors (duplicate or
+# misordered defaults).
 LONE_MODULE_SPELLED_OUT_SHARE = 0.9
 LONE_MODULE_ANNOTATE_SHARE = 0.9
 LONE_MODULE_DEFAULTS_SHARE = 0.95
@@ -1206,7 +1207,7 @@ LONE_MODULE_REQUIRED_ONLY_SHARE = 0.7   # of those: get_init_inputs() passes exa
 LONE_MODULE_REQUIRED = {"Conv": 3, "ConvTranspose": 3, "MaxPool": 1, "AvgPool": 1}
 POOL_SPELLED_OUT = {"MaxPool": {"padding": 0, "dilation": 1}, "AvgPool": {"padding": 0}}
 # 14 of KernelBench level 1's 16 files of several ops write them as one expression (`return x * torch.sigmoid(x)`,
-# `x / (1 + torch.abs(x))`), where every render wrote one statement per op; session 29's model answered Swish with
+# `x / (1 + torch.abs(x))`), where every render wrote one statement per op; A trained model answered Swish with
 # the sigmoid alone and Softsign with the abs alone. A program of several ops without a GEMM or convolution (level
 # 1's composites) writes an op inside the one that reads it, where that is the next op, in NEST_SHARE of its renders;
 # a program with one (level 2's shape) in ANCHORED_NEST_SHARE, never the GEMM or convolution itself: level 2 nests an
@@ -1349,7 +1350,7 @@ def gemm_dim_names(nodes: list[dict], tensor: str, rank: int) -> list[tuple[str,
     (A (M, K) @ B (K, N)). A dim shared by both operands gets one name, so the contraction dim is named once.
     Drawn from the rank pools it could get two names for one value (A (M, dim) @ B (batch_size, K) with
     dim == batch_size), and gpu-small's SFT model wrote a duplicate K_size kernel argument on 10 of KernelBench
-    level 1's GEMMs (session 14). None where the first use is not a GEMM operand of a supported form."""
+    level 1's GEMMs. None where the first use is not a GEMM operand of a supported form."""
     for n in nodes:
         if tensor not in n["inputs"]:
             continue
@@ -1450,7 +1451,7 @@ def render_kernelbench(prog: dict, rng: random.Random) -> tuple[str, dict]:
         rename[t["name"]] = fresh(base)
     # KernelBench draws every input with torch.rand. An input the ops leave unconstrained is drawn either way, so
     # torch.rand never tells the op (with randn the norm, it marked sqrt/log/rsqrt tasks: the model wrote tl.sqrt
-    # for KernelBench's ReLU, LOG.md session 15). rand is within randn's domain, so every op stays valid.
+    # for KernelBench's ReLU). rand is within randn's domain, so every op stays valid.
     for t in prog["inputs"]:
         if t["dist"] == "randn" and rng.random() < RAND_INPUT_SHARE:
             t["dist"], t["dom"] = "rand", "nonneg"
@@ -1886,8 +1887,8 @@ def shrink_sizes(source: str, max_elems: int) -> tuple[str, dict]:
     say, are left). The new values are appended after SHRINK_MARK, since get_inputs and get_init_inputs read the
     module's globals when called; the rest of the source is unchanged. Returns (source, {"changed": {name or
     name[i]: new value}, "largest": elements of the largest tensor}). Sizes written as literals inside get_inputs
-    (level 1's 50_conv_standard_2D's 224 x 224 images) stay. On session 23's 100 level-1 SFT answers, judging at
-    2^16 elements on the CPU agreed with the H200's verdicts at the real sizes on 99 (LOG.md session 27)."""
+    (level 1's 50_conv_standard_2D's 224 x 224 images) stay. On an earlier run's 100 level-1 SFT answers, judging at
+    2^16 elements on the CPU agreed with the H200's verdicts at the real sizes on 99."""
     orig = _module_int_slots(source)
 
     def largest(slots):
@@ -1989,7 +1990,7 @@ def _validate(source: str) -> str | None:
 def _ill_conditioned(model, inputs, out) -> str | None:
     """The program's fp32 answer against the same program in fp64 (inputs upcast, integer ones kept). Seen on
     the H200: rms_norm -> norm(dim) gives 3.0 up to rounding, instance_norm then scales that rounding up to
-    O(1), and an argmax of it picks a different index on every implementation (LOG.md)."""
+    O(1), and an argmax of it picks a different index on every implementation."""
     import copy
 
     import torch
@@ -2753,7 +2754,7 @@ def import_report(directory: str) -> tuple[list[tuple[str, list[str], list[str],
 
 
 # --------------------------------------------------------------------------------------------------
-# Decontamination against KernelBench (issue 21)
+# Decontamination against KernelBench
 # --------------------------------------------------------------------------------------------------
 _KEEP_NAMES = {"self", "torch", "nn", "F", "super", "Model", "math", "range", "len", "int", "float", "tuple", "list"}
 
@@ -2873,7 +2874,7 @@ SURFACE_DRAWS = ("rand", "randn", "randint", "pos")  # torch.rand, .randn, .rand
 
 def surface_features(source: str) -> dict | None:
     """The surface of a KernelBench-format source that a model trained on synthetic programs meets again on the
-    benchmark (issue 21), read from the code alone (nothing runs): Model.__init__'s argument count
+    benchmark, read from the code alone (nothing runs): Model.__init__'s argument count
     ("init_args"), how many have defaults ("init_defaults"), whether get_init_inputs() passes fewer ("prefix"),
     annotations ("annotated"), docstrings ("docstrings"), forward's argument count ("forward_args"), how
     get_inputs() draws its tensors ("draws": the set of SURFACE_DRAWS seen), and whether forward writes an op inside

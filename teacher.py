@@ -1,7 +1,7 @@
 """The teacher: a deterministic compiler from a program DAG to a correct, readable, fused Triton solution.
 
 DRTriton (arXiv 2603.21465, Sec. 3.2) warms the policy up on 2,026 PyTorch-to-Triton pairs written by large
-LLMs and filtered by the verifier. We compile instead (issue 4): every synthetic program is a DAG of known
+LLMs and filtered by the verifier. We compile instead: every synthetic program is a DAG of known
 operators (synth.OPS), so we can write the solution directly, verify it with the judge and keep it as an
 SFT pair. The same compiler is an oracle policy for search and evaluation.
 
@@ -67,11 +67,11 @@ How a program becomes kernels (what differs from a hand-written solution is note
     paper sizes (`--dot-precision tf32x3`: fp32-level error through the tensor cores; see DOT_PRECISIONS).
     `--dot-precision bf16x3` (plan triton-bf16x3) writes each GEMM operand once as bf16 hi + lo parts and sums
     three bf16 tensor-core dots (k_matmul_bf16x3): fp32-level error at 1.1-3.6x cuBLAS's fp32 GEMM on the H200.
-  * GPU target, literal sizes (issue 20; the CPU target, which writes the SFT pairs, keeps the forms above): a
+  * GPU target, literal sizes (the CPU target, which writes the SFT pairs, keeps the forms above): a
     convolution whose groups hold a multiple of 16 input channels orders its K (kernel offset, channel), one offset
     per block of K, and reads a weight laid out [C_out, *kernel, Cg] by the wrapper; output rows of 64 or more are
     tiled along the row (gemm_tile's row_len); a depthwise convolution is a direct kernel (k_conv_depthwise).
-  * heavy="torch" (issue 20; `compile_program`) keeps GEMMs and convolutions (HEAVY_OPS) as the task's own torch
+  * heavy="torch" (`compile_program`) keeps GEMMs and convolutions (HEAVY_OPS) as the task's own torch
     call (its module: the same weights, cuBLAS/cuDNN) and compiles the rest as usual, so what follows a heavy op
     is one fused Triton epilogue kernel or the prologue of the next anchor. `plans` builds the candidates a
     caller measures: triton, triton-tf32x3, triton-tf32, hybrid and hybrid-cl (eval.py/search.py
@@ -114,24 +114,24 @@ import synth
 
 # fp32 tl.dot precision. "ieee" (default) computes like eager PyTorch (no tf32) on CUDA cores; "tf32x3" splits
 # each operand into two tf32 parts and uses the tensor cores three times, fp32-level error at several times
-# the ieee speed on Hopper by design -- not yet measured here (LOG.md: the ieee GEMMs lose to cuBLAS).
+# the ieee speed on Hopper by design -- not yet measured here (the lab record: the ieee GEMMs lose to cuBLAS).
 # Plain "tf32" misses the 1e-2 tolerance at large K against an fp32 GEMM (tests/judge_tasks/good/matmul.py on
 # the H200), but it is what eager PyTorch itself computes convolutions in (torch.backends.cudnn.allow_tf32 is
 # True by default, unlike matmul's): the plan "triton-tf32" uses it only where every dot is a convolution's.
-# "bf16x3" (issue 20; GEMMs only, k_matmul_bf16x3): each fp32 operand is written once as two bf16 tensors, hi and
+# "bf16x3" (GEMMs only, k_matmul_bf16x3): each fp32 operand is written once as two bf16 tensors, hi and
 # lo (x = hi + lo to about 2^-16), by a split kernel, and the GEMM sums hi*lo + lo*hi + hi*hi on the bf16 tensor
 # cores, twice tf32's rate. The dropped lo*lo term is about 2^-16 of each product: far inside the judge's 1e-2, and
-# inside KernelBench's 1e-4 on all but 2 of level 1's 16 bf16x3 tasks (LOG.md session 19). Its conv and attention
+# inside KernelBench's 1e-4 on all but 2 of level 1's 16 bf16x3 tasks. Its conv and attention
 # dots are tf32x3.
 DOT_PRECISIONS = ("ieee", "tf32x3", "tf32", "bf16x3")
-# Where a heavy op (GEMM, convolution, transposed convolution) runs (issue 20): "triton" compiles it like any
+# Where a heavy op (GEMM, convolution, transposed convolution) runs: "triton" compiles it like any
 # anchor; "torch" keeps it a torch call (cuBLAS/cuDNN) and compiles the rest, so what follows it becomes one fused
 # Triton epilogue kernel (or the prologue of the next anchor). Which wins is measured, not assumed: `plans`.
 # "torch-cl" keeps them in torch too and runs the 2-D/3-D convolutions channels-last (the input converted on the
 # way in, cuDNN's output left channels-last), and the elementwise epilogue that reads such an output is a tiled
 # kernel that reads it channels-last and writes the usual contiguous layout (channels-last where it writes the
 # task's output, as torch.compile's answer is); a pool, norm, reduction or scan kernel reads it by its strides.
-# Level 2's convolutions took 0.68x the time channels-last (LOG.md session 11), which is how torch.compile beat
+# Level 2's convolutions took 0.68x the time channels-last, which is how torch.compile beat
 # the plain hybrid on them. "torch-cl16" is "torch-cl" with those convolutions in float16 (to_channels_last: the
 # input cast on its way to channels-last, cuDNN's fp16 tensor-core kernels accumulating in fp32, the output left
 # float16 and channels-last, every Triton kernel after it loading it as float16 and computing in fp32). fp16 keeps
@@ -483,7 +483,7 @@ class Prog:
         self.heavy = heavy
         self.cl = set()   # heavy="torch-cl": the kept convolutions' outputs, channels-last in memory
         # a kept 2-D/3-D convolution runs without its bias, which becomes an add the Triton kernel after it fuses
-        # (PyTorch adds a cuDNN convolution's bias in a pass of its own over the output: LOG.md session 20)
+        # (PyTorch adds a cuDNN convolution's bias in a pass of its own over the output: the lab record)
         self.fold_bias = fold_bias and sizes == "literal"
         self.program_output = program["output"]
         self.symbolic = sizes == "symbolic"
@@ -824,7 +824,7 @@ class Prog:
         # groups > 1, or any groups the task's constructor names (`groups=groups`, KernelBench level 1's spelled-out
         # convs): then the answer passes it and runs the grouped form. Named only when > 1, a spelled-out groups=1
         # conv's answer took none, and the model trained on them passed `self.conv2d.groups` to a launcher without
-        # it in 9 of level 1's 35 convs (session 23)
+        # it in 9 of level 1's 35 convs
         if g > 1 or "groups" in self.module_args.get(node["module"], ()):
             g = names["groups"] = self.new_size("groups", g, alias=False)
         ks = [self.new_size("kernel_size" if d == 1 else f"kernel{a}", k, alias=False) for a, k in zip(axes, ks)]
@@ -1386,7 +1386,7 @@ class Style:
         block = min(max(npow2(n), 128), self.rng.choice([512, 1024, 1024, 2048]))
         # As rows and tiles below: two waves of programs on 132 SMs, down to 128 elements a program (a warp
         # group, one element per thread). A max_pool3d of 4,488 outputs with 64 loads each ran as 3 programs
-        # of 2,048 (5x slower than eager on the H200, LOG.md session 5).
+        # of 2,048 (5x slower than eager on the H200).
         return halve_to_waves(block, n, 128)
 
     def row_blocks(self, n_rows: int, n_cols: int) -> tuple[int, int]:
@@ -1401,7 +1401,7 @@ class Style:
         if self.target != "cpu":
             # Fill the GPU first: rows per program drop until there are two waves of programs on an H200's 132
             # SMs (or one row each). With up to 64 rows a program, a batch norm over 4 channels ran as 2
-            # programs and a 507-row instance norm as 8 (0.26x eager on the H200, LOG.md).
+            # programs and a 507-row instance norm as 8 (0.26x eager on the H200; the lab record).
             br = halve_to_waves(min(br, 64), n_rows, 1)
         return br, bj
 
@@ -1456,7 +1456,7 @@ class Style:
         bn = min(max(16, npow2(N)), self.rng.choice([64, 128]))
         bk = min(max(16, npow2(K)), 32)
         # Small GEMMs (most KernelBench-size linears: M of 27-123) ran as 1-14 programs of 64x128 tiles on 132
-        # SMs (linear 0.19x eager on the H200, LOG.md): halve the larger tile side (tl.dot needs >= 16) until
+        # SMs (linear 0.19x eager on the H200; the lab record): halve the larger tile side (tl.dot needs >= 16) until
         # there are two waves of programs.
         while -(-M // bm) * -(-N // bn) * batch < WAVE_PROGRAMS and max(bm, bn) > 16:
             if bn >= bm:
@@ -1689,7 +1689,7 @@ def k_elementwise_cl(P: Prog, st: Style, E: str) -> Kernel:
     tiles of (spatial positions x channels) per sample, read channels-last (contiguous along channels) and
     written contiguous (along the spatial positions), so both sides are coalesced and the layout change costs no
     extra pass; per-channel parameters are one vector load a tile. Where E is the task's output it is written
-    channels-last, as read: the same values and shape, the layout torch.compile returns (session 12's sweep:
+    channels-last, as read: the same values and shape, the layout torch.compile returns (an earlier run's sweep:
     1_Conv2D_ReLU_BiasAdd's hybrid-cl took 2.73 ms against compile's 1.62 and the channels-last conv's 1.61)."""
     out = P.t[E]
     S = list(out.shape)
@@ -1893,8 +1893,8 @@ ROW_TILE_MAX = 8192    # GPU target: rows up to this many elements are one tile 
 SYMBOLIC_ROW_BLOCK = 128  # symbolic sizes: the widest column block of a (then always looped) row kernel
 # Symbolic sizes: a flat (elementwise or pooled) kernel's block, whatever the validation size. Its launcher runs at
 # any size, and a model copies the block it was shown: sized to a few hundred validation elements (the CPU target's
-# next power of two), it ran KernelBench level 1's elementwise tasks at 0.40x eager (BLOCK=128) or 0.79x (256),
-# session 23. 1,024 is the GPU target's common choice.
+# next power of two), it ran KernelBench level 1's elementwise tasks at 0.40x eager (BLOCK=128) or 0.79x (256).
+# 1,024 is the GPU target's common choice.
 SYMBOLIC_BLOCK_1D = 1024
 
 
@@ -2007,7 +2007,7 @@ def k_rows(P: Prog, st: Style, A: str, E: str) -> Kernel:
         # Symbolic sizes (the pipeline's SFT pairs) always loop over a row's column blocks of at most
         # SYMBOLIC_ROW_BLOCK: the one-block form (BLOCK_COLS = next_power_of_2(n_cols)), all a model saw of
         # training's short rows, does not compile at KernelBench's lengths (23_Softmax: 393,216 columns, a
-        # 4M-element block; session 15, LOG.md), while a looped row is right at any length
+        # 4M-element block), while a looped row is right at any length
         BJ = min(BJ, SYMBOLIC_ROW_BLOCK)
     loop = n_cols > BJ or P.symbolic
     kb.arg("n_cols", bare(n_cols))
@@ -2588,14 +2588,14 @@ def bf16_split_kernel(P: Prog, st: Style, main: KB, t: str, shape: list, index, 
 
 
 def k_matmul_bf16x3(P: Prog, st: Style, kb: KB, A: str, E: str, xy, dims, idxs, bias, split, ops) -> Kernel:
-    """A GEMM on the bf16 tensor cores at fp32-level error (dot_precision "bf16x3", issue 20). Split kernels write
+    """A GEMM on the bf16 tensor cores at fp32-level error (dot_precision "bf16x3"). Split kernels write
     each operand once, its prologue applied, as bf16 hi + lo (bf16_split_kernel) in the order the operand is stored
     in, so the split reads it in order: A as [batch, M, K], or [batch, K, M] where M is its innermost dim; B as
     [batch, K, N], or [batch, N, K] where K is (a linear's weight, the K of q @ k^T); an operand whose index does
     not depend on the batch is written once. Per block of K the kernel adds hi*lo, lo*hi and hi*hi (small terms
     first) into the fp32 accumulator; lo*lo, about 2^-16 of each product, is left out. cuBLAS's fp32 GEMM (eager
     PyTorch: no TF32 for matmul) runs on the FMA units at a fraction of the tensor cores' rate: 1.06-3.64x eager on
-    level 1's GEMMs (H200, LOG.md session 19). Output tiles are visited GROUP_M tile rows at a time (a 1-D grid),
+    level 1's GEMMs (H200). Output tiles are visited GROUP_M tile rows at a time (a 1-D grid),
     so a group's B tiles are read from L2; a second grid axis takes the batch or split K's slices."""
     if P.symbolic:
         raise TeacherError("dot_precision='bf16x3': literal sizes only")
@@ -2715,7 +2715,7 @@ def k_conv(P: Prog, st: Style, A: str, E: str) -> Kernel:
     bias = None
     # a constructor that names bias (`bias=bias`, KernelBench level 1's spelled-out convs, bias False by default):
     # forward passes self.conv.bias, None or not, and the kernel adds it under a constexpr, so the answer reads the
-    # same for either value (session 23: 11 of gs24's 35 level-1 conv answers loaded a bias that was None)
+    # same for either value (11 of gs24's 35 level-1 conv answers loaded a bias that was None)
     bias_named = P.symbolic and "bias" in P.module_args.get(n["module"], ())
     if ma.get("bias", True) or bias_named:
         bias = f"{n['module']}.bias"
@@ -2728,7 +2728,7 @@ def k_conv(P: Prog, st: Style, A: str, E: str) -> Kernel:
     # so each block of K is one kernel offset (`tap`, a scalar) and positions and bounds are computed per output
     # row ([BLOCK_M, 1]) instead of per element of the [BLOCK_M, BLOCK_K] tile, and the weight can be laid out
     # with K in order (below). The order alone was within noise of the (channel, offset) one on the H200; the
-    # K-ordered weight took 63 from 0.30x to 0.41x eager and 67 from 0.19x to 0.24x (LOG.md session 19).
+    # K-ordered weight took 63 from 0.30x to 0.41x eager and 67 from 0.19x to 0.24x.
     tap_major = CONV_TAP_MAJOR and st.target != "cpu" and not P.symbolic and Cg % 16 == 0
     BM, BN, BK, nw = st.mm_blocks(M, OCg, K, batch=G)
     if st.target == "cpu":
@@ -2743,7 +2743,7 @@ def k_conv(P: Prog, st: Style, A: str, E: str) -> Kernel:
     # one output row (gemm_tile's row_len), so input and output addresses are a scalar plus tl.arange along M, which
     # the compiler can see runs in order (a flat block unravelled with div/mod hides that). Measured on 7 level-1
     # convs: the same speed as flat rows on 6, 71 slower (0.70x against 0.81x); the convs' cost is elsewhere
-    # (LOG.md session 19). Level 1's sweep ran with it; CONV_ROW_TILE = False turns it off.
+    #. Level 1's sweep ran with it; CONV_ROW_TILE = False turns it off.
     row_tiled = CONV_ROW_TILE and st.target != "cpu" and not P.symbolic and OS[-1] >= 64
     if row_tiled:
         BM = min(BM, npow2(OS[-1])) if tap_major else min(128, npow2(OS[-1]))
@@ -2869,7 +2869,7 @@ def k_conv_depthwise(P: Prog, st: Style, kb: KB, A: str, E: str, tensors, geomet
     a direct kernel: a program per block of BLOCK output positions of one (sample, output channel) plane, the
     kernel offsets unrolled, one weight a tap loaded as a scalar. As an implicit GEMM its K was the kernel's 9-21
     offsets and N its one output channel, padded to 16 x 16 tl.dot tiles, and ran at 0.03-0.2x cuDNN (KernelBench
-    L1 82-85, LOG.md session 10); the work is a few FMAs per input element, so the kernel is memory-bound."""
+    L1 82-85); the work is a few FMAs per input element, so the kernel is memory-bound."""
     x, wname, bias = tensors
     ks, s, p, dil = geometry
     xs, out_shape = P.t[x].shape, P.t[A].shape
@@ -2990,7 +2990,7 @@ def pool_mean(kb: KB, n: dict, acc: str, cnt: str | None, bounds, axes: str) -> 
 
 # A window this large (elements) runs as a [rows of outputs, window] tile on the GPU target instead of an
 # unrolled loop per output (an adaptive_avg_pool3d with 4 x 7 x 12 windows unrolled 336 loads per output and
-# ran as 67 programs, 0.36x eager on the H200, LOG.md session 5). Up to POOL_TILE_MAX, one tile covers it.
+# ran as 67 programs, 0.36x eager on the H200). Up to POOL_TILE_MAX, one tile covers it.
 POOL_TILE_MIN, POOL_TILE_MAX = 32, 4096
 POOL_TILE_LOOP = 2048  # columns a loop step of a window larger than POOL_TILE_MAX (any target)
 
@@ -3303,7 +3303,7 @@ def torch_call(n: dict, ins: list[str]) -> str:
     a = n["attrs"]
     if n.get("module") and (a.get("no_bias") or a.get("channels_last")):
         # a 2-D/3-D convolution through torch.nn.functional with the module's own weights: channels-last input
-        # written by a Triton kernel (TO_CL: aten's layout copy ran at a third of the bandwidth, LOG.md session 20),
+        # written by a Triton kernel (TO_CL: aten's layout copy ran at a third of the bandwidth),
         # float16 operands under heavy="torch-cl16", the bias left to the kernel after it under no_bias
         m = module_ref(n["module"])
         dt = "torch.float16" if a.get("half") else "torch.float32"
@@ -3449,7 +3449,7 @@ def compile_program(record_or_program, seed: int = 0, target: str = "cpu", sourc
     # ModelNew first, its kernels and launchers after it (forward looks them up when it runs): the constructor,
     # a verbatim copy of Model's, is written right after the prompt shows it. At the end of a long answer the
     # copy was 1,000+ tokens away, and gpu-small's model dropped or invented arguments on 57 of KernelBench
-    # level 2's answers (signature_mismatch, LOG.md session 16).
+    # level 2's answers (signature_mismatch).
     init_lines = ["    " + ln for ln in init_src.splitlines()]
     lines += ["", "class ModelNew(nn.Module):"] + init_lines + [""]
     lines.append("    def forward(self, " + ", ".join(fargs) + "):")
@@ -3468,7 +3468,7 @@ CONV_OPS = {op for op in HEAVY_OPS if op.startswith("conv")}
 def plans(record_or_program, seed: int = 0, target: str = "cpu", source: str | None = None,
           only=PLANS) -> list[tuple[str, str]]:
     """The teacher's candidate solutions for one task, [(plan, solution)], each judged and the fastest correct
-    kept (issue 20: the choice is measured, not a fixed rule):
+    kept (the choice is measured, not a fixed rule):
       triton:        every op in Triton, fp32 dots in "ieee" precision (as eager PyTorch computes);
       triton-tf32x3: the same with tensor-core "tf32x3" dots (only where the program has a dot);
       triton-tf32:   one-pass "tf32" dots, only where every dot is a convolution's: the precision eager PyTorch
@@ -3486,7 +3486,7 @@ def plans(record_or_program, seed: int = 0, target: str = "cpu", source: str | N
     only: the plans to try (a subset of PLANS). A plan the teacher cannot build is left out; TeacherError only
     if none can be built (the first plan's error). Where both tf32 plans are asked for and triton-tf32 applies
     (every dot is a convolution's), triton-tf32x3 is left out: the same kernels with three dots for one, to an
-    accuracy beyond the reference's own TF32 convolutions (session 10: its all-Triton transposed convolutions
+    accuracy beyond the reference's own TF32 convolutions (its all-Triton transposed convolutions
     ran 10-80 ms a call and held the GPU's timing lock for the sweep's longest stretches)."""
     out, first_error = [], None
     options = {"triton": {}, "triton-tf32x3": {"dot_precision": "tf32x3"}, "triton-tf32": {"dot_precision": "tf32"},

@@ -1,4 +1,4 @@
-"""Decontamination against KernelBench (issue 21): `synth.decontaminate` and `synth.py --decontaminate`.
+"""Decontamination against KernelBench: `synth.decontaminate` and `synth.py --decontaminate`.
 
 It must report a KernelBench file fed back verbatim, resized, and renamed+resized (multi-op), report a 1-op
 file that keeps KernelBench's prose, and pass a generated set (including single-op programs of the same ops as

@@ -1,4 +1,4 @@
-"""Issue 23: train.py and eval.py under torchrun, data-parallel over N processes. CPU and gloo, loopback only: a test
+"""Train.py and eval.py under torchrun, data-parallel over N processes. CPU and gloo, loopback only: a test
 starts 2 processes with the env vars torchrun sets (MASTER_ADDR=127.0.0.1, MASTER_PORT, RANK, WORLD_SIZE,
 LOCAL_RANK) and checks them against one process on the same global batch (SFT, RL) or the same tasks (eval).
 

@@ -25,7 +25,7 @@ TASKS = os.path.join(HERE, "eval_data", "tasks")
 SOLUTIONS = os.path.join(HERE, "eval_data", "solutions")
 
 # Hand-computed: level -> (tasks, correct, compiled share, Acc). The directory "tasks" names no level, so every
-# task is level "-" (the file names' leading numbers are not levels; issue 19).
+# task is level "-" (the file names' leading numbers are not levels).
 EXPECTED = {"-": (7, 3, 4 / 7, 3 / 7), "overall": (7, 3, 4 / 7, 3 / 7)}
 EXPECTED_ERRORS = {"1_relu_add": None, "1_scale_shift": None, "abs_neg": None, "1_softmax": "mismatch",
                    "2_add_tanh": "syntax_error", "2_mul_clamp": "kernel_error", "2_sub_abs": "missing_solution"}
@@ -179,7 +179,7 @@ def test_task_row_picks_fastest_correct_sample():
           Verdict(compiled=True, correct=True, speedup=2.5, timings={"speedup_vs_compile": 1.1})]
     row = ev.task_row({"id": "3_x", "level": None}, vs)
     assert (row["best_sample"], row["speedup"], row["speedup_vs_compile"]) == (2, 2.5, 1.1)
-    # KernelBench's "3_x" is task 3 of its level, not level 3 (issue 19): no level given is "-"
+    # KernelBench's "3_x" is task 3 of its level, not level 3: no level given is "-"
     assert (row["level"], row["n_samples"], row["n_correct"], row["n_compiled"]) == ("-", 3, 2, 3)
     row = ev.task_row({"id": "x", "level": 5}, [Verdict(error_type="syntax_error"), Verdict(compiled=True)])
     assert (row["best_sample"], row["level"], row["correct"]) == (1, "5", False)
@@ -374,7 +374,7 @@ def test_teacher_and_search_wiring_with_stand_ins(tmp_path, capsys, monkeypatch)
 
 
 def test_one_task_failure_never_stops_the_run(tmp_path, capsys, monkeypatch):
-    """Issue 19: an exception while importing a task, in the teacher or in the search is that task's failed row
+    """An exception while importing a task, in the teacher or in the search is that task's failed row
     (import_error, teacher_bug, search_error / search_bug) with its message and a traceback in samples.jsonl;
     the other tasks are judged and the aggregates count the failures as wrong."""
     import shutil
@@ -507,7 +507,7 @@ def test_stop_after_s_leaves_the_rest_for_a_rerun(tmp_path, capsys):
 
 
 def test_teacher_plans_judge_every_plan_and_keep_the_fastest_correct(tmp_path, capsys):
-    """Issue 20: --teacher-plans all gives each task one candidate per plan the teacher can build; all are judged
+    """--teacher-plans all gives each task one candidate per plan the teacher can build; all are judged
     and the row is the best one, naming its plan and every plan's outcome. Bad plan lists are usage errors."""
     kb = os.path.join(HERE, "kernelbench_small", "level2")
     out = str(tmp_path / "plans")
@@ -600,7 +600,7 @@ def test_reuse_verdicts_takes_an_identical_answers_verdict(tmp_path, capsys):
 
 
 def test_bench_kb_table_reads_an_eval_out(tmp_path, capsys):
-    """bench.py kb-table: the per-task table LOG.md carries, and its summary, from an eval.py --out."""
+    """bench.py kb-table: the per-task table the lab record carries, and its summary, from an eval.py --out."""
     import subprocess
     out = str(tmp_path / "ev")
     run_main(["--tasks", TASKS, "--policy", f"solutions:{SOLUTIONS}", "--out", out, "--workers", "2"], capsys)
@@ -615,7 +615,7 @@ def test_bench_kb_table_reads_an_eval_out(tmp_path, capsys):
 
 
 def test_bench_kb_table_sets_runs_side_by_side():
-    """bench.py kb-table with several --results (issue 21: a model's checkpoints): a row per task of any run, a
+    """bench.py kb-table with several --results (a model's checkpoints): a row per task of any run, a
     cell per run (speedup of a correct answer, error type of a wrong one, '-' where the run lacks the task), and
     each run's Acc and errors by type."""
     import bench
@@ -637,7 +637,7 @@ def test_bench_kb_table_sets_runs_side_by_side():
 
 
 def test_bench_kb_ab_replays_only_the_changed_answers(tmp_path, capsys):
-    """bench.py kb-ab (issue 21): two runs' answers to one task set, judged again in one call, but only the tasks
+    """bench.py kb-ab: two runs' answers to one task set, judged again in one call, but only the tasks
     where the second run's answer differs from the base's and one of them is correct; a change between two failures
     and an identical answer are not replayed. The subset folder holds exactly the replayed task files; on a CPU
     nothing is timed, so no ratio is claimed."""
@@ -794,7 +794,7 @@ def test_shrink_to_judges_a_task_too_large_for_the_machine_at_small_sizes(tmp_pa
 
 
 def test_shrink_to_with_search_searches_the_task_at_the_judges_sizes(tmp_path, capsys):
-    """--search with --shrink-to (a CPU proxy of a KernelBench level-2 search, session 31): the search runs the
+    """--search with --shrink-to (a CPU proxy of a KernelBench level-2 search): the search runs the
     shrunk task's program and builds its fragments at those sizes, so a 4096 x 65536 task (seconds a fragment at its
     own sizes would be hours in the interpreter) is searched and found correct; the report says the policy saw the
     shrunk task."""
@@ -811,7 +811,7 @@ def test_shrink_to_with_search_searches_the_task_at_the_judges_sizes(tmp_path, c
 
 
 def test_bench_kb_judge_says_where_the_judging_time_went():
-    """bench.py kb-judge (issue 21): a job's work is its reference, import, check and timing phases less its wait for
+    """bench.py kb-judge: a job's work is its reference, import, check and timing phases less its wait for
     the timing lock; jobs that ran alone (an exclusive retry, or a task known to need one) are summed apart, since
     they run one at a time; the jobs with the most work come first."""
     import bench
@@ -835,8 +835,8 @@ def test_bench_kb_judge_says_where_the_judging_time_went():
 
 
 def test_bench_conv_layout_times_each_tasks_first_convolution(tmp_path):
-    """bench.py conv-layout (issue 20): a row per task with a convolution (its NCHW and channels-last times, which
-    agree in value), none for a task without one, and a summary line; on the CPU here, the H200 in LOG.md."""
+    """bench.py conv-layout: a row per task with a convolution (its NCHW and channels-last times, which
+    agree in value), none for a task without one, and a summary line; on the CPU here, the H200 in the lab record."""
     import subprocess
     kb2 = os.path.join(ROOT, "tests", "kernelbench_small", "level2")
     rows_path = str(tmp_path / "rows.jsonl")

@@ -1,4 +1,4 @@
-"""The files form a ladder (shared/DESIGN.md "Files"; issue 22): each imports only files below it in LADDER,
+"""The files form a ladder (shared/DESIGN.md "Files"): each imports only files below it in LADDER,
 at module level and inside functions alike, so no import circle can form."""
 import ast
 import glob

@@ -1,4 +1,4 @@
-"""`python train.py --stage all` end to end at the smallest scale (issues 5 and 6): synth -> teacher pairs ->
+"""`python train.py --stage all` end to end at the smallest scale: synth -> teacher pairs ->
 SFT -> RL (DRPO, then the GRPO ablation from the same SFT checkpoint) -> eval on held-out level-1 and level-2
 programs -> report.md. A very small stand-in model, CPU; the point is the plumbing (what each stage hands the
 next, the held-out split, the per-level report), not what the model learns."""

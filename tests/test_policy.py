@@ -1,4 +1,4 @@
-"""policy.py on CPU with a very small stand-in of the tiny default model (issue 5).
+"""policy.py on CPU with a very small stand-in of the tiny default model.
 
 Everything is pinned to the CPU in fp32 so exact comparisons hold on a CUDA machine too."""
 import json
@@ -87,7 +87,7 @@ def get_inputs():
 
 
 def test_code_only_drops_docstrings_and_comments_and_nothing_else():
-    """The "code" source form (issue 21): docstrings and comments go, `pass` stands in for a body that was only a
+    """The "code" source form: docstrings and comments go, `pass` stands in for a body that was only a
     docstring, blank-line runs shrink to one; every statement that runs stays. Sources it cannot cut safely
     (unparsable, or a docstring sharing its line with code) come back as they were."""
     import ast

@@ -1,4 +1,4 @@
-"""The fast generation engine (issue 9) against plain transformers generate, on a very small stand-in of
+"""The fast generation engine against plain transformers generate, on a very small stand-in of
 the tiny default model on CPU (fp32), plus a CUDA-graph check that skips itself without a GPU.
 
 On CPU engine "static" runs the same code as "cudagraph" / "compile" without the graph capture, so

@@ -98,7 +98,7 @@ def test_fragments_of_hand_written_task():
 
 
 def test_kernelbench_failures_render_and_fragment():
-    """Issue 19, found on KernelBench level 2: clamp(x, min=m) with no max (task 100: SearchError), an
+    """Found on KernelBench level 2: clamp(x, min=m) with no max (task 100: SearchError), an
     nn.LeakyReLU module (task 12: its single-op fragment was skipped, then StopIteration timing it on CUDA),
     torch.max(x, dim, keepdim=True)[0] (task 18: amax's tensor was indexed by [0], IndexError later). The
     program as search runs it equals the task's Model, and every op has its one-op fragment."""
@@ -266,7 +266,7 @@ def test_single_op_search_returns_correct_hybrids(judge):
 
 
 def test_hybrid_hands_fragments_contiguous_inputs(judge):
-    """Issue 19 (KernelBench L2 task 14): the matmul fragment reads weight.T, a strided view; its kernel indexes
+    """The matmul fragment reads weight.T, a strided view; its kernel indexes
     row-major, so without .contiguous() in the hybrid every cover with it was wrong (max_abs_err 11.5)."""
     rec = {"id": "wt", "level": None, "source": open(os.path.join(HERE, "search_data", "matmul_weight_t.py")).read()}
     rows = []
@@ -339,7 +339,7 @@ def test_time_budget_keeps_the_whole_program_single_shot(judge):
 
 
 def test_cli_one_task_failure_never_stops_the_run(tmp_path, monkeypatch, capsys):
-    """Issue 19: over a task set, an import failure, an unsupported task and a search bug are each that task's
+    """Over a task set, an import failure, an unsupported task and a search bug are each that task's
     failed row (summary.jsonl, with the traceback in its fragments.jsonl); the other tasks run. The level comes
     from the directory (level2), not from the file names' numbers."""
     tasks = tmp_path / "level2"
@@ -399,7 +399,7 @@ class CountingJudge:
 
 
 def test_search_tasks_batches_tasks_and_reuses_the_whole_programs_verdict(judge):
-    """Issue 20: search_tasks runs several tasks' searches together, one judge call a round for all of them; with
+    """Search_tasks runs several tasks' searches together, one judge call a round for all of them; with
     teacher plans each fragment gets one candidate per plan and the fastest correct keeps its plan's name; a
     search cut to the whole program returns its verdict without judging it again; a task whose search raises
     is that task's result, the others finish."""
@@ -427,7 +427,7 @@ def test_search_tasks_batches_tasks_and_reuses_the_whole_programs_verdict(judge)
 
 
 def test_search_tasks_proposes_all_tasks_fragments_in_one_call_and_epilogue_first(judge):
-    """Issue 21: drive answers the searches' Propose requests of a round with one proposer call (a model policy
+    """Drive answers the searches' Propose requests of a round with one proposer call (a model policy
     generates a chunk's fragments in full batches); with order epilogue-first a sample budget goes to the
     fragments without a GEMM or convolution before those with one, with "shortest" to the first op first."""
     class CountingProposer:

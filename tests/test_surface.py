@@ -1,4 +1,4 @@
-"""Surface features of KernelBench-format sources (issue 21): `synth.surface_features` and `bench.py kb-surface`,
+"""Surface features of KernelBench-format sources: `synth.surface_features` and `bench.py kb-surface`,
 which set KernelBench's folders beside training task files (constructor arguments and defaults, the prefix
 get_init_inputs passes, annotations, input draws) and say what a task file's input draw tells about its op.
 

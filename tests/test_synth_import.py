@@ -1,5 +1,5 @@
 """Tests of synth's import (load_task, import_report): fake-tensor shapes, every KernelBench spelling, folded
-constants, named reasons, and the whole of KernelBench levels 1 and 2 (issue 19)."""
+constants, named reasons, and the whole of KernelBench levels 1 and 2."""
 import os
 import subprocess
 import sys
@@ -216,7 +216,7 @@ def test_report_cli_lists_what_is_not_covered(tmp_path):
     assert lines[-1] == "coverage: 1/2 files fully covered"
 
 
-# the files whose import needed issue 19's constructs, with the ops they import to
+# the files whose import needed constructs beyond the first tracer, with the ops they import to
 KERNELBENCH_FIXED = {
     "level1/92_cumsum_exclusive.py": ["narrow", "cumsum", "select", "zeros_like", "cat"],
     "level1/99_TripletMarginLoss.py": ["triplet_margin_loss"],

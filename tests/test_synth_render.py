@@ -1,4 +1,4 @@
-"""KernelBench-style rendering (issue 21): the same DAGs in KernelBench's surface variety.
+"""KernelBench-style rendering: the same DAGs in KernelBench's surface variety.
 
 Every varied render must (a) import back to the same op list, (b) validate, (c) compile with the teacher and
 pass the CPU judge; the plain style must stay byte-identical; the renders must actually vary; a render-only
@@ -221,7 +221,7 @@ def test_teacher_leaves_the_init_docstring_with_the_task():
 
 def test_gemm_operands_name_their_dims_by_role():
     """A GEMM's operands (matmul, bmm, einsum) name their size constants by role, as KernelBench's GEMM files do:
-    batch dims batch_size, then M, K, N, with the contraction dim one name in both operands (session 14: two
+    batch dims batch_size, then M, K, N, with the contraction dim one name in both operands (two
     names for it taught the model a duplicate K_size argument). Checked on rendered programs, then on the rule."""
     seen = 0
     for i in range(400):
@@ -468,7 +468,7 @@ def _conv_bias_forms(n=150):
 
 def test_spelled_out_convolutions_take_kernelbenchs_bias_false_default(monkeypatch):
     """KernelBench level 1 writes 34 of its 35 convolutions as `bias=bias` with `bias: bool = False` left out of
-    get_init_inputs(); gs23's model loaded a None bias in each standard conv it wrote (session 22). The form is
+    get_init_inputs(); gs23's model loaded a None bias in each standard conv it wrote. The form is
     drawn often, and almost never without the two shares behind it."""
     forms = _conv_bias_forms()
     assert forms["kb"] >= 0.1 * forms["renders"], forms   # 26 of 150 (gs23's synth: 8)
@@ -515,7 +515,7 @@ def _general_lone_shares(monkeypatch, spelled_out=synth.SPELLED_OUT_SHARE):
 def test_lone_convolutions_take_kernelbench_level1s_constructor_form(monkeypatch):
     """KernelBench level 1's 35 convolution files spell the call out (34), annotate the constructor (34), give its
     trailing arguments defaults (35) and pass a prefix of them (34); gs26's level-1 conv renders did so 35-51% of
-    the time, and the answers failed on those constructors (session 28). Most lone-conv renders take the form now,
+    the time, and the answers failed on those constructors. Most lone-conv renders take the form now,
     and far fewer do with the lone-conv shares set back to the general ones."""
     got = _lone_module_surface()
     n = got["renders"]
@@ -545,7 +545,7 @@ def _depthwise_renders(n=150):
 
 def test_depthwise_convolutions_take_kernelbench_level1s_form(monkeypatch):
     """KernelBench level 1 has 5 depthwise convs among its 18 standard ones, each built from one constructor
-    argument (`nn.Conv2d(in_channels, in_channels, k, ..., groups=in_channels)`); session 29's model named
+    argument (`nn.Conv2d(in_channels, in_channels, k, ..., groups=in_channels)`). A trained model named
     `in_channels` twice in two of their constructors. Standard convs are now depthwise at DEPTHWISE_SHARE and
     name their groups after the channel count; without either the form is rare."""
     got = _depthwise_renders()
@@ -561,7 +561,7 @@ def test_depthwise_convolutions_take_kernelbench_level1s_form(monkeypatch):
 def test_lone_pools_take_kernelbench_level1s_constructor_form(monkeypatch):
     """KernelBench level 1 builds its six pools as modules from an annotated constructor (6 of 6) with defaults (5),
     the call spelled out (`nn.MaxPool3d(kernel_size=kernel_size, stride=stride, padding=padding, dilation=...)`).
-    gs29's lone pools had no constructor argument in half their renders and defaults in a fifth, and session 29's
+    gs29's lone pools had no constructor argument in half their renders and defaults in a fifth, and an earlier run's
     answers broke three of level 1's six pool constructors. Most lone-pool renders take the form now; the spelled-out
     call adds the stride (= the kernel size, nn's default) and a max pool's dilation, and the task imports back to
     the same ops; with the general shares the form is rare again."""
@@ -634,7 +634,7 @@ def _nested_renders(levels=(2, 3), n=150):
 
 def test_composites_are_written_as_one_expression(monkeypatch):
     """14 of KernelBench level 1's 16 files of several ops write them nested (`return x * torch.sigmoid(x)`), and
-    session 29's model answered Swish with the sigmoid alone; level 2 nests an epilogue in 15 of its 100 files
+    a trained model answered Swish with the sigmoid alone; level 2 nests an epilogue in 15 of its 100 files
     (`x = x * torch.sigmoid(x)`). Programs of several ops without a GEMM or convolution now write an op inside the
     op that reads it in a share of their renders, anchored programs in a smaller share and never inside or around
     the GEMM or convolution, each importing back to the same ops; with both shares 0 no render nests."""

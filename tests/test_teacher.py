@@ -162,7 +162,7 @@ SIZE_FREE_TASKS = {  # name: (input dims, forward body, __init__ line, second in
 
 
 # Conv and pool attributes as constructor arguments (module constants), two value sets per structure: with
-# symbolic sizes the kernels, the wrapper's bindings and forward read the same for both (issue 21: the model
+# symbolic sizes the kernels, the wrapper's bindings and forward read the same for both (the model
 # baked gs16's stride and padding literals into KernelBench's convolutions).
 ATTR_FREE = {   # name: (conv class, groups, value set A, value set B)
     "conv2d": ("Conv2d", 1, dict(kernel_size=3, stride=1, padding=0, dilation=1, pool_kernel=2, pool_stride=2),
@@ -412,7 +412,7 @@ def test_unsupported_programs_raise_teacher_error():
 def test_gpu_target_launches_two_waves_of_programs_where_the_work_allows():
     """On the GPU target flat blocks, rows per program and GEMM tiles shrink until there are two waves of
     programs on 132 SMs (or the smallest sensible block); the CPU target keeps one large block (the
-    interpreter pays per program). A 4,488-element max_pool3d once ran as 3 programs (LOG.md session 5)."""
+    interpreter pays per program). A 4,488-element max_pool3d once ran as 3 programs."""
     cdiv = lambda a, b: -(-a // b)  # noqa: E731
     for seed in range(8):
         gpu, cpu = teacher.Style(seed, "cuda"), teacher.Style(seed, "cpu")
@@ -652,7 +652,7 @@ def test_symbolic_conv_and_pool_attributes_are_names_bound_from_the_module(judge
         assert "kernel_size = pool_kernel_size" in a and "stride = pool_stride" in a and "self.pool.dilation" in a
         assert "groups = conv_groups" in a and "self.conv.groups" in a   # the constructor names groups: bound
         assert not re.search(r"^\s+\w+ = \d+$", a, re.M), name   # no size is bound to a number
-    # a named groups runs the grouped form at any value (session 23: a spelled-out groups=1 conv's answer took no
+    # a named groups runs the grouped form at any value (a spelled-out groups=1 conv's answer took no
     # groups, and the model passed self.conv2d.groups to such launchers): groups 1 and 2 give the same answer text
     for name in ("conv2d", "conv_transpose2d"):
         assert shape_free(judged[f"symbolic:attrs:{name}:0"][1]) == \
@@ -749,7 +749,7 @@ def test_symbolic_rows_loop_and_means_divide_by_names():
 def test_symbolic_flat_kernels_take_one_block_whatever_the_size():
     """With symbolic sizes an elementwise or pooling kernel's block does not follow the validation size (a launcher
     that runs at any size, copied by a model, kept a block sized for ~200 elements: KernelBench level 1's
-    elementwise tasks at 0.40x eager, session 23); literal sizes keep the size's next power of two."""
+    elementwise tasks at 0.40x eager); literal sizes keep the size's next power of two."""
     for name in ("relu", "max_pool2d"):
         small, large = SIZE_FREE[name]
         blocks = {int(re.search(r"BLOCK=(\d+)", compile_program(sized_source(name, dims), sizes="symbolic")).group(1))
@@ -894,7 +894,7 @@ def test_a_spelled_out_conv_reads_the_same_whatever_its_bias_and_groups():
     """KernelBench level 1 spells `groups=groups, bias=bias` with defaults get_init_inputs leaves alone (bias False in
     34 of its 35 convs). With symbolic sizes the answer passes self.conv.groups and self.conv.bias whatever their
     values, runs the grouped form, and adds the bias under a constexpr (None when there is none): one text for
-    bias False/True and groups 1/2 (block sizes aside), each judged correct. Session 23's model, trained on answers
+    bias False/True and groups 1/2 (block sizes aside), each judged correct. A trained model, trained on answers
     that passed groups only when > 1 and the bias only when there was one, passed groups to launchers without it
     (9 of 35) and loaded a None bias (11 of 35)."""
     from reward import Judge
@@ -919,7 +919,7 @@ def test_a_spelled_out_conv_reads_the_same_whatever_its_bias_and_groups():
 
 
 def test_lone_pools_in_kernelbench_level1s_constructor_form_verify():
-    """synth renders a level-1 program of one pool as KernelBench level 1 writes its pools (session 30): the call
+    """synth renders a level-1 program of one pool as KernelBench level 1 writes its pools: the call
     spelled out with the stride and a max pool's dilation, from an annotated constructor with defaults that
     get_init_inputs() may leave out. The teacher answers each pool with symbolic sizes bound from the module, and
     the judge finds each answer correct."""
@@ -968,7 +968,7 @@ def test_depthwise_convolutions_in_kernelbench_level1s_form_verify():
 
 
 def test_cli_verdict_cache_judges_only_the_pairs_that_changed(tmp_path, monkeypatch):
-    """A data step run again after a render change (session 30: 20,000 pairs, ~100 min on 2 cores) judges only the
+    """A data step run again after a render change (20,000 pairs, ~100 min on 2 cores) judges only the
     pairs whose source or solution changed: the teacher CLI keeps correct verdicts in --verdict-cache, and a second
     run with one more task judges that one alone, writing the same pairs for the two it knew."""
     recs = [single_op_record("relu"), single_op_record("sum")]

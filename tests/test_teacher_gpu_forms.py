@@ -1,8 +1,8 @@
-"""The teacher's GPU-target GEMM and convolution forms (issue 20), judged on the CPU through the interpreter:
+"""The teacher's GPU-target GEMM and convolution forms, judged on the CPU through the interpreter:
 bf16x3 GEMMs (split operands, three bf16 dots: every operand layout, batch, prologue, epilogue, split K),
 tap-major and row-tiled implicit-GEMM convolutions (normal and transposed, grouped, strided, dilated, 1-3 spatial
 dims, input channels that do and do not allow tap-major K), and the direct depthwise kernel. Speed is the H200's
-business (bench.py kb-kernels, LOG.md session 19); here each form must be correct and must be the form named.
+business (bench.py kb-kernels); here each form must be correct and must be the form named.
 
     python -m pytest tests/test_teacher_gpu_forms.py
 """

@@ -1,4 +1,4 @@
-"""KernelBench itself through the teacher (issue 19): a small copy of Levels 1 and 2 compiles and passes the
+"""KernelBench itself through the teacher: a small copy of Levels 1 and 2 compiles and passes the
 judge; int64 offsets for tensors of 2^31 elements or more; a teacher run over a task set survives any one
 task's failure.
 
@@ -154,7 +154,7 @@ def test_symbolic_sizes_named_like_kernel_names():
 
 @pytest.mark.slow  # six shrunk level-2 files, two plans each, through the interpreter
 def test_hybrid_plan_keeps_the_heavy_op_in_torch_and_passes_the_judge():
-    """Issue 20: teacher.plans(..., only=("hybrid",)) keeps each GEMM/conv a torch call (the task's own module, or
+    """Teacher.plans(..., only=("hybrid",)) keeps each GEMM/conv a torch call (the task's own module, or
     torch.matmul) and computes everything after it in Triton; the judge (hybrid policy) passes it, with the heavy
     op among its recorded torch ops and the epilogue's ops not. A task with nothing after its heavy op (level 1's
     lone conv) has no hybrid plan, and a task without a heavy op neither."""
@@ -198,7 +198,7 @@ def test_hybrid_plan_keeps_the_heavy_op_in_torch_and_passes_the_judge():
 
 @pytest.mark.slow  # five shrunk level-2 files, three plans each, through the interpreter
 def test_channels_last_hybrid_reads_the_conv_output_where_it_is_and_passes_the_judge():
-    """Issue 20 (hybrid-cl, hybrid-fp16): a 2-D/3-D convolution kept in torch runs on a channels-last input that a
+    """A 2-D/3-D convolution kept in torch runs on a channels-last input that a
     Triton kernel wrote (to_channels_last; float16 under hybrid-fp16), without its bias, which the kernel after it
     adds; the elementwise epilogue is a tiled kernel that reads that layout; it writes the task's output in it
     too (2, 47: what torch.compile returns) and a tensor that views go on with contiguous (38); the judge passes
@@ -243,7 +243,7 @@ def test_channels_last_hybrid_reads_the_conv_output_where_it_is_and_passes_the_j
 
 
 def test_gpu_hybrid_folds_the_conv_bias_where_a_triton_kernel_follows():
-    """Issue 20: on the GPU target the plain hybrid runs a 2-D/3-D convolution without its bias and the epilogue
+    """On the GPU target the plain hybrid runs a 2-D/3-D convolution without its bias and the epilogue
     adds it (PyTorch's cuDNN path adds it in an extra pass over the output); a convolution without a bias, or
     whose output is the task's, keeps its module call."""
     src = open(os.path.join(HERE, "kernelbench_small", "level2", "21_Conv2d_Add_Scale_Sigmoid_GroupNorm.py")).read()

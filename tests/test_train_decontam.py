@@ -1,4 +1,4 @@
-"""The pipeline's decontamination stage (issue 21): a training set that holds a KernelBench file fails the run."""
+"""The pipeline's decontamination stage: a training set that holds a KernelBench file fails the run."""
 import json
 import os
 import shutil

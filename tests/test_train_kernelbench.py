@@ -1,4 +1,4 @@
-"""The pipeline's KernelBench evaluation (issue 21): with --pipeline-kernelbench-eval every checkpoint (SFT, each RL
+"""The pipeline's KernelBench evaluation: with --pipeline-kernelbench-eval every checkpoint (SFT, each RL
 run) and the teacher are judged by eval.py on the KernelBench level folders, and report.md gets one table of them.
 CPU, a very small stand-in model and the shrunk KernelBench files of tests/kernelbench_small, two per level."""
 import json

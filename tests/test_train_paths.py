@@ -1,4 +1,4 @@
-"""Every CLI works from any working directory (issue 19): `cd /tmp/x && python /work/main/train.py` failed because
+"""Every CLI works from any working directory: `cd /tmp/x && python /work/main/train.py` failed because
 the pipeline handed teacher.py (which runs with cwd = the repository) a path relative to the caller's directory.
 Paths that cross a process or a run.json are absolute."""
 import os

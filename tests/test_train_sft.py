@@ -1,4 +1,4 @@
-"""train.py --stage sft on CPU with a very small stand-in model (issue 5); pinned to the CPU (fp32) so
+"""train.py --stage sft on CPU with a very small stand-in model; pinned to the CPU (fp32) so
 the exact comparisons hold on a CUDA machine too."""
 import importlib.util
 import json
@@ -252,7 +252,7 @@ def test_prompt_source_code_trains_on_docless_prompts_and_is_saved(tmp_path, mon
 
 @pytest.mark.parametrize("argv, message", [
     (["--stage", "sft", "--pairs", "/nonexistent/pairs.jsonl"], "pairs file not found"),
-    (["--stage", "rl"], "issue 6"),
+    (["--stage", "rl"], "--stage rl needs --tasks"),
     (["--stage", "sft", "--out", "/nonexistent/run", "--resume"], "run directory not found"),
 ])
 def test_missing_files_and_unbuilt_stages_exit_2(tmp_path, argv, message, capsys, monkeypatch):
