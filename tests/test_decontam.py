@@ -89,6 +89,7 @@ def get_init_inputs():
     assert not [g for g in got if g[0] in ("synthetic_relu", "renamed_no_prose")]  # the op alone is not a leak
 
 
+@pytest.mark.slow
 def test_generated_set_is_clean_and_cli_exit_codes(tmp_path):
     out = tmp_path / "tasks.jsonl"
     r = subprocess.run([sys.executable, "synth.py", "--num-programs", "120", "--levels", "1,2", "--seed", "0",

@@ -152,6 +152,7 @@ def sft_argv(out, *extra):
             "--seed", "3", *extra]
 
 
+@pytest.mark.slow
 def test_sft_two_ranks_equal_one_process_and_resume(tmp_path):
     """2 ranks x --grad-accum 1 take the steps one process takes with --grad-accum 2 (the same 4 sequences a step,
     drawn from the same stream): losses, held-out losses and weights agree to fp32 rounding. The 2-rank run is
@@ -243,6 +244,7 @@ def rl_argv(out, loss):
         (["--ppo-epochs", "2", "--kl-coef", "0.1"] if loss == "grpo" else [])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("loss", ["drpo", "grpo"])
 def test_rl_two_ranks_equal_one_process(tmp_path, monkeypatch, loss):
     """Two RL steps over 4 tasks x G=4: each of 2 ranks generates, judges and scores its 2 whole groups; with the
@@ -282,6 +284,7 @@ def rows_without_timings(path):
     return rows
 
 
+@pytest.mark.slow
 def test_eval_two_ranks_equal_one_process_and_resume(tmp_path, capsys):
     """The 7 test tasks over 2 ranks (round-robin, a judge each) give one process's rows, in task order, and the
     same report; a rerun judges only the rows lost since, and rank files left by a killed run are merged."""

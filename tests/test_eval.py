@@ -233,6 +233,7 @@ def run_main(argv, capsys):
     return json.loads(capsys.readouterr().out.strip().splitlines()[-1])
 
 
+@pytest.mark.slow
 def test_cli_table_rerun_skip_and_torn_tail(tmp_path, capsys):
     out = str(tmp_path / "ev")
     argv = ["--tasks", TASKS, "--policy", f"solutions:{SOLUTIONS}", "--out", out, "--workers", "2", "--timeout-s", "60"]
@@ -373,6 +374,7 @@ def test_teacher_and_search_wiring_with_stand_ins(tmp_path, capsys, monkeypatch)
         assert e.value.code == 2 and message in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_one_task_failure_never_stops_the_run(tmp_path, capsys, monkeypatch):
     """An exception while importing a task, in the teacher or in the search is that task's failed row
     (import_error, teacher_bug, search_error / search_bug) with its message and a traceback in samples.jsonl;
@@ -476,6 +478,7 @@ def test_restarting_judge_and_judge_errors():
     assert verdicts[1][0].error_type == "missing_solution"
 
 
+@pytest.mark.slow
 def test_chunk_size_sets_the_judging_chunks(tmp_path, capsys, monkeypatch):
     """--chunk-size 3 over 7 tasks judges chunks of 3, 3 and 1 (default: 2 x --workers = 4, 3)."""
     sizes, chunks = [], ev.chunks
@@ -558,6 +561,7 @@ def test_teacher_fallback_is_built_where_no_plan_applies_and_judged_where_none_p
     assert e.value.code == 2 and "--teacher-fallback needs --teacher-plans" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_reuse_verdicts_takes_an_identical_answers_verdict(tmp_path, capsys):
     """--reuse-verdicts DIR: an answer identical to one DIR recorded for the same task takes that verdict (flag
     verdict_reused) and is not judged again; a changed answer is judged. A folder of other tasks or settings, or
@@ -636,6 +640,7 @@ def test_bench_kb_table_sets_runs_side_by_side():
 
 
 
+@pytest.mark.slow
 def test_bench_kb_ab_replays_only_the_changed_answers(tmp_path, capsys):
     """bench.py kb-ab: two runs' answers to one task set, judged again in one call, but only the tasks
     where the second run's answer differs from the base's and one of them is correct; a change between two failures
@@ -678,6 +683,7 @@ def test_bench_kb_ab_replays_only_the_changed_answers(tmp_path, capsys):
     assert bad.returncode != 0 and "at least two --results" in bad.stderr
 
 
+@pytest.mark.slow
 def test_bench_kb_ab_judges_the_changed_answers_of_runs_that_only_proposed(tmp_path, capsys):
     """eval.py --propose-only writes answers and judges none (no results.jsonl); kb-ab over such runs replays every
     task whose answer differs from the base's (it knows no verdicts, so a change between two failures is replayed

@@ -2,6 +2,7 @@
 SFT -> RL (DRPO, then the GRPO ablation from the same SFT checkpoint) -> eval on held-out level-1 and level-2
 programs -> report.md. A very small stand-in model, CPU; the point is the plumbing (what each stage hands the
 next, the held-out split, the per-level report), not what the model learns."""
+import pytest
 import json
 import os
 
@@ -16,6 +17,7 @@ def read_jsonl(path):
         return [json.loads(line) for line in f if line.strip()]
 
 
+@pytest.mark.slow
 def test_pipeline_with_grpo_ablation_and_level2_eval(tmp_path):
     out = tmp_path / "run"
     flags = ["--out", str(out), "--device", "cpu", "--pipeline-ops", "unary", "--pipeline-tasks", "10",

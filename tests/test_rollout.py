@@ -287,6 +287,7 @@ def test_split_kv_engine_equals_generate(tiny):
     assert run(tiny, "static_fused_splitkv", max_new_tokens=5, batch_size=5) == hf
 
 
+@pytest.mark.slow
 @needs_triton
 def test_gumbel_sample_draws_from_softmax_over_temperature():
     """Frequencies of 300 one-pass Gumbel-max draws against softmax(logits / T) (chi-square, p < 1e-4 to fail:

@@ -58,6 +58,7 @@ def programs():
     return _programs()
 
 
+@pytest.mark.slow
 def test_solver_respects_constraints(programs):
     """Property test: every dim in [1, 2^15], budgets hold, and the recorded shape of every node equals the
     shape PyTorch computes (checks broadcasting, contraction, conv/pool arithmetic and group rules)."""
@@ -99,6 +100,7 @@ def test_same_seed_same_bytes_and_other_seed_differs():
     assert len({r["hash"] for r in a}) == len(a)  # deduplicated
 
 
+@pytest.mark.slow
 def test_cli_same_seed_byte_identical_across_worker_counts(tmp_path):
     outs = []
     for workers in (1, 2):
@@ -220,6 +222,7 @@ def get_init_inputs():
     assert prog["ops"][2].startswith("opaque:")
 
 
+@pytest.mark.slow
 def test_import_report_cli_last_line(tmp_path):
     r = subprocess.run([sys.executable, "synth.py", "--import", KB_DIR, "--report"], cwd=ROOT, capture_output=True,
                        text=True)
@@ -303,6 +306,7 @@ def test_anchored_programs_are_a_heavy_op_and_its_epilogue():
     assert 150 < sum(half) < 250 and not synth.is_anchored(3, 1, 0, 1.0)
 
 
+@pytest.mark.slow
 def test_transposed_matmul_operands_are_views_named_as_stored():
     """A transposed operand is drawn in its stored shape (K, M) and read through a `.T` view node, which renders as
     `A.T` inline and imports back as the same node; its size constants are named in the stored order."""

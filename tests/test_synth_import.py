@@ -205,6 +205,7 @@ def test_import_failures_name_their_stage(tmp_path):
     assert why["item.py"][1].startswith("import stage: Model(*get_init_inputs()); the task reads a tensor's values")
 
 
+@pytest.mark.slow
 def test_report_cli_lists_what_is_not_covered(tmp_path):
     (tmp_path / "fft.py").write_text(task("", "        return torch.fft.fft(x).real\n", "[torch.randn(4)]"))
     (tmp_path / "ok.py").write_text(task("", "        return torch.relu(x)\n", "[torch.randn(4)]"))

@@ -136,6 +136,7 @@ def test_kernelbench_renders_vary(kb_records):
     assert len({s for s in srcs}) == len(srcs)
 
 
+@pytest.mark.slow
 def test_kernelbench_records_pass_the_teacher_and_the_judge(kb_records):
     """(c): teacher.compile_program(record) passes the CPU judge, for a subset (interpreter time)."""
     import teacher
@@ -190,6 +191,7 @@ def test_gpu_size_twins_are_the_cpu_programs_grown():
     assert grown >= 4, [(a["bytes"], b["bytes"]) for a, b in zip(small, big)]
 
 
+@pytest.mark.slow
 def test_cli_style_flag_is_deterministic_across_workers(tmp_path):
     outs = []
     for workers in (1, 2):

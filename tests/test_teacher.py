@@ -315,21 +315,25 @@ def failures(judged, prefix):
             if k.startswith(prefix) and not v.correct}
 
 
+@pytest.mark.slow
 def test_every_op_single_program_passes_strict(judged):
     ops = [k for k in judged if k.startswith("op:")]
     assert len(ops) == len(synth.POOL) == 93
     assert failures(judged, "op:") == {}
 
 
+@pytest.mark.slow
 def test_fused_programs_pass_strict(judged):
     assert len([k for k in judged if k.startswith("fused:")]) == 16
     assert failures(judged, "fused:") == {}
 
 
+@pytest.mark.slow
 def test_irregular_shapes_pass_on_both_targets(judged):
     assert failures(judged, "irregular:") == {}
 
 
+@pytest.mark.slow
 def test_tf32x3_dot_precision_is_emitted_and_passes(judged):
     sols = {k: sol for k, (_, sol, _) in judged.items() if k.startswith("tf32x3:")}
     assert len(sols) == 4 and all('input_precision="tf32x3"' in s and '"ieee"' not in s for s in sols.values())
@@ -338,6 +342,7 @@ def test_tf32x3_dot_precision_is_emitted_and_passes(judged):
         compile_program(irregular_source("bmm_odd"), dot_precision="bf16")
 
 
+@pytest.mark.slow
 def test_transposed_and_batched_matmul_forms_pass(judged):
     forms = {k.split(":")[1] for k in judged if k.startswith("matmulform:")}
     assert forms == {"A.T", "B.T", "rank2", "rank3", "rank4"}
@@ -346,11 +351,13 @@ def test_transposed_and_batched_matmul_forms_pass(judged):
     assert ".T.contiguous()" in sol   # the view is torch glue in forward; the GEMM reads a contiguous copy
 
 
+@pytest.mark.slow
 def test_imported_kernelbench_files_pass(judged):
     assert len([k for k in judged if k.startswith("import:")]) >= 5
     assert failures(judged, "import:") == {}
 
 
+@pytest.mark.slow
 def test_verdicts_show_triton_only(judged):
     for label, (_, sol, v) in judged.items():
         if v.correct:
@@ -474,6 +481,7 @@ def test_launches_mark_kernels_over_sm90_shared_memory(tmp_path, capsys, monkeyp
     assert "1/1 programs have a kernel marked M" in out
 
 
+@pytest.mark.slow
 def test_gpu_target_kernels_compile_for_sm90_without_spills():
     """Register use on an H200, compiled on the CPU (Triton's own compiler and cuobjdump, no GPU): the wide
     attention head that compiled to 32 registers and 6.7 KB of stack a thread (0.02x eager on the H200) now
@@ -498,6 +506,7 @@ def test_gpu_target_reduces_large_pool_windows_as_tiles():
     assert "BLOCK_W" not in small and "tl.static_range" in small
 
 
+@pytest.mark.slow
 def test_pool_tile_with_several_outputs_a_program_matches_eager():
     """693 outputs: 2 a program (the judged shapes have 1, to keep the interpreter quick), the last program
     half masked. One forward of teacher code (not a model's) in the interpreter against eager."""
@@ -583,6 +592,7 @@ def test_gpu_target_splits_large_sums_and_batch_norms_over_programs():
     assert "_stats_kernel[(" in compile_program(many_long, target="cuda")
 
 
+@pytest.mark.slow
 def test_cli_writes_verified_pairs(tmp_path):
     recs = [single_op_record("relu"), single_op_record("sum")]
     tasks = tmp_path / "tasks.jsonl"
@@ -610,6 +620,7 @@ def test_generic_names_style_names_kernels_after_nothing():
     assert teacher.compile_program(rec, seed=0, generic_names=True) == src
 
 
+@pytest.mark.slow
 def test_regressions_pass_strict(judged):
     """L2_1_01379 (max_pool3d to a (3, 9, 1, 1, 1) output, flatten(2), batch_norm1d over length 1): the batch-norm
     row index had no entry for the unit dim, and the IndexError ended a 6,000-program teacher run."""
@@ -618,6 +629,7 @@ def test_regressions_pass_strict(judged):
     assert failures(judged, "regression:") == {}
 
 
+@pytest.mark.slow
 def test_symbolic_sizes_pass_strict(judged):
     labels = [k for k in judged if k.startswith("symbolic:")]
     assert len([k for k in labels if k.startswith("symbolic:op:")]) == len(synth.POOL)
@@ -634,6 +646,7 @@ def test_symbolic_kernels_do_not_depend_on_sizes():
         assert (lit[0] == lit[1]) == (name in ("relu", "softmax")), name
 
 
+@pytest.mark.slow
 def test_symbolic_conv_and_pool_attributes_are_names_bound_from_the_module(judged):
     """Stride, padding, dilation, groups, output_padding and kernel sizes of a conv module, and a pool module's
     attributes, are kernel constexprs the wrapper binds from the module forward passes in: two tasks that differ
@@ -670,6 +683,7 @@ def test_symbolic_conv_and_pool_attributes_are_names_bound_from_the_module(judge
     assert lit[0] != lit[1] and "stride_h" not in lit[0]
 
 
+@pytest.mark.slow
 def test_symbolic_reduction_over_the_modules_dim_reads_it_at_run_time(judged):
     """`torch.sum(x, dim=self.dim)`: forward passes self.dim and the wrapper derives the layout from it, so the
     solution is the same text for dims 0, 1 and -1 (block sizes aside; KernelBench L1 47-53 reduce dim 1, which
@@ -693,6 +707,7 @@ def test_symbolic_reduction_over_the_modules_dim_reads_it_at_run_time(judged):
 SCALAR_ATTR_VALUES = ((2.0, -0.5, 0.2), (0.5, 0.25, 0.01))
 
 
+@pytest.mark.slow
 def test_symbolic_module_scalars_are_names_forward_passes(judged):
     """`x * self.scaling_factor`: the kernel reads the scalar by its attribute's name, a constexpr the wrapper
     receives from forward, so two constructions differ in no line of the answer but the numbers' own; the
@@ -795,6 +810,7 @@ def teacher_cli(tmp_path, recs, *flags):
     return res.stdout, [json.loads(line)["completion"] for line in out.read_text().splitlines()]
 
 
+@pytest.mark.slow
 def test_cli_heavy_torch_writes_hybrid_pairs_where_a_heavy_op_has_an_epilogue(tmp_path):
     """teacher.py --heavy torch (gpu-small's pairs): a GEMM with an op after it keeps the GEMM as the task's torch
     call and fuses the rest in Triton, verified under the hybrid policy; a program without a heavy op, and a
@@ -811,6 +827,7 @@ def test_cli_heavy_torch_writes_hybrid_pairs_where_a_heavy_op_has_an_epilogue(tm
     assert teacher.KEPT_TORCH_OP not in relu + lone and "tl.dot(" in lone
 
 
+@pytest.mark.slow
 def test_cli_heavy_torch_cl_falls_back_plan_by_plan(tmp_path):
     """teacher.py --heavy torch-cl: a convolution with an elementwise epilogue is written channels-last, a GEMM
     with one (no convolution to run channels-last) as the plain hybrid; both verified."""
@@ -858,6 +875,7 @@ def test_channels_last_conv_outputs_read_by_strides_in_every_kernel_kind():
     assert all(v.correct for v in verdicts), [(v.error_type, (v.error_msg or "")[:200]) for v in verdicts]
 
 
+@pytest.mark.slow
 def test_cli_torch_fallback_hybrid_is_judged_again_all_triton(tmp_path):
     """teacher.py --heavy torch: a hybrid whose kernels the judge finds doing none of the work (conv -> exp ->
     log is the identity on the trial data; conv_transpose -> linear leaves Triton only a bias) is compiled
@@ -890,6 +908,7 @@ def spelled_out_conv(cls: str, bias: bool, groups: int) -> str:
             "def get_init_inputs():\n    return [in_channels, out_channels, kernel_size]\n")
 
 
+@pytest.mark.slow
 def test_a_spelled_out_conv_reads_the_same_whatever_its_bias_and_groups():
     """KernelBench level 1 spells `groups=groups, bias=bias` with defaults get_init_inputs leaves alone (bias False in
     34 of its 35 convs). With symbolic sizes the answer passes self.conv.groups and self.conv.bias whatever their
@@ -918,6 +937,7 @@ def test_a_spelled_out_conv_reads_the_same_whatever_its_bias_and_groups():
     assert "groups" not in sol.split("def forward")[1] and "HAS_BIAS" not in sol and "conv_bias" in sol
 
 
+@pytest.mark.slow
 def test_lone_pools_in_kernelbench_level1s_constructor_form_verify():
     """synth renders a level-1 program of one pool as KernelBench level 1 writes its pools: the call
     spelled out with the stride and a max pool's dilation, from an annotated constructor with defaults that
@@ -944,6 +964,7 @@ def test_lone_pools_in_kernelbench_level1s_constructor_form_verify():
         [(v.error_type, (v.error_msg or "")[:200]) for v in verdicts]
 
 
+@pytest.mark.slow
 def test_depthwise_convolutions_in_kernelbench_level1s_form_verify():
     """A level-1 program of one depthwise conv (1-D, 2-D, 3-D), rendered as KernelBench level 1 writes them
     (`nn.Conv2d(in_channels, in_channels, ..., groups=in_channels)`): the teacher answers each and the judge finds
@@ -967,6 +988,7 @@ def test_depthwise_convolutions_in_kernelbench_level1s_form_verify():
         [(v.error_type, (v.error_msg or "")[:200]) for v in verdicts]
 
 
+@pytest.mark.slow
 def test_cli_verdict_cache_judges_only_the_pairs_that_changed(tmp_path, monkeypatch):
     """A data step run again after a render change (20,000 pairs, ~100 min on 2 cores) judges only the
     pairs whose source or solution changed: the teacher CLI keeps correct verdicts in --verdict-cache, and a second
@@ -984,6 +1006,7 @@ def test_cli_verdict_cache_judges_only_the_pairs_that_changed(tmp_path, monkeypa
     assert second[:2] == first and len(second) == 3 and len(cache.read_text().splitlines()) == 3
 
 
+@pytest.mark.slow
 def test_verdict_cache_keeps_only_correct_verdicts_under_the_same_judge(tmp_path, monkeypatch):
     """reward.verify_by_policy with a cache: a failed pair is judged again on the next call, a correct one is not;
     another judge setting (the time limit) or another judge (reward.py's bytes) keys every pair afresh."""

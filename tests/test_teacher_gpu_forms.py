@@ -119,6 +119,7 @@ def test_bf16x3_plan_applies_to_gemms_only_and_leaves_matrix_vector_products_to_
     assert 'input_precision="tf32x3"' in compile_program(conv, target="cuda", dot_precision="bf16x3")
 
 
+@pytest.mark.slow
 def test_interpreter_bf16_dot_widening():
     """reward._fix_interpreter_bf16_dot: a bf16 tl.dot in the interpreter equals the fp32 product of the bf16
     values (the tensor cores' result); run in a subprocess, since the interpreter is chosen at import."""

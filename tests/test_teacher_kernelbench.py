@@ -119,6 +119,7 @@ def test_launch_geometry_at_real_sizes_allocates_nothing():
     assert not teacher.grid_fits([1, 70000]) and teacher.grid_fits([2 ** 31 - 1, 65535, 1])
 
 
+@pytest.mark.slow
 def test_cli_run_survives_a_failing_task(tmp_path):
     """One task the teacher cannot compile (a TeacherError) and one whose import crashes (a bug in any file
     below the teacher) are that task's failures; the run goes on, verifies the rest and counts them."""

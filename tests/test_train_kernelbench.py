@@ -25,6 +25,7 @@ def read_jsonl(path):
         return [json.loads(line) for line in f if line.strip()]
 
 
+@pytest.mark.slow
 def test_pipeline_evaluates_checkpoints_and_teacher_on_kernelbench(tmp_path, capsys):
     out = tmp_path / "run"
     flags = ["--out", str(out), "--device", "cpu", "--pipeline-ops", "unary", "--pipeline-tasks", "8",
