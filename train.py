@@ -6,7 +6,7 @@
     python train.py --stage rl --init runs/sft-7b --tasks data/tasks.jsonl --out runs/rl-7b --preset paper-7b
     python train.py --stage rl --out runs/rl-tiny --resume                            # continue exactly
 
-SFT (issue 5): LoRA on all linear layers (peft; `--lora-r 0` fine-tunes every weight, which a tiny model
+SFT: LoRA on all linear layers (peft; `--lora-r 0` fine-tunes every weight, which a tiny model
 trained from scratch needs), loss on completion tokens only, mean over all completion tokens of an
 optimizer step (so micro-batching and gradient accumulation do not change it), chunked fp32
 cross-entropy through `policy.token_logprobs`, length-bucketed micro-batches, AdamW with linear warm-up
@@ -14,7 +14,9 @@ and a cosine decay, held-out loss, and every `--gen-every` steps a few held-out 
 reward.py. Checkpoints hold the adapter (or weights), optimizer, scheduler, RNG states and the data
 position; each is written to a temporary directory and renamed, so a kill never loses the last good
 one, and `--resume` replays the run bit for bit on the same machine (CPU; CUDA kernels may differ in
-the last bits). A run resumed at its last step trains nothing; `export_run` writes the last checkpoint as a run
+the last bits). The policy of the lowest held-out loss so far is kept in <run>/best (`--sft-keep-best`, default:
+what the pipeline evaluates and starts RL from), and `--sft-patience N` stops after N evaluations without a new
+lowest. A run resumed at its last step trains nothing; `export_run` writes the last checkpoint as a run
 of its own in bf16 without optimizer state, small enough to carry from one machine to the next.
 
 RL (DRTriton Sec. 3.3; shared/DESIGN.md "Rewards"). One step: take P tasks from the curriculum bucket, sample G
@@ -80,7 +82,7 @@ steps, eval.py on held-out level-1 tasks for the SFT and the RL checkpoint; runs
 and PNG curves too. `--pipeline-sft-levels` adds higher-level pairs to SFT, `--pipeline-eval-higher` held-out
 higher-level programs to the eval, and `--pipeline-ablation-loss grpo` a second RL stage from the same SFT
 checkpoint (what `--preset gpu-small` uses for the DRPO vs GRPO comparison). `--pipeline-kernelbench-eval 1,2`
-(on in gpu-small) also judges every checkpoint, and the teacher, on the KernelBench level folders (issue 21), into
+(on in gpu-small) also judges every checkpoint, and the teacher, on the KernelBench level folders, into
 eval_<name>_kb<level> and a KernelBench table in report.md (an RL checkpoint's answer identical to the SFT
 checkpoint's takes its verdict: eval.py --reuse-verdicts); `--pipeline-kernelbench-search 2` (gpu-small) judges
 each checkpoint on level 2 once more with the test-time search (eval.py --search, the checkpoint proposing the
@@ -94,7 +96,7 @@ programs at synth's gpu sizes (their twins), so a rollout's timed speed is not a
 `--prompt-source code` (gpu-small) shows the model each task without docstrings and comments (policy.code_only),
 a choice saved with its checkpoints.
 
-Several GPUs (issue 23): the same commands under torchrun are data-parallel over N processes, one per GPU:
+Several GPUs: the same commands under torchrun are data-parallel over N processes, one per GPU:
     torchrun --nproc-per-node 2 train.py --preset gpu-small --out runs/pipeline-2gpu         # the whole pipeline
     torchrun --nproc-per-node 2 train.py --stage sft --pairs data/pairs.jsonl --out runs/sft-2gpu --preset gpu-small
     torchrun --nproc-per-node 2 train.py --stage rl --init runs/sft-2gpu --tasks data/tasks.jsonl --out runs/rl-2gpu
@@ -149,61 +151,65 @@ class UsageError(Exception):
 # Flags. Presets only change defaults; any flag given on the command line wins.
 
 PRESETS = {
-    # Laptop: the tiny model from scratch (full fine-tuning), CPU, minutes.
-    # RL on CPU is a smoke run: 4 tasks x G=4 rollouts of <= 512 tokens per step, a few steps.
-    # SFT: a from-scratch model needs a high lr; the pipeline's SFT steps fit ~15 min on a 2-core CPU. Tokens may
-    # span words within a line (16 characters at most): 2.8x fewer tokens a pair, 0.8-1.5 s a step instead of
-    # 2.3 on session 25's box, and held-out L1 73% at 600 steps (as at 800) against 20-47% with word tokens.
+    # Laptop: the tiny model from scratch (full fine-tuning), CPU, ~15 minutes on 2 cores.
+    # SFT: a from-scratch model needs a high lr. Tokens may span words within a line (16 characters at most): 2.8x
+    # fewer tokens a pair than word-level ones, and held-out L1 73% at 600 steps against 20-47% with word tokens.
+    # Its held-out loss bottoms out before the last step (0.074 near step 350 of 600, 0.096 at the end), so RL starts
+    # from the best held-out policy (--sft-keep-best) and SFT stops after 5 evaluations without a new best.
+    # RL gets a real share of the ~15 minutes: three seeds of DRPO (the spread RL is judged against), each stopped
+    # after 100 s of steps of 4 tasks x G=4, measured on every level's held-out tasks before and after; levels 1 and
+    # 2 (on level 1 the tiny model is right about 70% of the time, so most groups are informative).
     "tiny": dict(lr=2e-3, pipeline_sft_steps=600, pipeline_ops="unary", pipeline_teacher_style="fixed",
-                 tiny_token_chars=16, rl_steps=3, prompts_per_step=4, group_size=4, rollout_max_new_tokens=512,
-                 rl_heldout_per_level=8, dump_every=1, rl_lr=1e-4),
-    # One GPU, minutes: a larger from-scratch model (issue 5 target: >= 60% verified on 100 held-out level-1
-    # tasks in <= 10 min). All 93 ops, the fixed-style teacher (generic names: what made the tiny model learn,
+                 tiny_token_chars=16, sft_patience=5, rl_steps=40, rl_time_limit_s=100, pipeline_rl_seeds=3,
+                 levels="1,2", prompts_per_step=4, group_size=4, rollout_max_new_tokens=512, rl_heldout_per_level=8,
+                 rl_eval_every=0, dump_every=5, rl_lr=2e-4),
+    # One GPU, minutes: a larger from-scratch model (target: >= 60% verified on 100 held-out level-1 tasks in
+    # <= 10 min). All 93 ops, the fixed-style teacher (generic names: what made the tiny model learn,
     # LOG.md) with symbolic sizes (with literal ones the model copied wrong products: 17% on the H200), SFT on
     # 4,000 level-1 and 1,500 each of level-2 and level-3 pairs (half of those anchored: a GEMM or convolution
     # and its epilogue, written hybrid), then DRPO with the curriculum from level 1 for 130 s and the same
-    # budget of GRPO (the issue 6 comparison), evaluated on 100 level-1 and 50 each of level-2 and level-3
-    # held-out programs, and on KernelBench levels 1 and 2 (issue 21). The measurements below predate the
-    # anchored programs, the hybrid pairs and level 3 (session 11).
-    # H200 (LOG.md session 5): after SFT (1,400 steps ~260 s, eval ~65 s) level 1 67-69/100, level 2 7-10/50
+    # budget of GRPO (the DRPO vs GRPO comparison), evaluated on 100 level-1 and 50 each of level-2 and level-3
+    # held-out programs, and on KernelBench levels 1 and 2. The measurements below predate the anchored programs,
+    # the hybrid pairs and level 3 (the lab branch's LOG.md has the runs).
+    # H200: after SFT (1,400 steps ~260 s, eval ~65 s) level 1 67-69/100, level 2 7-10/50
     # (two runs); with 300 level-2 pairs instead it was 79/100 and 0/50, which left RL nothing to learn at
     # level 2. DRPO at rl_lr 3e-4 then ran 7 steps in 130 s: level 2 10 -> 11/50, level-1 geomean 1.34x -> 1.36x.
     "gpu-small": dict(tiny_hidden=512, tiny_layers=8, tiny_heads=8, tiny_kv_heads=4, tiny_intermediate=1376,
                       tiny_vocab=8192, micro_batch=32, lr=1e-3, warmup_steps=30, pipeline_sft_steps=1400,
-                      # tokens spanning words within a line (session 25): on gs25's pairs 1,060 -> 336 tokens a
+                      # tokens spanning words within a line: on an earlier run's pairs 1,060 -> 336 tokens a
                       # pair (answers 722 -> 206, KernelBench prompts 383 -> 154), so SFT, generation and RL
                       # rollouts cost ~3x less; the tiny preset went from 20-47% to 73% with them. Not yet measured
-                      # here on the H200: --tiny-token-chars 0 gives session 23's word-level tokens back
+                      # here on the H200: --tiny-token-chars 0 gives word-level tokens back
                       tiny_token_chars=16,
                       eval_every=200, save_every=350, gen_every=0, judge_workers=8,
                       pipeline_tasks=4100, pipeline_eval_tasks=100, pipeline_teacher_style="fixed",
                       pipeline_teacher_sizes="symbolic",
                       # KernelBench's docstrings made its prompts longer than any the model trained on, and its
-                      # answers garbled (session 14, LOG.md): the model sees sources without docstrings/comments
+                      # answers garbled: the model sees sources without docstrings/comments
                       prompt_source="code",
                       # KernelBench level 2 is a GEMM or convolution and its epilogue; kept in torch, the model
-                      # writes the fused epilogue (a few lines) instead of the conv kernel (issue 21)
+                      # writes the fused epilogue (a few lines) instead of the conv kernel
                       pipeline_teacher_heavy="torch",
                       pipeline_rl_tasks=1500, pipeline_sft_levels="1,2,3", pipeline_eval_higher=50,
                       # KernelBench level 2 is a GEMM or convolution and a 2-6 op epilogue: most level-2 and
-                      # level-3 programs are drawn in that shape (issue 21; half of them up to session 17, whose
-                      # model scored 0% on level 2); level 3 adds 2-op epilogues
+                      # level-3 programs are drawn in that shape (with half of them, a model scored 0% on level 2);
+                      # level 3 adds 2-op epilogues
                       pipeline_anchored=0.8,
                       # KernelBench level 1 is 35% convolutions and 15% GEMMs; a uniform pool gave them 7% and 4%
-                      # of the level-1 programs (session 15, LOG.md): 4x and 3x the draws, every op still drawn
+                      # of the level-1 programs: 4x and 3x the draws, every op still drawn
                       pipeline_ops="all,conv*4,conv_transpose*4,matmul*3",
                       # a level-1 3-D convolution's pair is ~2,150 tokens (median): at 2,048, 604 of gs24's 832
-                      # were dropped and the model never saw one finished (session 22: 5 answers cut); 2,560
+                      # were dropped and the model never saw one finished; 2,560
                       # drops 9 of them and 0.9% of all pairs; a spelled-out conv's answer then grew 13-21% (its
-                      # named groups and bias, session 24), so 3,072
+                      # named groups and bias), so 3,072
                       pipeline_max_seq_len=3072, levels="1,2,3", rl_steps=60, rl_time_limit_s=130,
-                      # the DRPO and GRPO stages side by side (issue 21: the sequential pipeline took 1,515 s through
+                      # the DRPO and GRPO stages side by side (the sequential pipeline took 1,515 s through
                       # DRPO's evals); the main RL checkpoint is the one searched on KernelBench level 2
                       pipeline_parallel_ablation=True, pipeline_kernelbench_search_checkpoints="rl",
                       # an 8,192-token vocab: 8,192 tokens' fp32 logits are 268 MB (90 MB with word tokens' 2,752),
                       # and 512-token chunks cost a checkpointed head call each (60-130 a step)
                       logprob_chunk_tokens=8192,
-                      # gs26 on the H200 (session 26): 402 of 1,400 SFT steps took ~0.2 s, the rest ~0.055 s, and
+                      # on the H200, 402 of 1,400 SFT steps took ~0.2 s, the rest ~0.055 s, and
                       # the slow ones thinned out as training went on (82 of the first 100, 7 of the last), as a
                       # one-time cost per new batch length would; 64-token multiples leave <= 48 lengths
                       pad_multiple=64,
@@ -218,20 +224,20 @@ PRESETS = {
                       # within a few percent (the judge's floor is 20), enough to rank rollouts by speed.
                       judge_time_trials=30,
                       rl_eval_every=5,  # pass@1 of 16 held-out tasks per level: promotion within minutes
-                      # the real benchmark next to the synthetic held-out set (issue 21): every checkpoint and the
+                      # the real benchmark next to the synthetic held-out set: every checkpoint and the
                       # teacher on KernelBench levels 1 and 2 (the teacher alone is ~10 min of H200 time; reuse a
                       # sweep with --pipeline-kernelbench-teacher DIR{level})
                       pipeline_kernelbench_eval="1,2",
                       # ... and level 2 with the paper's test-time search too: the checkpoint's kernels for the
                       # task's fragments (its single-op answers are where it is strong), assembled into hybrids
                       pipeline_kernelbench_search="2",
-                      # KernelBench's spelled-out 3-D convolutions take ~1,800 tokens to answer (session 22)
+                      # KernelBench's spelled-out 3-D convolutions take ~1,800 tokens to answer
                       pipeline_kernelbench_max_new_tokens=3072,
                       # ... and trains on sources in KernelBench's surface variety (synth --style kernelbench), not
                       # the one plain form, so the model meets docstrings, names and spellings like the benchmark's
                       pipeline_style="kernelbench",
                       # RL's speed reward at cpu sizes timed launches: eager took ~5 us a synthetic task against
-                      # ~3 ms a KernelBench level-1 task (median, H200, session 33), and DRPO's few tile-size
+                      # ~3 ms a KernelBench level-1 task (median, H200), and DRPO's few tile-size
                       # changes went either way on KernelBench (+5.8% once, -1.0% once). The same RL programs
                       # rendered at synth's "gpu" sizes (median 5 MB moved at level 1, 26 MB above; rows of 1k-16k)
                       pipeline_rl_size="gpu"),
@@ -320,6 +326,12 @@ def build_parser() -> argparse.ArgumentParser:
     g = p.add_argument_group("evaluation, logging, checkpoints")
     g.add_argument("--eval-every", type=int, default=20, help="optimizer steps between held-out losses (0 = off)")
     g.add_argument("--eval-max-pairs", type=int, default=64, help="held-out pairs used for the held-out loss")
+    g.add_argument("--sft-keep-best", action=argparse.BooleanOptionalAction, default=True,
+                   help="SFT: keep the policy of the lowest held-out loss so far in <run>/best (best.json says its "
+                        "step); the pipeline evaluates it and starts RL from it. --no-sft-keep-best: the last step's")
+    g.add_argument("--sft-patience", type=int, default=0, metavar="N",
+                   help="SFT: stop after N held-out evaluations in a row without a new lowest loss (0 = never), with a "
+                        "checkpoint")
     g.add_argument("--gen-every", type=int, default=0,
                    help="optimizer steps between judged generations on held-out tasks (0 = off)")
     g.add_argument("--gen-tasks", type=int, default=4, help="held-out tasks sampled per judged generation")
@@ -337,7 +349,7 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--keep-last", type=int, default=2, help="checkpoints kept (older ones are deleted)")
     g.add_argument("--stop-after", type=int, default=0,
                    help="testing: exit after this step without a final checkpoint, as a kill would")
-    g = p.add_argument_group("RL (issue 6; --eval-every is the held-out pass@1 interval there)")
+    g = p.add_argument_group("RL (--rl-eval-every, default --eval-every, is the held-out pass@1 interval)")
     g.add_argument("--init", default=None,
                    help="policy to start RL from: a train.py run dir or checkpoint (its adapter is merged and a "
                         "fresh RL adapter starts, so 'adapter off' is this policy); default: --model / the tiny model")
@@ -417,6 +429,14 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--curriculum", choices=["levels", "mixed"], default="levels",
                    help="levels: the curriculum (a level at a time, promoted on held-out pass@1); mixed: every "
                         "level's tasks in one bucket from the start (the paper's no-curriculum ablation)")
+    g.add_argument("--heldout-seed", type=int, default=None,
+                   help="seed of the RL held-out split per level (default --seed); runs of several seeds that give "
+                        "the same value are measured on the same held-out tasks")
+    g.add_argument("--rl-eval-first", action=argparse.BooleanOptionalAction, default=False,
+                   help="measure held-out pass@1 of every level before the first step too (a step-0 row: the SFT "
+                        "policy, the baseline of the per-level curves); with it the last step (or the one a time "
+                        "limit stops at) is measured even with --rl-eval-every 0; the pipeline's RL stages turn it "
+                        "on")
     g.add_argument("--heldout-samples", type=int, default=0, metavar="N",
                    help="at each held-out evaluation also sample N answers a task at --rollout-temperature and log "
                         "pass@N per level (0 = off; greedy pass@1 of every level is always logged)")
@@ -449,7 +469,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "preset uses unary so a from-scratch model sees each op often, gpu-small weights "
                         "convolutions and GEMMs toward KernelBench level 1's mix")
     g.add_argument("--pipeline-style", choices=["plain", "kernelbench"], default="plain",
-                   help="surface of the pipeline's task sources (synth render style; issue 21): plain is one fixed "
+                   help="surface of the pipeline's task sources (synth render style): plain is one fixed "
                         "form, kernelbench KernelBench's variety (docstrings, names, functional/method/module "
                         "spellings, constructor arguments, size constants); gpu-small uses kernelbench so the model "
                         "sees sources like the benchmark's")
@@ -488,11 +508,11 @@ def build_parser() -> argparse.ArgumentParser:
                         "evaluated with the paper's test-time search (eval.py --search: the whole task first, as the "
                         "single-shot answer, then the checkpoint's kernels for its fragments, epilogue first, and "
                         "the fastest correct hybrid), into <run>/eval_<name>_kb<level>_search, its row 'L<level>+"
-                        "search'; gpu-small: 2 (issue 21); '' = off")
+                        "search'; gpu-small: 2; '' = off")
     g.add_argument("--pipeline-kernelbench-search-budget", type=int, default=4, metavar="N",
                    help="--pipeline-kernelbench-search: most candidates the search judges per task (the whole "
                         "task's and its fragments'; eval.py --search-budget); 4 is the whole task and three "
-                        "epilogue fragments, one round (8 left a 64-task chunk unfinished after 10 min, session 21)")
+                        "epilogue fragments, one round (8 left a 64-task chunk unfinished after 10 min)")
     g.add_argument("--pipeline-kernelbench-search-checkpoints", choices=("all", "sft", "rl"), default="all",
                    help="--pipeline-kernelbench-search: every checkpoint's search (all), the SFT checkpoint's only "
                         "(sft) or the main RL checkpoint's only (rl; gpu-small: the checkpoint the pipeline ends with, "
@@ -505,7 +525,7 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--pipeline-kernelbench-workers", type=int, default=4, metavar="N",
                    help="judge workers of the KernelBench evals (at most --judge-workers): fewer workers get larger "
                         "GPU shares, so more of KernelBench's references (up to 30 GB over level 1's trials) fit "
-                        "without the exclusive retry that holds the whole GPU (session 11: 41 of 100 level-1 "
+                        "without the exclusive retry that holds the whole GPU (41 of 100 level-1 "
                         "answers needed it with 8)")
     g.add_argument("--pipeline-kernelbench-time-s", type=float, default=None, metavar="S",
                    help="each KernelBench eval (a checkpoint's or the teacher's, per level) stops starting new "
@@ -514,7 +534,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "result) and --resume judges the rest; default no limit")
     g.add_argument("--pipeline-kernelbench-max-new-tokens", type=int, default=None, metavar="N",
                    help="new tokens a KernelBench answer may take (default --rollout-max-new-tokens; gpu-small 3072): "
-                        "a spelled-out 3-D convolution's answer runs past gpu-small's 1,536 (session 22: 5 of level "
+                        "a spelled-out 3-D convolution's answer runs past gpu-small's 1,536 (5 of level "
                         "1's first 64 files cut before the launcher's end)")
     g.add_argument("--pipeline-kernelbench-limit", type=int, default=None, metavar="N",
                    help="KernelBench files per level judged (eval.py --limit: the first N by name; default all)")
@@ -524,6 +544,10 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--pipeline-sft-only", action="store_true",
                    help="stop after the SFT checkpoint's held-out eval (compare SFT recipes; RL can follow with "
                         "--stage rl --init RUN/sft)")
+    g.add_argument("--pipeline-rl-seeds", type=int, default=1, metavar="N",
+                   help="RL runs of the main loss from the same SFT checkpoint, seeds --seed, --seed + 1, ... (rl, "
+                        "rl_seed1, ...), each evaluated; report.md gives RL's held-out Acc as the mean and 95%% "
+                        "interval over them beside SFT's")
     g.add_argument("--pipeline-ablation-loss", choices=["none", "drpo", "grpo"], default="none",
                    help="after the main RL stage, a second one from the same SFT checkpoint with this --loss and the "
                         "same budget, evaluated alongside (the DRPO vs GRPO comparison)")
@@ -559,7 +583,7 @@ def check_args(parser, args):
         if getattr(args, name) <= 0:
             parser.error(f"--{name.replace('_', '-')} must be > 0 (got {getattr(args, name)})")
     for name in ["warmup_steps", "max_steps", "eval_every", "gen_every", "stop_after", "weight_decay", "grad_clip",
-                 "gen_temperature", "tiny_token_chars"]:
+                 "gen_temperature", "tiny_token_chars", "sft_patience"]:
         if getattr(args, name) < 0:
             parser.error(f"--{name.replace('_', '-')} must be >= 0 (got {getattr(args, name)})")
     if not 0 <= args.heldout_frac < 1:
@@ -598,7 +622,7 @@ def check_args(parser, args):
     if args.stage == "sft" and not args.resume and not args.pairs:
         parser.error("--stage sft needs --pairs PAIRS.jsonl")
     for name in ["rl_steps", "prompts_per_step", "group_size", "rollout_max_new_tokens", "rl_lora_r", "ppo_epochs",
-                 "mini_batches",
+                 "mini_batches", "pipeline_rl_seeds",
                  "rl_heldout_per_level", "dump_samples", "pipeline_tasks", "pipeline_eval_tasks", "pipeline_max_seq_len"]:
         if getattr(args, name) <= 0:
             parser.error(f"--{name.replace('_', '-')} must be > 0 (got {getattr(args, name)})")
@@ -689,6 +713,15 @@ def write_run_json(run_dir, args, extra=None):
     if eval_lib.is_main():  # under torchrun rank 0 writes it
         write_json_atomic(path, record)
     return record
+
+
+def metrics_rows(run_dir, until_step) -> list:
+    """The rows of <run>/metrics.jsonl up to `until_step` (none when there is no file)."""
+    path = os.path.join(run_dir, "metrics.jsonl")
+    if not os.path.isfile(path):
+        return []
+    with open(path) as f:
+        return [r for r in (json.loads(line) for line in f if line.strip()) if r.get("step", 0) <= until_step]
 
 
 class MetricsLog:
@@ -837,6 +870,32 @@ def export_run(run_dir, out_dir, dtype="bf16") -> str:
     return dest
 
 
+def read_best(run_dir) -> dict | None:
+    """<run>/best/best.json ({step, heldout_loss, dir}), or None when SFT kept no best policy."""
+    path = os.path.join(run_dir, "best", "best.json")
+    if not os.path.isfile(path):
+        return None
+    with open(path) as f:
+        return dict(json.load(f), dir=os.path.join(run_dir, "best"))
+
+
+def save_best(run_dir, pol, step, heldout_loss):
+    """<run>/best: the policy (best/policy, as a checkpoint holds it) and best.json {step, heldout_loss}, built under
+    a temporary name and renamed, so a kill leaves the previous best whole. Rank 0 writes."""
+    if not eval_lib.is_main():
+        return
+    final, tmp = os.path.join(run_dir, "best"), os.path.join(run_dir, f".tmp-best-{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    base_dir = os.path.join(run_dir, "base_model") if pol.base == "tiny" else None
+    policy_lib.save_policy(pol, os.path.join(tmp, "policy"), base_dir=base_dir if pol.lora else None)
+    write_json_atomic(os.path.join(tmp, "best.json"), {"step": step, "heldout_loss": heldout_loss})
+    old = f"{tmp}-old"
+    if os.path.isdir(final):
+        os.replace(final, old)
+    os.replace(tmp, final)
+    shutil.rmtree(old, ignore_errors=True)
+
+
 def load_trainer_state(ckpt_dir) -> dict:
     # weights_only=False: the file holds numpy RNG state and plain Python objects that we wrote ourselves.
     return torch.load(os.path.join(ckpt_dir, "trainer_state.pt"), map_location="cpu", weights_only=False)
@@ -852,7 +911,7 @@ def rank_rng(state) -> dict:
 
 
 # ----------------------------------------------------------------------------------------------------
-# Several processes (issue 23): rank 0's weights to all, gradients summed over the ranks. The process group
+# Several processes: rank 0's weights to all, gradients summed over the ranks. The process group
 # itself (init, rank, barrier, all_reduce_dict, main_first) lives in eval.py, which eval.py's torchrun needs too.
 
 
@@ -1473,8 +1532,9 @@ def mini_batch_groups(n_groups, k, total=None, offset=0) -> list:
 
 def update_policy(pol, optimizer, samples, verdicts, group_size, args) -> dict:
     """Optimizer steps on one rollout batch (P*G samples, group-major): --ppo-epochs passes, each cut into
-    --mini-batches slices of whole groups, one optimizer step per slice. Returns the loss, the KL and the batch's
-    metrics (entropy, KL to the SFT policy, group split, clip fraction).
+    --mini-batches slices of whole groups, one optimizer step per slice. Returns the loss (the mean over the slices),
+    the KL (the last slice's, before its step) and the batch's metrics (entropy, KL to the SFT policy, group split,
+    clip fraction).
 
     DRPO: coefficients dJ/ds from the scores at the current parameters (the rollout log-probs for the first slice,
     a no-grad pass later), loss = -(1/N) sum_i coeff_i s_i + max(beta (KL - delta), 0) KL, N = --drpo-norm
@@ -1511,7 +1571,7 @@ def update_policy(pol, optimizer, samples, verdicts, group_size, args) -> dict:
     out = {"entropy": sums["entropy"] / max(1, sums["tokens"]),
            "kl_ref": sums["kl_ref"] / max(1, sums["tokens"]) if ref_lp is not None else None,
            **{f"groups_{k}": int(sums[k]) for k in split}, "zero_spread": int(sums["all_correct"] + sums["all_wrong"])}
-    steps, clipped, clip_tokens, first_loss, kl, grad_norm = 0, 0.0, 0, None, 0.0, 0.0
+    steps, clipped, clip_tokens, slice_losses, kl, grad_norm = 0, 0.0, 0, [], 0.0, 0.0
     for epoch in range(args.ppo_epochs):
         for k, groups in enumerate(mini_batch_groups(n_groups, args.mini_batches, total_groups, offset)):
             idx = [g * group_size + j for g in groups for j in range(group_size)]
@@ -1572,10 +1632,9 @@ def update_policy(pol, optimizer, samples, verdicts, group_size, args) -> dict:
                 optimizer.step()
                 optimizer.zero_grad(set_to_none=True)
                 steps += 1
-            if first_loss is None:
-                first_loss = slice_loss
+            slice_losses.append(slice_loss)
     clip = eval_lib.all_reduce_dict({"clipped": clipped, "tokens": clip_tokens})
-    out.update(loss=first_loss or 0.0, kl=kl, grad_norm=grad_norm, updated=steps > 0, optimizer_steps=steps,
+    out.update(loss=sum(slice_losses) / max(1, len(slice_losses)), kl=kl, grad_norm=grad_norm, updated=steps > 0, optimizer_steps=steps,
                clip_frac=clip["clipped"] / clip["tokens"] if clip["tokens"] else 0.0)
     return out
 
@@ -1699,6 +1758,25 @@ class TensorBoardLog:
     def close(self):
         if self.writer is not None:
             self.writer.close()
+
+
+# Student's t 0.975 quantiles for 1-30 degrees of freedom (then the normal's 1.96): 95% intervals of a mean of few seeds
+T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
+        2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
+
+
+def mean_ci95(xs) -> tuple:
+    """(mean, half-width of its 95% interval) of independent runs' values (Student's t, sample std); half-width None
+    for a single value."""
+    xs = [x for x in xs if x is not None]
+    if not xs:
+        return None, None
+    mu = sum(xs) / len(xs)
+    if len(xs) < 2:
+        return mu, None
+    sd = math.sqrt(sum((x - mu) ** 2 for x in xs) / (len(xs) - 1))
+    t = T975[len(xs) - 2] if len(xs) - 1 <= len(T975) else 1.96
+    return mu, t * sd / math.sqrt(len(xs))
 
 
 def pass_at_k(n, c, k) -> float:
@@ -1926,7 +2004,7 @@ def prepare_run_dir(args):
 def _open_run_dir(args):
     """prepare_run_dir's work, in one process."""
     # Absolute: run.json and the checkpoints' args.json are re-read by --resume and eval.py, maybe from another
-    # working directory (issue 19).
+    # working directory.
     run_dir = os.path.abspath(args.out or os.path.join("runs", f"{args.stage}-{time.strftime('%Y%m%d-%H%M%S')}"))
     args.out = run_dir
     if args.resume:
@@ -2065,6 +2143,14 @@ def run_sft(args) -> dict:
     judge = LazyJudge(args, "cuda" if pol.device.type == "cuda" else "cpu")
     tasks_for_gen = gen_tasks(heldout_pairs, task_sources, args.gen_tasks)
     last_ckpt, row = ckpt, {}
+    # --sft-patience: the lowest held-out loss so far and the evaluations since, rebuilt from the kept metrics rows
+    best_seen, stale = None, 0
+    for r in metrics_rows(run_dir, step):
+        if r.get("heldout_loss") is not None:
+            if best_seen is None or r["heldout_loss"] < best_seen["heldout_loss"]:
+                best_seen, stale = {"step": r["step"], "heldout_loss": r["heldout_loss"]}, 0
+            else:
+                stale += 1
     try:
         progress = tqdm(total=total_steps, initial=step, desc="sft", disable=None if rank == 0 else True)
         while step < total_steps:
@@ -2084,19 +2170,35 @@ def run_sft(args) -> dict:
                                                    args.pad_multiple)
             if args.gen_every and (step % args.gen_every == 0 or step == total_steps) and rank == 0:
                 row.update(judged_generation(pol, tasks_for_gen, judge, step, run_dir, args))  # rank 0 alone
+            patience_out = False
+            if row.get("heldout_loss") is not None and (args.sft_keep_best or args.sft_patience):
+                if best_seen is None or row["heldout_loss"] < best_seen["heldout_loss"]:
+                    best_seen, stale = {"step": step, "heldout_loss": row["heldout_loss"]}, 0
+                    row["best"] = True
+                    if args.sft_keep_best:
+                        save_best(run_dir, pol, step, row["heldout_loss"])
+                else:
+                    stale += 1
+                    patience_out = bool(args.sft_patience) and stale >= args.sft_patience
             progress.update(1)
             metrics.log(row)
             if args.stop_after and step >= args.stop_after:
                 print(f"--stop-after {args.stop_after}: stopping without a final checkpoint")
                 break
-            if step % args.save_every == 0 or step == total_steps:
+            if patience_out:
+                print(f"--sft-patience {args.sft_patience}: no lower held-out loss in {stale} evaluations; stopping "
+                      f"at step {step} (best: step {best_seen['step']}, {best_seen['heldout_loss']:.4f})", flush=True)
+            if step % args.save_every == 0 or step == total_steps or patience_out:
                 state = {"optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict(),
                          "data": stream.state(), "stage": "sft"}
                 last_ckpt = save_checkpoint(run_dir, step, pol, state, args, args.keep_last)
+            if patience_out:
+                break
         progress.close()
     finally:
         judge.close()
-    return {"run_dir": run_dir, "step": step, "checkpoint": last_ckpt, "last": row, "policy": pol}
+    return {"run_dir": run_dir, "step": step, "checkpoint": last_ckpt, "last": row, "policy": pol,
+            "best": read_best(run_dir) if args.sft_keep_best else None}
 
 
 def run_rl(args) -> dict:
@@ -2107,7 +2209,7 @@ def run_rl(args) -> dict:
     hf_logging.disable_progress_bar()
     if not args.resume:
         if not args.tasks:
-            raise UsageError("--stage rl needs --tasks TASKS.jsonl (synth.py output with a 'level' per task; issue 6)")
+            raise UsageError("--stage rl needs --tasks TASKS.jsonl (synth.py output with a 'level' per task)")
         if args.init and not os.path.isdir(args.init):
             raise UsageError(f"--init: not a directory: {args.init}")
         if args.init:
@@ -2124,7 +2226,8 @@ def run_rl(args) -> dict:
         raise UsageError("--resume found no checkpoint and no --tasks was given")
     levels = [int(v) for v in args.levels.split(",")]
     tasks = read_jsonl(args.tasks, "tasks")
-    train_by_level, heldout_by_level = split_rl_tasks(tasks, levels, args.rl_heldout_per_level, args.seed)
+    split_seed = args.seed if args.heldout_seed is None else args.heldout_seed
+    train_by_level, heldout_by_level = split_rl_tasks(tasks, levels, args.rl_heldout_per_level, split_seed)
     if not train_by_level[levels[0]]:
         raise UsageError(f"--tasks has no training task at level {levels[0]} (levels there: "
                          f"{sorted({str(t.get('level')) for t in tasks})})")
@@ -2173,6 +2276,16 @@ def run_rl(args) -> dict:
             raise UsageError("--stage rl needs reward.py (the judge)")
         progress = tqdm(total=args.rl_steps, initial=step, desc="rl", disable=None if rank == 0 else True)
         eval_every = args.eval_every if args.rl_eval_every is None else args.rl_eval_every  # held-out pass@1
+        if args.rl_eval_first and step == 0:  # the SFT policy's row (the fresh adapter is zero): step 0
+            held = heldout_eval(pol, j, heldout_by_level, args, 0)
+            row = {"step": 0, "level": curriculum.level, "heldout_level": curriculum.level,
+                   "heldout_pass1": held["pass1"].get(str(curriculum.level)) if curriculum.level != "mixed" else
+                   heldout_mean(held["pass1"], heldout_by_level), "heldout_pass1_by_level": held["pass1"]}
+            if "pass_k" in held:
+                row.update(heldout_pass_k_by_level=held["pass_k"], heldout_k=args.heldout_samples)
+            metrics.log(row)
+            tb.log_eval(row)
+            t_start = time.time()  # --rl-time-limit-s is the training steps' budget
         while step < args.rl_steps:
             records = curriculum.next_batch(step, args.prompts_per_step)              # (P,) the same on every rank
             level = curriculum.level
@@ -2184,8 +2297,12 @@ def run_rl(args) -> dict:
                 dump_samples(run_dir, step, mine, samples, verdicts, args.group_size, args.dump_samples)
             if out["judge_failures"]:
                 print(f"note: step {step}: {out['judge_failures']} rollouts timed out or crashed the judge "
-                      "(failure reward)", flush=True)
-            if eval_every and (step % eval_every == 0 or step == args.rl_steps):
+                      f"({out['skipped']} lost by the judge: skipped; the rest: wrong)", flush=True)
+            out_of_time = bool(args.rl_time_limit_s) and time.time() - t_start > args.rl_time_limit_s
+            if world > 1:  # clocks differ: every rank stops after the same step, when any is out of time
+                out_of_time = bool(eval_lib.all_reduce_dict({"out": out_of_time}, op="max")["out"])
+            final = step == args.rl_steps or out_of_time
+            if (eval_every and step % eval_every == 0) or ((eval_every or args.rl_eval_first) and final):
                 held = heldout_eval(pol, j, heldout_by_level, args, step)
                 pass1 = held["pass1"].get(str(level)) if level != "mixed" else heldout_mean(held["pass1"],
                                                                                              heldout_by_level)
@@ -2200,9 +2317,6 @@ def run_rl(args) -> dict:
             if args.stop_after and step >= args.stop_after:
                 print(f"--stop-after {args.stop_after}: stopping without a final checkpoint")
                 break
-            out_of_time = bool(args.rl_time_limit_s) and time.time() - t_start > args.rl_time_limit_s
-            if world > 1:  # clocks differ: every rank stops after the same step, when any is out of time
-                out_of_time = bool(eval_lib.all_reduce_dict({"out": out_of_time}, op="max")["out"])
             if step % args.save_every == 0 or step == args.rl_steps or out_of_time:
                 state = {"optimizer": optimizer.state_dict(), "curriculum": curriculum.state(), "stage": "rl"}
                 last_ckpt = save_checkpoint(run_dir, step, pol, state, args, args.keep_last, base_dir=base_dir)

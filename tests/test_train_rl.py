@@ -256,7 +256,7 @@ def rl_argv(out, *extra):
             "--levels", "1,2", "--rl-heldout-per-level", "2", "--prompts-per-step", "2", "--group-size", "2",
             "--rollout-max-new-tokens", "12", "--zero-spread", "keep", "--rl-lr", "1e-2", "--save-every", "2",
             "--eval-every", "100", "--rl-eval-every", "2", "--judge-workers", "1", "--rl-steps", "4", "--replay-frac", "0.5",
-            "--seed", "5", *extra]
+            "--seed", "5", "--rl-time-limit-s", "0", "--dump-every", "1", *extra]
 
 
 def read_metrics(run_dir):
@@ -550,3 +550,29 @@ def test_mini_batch_slices_follow_the_global_group_order():
     # two ranks holding groups 0-1 and 2-3 of 4: the first step takes the first rank's, the second the other's
     assert train.mini_batch_groups(2, 2, total=4, offset=0) == [[0, 1], []]
     assert train.mini_batch_groups(2, 2, total=4, offset=2) == [[], [0, 1]]
+
+
+def test_pass_at_k_and_mean_ci95_hand_computed():
+    assert train.pass_at_k(4, 0, 4) == 0.0 and train.pass_at_k(4, 1, 4) == 1.0
+    assert train.pass_at_k(4, 1, 1) == pytest.approx(0.25) and train.pass_at_k(5, 2, 2) == pytest.approx(1 - 3 / 10)
+    mu, half = train.mean_ci95([0.6, 0.7, 0.8])
+    assert mu == pytest.approx(0.7) and half == pytest.approx(4.303 * 0.1 / math.sqrt(3))  # t(2) = 4.303, sd 0.1
+    assert train.mean_ci95([0.5]) == (0.5, None) and train.mean_ci95([]) == (None, None)
+
+
+def test_curriculum_mixed_draws_every_level_and_never_promotes():
+    by_level = {1: [{"id": f"a{i}", "level": 1} for i in range(3)], 2: [{"id": f"b{i}", "level": 2} for i in range(3)]}
+    cur = train.make_curriculum(rl_args("--curriculum", "mixed", "--levels", "1,2"), by_level, [1, 2])
+    batch = cur.next_batch(0, 6)
+    assert sorted(r["id"] for r in batch) == ["a0", "a1", "a2", "b0", "b1", "b2"] and cur.level == "mixed"
+    assert not cur.maybe_promote(1, 1.0, 0.5) and cur.level == "mixed"
+
+
+def test_tensorboard_flag_needs_the_package():
+    import importlib.util
+
+    if importlib.util.find_spec("tensorboard") is not None:
+        pytest.skip("tensorboard is installed")
+    with pytest.raises(SystemExit) as e:
+        train.parse_args(["--stage", "rl", "--tasks", TASKS, "--tensorboard"])
+    assert e.value.code == 2
