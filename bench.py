@@ -4,6 +4,8 @@
     python bench.py verify --device cuda --n 64         # H200: the issue-3 target (<= 30 s, >= 8x)
     python bench.py synth --n 10000 --levels 1,2,5      # synthesis rate with validation, op uniformity
     python bench.py rl-step --model-config qwen2.5-7b --prompts 8 --group-size 8 --new-tokens 1024   # H200
+    python bench.py rl-seeds --init runs/gs/sft/best --tasks runs/gs/data/tasks_rl.jsonl --seeds 3 --out runs/seeds \
+        --train-flags '--preset gpu-small --rl-steps 30' --stop-after-s 500   # each arm's seed spread; run again to go on
     python bench.py timing-noise --device cuda --n 20   # the same kernels timed twice: speedup spread
     python bench.py worker-restarts --device cpu        # judge wall time, default vs cautious worker recycling
     python bench.py rollout                             # laptop: tiny model, plain generate vs the static engine

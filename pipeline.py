@@ -487,8 +487,10 @@ def rl_vs_sft_lines(evals, rl_rows, seed_runs, sft_name="sft") -> list:
         verdict = ("above SFT beyond the seed spread" if half is not None and diff > half else
                    "below SFT beyond the seed spread" if half is not None and -diff > half else
                    "within the seed spread of SFT" if half is not None else "one seed: not a comparison")
+        n_tasks = (evals[sft_name].get("overall") or evals[sft_name]).get("n_tasks")
+        grain = f" One task of the {n_tasks} is {100 / n_tasks:.1f} points." if n_tasks else ""
         lines.append(f"Held-out Acc: SFT {_pct(sft_acc)}; RL {_pct(mu)}{spread}: {100 * diff:+.1f} points, {verdict}. "
-                     "Per seed: " + ", ".join(f"{n} {_pct(a)}" for n, a in zip(seed_runs, accs)) + ".")
+                     "Per seed: " + ", ".join(f"{n} {_pct(a)}" for n, a in zip(seed_runs, accs)) + "." + grain)
         lines.append("")
     lines += ["| RL run | steps | optimizer steps | informative groups | all-wrong groups | correct rollouts | "
               "last held-out pass@1 per level |", "|---|---|---|---|---|---|---|"]
