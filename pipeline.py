@@ -397,7 +397,7 @@ def plot_curves(run_dir, sft_rows, rl_rows, best_step=None) -> list:
             pts = [(r["step"], r[key]) for r in rows if r.get(key) is not None]
             ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-", label=RL_NAMES[key])
         ax.set(xlabel="RL step", ylabel="nats per token", yscale="symlog", title="entropy and KL")
-        ax.set_yscale("symlog", linthresh=1e-4)
+        ax.set_yscale("symlog", linthresh=1e-8)  # a step's KL to the rollout policy can be ~1e-6
         ax.legend(fontsize=8)
         for ax in axes:
             ax.xaxis.set_major_locator(MaxNLocator(integer=True))

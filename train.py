@@ -61,7 +61,7 @@ Where this differs from the paper or the DRPO reference, on purpose, and the fla
   * `reward_mean` in the log is the coupled reward for either loss (DRPO has no scalar reward). The log also holds
     the group split (informative_frac, all_correct_frac, all_wrong_frac), entropy (-mean log p of the sampled
     tokens, an estimate of the sampling distribution's entropy), kl (to the rollout policy, at the last step's
-    slice), kl_ref (k1 to the SFT policy), clip_frac (tokens with ratio outside 1 +- clip-eps), hack_frac, and at
+    slice), kl_ref (k3 to the SFT policy), clip_frac (tokens with ratio outside 1 +- clip-eps), hack_frac, and at
     each evaluation held-out greedy pass@1 of every level (`--heldout-samples N` adds pass@N). `--tensorboard`
     writes the same numbers for TensorBoard.
   * Curriculum (`--levels 1,2,5`): tasks per level are split once (seeded) into train and held-out; every
@@ -1565,10 +1565,11 @@ def update_policy(pol, optimizer, samples, verdicts, group_size, args) -> dict:
     if args.loss == "grpo":
         advantages, _ = grpo_advantages(verdicts, group_size, args, classes)
     # entropy: -mean log p of the sampled tokens (an unbiased estimate of the sampling distribution's entropy per
-    # token); kl_ref: k1 estimate of KL(rollout policy || SFT policy) on the same tokens
+    # token); kl_ref: k3 estimate of KL(rollout policy || SFT policy) per token on the same tokens (>= 0; k1 is as
+    # likely to come out negative as positive on a batch this small)
     sums = eval_lib.all_reduce_dict({
         "entropy": -sum(lp.sum().item() for lp in old_lp), "tokens": sum(lp.numel() for lp in old_lp), **split,
-        "kl_ref": sum((o - r).sum().item() for o, r in zip(old_lp, ref_lp)) if ref_lp is not None else 0.0})
+        "kl_ref": sum(k3(r - o).sum().item() for o, r in zip(old_lp, ref_lp)) if ref_lp is not None else 0.0})
     out = {"entropy": sums["entropy"] / max(1, sums["tokens"]),
            "kl_ref": sums["kl_ref"] / max(1, sums["tokens"]) if ref_lp is not None else None,
            **{f"groups_{k}": int(sums[k]) for k in split}, "zero_spread": int(sums["all_correct"] + sums["all_wrong"])}

@@ -576,3 +576,24 @@ def test_tensorboard_flag_needs_the_package():
     with pytest.raises(SystemExit) as e:
         train.parse_args(["--stage", "rl", "--tasks", TASKS, "--tensorboard"])
     assert e.value.code == 2
+
+
+def test_kl_to_the_sft_policy_hand_computed(tiny):
+    """kl_ref = mean over the batch's tokens of k3(log p_SFT - log p_rollout): the RL adapter moved off zero, the
+    reference log-probs taken with it switched off."""
+    import copy
+
+    pol = copy.deepcopy(tiny)
+    torch.manual_seed(0)
+    with torch.no_grad():
+        for name, p in pol.model.named_parameters():
+            if "lora_B" in name:
+                p.normal_(0, 0.05)
+    samples = fake_samples(pol, 2, seed=8)
+    ref = train.batch_logprobs(pol, samples, 2, 512, reference=True)
+    old = [torch.tensor(s.logprobs) for s in samples]
+    x = torch.cat([r - o for r, o in zip(ref, old)])
+    want = (torch.exp(x) - 1 - x).mean().item()
+    opt = torch.optim.SGD(P.trainable_parameters(pol), lr=0.0)
+    out = train.update_policy(pol, opt, samples, [ok(), bad()], 2, rl_args())
+    assert want > 1e-4 and out["kl_ref"] == pytest.approx(want, rel=1e-3)
