@@ -493,7 +493,8 @@ def rl_vs_sft_lines(evals, rl_rows, seed_runs, sft_name="sft") -> list:
                      "Per seed: " + ", ".join(f"{n} {_pct(a)}" for n, a in zip(seed_runs, accs)) + "." + grain)
         lines.append("")
     lines += ["| RL run | steps | optimizer steps | informative groups | all-wrong groups | correct rollouts | "
-              "last held-out pass@1 per level |", "|---|---|---|---|---|---|---|"]
+              "largest KL of a step | KL to SFT at the end | last held-out pass@1 per level |",
+              "|---|---|---|---|---|---|---|---|---|"]
     for name, rows in rl_rows.items():
         if not rows:
             continue
@@ -502,14 +503,26 @@ def rl_vs_sft_lines(evals, rl_rows, seed_runs, sft_name="sft") -> list:
         held = ", ".join(f"L{lv} {_pct(x)}" for lv, x in sorted((last.get("heldout_pass1_by_level") or {}).items()))
         lines.append(f"| {name} | {rows[-1]['step']} | {sum(r.get('optimizer_steps', int(bool(r.get('updated')))) for r in rows)} "
                      f"| {_pct(mean('informative_frac'))} | {_pct(mean('all_wrong_frac'))} | {_pct(mean('correct_frac'))} "
+                     f"| {_sci(max((r.get('kl') or 0.0 for r in rows), default=None))} "
+                     f"| {_sci(next((r['kl_ref'] for r in reversed(rows) if r.get('kl_ref') is not None), None))} "
                      f"| {held or '-'} (step {last.get('step', '-')}) |")
-    info = [r.get("informative_frac") or 0.0 for rows in rl_rows.values() for r in rows]
+    info = [r.get("informative_frac") or 0.0 for rows in rl_rows.values() for r in rows if r.get("step", 0) > 0]
     if info:
-        lines += ["", f"Informative groups (some rollouts correct, some wrong) were {_pct(sum(info) / len(info))} of all "
-                      "groups. DRPO learns from those and from all-correct groups (its speed weights; on CPU speed is not "
-                      "measured, so they weigh equally); GRPO only from informative ones. All-wrong groups give neither "
-                      "loss anything. Few informative groups and few steps bound what RL can move."]
+        share = sum(info) / len(info)
+        lines += ["", f"Informative groups (some rollouts correct, some wrong) were {_pct(share)} of all groups. DRPO "
+                      "learns from those and from all-correct groups (its speed weights; on CPU speed is not measured, "
+                      "so they weigh equally); GRPO only from informative ones; all-wrong groups give neither loss "
+                      "anything. " + (
+                          "So few informative groups bound what RL can move: more SFT, or easier RL tasks, first."
+                          if share < 0.3 else
+                          "Signal was not what was short; the KL columns (nats per token) show how little the policy "
+                          "moved, so the levers are more steps (--rl-time-limit-s, --rl-steps) and a larger step "
+                          "(--rl-lr).")]
     return lines
+
+
+def _sci(x):
+    return "-" if x is None else f"{x:.1e}"
 
 
 def next_steps_lines(run_dir, sft_policy, rl_dirs) -> list:
