@@ -597,3 +597,35 @@ def test_kl_to_the_sft_policy_hand_computed(tiny):
     opt = torch.optim.SGD(P.trainable_parameters(pol), lr=0.0)
     out = train.update_policy(pol, opt, samples, [ok(), bad()], 2, rl_args())
     assert want > 1e-4 and out["kl_ref"] == pytest.approx(want, rel=1e-3)
+
+
+def test_heldout_eval_pass1_and_pass_k_per_level(monkeypatch):
+    """Every level's greedy pass@1, and pass@N from N samples a task (stub model and judge): task a0 has 1 correct
+    sample of 2, a1 none, b0 both; pass@2 is then (1 + 0) / 2 at level 1 and 1 at level 2."""
+    answers = {"a0": [True, False], "a1": [False, False], "b0": [True, True]}
+    calls = []
+
+    def generate(pol, prompts, *a, **k):
+        calls.append(len(prompts))
+        return [types.SimpleNamespace(text=p) for p in prompts]
+
+    class Judge:
+        def verify_many(self, pairs, **kw):
+            seen = {}
+            out = []
+            for src, _ in pairs:
+                i = seen.get(src, 0)
+                seen[src] = i + 1
+                n = len(answers[src])
+                out.append(ok() if answers[src][i % n] else bad())
+            return out
+
+    monkeypatch.setattr(train.policy_lib, "generate", generate)
+    monkeypatch.setattr(train.policy_lib, "render_prompt", lambda tok, src, form=None: src)
+    pol = types.SimpleNamespace(tokenizer=None, source_form="raw")
+    held = {1: [{"source": "a0"}, {"source": "a1"}], 2: [{"source": "b0"}]}
+    out = train.heldout_eval(pol, Judge(), held, rl_args("--heldout-samples", "2"), 3)
+    assert out["pass1"] == {"1": 0.5, "2": 1.0}           # greedy: each task's first answer
+    assert out["pass_k"] == {"1": 0.5, "2": 1.0} and calls == [2, 1, 4, 2]
+    assert train.heldout_mean(out["pass1"], held) == pytest.approx(2 / 3)
+    assert "pass_k" not in train.heldout_eval(pol, Judge(), held, rl_args(), 3)
