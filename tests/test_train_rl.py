@@ -389,8 +389,8 @@ def test_every_correct_rollout_beats_every_wrong_one(flags):
 
 
 def test_no_correct_first_gives_the_reference_inversions():
-    """--no-correct-first: 1 + log s < 0 for a correct answer slower than 1/e (the issue's -0.86 against -0.42
-    shape), and the plain decoupled z-sum ranks a slow correct rollout below a wrong one at G = 10."""
+    """--no-correct-first: 1 + log s < 0 for a correct answer slower than 1/e (its advantage below a wrong one's),
+    and the plain decoupled z-sum ranks a slow correct rollout below a wrong one at G = 10."""
     args = rl_args("--no-correct-first")
     group = [ok(0.2), bad(), ok(1.0), ok(1.0)]
     adv, _ = train.grpo_advantages(group, 4, args)
