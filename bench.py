@@ -4,6 +4,8 @@
     python bench.py verify --device cuda --n 64         # H200: the issue-3 target (<= 30 s, >= 8x)
     python bench.py synth --n 10000 --levels 1,2,5      # synthesis rate with validation, op uniformity
     python bench.py rl-step --model-config qwen2.5-7b --prompts 8 --group-size 8 --new-tokens 1024   # H200
+    python bench.py rl-seeds --init runs/gs/sft/best --tasks runs/gs/data/tasks_rl.jsonl --seeds 3 --out runs/seeds \
+        --train-flags '--preset gpu-small --rl-steps 30' --stop-after-s 500   # each arm's seed spread; run again to go on
     python bench.py timing-noise --device cuda --n 20   # the same kernels timed twice: speedup spread
     python bench.py worker-restarts --device cpu        # judge wall time, default vs cautious worker recycling
     python bench.py rollout                             # laptop: tiny model, plain generate vs the static engine
@@ -1271,6 +1273,98 @@ def cmd_rl_step(args):
                       "steps": rows, "env": _env(), "argv": sys.argv}, default=str))
 
 
+def seed_run_done(run_dir) -> bool:
+    """rl-seeds: a run counts as finished once its train.py exited 0 (seeds_done.json beside its metrics)."""
+    return os.path.isfile(os.path.join(run_dir, "seeds_done.json"))
+
+
+def seed_run_measures(run_dir) -> dict:
+    """rl-seeds: what one RL run measured, from its metrics.jsonl and heldout_tasks.jsonl: held-out pass@1 over all
+    held-out tasks and per level at its first evaluation (step 0: the SFT policy, with --rl-eval-first) and its last;
+    the mean share of informative groups and of correct rollouts over its steps; its steps."""
+    import train
+
+    with open(os.path.join(run_dir, "metrics.jsonl")) as f:
+        rows = [json.loads(line) for line in f if line.strip()]
+    held = {}
+    with open(os.path.join(run_dir, "heldout_tasks.jsonl")) as f:
+        for line in f:
+            if line.strip():
+                held.setdefault(int(json.loads(line)["level"]), []).append(1)
+    evals = [r for r in rows if r.get("heldout_pass1_by_level")]
+    steps = [r for r in rows if r.get("step", 0) > 0]
+    out = {"steps": steps[-1]["step"] if steps else 0}
+    for tag, r in (("first", evals[0] if evals else None), ("last", evals[-1] if evals else None)):
+        if r is None:
+            continue
+        out[f"heldout_{tag}"] = train.heldout_mean(r["heldout_pass1_by_level"], held)
+        out[f"heldout_{tag}_step"] = r["step"]
+        for lv, x in r["heldout_pass1_by_level"].items():
+            out[f"heldout_{tag}_L{lv}"] = x
+    for key in ("informative_frac", "correct_frac", "all_wrong_frac"):
+        vals = [r[key] for r in steps if r.get(key) is not None]
+        out[f"mean_{key}"] = sum(vals) / len(vals) if vals else None
+    return out
+
+
+def cmd_rl_seeds(args):
+    """N seeds of each RL arm from one SFT checkpoint, each `python train.py --stage rl` in a process of its own into
+    <out>/<arm>_seed<k>; then every measure (seed_run_measures) as the mean and 95% interval over the seeds
+    (train.mean_ci95), per arm. Resumable across machine calls: a finished run (seeds_done.json) is skipped, an
+    unfinished one continues with --resume, and no run starts after --stop-after-s (run it again to go on)."""
+    import shlex
+
+    import train
+
+    t0 = time.time()
+    arms = [a.strip() for a in args.arms.split(",") if a.strip()]
+    extra = shlex.split(args.train_flags)
+    os.makedirs(args.out, exist_ok=True)
+    todo = [(arm, k) for arm in arms for k in range(args.seeds)]
+    for arm, k in todo:
+        run_dir = os.path.join(args.out, f"{arm}_seed{k}")
+        if seed_run_done(run_dir):
+            continue
+        if args.stop_after_s and time.time() - t0 > args.stop_after_s:
+            _log(f"--stop-after-s {args.stop_after_s:g}: {run_dir} not started; run the same command again to go on")
+            break
+        loss, *arm_flags = arm.split(":")  # an arm is a loss, optionally with flags: grpo:--reward=decoupled
+        argv = [sys.executable, os.path.join(HERE, "train.py"), "--stage", "rl", "--out", run_dir]
+        if train.checkpoint_dirs(run_dir):
+            argv += ["--resume", "--device", args.device]
+        else:
+            argv += ["--init", args.init, "--tasks", args.tasks, "--loss", loss, "--seed", str(args.seed + k),
+                     "--heldout-seed", str(args.seed),
+                     "--device", args.device, "--rl-eval-first", *[f for a in arm_flags for f in a.split("=", 1)],
+                     *extra]
+        _log(f"{arm} seed {args.seed + k}: " + " ".join(shlex.quote(a) for a in argv[1:]))
+        rc = subprocess.run(argv, cwd=HERE).returncode
+        if rc != 0:
+            _log(f"{run_dir}: train.py exited {rc}; left unfinished (run again to resume it)")
+            continue
+        with open(os.path.join(run_dir, "seeds_done.json"), "w") as f:
+            json.dump({"arm": arm, "seed": args.seed + k, "wall_s": time.time() - t0}, f)
+    summary = {}
+    for arm in arms:
+        runs = [os.path.join(args.out, f"{arm}_seed{k}") for k in range(args.seeds)]
+        measures = [seed_run_measures(d) for d in runs if seed_run_done(d)]
+        keys = sorted({k for m in measures for k in m if not k.endswith("_step")})
+        summary[arm] = {"seeds_done": len(measures), **{
+            k: dict(zip(("mean", "ci95"), train.mean_ci95([m.get(k) for m in measures]))) for k in keys}}
+    print(f"{'arm':<24} {'seeds':>5} {'measure':<28} {'mean':>8} {'95% +-':>8}")
+    for arm, s in summary.items():
+        for key, v in s.items():
+            if key == "seeds_done" or v["mean"] is None:
+                continue
+            half = "-" if v["ci95"] is None else f"{v['ci95']:.3f}"
+            print(f"{arm:<24} {s['seeds_done']:>5} {key:<28} {v['mean']:8.3f} {half:>8}")
+    record = {"bench": "rl-seeds", "init": args.init, "tasks": args.tasks, "arms": arms, "seeds": args.seeds,
+              "train_flags": args.train_flags, "summary": summary, "env": _env(), "argv": sys.argv}
+    with open(os.path.join(args.out, "summary.json"), "w") as f:
+        json.dump(record, f, indent=1)
+    print(json.dumps(record, default=str))
+
+
 def cmd_timing_noise(args):
     """Judge timing noise: the same teacher kernels timed in two separate verify passes; the median over
     tasks of |speedup_2 / speedup_1 - 1| is the noise (target: within 3%)."""
@@ -2344,6 +2438,22 @@ def main(argv=None) -> int:
     q.add_argument("--steps", type=int, default=2, help="RL steps (the first includes warm-up: CUDA init, Triton compiles)")
     q.add_argument("--seed", type=int, default=0, help="seed of weights and tasks")
     q.set_defaults(fn=cmd_rl_step)
+    q = sub.add_parser("rl-seeds", help="N seeds of each RL arm from one SFT checkpoint: every measure as mean and 95%% "
+                                        "interval (resumable)", formatter_class=synth.HelpFormatter)
+    q.add_argument("--init", required=True, help="the SFT checkpoint every run starts from (train.py --init)")
+    q.add_argument("--tasks", required=True, help="RL task JSONL (train.py --tasks); every run holds out the same "
+                                                  "tasks (train.py --heldout-seed --seed)")
+    q.add_argument("--arms", default="drpo,grpo",
+                   help="comma list of arms: a --loss, optionally with flags as LOSS:--flag=value:--flag2=value")
+    q.add_argument("--seeds", type=int, default=3, help="runs per arm (seeds --seed, --seed + 1, ...)")
+    q.add_argument("--seed", type=int, default=0, help="the first run's seed")
+    q.add_argument("--device", default="auto", help="train.py --device")
+    q.add_argument("--train-flags", default="", help="more train.py flags for every run, one quoted string "
+                                                     "(e.g. '--preset gpu-small --rl-steps 30')")
+    q.add_argument("--stop-after-s", type=float, default=0,
+                   help="start no new run after this many seconds (0 = no limit): a machine call's budget")
+    q.add_argument("--out", required=True, help="folder of the runs and summary.json")
+    q.set_defaults(fn=cmd_rl_seeds)
     args = p.parse_args(argv)
     args.fn(args)
     return 0

@@ -10,14 +10,18 @@
      and held-out eval tasks; a program that matches a KernelBench file is dropped (`synth_pipeline_tasks`), and
      every training file is then checked against KernelBench (`check_decontaminated`; a copy fails the run).
   2. teacher.py writes verified pairs for the SFT tasks (`teacher_pairs`; the judge's verdicts are cached).
-  3. train.run_sft: a BPE tokenizer and a tiny Qwen2-shaped model trained from scratch (or --model), SFT.
-  4. train.run_rl: DRPO from the SFT checkpoint with the curriculum (`Pipeline.rl`); --pipeline-ablation-loss
-     adds a second RL stage (GRPO) from the same checkpoint, beside it with --pipeline-parallel-ablation
-     (`SideStage`: a process of its own; the trainers' GPU work and the judges' timing share one lock).
+  3. train.run_sft: a BPE tokenizer and a tiny Qwen2-shaped model trained from scratch (or --model), SFT; the policy
+     of its lowest held-out loss (<run>/sft/best) is the one evaluated as SFT and handed to RL.
+  4. train.run_rl: DRPO from that policy with the curriculum (`Pipeline.rl`), --pipeline-rl-seeds times (rl,
+     rl_seed1, ...: RL's seed spread); --pipeline-ablation-loss adds an RL stage of the other loss (GRPO) from the
+     same policy, beside it with --pipeline-parallel-ablation (`SideStage`: a process of its own; the trainers' GPU
+     work and the judges' timing share one lock).
   5. eval.py on the held-out tasks for every checkpoint (`evaluate`), and with --pipeline-kernelbench-eval on the
      KernelBench level folders beside the teacher (`evaluate_kernelbench`, `kernelbench_teacher`), optionally with
      the test-time search (--pipeline-kernelbench-search).
-  6. report.md and PNG curves in the run directory (`write_pipeline_report`, `plot_curves`).
+  6. report.md and PNG curves in the run directory (`write_pipeline_report`, `plot_curves`): held-out Acc per
+     checkpoint, RL against SFT with the seed spread and what the rollouts held (`rl_vs_sft_lines`), and where the
+     checkpoints are with the next commands (`next_steps_lines`).
 Under torchrun rank 0 makes the data while the other ranks wait; SFT, RL and the evals run data-parallel.
 """
 import contextlib
@@ -331,20 +335,32 @@ def kernelbench_teacher(args, kb_levels, run_dir) -> dict:
     return results
 
 
-def plot_curves(run_dir, sft_rows, rl_rows) -> list:
+# Plain names of the logged RL metrics, for plots and the report
+RL_NAMES = {"correct_frac": "correct, unflagged (S+)", "compiled_frac": "compiled",
+            "informative_frac": "informative groups (correct and wrong)", "all_correct_frac": "all-correct groups",
+            "all_wrong_frac": "all-wrong groups", "entropy": "entropy (nats / token)",
+            "kl": "KL to the rollout policy (nats / token)", "kl_ref": "KL to the SFT policy (nats / token)",
+            "clip_frac": "tokens outside the clip range"}
+
+
+def plot_curves(run_dir, sft_rows, rl_rows, best_step=None) -> list:
     """PNG training curves (matplotlib imported here: only plotting needs it); `rl_rows`: RL run name -> its
-    metrics rows. Returns file names."""
+    metrics rows; `best_step`: the SFT step handed to RL, marked on the SFT curve. Returns file names."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     names = []
     fig, ax = plt.subplots(figsize=(6, 4))
     ax.plot([r["step"] for r in sft_rows], [r["loss"] for r in sft_rows], label="train loss")
     held = [r for r in sft_rows if r.get("heldout_loss") is not None]
     ax.plot([r["step"] for r in held], [r["heldout_loss"] for r in held], "o-", label="held-out loss")
-    ax.set(xlabel="SFT step", ylabel="nats / completion token", title="SFT", yscale="log")
+    if best_step is not None:
+        ax.axvline(best_step, color="gray", linestyle="--", label=f"best held-out (step {best_step}), handed to RL")
+    ax.set(xlabel="SFT step", ylabel="loss (nats / completion token)", title="SFT", yscale="log")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.legend()
     fig.tight_layout()
     fig.savefig(os.path.join(run_dir, "sft_loss.png"), dpi=100)
@@ -353,12 +369,38 @@ def plot_curves(run_dir, sft_rows, rl_rows) -> list:
     for name, rows in rl_rows.items():
         if not rows:
             continue
-        fig, ax = plt.subplots(figsize=(6, 4))
+        fig, axes = plt.subplots(1, 3, figsize=(16, 4.2))
         steps = [r["step"] for r in rows]
-        for key in ["correct_frac", "compiled_frac", "frac_zero_std"]:
-            ax.plot(steps, [r[key] for r in rows], "o-", label=key)
-        ax.set(xlabel="RL step", ylim=(-0.05, 1.05), title=f"RL rollouts ({name})")
-        ax.legend()
+        ax = axes[0]
+        for key in ["correct_frac", "compiled_frac", "informative_frac", "all_wrong_frac"]:
+            ax.plot(steps, [r.get(key) for r in rows], "o-", label=RL_NAMES[key])
+        ax.set(xlabel="RL step", ylabel="share of rollouts or groups", ylim=(-0.05, 1.05), title=f"rollouts ({name})")
+        ax.legend(fontsize=8)
+        ax = axes[1]
+        evals = [r for r in rows if r.get("heldout_pass1_by_level") or r.get("heldout_pass1") is not None]
+        levels = sorted({lv for r in evals for lv in (r.get("heldout_pass1_by_level") or {})}, key=int)
+        for lv in levels:
+            pts = [(r["step"], r["heldout_pass1_by_level"].get(lv)) for r in evals
+                   if (r.get("heldout_pass1_by_level") or {}).get(lv) is not None]
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-", label=f"level {lv}, greedy pass@1")
+        for lv in levels:
+            pts = [(r["step"], r["heldout_pass_k_by_level"].get(lv)) for r in evals
+                   if (r.get("heldout_pass_k_by_level") or {}).get(lv) is not None]
+            if pts:
+                ax.plot([p[0] for p in pts], [p[1] for p in pts], "s--",
+                        label=f"level {lv}, pass@{evals[-1].get('heldout_k')}")
+        ax.set(xlabel="RL step", ylabel="held-out pass rate", ylim=(-0.05, 1.05), title="held-out tasks per level")
+        if levels:
+            ax.legend(fontsize=8)
+        ax = axes[2]
+        for key in ["entropy", "kl", "kl_ref"]:
+            pts = [(r["step"], r[key]) for r in rows if r.get(key) is not None]
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-", label=RL_NAMES[key])
+        ax.set(xlabel="RL step", ylabel="nats per token", yscale="symlog", title="entropy and KL")
+        ax.set_yscale("symlog", linthresh=1e-8)  # a step's KL to the rollout policy can be ~1e-6
+        ax.legend(fontsize=8)
+        for ax in axes:
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         fig.tight_layout()
         fig.savefig(os.path.join(run_dir, f"{name}_curves.png"), dpi=100)
         names.append(f"{name}_curves.png")
@@ -384,9 +426,15 @@ def write_pipeline_report(run_dir, summary, plots):
             lines.append(f"| {name} | {level} | {r.get('n_tasks')} | {_pct(r.get('compiled'))} | {_pct(r.get('acc'))} "
                          f"| {speed} |")
     lines += ["", s["verdict_note"]]
+    if s.get("sft_selection"):
+        lines += ["", s["sft_selection"]]
+    if s.get("rl_vs_sft"):
+        lines += ["", "## What RL adds", ""] + s["rl_vs_sft"]
     if s.get("kernelbench_note"):  # --pipeline-kernelbench-eval
         lines += ["", "## KernelBench", "", s["kernelbench_note"], ""] + kernelbench_table(s["kernelbench"])
     lines += ["", "## Curves", ""] + [f"![{p}]({p})" for p in plots]
+    if s.get("next_steps"):
+        lines += ["", "## Checkpoints and next commands", ""] + s["next_steps"]
     with open(os.path.join(run_dir, "report.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
 
@@ -419,6 +467,81 @@ def kernelbench_table(kb) -> list:
     return lines
 
 
+def _acc(agg):
+    return (agg.get("overall") or agg).get("acc") if agg else None
+
+
+def rl_vs_sft_lines(evals, rl_rows, seed_runs, sft_name="sft") -> list:
+    """report.md lines of "What RL adds": held-out Acc of SFT and of each RL seed, RL's mean and 95% interval over
+    the seeds (train.mean_ci95) against SFT, and per RL run what its rollouts held (steps, optimizer steps, share of
+    informative groups, correct rollouts, the last held-out pass@1 per level): without informative groups neither
+    loss has anything to learn from."""
+    sft_acc = _acc(evals.get(sft_name))
+    accs = [_acc(evals.get(n)) for n in seed_runs]
+    mu, half = train.mean_ci95(accs)
+    lines = []
+    if sft_acc is not None and mu is not None:
+        spread = f" +- {100 * half:.1f} points (95% interval over {len(accs)} seeds)" if half is not None else \
+            " (one seed: no spread; --pipeline-rl-seeds N gives one)"
+        diff = mu - sft_acc
+        verdict = ("above SFT beyond the seed spread" if half is not None and diff > half else
+                   "below SFT beyond the seed spread" if half is not None and -diff > half else
+                   "within the seed spread of SFT" if half is not None else "one seed: not a comparison")
+        n_tasks = (evals[sft_name].get("overall") or evals[sft_name]).get("n_tasks")
+        grain = f" One task of the {n_tasks} is {100 / n_tasks:.1f} points." if n_tasks else ""
+        lines.append(f"Held-out Acc: SFT {_pct(sft_acc)}; RL {_pct(mu)}{spread}: {100 * diff:+.1f} points, {verdict}. "
+                     "Per seed: " + ", ".join(f"{n} {_pct(a)}" for n, a in zip(seed_runs, accs)) + "." + grain)
+        lines.append("")
+    lines += ["| RL run | steps | optimizer steps | informative groups | all-wrong groups | correct rollouts | "
+              "largest KL of a step | KL to SFT at the end | last held-out pass@1 per level |",
+              "|---|---|---|---|---|---|---|---|---|"]
+    for name, rows in rl_rows.items():
+        if not rows:
+            continue
+        mean = lambda key: sum(r.get(key) or 0.0 for r in rows) / len(rows)  # noqa: E731
+        last = next((r for r in reversed(rows) if r.get("heldout_pass1_by_level")), {})
+        held = ", ".join(f"L{lv} {_pct(x)}" for lv, x in sorted((last.get("heldout_pass1_by_level") or {}).items()))
+        lines.append(f"| {name} | {rows[-1]['step']} | {sum(r.get('optimizer_steps', int(bool(r.get('updated')))) for r in rows)} "
+                     f"| {_pct(mean('informative_frac'))} | {_pct(mean('all_wrong_frac'))} | {_pct(mean('correct_frac'))} "
+                     f"| {_sci(max((r.get('kl') or 0.0 for r in rows), default=None))} "
+                     f"| {_sci(next((r['kl_ref'] for r in reversed(rows) if r.get('kl_ref') is not None), None))} "
+                     f"| {held or '-'} (step {last.get('step', '-')}) |")
+    info = [r.get("informative_frac") or 0.0 for rows in rl_rows.values() for r in rows if r.get("step", 0) > 0]
+    if info:
+        share = sum(info) / len(info)
+        lines += ["", f"Informative groups (some rollouts correct, some wrong) were {_pct(share)} of all groups. DRPO "
+                      "learns from those and from all-correct groups (its speed weights; on CPU speed is not measured, "
+                      "so they weigh equally); GRPO only from informative ones; all-wrong groups give neither loss "
+                      "anything. " + (
+                          "So few informative groups bound what RL can move: more SFT, or easier RL tasks, first."
+                          if share < 0.3 else
+                          "Signal was not what was short; the KL columns (nats per token) show how little the policy "
+                          "moved, so the levers are more steps (--rl-time-limit-s, --rl-steps) and a larger step "
+                          "(--rl-lr).")]
+    return lines
+
+
+def _sci(x):
+    return "-" if x is None else f"{x:.1e}"
+
+
+def next_steps_lines(run_dir, sft_policy, rl_dirs) -> list:
+    """report.md's closing lines: where the checkpoints are and the commands that take them further."""
+    rl_main = rl_dirs.get("rl")
+    lines = [f"- SFT policy handed to RL: `{sft_policy}`"]
+    lines += [f"- RL run `{name}`: `{d}` (checkpoints in `{os.path.join(d, 'checkpoints')}`)" for name, d in rl_dirs.items()]
+    lines += ["", "Next:", "",
+              f"- Evaluate the RL checkpoint on KernelBench level 1 (a GPU): `python eval.py --tasks "
+              f"../shared/KernelBench/level1 --policy {rl_main} --out {os.path.join(run_dir, 'eval_rl_kb1')} "
+              "--device cuda`",
+              f"- More RL from the same SFT policy: `python train.py --stage rl --init {sft_policy} --tasks "
+              f"{os.path.join(run_dir, 'data', 'tasks_rl.jsonl')} --out runs/rl-more --rl-steps 100`",
+              f"- Seeds of each arm from that policy, as mean and 95% interval: `python bench.py rl-seeds --init "
+              f"{sft_policy} --tasks {os.path.join(run_dir, 'data', 'tasks_rl.jsonl')} --seeds 3 --out runs/seeds`",
+              "- The same pipeline on one GPU, a larger model with KernelBench evals: `python train.py --preset gpu-small`"]
+    return lines
+
+
 def _kb_accs(kb) -> str:
     """'teacher L1 100.0% L2 50.0%, sft L1 0.0% ...': the KernelBench Acc per policy and level, one line."""
     return ", ".join(f"{name}" + "".join(f" L{lv} {_pct(r.get('acc'))}" for lv, r in per.items())
@@ -448,6 +571,7 @@ class Pipeline:
         self.args, self.run_dir, self.eval_path, self.kb_levels = args, run_dir, eval_path, kb_levels
         self.stages = {} if stages is None else stages
         self.evals, self.kernelbench = {}, {}
+        self.seeds = {}  # RL run name -> its --seed (--pipeline-rl-seeds); the rest take --seed
 
     def kb_files(self):
         limit = self.args.pipeline_kernelbench_limit
@@ -474,10 +598,14 @@ class Pipeline:
         rl_args = copy.deepcopy(args)
         rl_args.stage, rl_args.out, rl_args.tasks, rl_args.init = "rl", os.path.join(self.run_dir, name), rl_path, sft_dir
         rl_args.loss = loss
+        rl_args.seed = self.seeds.get(name, args.seed)
+        rl_args.rl_eval_first = True  # a step-0 row: the per-level held-out curves start at the SFT policy
+        rl_args.heldout_seed = args.seed if args.heldout_seed is None else args.heldout_seed  # one split for all seeds
         rl_args.resume = eval_lib.broadcast_object(bool(train.checkpoint_dirs(rl_args.out)))
         limit = f", stopped after {args.rl_time_limit_s:g} s" if args.rl_time_limit_s else ""
         result = run_stage(self.stages, name,
-                           f"{args.rl_steps} {loss.upper()} steps{limit}, {args.prompts_per_step} tasks x "
+                           f"{args.rl_steps} {loss.upper()} steps{limit}, seed {rl_args.seed}, "
+                           f"{args.prompts_per_step} tasks x "
                            f"G={args.group_size} rollouts of <= {args.rollout_max_new_tokens} tokens, fresh LoRA "
                            f"r={args.rl_lora_r} on the SFT policy, curriculum --levels {args.levels}",
                            lambda: train.run_rl(rl_args))
@@ -633,6 +761,9 @@ def run_all(args):
                        f"on the pairs (max {args.pipeline_max_seq_len} tokens), lr {args.lr:g}",
                 lambda: train.run_sft(sft_args))
     del sft["policy"]
+    # the policy handed to RL (and evaluated as SFT): the lowest held-out loss's (train.py --sft-keep-best), else the last
+    best = train.read_best(sft_args.out) if args.sft_keep_best else None
+    sft_policy = best["dir"] if best else sft_args.out
 
     # KernelBench (issue 21, --pipeline-kernelbench-eval): each checkpoint right after its held-out eval, and the
     # teacher once, on the same first --pipeline-kernelbench-limit files of each level
@@ -652,8 +783,8 @@ def run_all(args):
                    "tolerance (fp32 1e-2), Acc at 1e-4 at KernelBench's own; fast_1 = share of all tasks correct "
                    f"and faster than eager; geomean over the correct tasks. Teacher: {teacher}.")
 
-    pipe.evaluate("sft", sft_args.out)
-    pipe.evaluate_kernelbench("sft", sft_args.out)
+    pipe.evaluate("sft", sft_policy)
+    pipe.evaluate_kernelbench("sft", sft_policy)
     if kb_levels and args.pipeline_kernelbench_teacher == "auto":
         pipe.evaluate_kernelbench("teacher", "teacher")
     elif kb_levels and args.pipeline_kernelbench_teacher != "none":
@@ -666,8 +797,12 @@ def run_all(args):
         print(f"\n--pipeline-sft-only: SFT checkpoint {sft_args.out}, held-out acc {_pct(acc)}"
               + (f"; KernelBench acc: {_kb_accs(kb_evals)}" if kb_evals else ""), flush=True)
         return {"stages": stages, "eval": evals, "kernelbench": kb_evals}
-    rl_runs = [("rl", args.loss)] + ([] if args.pipeline_ablation_loss == "none" else
-                                     [(f"rl_{args.pipeline_ablation_loss}", args.pipeline_ablation_loss)])
+    # the main loss under --pipeline-rl-seeds seeds (rl, rl_seed1, ...), then the ablation's loss (one seed)
+    seed_runs = ["rl"] + [f"rl_seed{k}" for k in range(1, args.pipeline_rl_seeds)]
+    pipe.seeds = {name: args.seed + k for k, name in enumerate(seed_runs)}
+    rl_runs = [(name, args.loss) for name in seed_runs] + (
+        [] if args.pipeline_ablation_loss == "none" else [(f"rl_{args.pipeline_ablation_loss}",
+                                                           args.pipeline_ablation_loss)])
     rl_dirs = {name: os.path.join(run_dir, name) for name, _ in rl_runs}
     side = None
     if args.pipeline_parallel_ablation and len(rl_runs) > 1:
@@ -675,10 +810,10 @@ def run_all(args):
             print("note: --pipeline-parallel-ablation is for one process; under torchrun the ablation runs after "
                   "the main RL stage", flush=True)
         else:  # the ablation (train, evals) in a process of its own, beside the main RL stage
-            side = SideStage(pipe, *rl_runs.pop(), sft_args.out, rl_path)
+            side = SideStage(pipe, *rl_runs.pop(), sft_policy, rl_path)
     rl = None
     for name, loss in rl_runs:
-        result = pipe.rl(name, loss, sft_args.out, rl_path)
+        result = pipe.rl(name, loss, sft_policy, rl_path)
         rl = rl if rl is not None else result
     side_error = side.join() if side is not None else None
     if not eval_lib.is_main():  # rank 0 alone writes the curves and the report
@@ -687,7 +822,7 @@ def run_all(args):
     sft_rows = [json.loads(line) for line in open(os.path.join(sft_args.out, "metrics.jsonl"))]
     rl_rows = {name: [json.loads(line) for line in open(os.path.join(d, "metrics.jsonl"))] for name, d in rl_dirs.items()
                if os.path.isfile(os.path.join(d, "metrics.jsonl"))}
-    plots = plot_curves(run_dir, sft_rows, rl_rows)
+    plots = plot_curves(run_dir, sft_rows, rl_rows, best_step=best["step"] if best else None)
     acc = (evals["rl"].get("overall") or evals["rl"]).get("acc") or 0.0
     if acc > 0:
         on_cpu = policy_lib.resolve_device(args.device).type != "cuda"
@@ -707,7 +842,17 @@ def run_all(args):
                   "dropped by --zero-spread drop-all-wrong). More SFT (--pipeline-sft-steps) or --preset gpu-small "
                   "on a GPU is the fix; see eval_*/samples.jsonl.")
     held = [r["heldout_loss"] for r in sft_rows if r.get("heldout_loss") is not None]
+    last_held = next((r for r in reversed(sft_rows) if r.get("heldout_loss") is not None), None)
+    if best:
+        sft_selection = (f"SFT handed RL its step-{best['step']} policy (`{best['dir']}`), the lowest held-out loss "
+                         f"({best['heldout_loss']:.4f}) of its evaluations; its last step ({sft_rows[-1]['step']}) had "
+                         + (f"{last_held['heldout_loss']:.4f}." if last_held else "no held-out loss."))
+    else:
+        sft_selection = f"SFT handed RL its last checkpoint (step {sft_rows[-1]['step'] if sft_rows else '-'})."
+    summary_rl = rl_vs_sft_lines(evals, rl_rows, [n for n in seed_runs if n in evals])
     summary = {"argv": args.argv, "stages": stages, "eval": evals, "wall_s": time.time() - t_all,
+               "sft_selection": sft_selection, "rl_vs_sft": summary_rl,
+               "next_steps": next_steps_lines(run_dir, sft_policy, rl_dirs),
                "device": str(policy_lib.resolve_device(args.device)), "verdict_note": note, "n_pairs": n_pairs,
                "heldout_loss": held, "rl_curriculum": rl["curriculum"], "kernelbench": kb_evals,
                "kernelbench_note": kb_note}

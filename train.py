@@ -6,7 +6,7 @@
     python train.py --stage rl --init runs/sft-7b --tasks data/tasks.jsonl --out runs/rl-7b --preset paper-7b
     python train.py --stage rl --out runs/rl-tiny --resume                            # continue exactly
 
-SFT (issue 5): LoRA on all linear layers (peft; `--lora-r 0` fine-tunes every weight, which a tiny model
+SFT: LoRA on all linear layers (peft; `--lora-r 0` fine-tunes every weight, which a tiny model
 trained from scratch needs), loss on completion tokens only, mean over all completion tokens of an
 optimizer step (so micro-batching and gradient accumulation do not change it), chunked fp32
 cross-entropy through `policy.token_logprobs`, length-bucketed micro-batches, AdamW with linear warm-up
@@ -14,53 +14,75 @@ and a cosine decay, held-out loss, and every `--gen-every` steps a few held-out 
 reward.py. Checkpoints hold the adapter (or weights), optimizer, scheduler, RNG states and the data
 position; each is written to a temporary directory and renamed, so a kill never loses the last good
 one, and `--resume` replays the run bit for bit on the same machine (CPU; CUDA kernels may differ in
-the last bits). A run resumed at its last step trains nothing; `export_run` writes the last checkpoint as a run
+the last bits). The policy of the lowest held-out loss so far is kept in <run>/best (`--sft-keep-best`, default:
+what the pipeline evaluates and starts RL from), and `--sft-patience N` stops after N evaluations without a new
+lowest. A run resumed at its last step trains nothing; `export_run` writes the last checkpoint as a run
 of its own in bf16 without optimizer state, small enough to carry from one machine to the next.
 
-RL (issue 6; DRTriton Sec. 3.3, shared/DESIGN.md "Rewards"). One step: take P tasks from the curriculum
-bucket, sample G rollouts each in one `policy.generate` call, judge all P*G in one `Judge.verify_many`,
-turn verdicts into a loss, take an optimizer step (micro-batched, chunked log-probs), log, checkpoint.
+RL (DRTriton Sec. 3.3; shared/DESIGN.md "Rewards"). One step: take P tasks from the curriculum bucket, sample G
+rollouts each in one `policy.generate` call, judge all P*G in one `Judge.verify_many`, turn verdicts into a loss,
+take --mini-batches optimizer steps on slices of whole groups (micro-batched, chunked log-probs), log, checkpoint.
 The RL adapter is a fresh LoRA on top of the SFT policy (`--init`; its adapter merged and written once to
-<run>/base_model), so "adapter off" is the SFT policy (GRPO's `--kl-coef` reference). How this differs from
-the textbook algorithms, on purpose:
-  * DRPO (`--loss drpo`, default): s(o) = mean token log-prob; S+ = correct rollouts, weighted by
-    softmax(log speedup / lambda) (equal weights where speed is unmeasured, i.e. on CPU); S- the rest;
-    J = sum_{S+} w s - tau log mean_{S-} exp(s / tau). J couples the rollouts of a group, so we get
-    coeff_i = dJ/ds_i by autograd on the (detached) scores and back-propagate sum_i coeff_i s_i one
-    micro-batch at a time: the exact gradient of J, with the memory of a per-sequence loss. Groups are
-    averaged (loss = -mean over kept groups of J).
-  * `--zero-spread drop-all-wrong` (default): an all-correct group is kept -- its speed weights are exactly
-    the credit assignment DRPO adds, and on CPU it is rejection-sampling fine-tuning on verified answers,
-    a safe positive signal. An all-wrong group is dropped: its only term pushes every rollout down with no
-    correct answer to move mass to; early in a level nearly every group is all wrong, and unanchored
-    likelihood pushdown is known to degrade a policy (GRPO gives such groups zero advantage too).
-    `keep` uses the objective as written; `drop` keeps only mixed groups.
-  * DRPO's KL penalty max(beta (KL - delta), 0).detach() * KL is against the rollout policy, with KL the mean
-    over rollouts of the per-token k3 estimate. With `--ppo-epochs 1` (default) the update is on-policy and
-    KL = 0, so the penalty is inert; it acts from the second pass over a batch (`--ppo-epochs 2+`).
-  * GRPO (`--loss grpo`): rewards `--reward coupled` (1[correct](1 + log speedup)) or `decoupled`, group
-    advantages `--adv-norm zscore|mean`, per-token PPO-clipped surrogate (`--clip-eps`, active when a batch is
-    reused), mean over tokens then over rollouts, optional k3 KL to the reference (`--kl-coef`).
-  * `reward_mean` in the log is the coupled reward for either loss (DRPO has no scalar reward).
-  * Timeouts and crashed candidates come back from the judge as failed verdicts: S- (reward 0), counted in
-    `judge_failures`; the judge's per-candidate limit bounds every step.
+<run>/base_model), so "adapter off" is the SFT policy (GRPO's `--kl-coef` reference, and `kl_ref` in the log).
+Where this differs from the paper or the DRPO reference, on purpose, and the flag that gives the reference back:
+  * S+ holds the correct rollouts without a hack pattern (HACK_ERROR_TYPES, HACK_VERDICT_FLAGS, e.g.
+    speedup_above_cap): a flagged verdict earns what a wrong one earns, under every loss (the design; no flag).
+  * DRPO (`--loss drpo`, default): s(o) = mean token log-prob; S+ weighted by softmax(r_s / lambda), r_s = log
+    speedup (`--speed-shape power --speed-alpha a`: s^a; equal weights where speed is unmeasured, i.e. on CPU); S- the
+    rest; J = sum_{S+} w s - tau log mean_{S-} exp(s / tau). J couples the rollouts of a group, so we get
+    coeff_i = dJ/ds_i by autograd on the (detached) scores and back-propagate sum_i coeff_i s_i one micro-batch at a
+    time: the exact gradient of J, with the memory of a per-sequence loss. The loss is divided by the questions of
+    the batch, as the reference does (`--drpo-norm kept` divides by the kept groups instead, which doubles the step
+    when one group in two is informative).
+  * `--zero-spread drop-all-wrong` (default; the reference keeps all groups: `keep`): an all-correct group is kept --
+    its speed weights are exactly the credit assignment DRPO adds, and on CPU it is rejection-sampling fine-tuning
+    on verified answers. An all-wrong group is dropped: its only term pushes every rollout down with no correct
+    answer to move mass to, and unanchored likelihood pushdown is known to degrade a policy. `drop` keeps mixed
+    groups only.
+  * The trust region: --mini-batches 2 (default) optimizer steps per rollout batch, each on half of its groups;
+    from the second the policy has moved, so DRPO's KL penalty max(beta (KL - delta), 0).detach() * KL against the
+    rollout policy and GRPO's ratio clip act (`--mini-batches 1`: one on-policy step, where both are inert).
+    The KL is k3 = exp(x) - 1 - x per token, averaged per rollout then over rollouts (>= 0, lower variance); the
+    reference's is k1 per token over the batch: `--kl-estimator k1 --kl-mean token`.
+  * GRPO (`--loss grpo`): rewards `--reward coupled` (1[correct](1 + speed bonus)) or `decoupled` (correctness and
+    speed z-scored apart, summed), group advantages `--adv-norm zscore|mean`, per-token PPO-clipped surrogate
+    (`--clip-eps`), mean over tokens then over rollouts, optional k3 KL to the SFT policy (`--kl-coef`). With
+    `--correct-first` (default) every correct rollout earns more than every wrong one: the coupled speed bonus is r_s
+    mapped onto [0, 1], and the decoupled speed z-score is divided by sqrt(|S+| - 1). `--no-correct-first` gives
+    the written 1 + log s (a correct answer slower than 0.37x below a wrong one) and the plain z-sum (inverted from
+    G = 10).
+  * A slice with no signal (every coefficient or advantage 0, no KL term) takes no optimizer step under either loss
+    (`--empty-batch step` steps AdamW anyway, as GRPO implementations commonly do: its momentum moves the weights).
+  * Log-probs of the loss, the ratio and the KL are of the distribution the rollouts were drawn from, logits /
+    --rollout-temperature (`--logprob-temperature 1`: the raw model's, what policy.generate returns).
+  * A rollout the judge lost (worker died, broken message, a timeout spent on the judge's own lock) is skipped:
+    in neither S+ nor S-, advantage 0 (`--judge-faults wrong` counts it wrong). An answer that hangs (timeout) or
+    crashes its worker under a signal is wrong. Every judge failure is counted in `judge_failures`.
+  * `reward_mean` in the log is the coupled reward for either loss (DRPO has no scalar reward). The log also holds
+    the group split (informative_frac, all_correct_frac, all_wrong_frac), entropy (-mean log p of the sampled
+    tokens, an estimate of the sampling distribution's entropy), kl (to the rollout policy, at the last step's
+    slice), kl_ref (k3 to the SFT policy), clip_frac (tokens with ratio outside 1 +- clip-eps), hack_frac, and at
+    each evaluation held-out greedy pass@1 of every level (`--heldout-samples N` adds pass@N). `--tensorboard`
+    writes the same numbers for TensorBoard.
   * Curriculum (`--levels 1,2,5`): tasks per level are split once (seeded) into train and held-out; every
-    `--eval-every` steps greedy pass@1 on the current level's held-out tasks is measured and the bucket moves
-    up when it exceeds `--promote-at`; `--replay-frac` of prompts come from easier levels. Prompt order is a
-    function of (seed, level, epoch) and the per-level cursors, which live in the checkpoint with the level.
+    `--rl-eval-every` steps greedy pass@1 on every level's held-out tasks is measured and the bucket moves up when the
+    current level's exceeds `--promote-at`; `--replay-frac` of prompts come from easier levels. `--curriculum mixed`
+    draws from every level at once (the paper's no-curriculum ablation). Prompt order is a function of (seed, level,
+    epoch) and the per-level cursors, which live in the checkpoint with the level.
   * Resume: rollouts are seeded by (seed, step), so a resumed run samples the same prompts and rollouts. It
     is equal to fp32 rounding, not bit for bit: `policy.generate` merges the adapter into the base and unmerges
-    it each step, which rounds the base weights; a resumed run starts from the unrounded base.
+    it each step, which rounds the base weights; a resumed run starts from the unrounded base. `--rl-steps` and
+    `--rl-time-limit-s` given with `--resume` extend a finished run.
 
 Every run writes into `--out`: run.json (args, argv, git commit, versions, GPU), metrics.jsonl (one dict
 per optimizer step, the same keys as the one-line log), samples/ (judged generations), checkpoints/.
 `python train.py` with no arguments runs the offline pipeline (tiny preset): synthesize level-1 tasks (and
-RL tasks of the higher levels), teacher pairs verified by the judge, tokenizer + tiny model, SFT, a few RL
-steps, eval.py on held-out level-1 tasks for the SFT and the RL checkpoint; runs/<name>/ gets report.md
-and PNG curves too. `--pipeline-sft-levels` adds higher-level pairs to SFT, `--pipeline-eval-higher` held-out
+RL tasks of the higher levels), teacher pairs verified by the judge, tokenizer + tiny model, SFT (its best
+held-out policy kept), three DRPO seeds of 100 s each from it, eval.py on held-out level-1 tasks for the SFT and
+every RL checkpoint; runs/<name>/ gets report.md (RL against SFT with the seed spread) and PNG curves too. `--pipeline-sft-levels` adds higher-level pairs to SFT, `--pipeline-eval-higher` held-out
 higher-level programs to the eval, and `--pipeline-ablation-loss grpo` a second RL stage from the same SFT
 checkpoint (what `--preset gpu-small` uses for the DRPO vs GRPO comparison). `--pipeline-kernelbench-eval 1,2`
-(on in gpu-small) also judges every checkpoint, and the teacher, on the KernelBench level folders (issue 21), into
+(on in gpu-small) also judges every checkpoint, and the teacher, on the KernelBench level folders, into
 eval_<name>_kb<level> and a KernelBench table in report.md (an RL checkpoint's answer identical to the SFT
 checkpoint's takes its verdict: eval.py --reuse-verdicts); `--pipeline-kernelbench-search 2` (gpu-small) judges
 each checkpoint on level 2 once more with the test-time search (eval.py --search, the checkpoint proposing the
@@ -74,7 +96,7 @@ programs at synth's gpu sizes (their twins), so a rollout's timed speed is not a
 `--prompt-source code` (gpu-small) shows the model each task without docstrings and comments (policy.code_only),
 a choice saved with its checkpoints.
 
-Several GPUs (issue 23): the same commands under torchrun are data-parallel over N processes, one per GPU:
+Several GPUs: the same commands under torchrun are data-parallel over N processes, one per GPU:
     torchrun --nproc-per-node 2 train.py --preset gpu-small --out runs/pipeline-2gpu         # the whole pipeline
     torchrun --nproc-per-node 2 train.py --stage sft --pairs data/pairs.jsonl --out runs/sft-2gpu --preset gpu-small
     torchrun --nproc-per-node 2 train.py --stage rl --init runs/sft-2gpu --tasks data/tasks.jsonl --out runs/rl-2gpu
@@ -130,61 +152,66 @@ RunError = synth.RunError  # the run cannot go on (every checkpoint damaged, a m
 # Flags. Presets only change defaults; any flag given on the command line wins.
 
 PRESETS = {
-    # Laptop: the tiny model from scratch (full fine-tuning), CPU, minutes.
-    # RL on CPU is a smoke run: 4 tasks x G=4 rollouts of <= 512 tokens per step, a few steps.
-    # SFT: a from-scratch model needs a high lr; the pipeline's SFT steps fit ~15 min on a 2-core CPU. Tokens may
-    # span words within a line (16 characters at most): 2.8x fewer tokens a pair, 0.8-1.5 s a step instead of
-    # 2.3 on session 25's box, and held-out L1 73% at 600 steps (as at 800) against 20-47% with word tokens.
+    # Laptop: the tiny model from scratch (full fine-tuning), CPU, ~15 minutes on 2 cores.
+    # SFT: a from-scratch model needs a high lr. Tokens may span words within a line (16 characters at most): 2.8x
+    # fewer tokens a pair than word-level ones, and held-out L1 73% at 600 steps against 20-47% with word tokens.
+    # Its held-out loss bottoms out before the last step (0.074 near step 350 of 600, 0.096 at the end), so RL starts
+    # from the best held-out policy (--sft-keep-best). No --sft-patience: the loss is noisy (+-0.005 between
+    # evaluations 20 steps apart), and patience 5 stopped a run at step 320 with a best of 0.097 and 12% held-out.
+    # RL gets a real share of the ~15 minutes: three seeds of DRPO (the spread RL is judged against), each stopped
+    # after 100 s of steps of 4 tasks x G=4, measured on every level's held-out tasks before and after; levels 1 and
+    # 2 (on level 1 the tiny model is right about 70% of the time, so most groups are informative).
     "tiny": dict(lr=2e-3, pipeline_sft_steps=600, pipeline_ops="unary", pipeline_teacher_style="fixed",
-                 tiny_token_chars=16, rl_steps=3, prompts_per_step=4, group_size=4, rollout_max_new_tokens=512,
-                 rl_heldout_per_level=8, dump_every=1, rl_lr=1e-4),
-    # One GPU, minutes: a larger from-scratch model (issue 5 target: >= 60% verified on 100 held-out level-1
-    # tasks in <= 10 min). All 93 ops, the fixed-style teacher (generic names: what made the tiny model learn,
+                 tiny_token_chars=16, rl_steps=40, rl_time_limit_s=100, pipeline_rl_seeds=3,
+                 levels="1,2", prompts_per_step=4, group_size=4, rollout_max_new_tokens=512, rl_heldout_per_level=8,
+                 rl_eval_every=0, dump_every=5, rl_lr=2e-4),
+    # One GPU, minutes: a larger from-scratch model (target: >= 60% verified on 100 held-out level-1 tasks in
+    # <= 10 min). All 93 ops, the fixed-style teacher (generic names: what made the tiny model learn,
     # LOG.md) with symbolic sizes (with literal ones the model copied wrong products: 17% on the H200), SFT on
     # 4,000 level-1 and 1,500 each of level-2 and level-3 pairs (half of those anchored: a GEMM or convolution
     # and its epilogue, written hybrid), then DRPO with the curriculum from level 1 for 130 s and the same
-    # budget of GRPO (the issue 6 comparison), evaluated on 100 level-1 and 50 each of level-2 and level-3
-    # held-out programs, and on KernelBench levels 1 and 2 (issue 21). The measurements below predate the
-    # anchored programs, the hybrid pairs and level 3 (session 11).
-    # H200 (LOG.md session 5): after SFT (1,400 steps ~260 s, eval ~65 s) level 1 67-69/100, level 2 7-10/50
+    # budget of GRPO (the DRPO vs GRPO comparison), evaluated on 100 level-1 and 50 each of level-2 and level-3
+    # held-out programs, and on KernelBench levels 1 and 2. The measurements below predate the anchored programs,
+    # the hybrid pairs and level 3 (the lab branch's LOG.md has the runs).
+    # H200: after SFT (1,400 steps ~260 s, eval ~65 s) level 1 67-69/100, level 2 7-10/50
     # (two runs); with 300 level-2 pairs instead it was 79/100 and 0/50, which left RL nothing to learn at
     # level 2. DRPO at rl_lr 3e-4 then ran 7 steps in 130 s: level 2 10 -> 11/50, level-1 geomean 1.34x -> 1.36x.
     "gpu-small": dict(tiny_hidden=512, tiny_layers=8, tiny_heads=8, tiny_kv_heads=4, tiny_intermediate=1376,
                       tiny_vocab=8192, micro_batch=32, lr=1e-3, warmup_steps=30, pipeline_sft_steps=1400,
-                      # tokens spanning words within a line (session 25): on gs25's pairs 1,060 -> 336 tokens a
+                      # tokens spanning words within a line: on an earlier run's pairs 1,060 -> 336 tokens a
                       # pair (answers 722 -> 206, KernelBench prompts 383 -> 154), so SFT, generation and RL
                       # rollouts cost ~3x less; the tiny preset went from 20-47% to 73% with them. Not yet measured
-                      # here on the H200: --tiny-token-chars 0 gives session 23's word-level tokens back
+                      # here on the H200: --tiny-token-chars 0 gives word-level tokens back
                       tiny_token_chars=16,
                       eval_every=200, save_every=350, gen_every=0, judge_workers=8,
                       pipeline_tasks=4100, pipeline_eval_tasks=100, pipeline_teacher_style="fixed",
                       pipeline_teacher_sizes="symbolic",
                       # KernelBench's docstrings made its prompts longer than any the model trained on, and its
-                      # answers garbled (session 14, LOG.md): the model sees sources without docstrings/comments
+                      # answers garbled: the model sees sources without docstrings/comments
                       prompt_source="code",
                       # KernelBench level 2 is a GEMM or convolution and its epilogue; kept in torch, the model
-                      # writes the fused epilogue (a few lines) instead of the conv kernel (issue 21)
+                      # writes the fused epilogue (a few lines) instead of the conv kernel
                       pipeline_teacher_heavy="torch",
                       pipeline_rl_tasks=1500, pipeline_sft_levels="1,2,3", pipeline_eval_higher=50,
                       # KernelBench level 2 is a GEMM or convolution and a 2-6 op epilogue: most level-2 and
-                      # level-3 programs are drawn in that shape (issue 21; half of them up to session 17, whose
-                      # model scored 0% on level 2); level 3 adds 2-op epilogues
+                      # level-3 programs are drawn in that shape (with half of them, a model scored 0% on level 2);
+                      # level 3 adds 2-op epilogues
                       pipeline_anchored=0.8,
                       # KernelBench level 1 is 35% convolutions and 15% GEMMs; a uniform pool gave them 7% and 4%
-                      # of the level-1 programs (session 15, LOG.md): 4x and 3x the draws, every op still drawn
+                      # of the level-1 programs: 4x and 3x the draws, every op still drawn
                       pipeline_ops="all,conv*4,conv_transpose*4,matmul*3",
                       # a level-1 3-D convolution's pair is ~2,150 tokens (median): at 2,048, 604 of gs24's 832
-                      # were dropped and the model never saw one finished (session 22: 5 answers cut); 2,560
+                      # were dropped and the model never saw one finished; 2,560
                       # drops 9 of them and 0.9% of all pairs; a spelled-out conv's answer then grew 13-21% (its
-                      # named groups and bias, session 24), so 3,072
+                      # named groups and bias), so 3,072
                       pipeline_max_seq_len=3072, levels="1,2,3", rl_steps=60, rl_time_limit_s=130,
-                      # the DRPO and GRPO stages side by side (issue 21: the sequential pipeline took 1,515 s through
+                      # the DRPO and GRPO stages side by side (the sequential pipeline took 1,515 s through
                       # DRPO's evals); the main RL checkpoint is the one searched on KernelBench level 2
                       pipeline_parallel_ablation=True, pipeline_kernelbench_search_checkpoints="rl",
                       # an 8,192-token vocab: 8,192 tokens' fp32 logits are 268 MB (90 MB with word tokens' 2,752),
                       # and 512-token chunks cost a checkpointed head call each (60-130 a step)
                       logprob_chunk_tokens=8192,
-                      # gs26 on the H200 (session 26): 402 of 1,400 SFT steps took ~0.2 s, the rest ~0.055 s, and
+                      # on the H200, 402 of 1,400 SFT steps took ~0.2 s, the rest ~0.055 s, and
                       # the slow ones thinned out as training went on (82 of the first 100, 7 of the last), as a
                       # one-time cost per new batch length would; 64-token multiples leave <= 48 lengths
                       pad_multiple=64,
@@ -199,20 +226,20 @@ PRESETS = {
                       # within a few percent (the judge's floor is 20), enough to rank rollouts by speed.
                       judge_time_trials=30,
                       rl_eval_every=5,  # pass@1 of 16 held-out tasks per level: promotion within minutes
-                      # the real benchmark next to the synthetic held-out set (issue 21): every checkpoint and the
+                      # the real benchmark next to the synthetic held-out set: every checkpoint and the
                       # teacher on KernelBench levels 1 and 2 (the teacher alone is ~10 min of H200 time; reuse a
                       # sweep with --pipeline-kernelbench-teacher DIR{level})
                       pipeline_kernelbench_eval="1,2",
                       # ... and level 2 with the paper's test-time search too: the checkpoint's kernels for the
                       # task's fragments (its single-op answers are where it is strong), assembled into hybrids
                       pipeline_kernelbench_search="2",
-                      # KernelBench's spelled-out 3-D convolutions take ~1,800 tokens to answer (session 22)
+                      # KernelBench's spelled-out 3-D convolutions take ~1,800 tokens to answer
                       pipeline_kernelbench_max_new_tokens=3072,
                       # ... and trains on sources in KernelBench's surface variety (synth --style kernelbench), not
                       # the one plain form, so the model meets docstrings, names and spellings like the benchmark's
                       pipeline_style="kernelbench",
                       # RL's speed reward at cpu sizes timed launches: eager took ~5 us a synthetic task against
-                      # ~3 ms a KernelBench level-1 task (median, H200, session 33), and DRPO's few tile-size
+                      # ~3 ms a KernelBench level-1 task (median, H200), and DRPO's few tile-size
                       # changes went either way on KernelBench (+5.8% once, -1.0% once). The same RL programs
                       # rendered at synth's "gpu" sizes (median 5 MB moved at level 1, 26 MB above; rows of 1k-16k)
                       pipeline_rl_size="gpu"),
@@ -229,6 +256,9 @@ PRESETS = {
 # Flags that describe this invocation rather than the run: on --resume they come from the command line,
 # every other value comes from the checkpoint so the run continues exactly.
 RUNTIME_FLAGS = {"resume", "out", "stop_after", "device", "judge_workers"}
+# Flags a resumed run takes from the command line when given there (else from the checkpoint): the RL budget, so a
+# finished run can be extended (its lr is constant; no schedule depends on the step total).
+EXTENDABLE_FLAGS = {"rl_steps", "rl_time_limit_s"}
 # The KernelBench levels the pipeline evaluates on: the folders kernelbench_dirs finds (and decontaminates against).
 KERNELBENCH_LEVELS = ("1", "2")
 
@@ -297,6 +327,12 @@ def build_parser() -> argparse.ArgumentParser:
     g = p.add_argument_group("evaluation, logging, checkpoints")
     g.add_argument("--eval-every", type=int, default=20, help="optimizer steps between held-out losses (0 = off)")
     g.add_argument("--eval-max-pairs", type=int, default=64, help="held-out pairs used for the held-out loss")
+    g.add_argument("--sft-keep-best", action=argparse.BooleanOptionalAction, default=True,
+                   help="SFT: keep the policy of the lowest held-out loss so far in <run>/best (best.json says its "
+                        "step); the pipeline evaluates it and starts RL from it. --no-sft-keep-best: the last step's")
+    g.add_argument("--sft-patience", type=int, default=0, metavar="N",
+                   help="SFT: stop after N held-out evaluations in a row without a new lowest loss (0 = never), with a "
+                        "checkpoint")
     g.add_argument("--gen-every", type=int, default=0,
                    help="optimizer steps between judged generations on held-out tasks (0 = off)")
     g.add_argument("--gen-tasks", type=int, default=4, help="held-out tasks sampled per judged generation")
@@ -314,7 +350,7 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--keep-last", type=int, default=2, help="checkpoints kept (older ones are deleted)")
     g.add_argument("--stop-after", type=int, default=0,
                    help="testing: exit after this step without a final checkpoint, as a kill would")
-    g = p.add_argument_group("RL (issue 6; --eval-every is the held-out pass@1 interval there)")
+    g = p.add_argument_group("RL (--rl-eval-every, default --eval-every, is the held-out pass@1 interval)")
     g.add_argument("--init", default=None,
                    help="policy to start RL from: a train.py run dir or checkpoint (its adapter is merged and a "
                         "fresh RL adapter starts, so 'adapter off' is this policy); default: --model / the tiny model")
@@ -339,13 +375,50 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--zero-spread", choices=["keep", "drop-all-wrong", "drop"], default="drop-all-wrong",
                    help="DRPO groups that are all correct or all wrong: keep both, drop all-wrong ones (default; "
                         "see the module docstring), or drop both")
+    g.add_argument("--drpo-norm", choices=["questions", "kept"], default="questions",
+                   help="DRPO: divide the loss by the questions of the batch (the reference; the gradient a group gets "
+                        "does not depend on how many others were dropped) or by the kept groups (grows the step as "
+                        "informative groups get scarcer)")
     g.add_argument("--reward", choices=["coupled", "decoupled"], default="coupled",
-                   help="GRPO reward: 1[correct](1 + log speedup), or correctness and speed z-scored separately")
+                   help="GRPO reward: coupled, one scalar 1[correct](1 + speed bonus) (the paper's coupled ablation); "
+                        "decoupled, correctness and speed z-scored separately and summed")
+    g.add_argument("--correct-first", action=argparse.BooleanOptionalAction, default=True,
+                   help="GRPO rewards keep every correct rollout above every wrong one: the coupled speed bonus is "
+                        "mapped onto [0, 1], the decoupled speed z-score divided by sqrt(|S+| - 1). --no-correct-first: "
+                        "the reference's 1 + log s (below 0 for s < 0.37x) and the plain z-sum (inverts from G = 10)")
+    g.add_argument("--speed-shape", choices=["log", "power"], default="log",
+                   help="speed reward r_s of a correct rollout: log s (the paper) or s^alpha (--speed-alpha), s the "
+                        "speedup clipped to [1/cap, cap]; DRPO weighs S+ by softmax(r_s / lambda)")
+    g.add_argument("--speed-alpha", type=float, default=1.0, help="--speed-shape power: the exponent alpha")
+    g.add_argument("--judge-faults", choices=["skip", "wrong"], default="skip",
+                   help="a rollout the judge lost (worker died, broken message, a timeout spent on the judge's own "
+                        "lock): skip it (in neither S+ nor S-, advantage 0) or count it wrong (the reference)")
     g.add_argument("--adv-norm", choices=["zscore", "mean"], default="zscore", help="GRPO group advantage")
     g.add_argument("--kl-coef", type=float, default=0.0,
                    help="GRPO: per-token KL penalty vs the reference (the adapter switched off)")
-    g.add_argument("--ppo-epochs", type=int, default=1, help="optimizer steps on each rollout batch")
-    g.add_argument("--clip-eps", type=float, default=0.2, help="GRPO: PPO ratio clip when a batch is reused")
+    g.add_argument("--kl-estimator", choices=["k3", "k1"], default="k3",
+                   help="DRPO's KL to the rollout policy, per token: k3 = exp(x) - 1 - x (>= 0, lower variance) or "
+                        "k1 = -x (the reference), x = log p_new - log p_rollout")
+    g.add_argument("--kl-mean", choices=["sequence", "token"], default="sequence",
+                   help="DRPO's KL averaged per rollout then over rollouts, or over every token of the batch (the "
+                        "reference)")
+    g.add_argument("--log-kl-ref", action=argparse.BooleanOptionalAction, default=True,
+                   help="log kl_ref, the KL from the rollout policy to the SFT policy (one no-grad pass over the "
+                        "rollouts with the RL adapter off)")
+    g.add_argument("--logprob-temperature", choices=["sampling", "1"], default="sampling",
+                   help="log-probs of the training loss, the ratio and the KL taken under the distribution the "
+                        "rollouts were drawn from (logits / --rollout-temperature; default) or at temperature 1")
+    g.add_argument("--ppo-epochs", type=int, default=1, help="passes over each rollout batch")
+    g.add_argument("--mini-batches", type=int, default=2,
+                   help="optimizer steps per pass over a rollout batch, each on a slice of whole groups: from the "
+                        "second one the policy has moved, so the ratio clip (GRPO) and the KL penalty (DRPO) act; "
+                        "1 = one on-policy step per batch, where both are inert")
+    g.add_argument("--empty-batch", choices=["skip", "step"], default="skip",
+                   help="a slice with no signal (every advantage or DRPO coefficient 0, no KL term): no optimizer step "
+                        "(default, on either loss), or AdamW's step anyway (its momentum and decay move the weights)")
+    g.add_argument("--clip-eps", type=float, default=0.2,
+                   help="GRPO: PPO ratio clip (acts from the second optimizer step on a batch); also the threshold of "
+                        "the logged clip_frac, for either loss")
     g.add_argument("--speedup-cap", type=float, default=10.0, help="speedups clipped to [1/cap, cap] in rewards")
     g.add_argument("--promote-at", type=float, default=0.5, help="promote when held-out pass@1 exceeds this")
     g.add_argument("--rl-eval-every", type=int, default=None,
@@ -354,6 +427,22 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--rl-heldout-per-level", type=int, default=16,
                    help="tasks per level held out of RL for pass@1 (never trained on)")
     g.add_argument("--replay-frac", type=float, default=0.25, help="share of prompts drawn from easier levels")
+    g.add_argument("--curriculum", choices=["levels", "mixed"], default="levels",
+                   help="levels: the curriculum (a level at a time, promoted on held-out pass@1); mixed: every "
+                        "level's tasks in one bucket from the start (the paper's no-curriculum ablation)")
+    g.add_argument("--heldout-seed", type=int, default=None,
+                   help="seed of the RL held-out split per level (default --seed); runs of several seeds that give "
+                        "the same value are measured on the same held-out tasks")
+    g.add_argument("--rl-eval-first", action=argparse.BooleanOptionalAction, default=False,
+                   help="measure held-out pass@1 of every level before the first step too (a step-0 row: the SFT "
+                        "policy, the baseline of the per-level curves); with it the last step (or the one a time "
+                        "limit stops at) is measured even with --rl-eval-every 0; the pipeline's RL stages turn it "
+                        "on")
+    g.add_argument("--heldout-samples", type=int, default=0, metavar="N",
+                   help="at each held-out evaluation also sample N answers a task at --rollout-temperature and log "
+                        "pass@N per level (0 = off; greedy pass@1 of every level is always logged)")
+    g.add_argument("--tensorboard", action="store_true",
+                   help="also write every metric to <run>/tensorboard (needs the optional tensorboard package)")
     g.add_argument("--rl-time-limit-s", type=float, default=0,
                    help="stop RL (with a checkpoint) after the step that passes this many seconds (0 = off)")
     g.add_argument("--dump-every", type=int, default=10, help="RL steps between sample dumps (0 = off)")
@@ -381,7 +470,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "preset uses unary so a from-scratch model sees each op often, gpu-small weights "
                         "convolutions and GEMMs toward KernelBench level 1's mix")
     g.add_argument("--pipeline-style", choices=["plain", "kernelbench"], default="plain",
-                   help="surface of the pipeline's task sources (synth render style; issue 21): plain is one fixed "
+                   help="surface of the pipeline's task sources (synth render style): plain is one fixed "
                         "form, kernelbench KernelBench's variety (docstrings, names, functional/method/module "
                         "spellings, constructor arguments, size constants); gpu-small uses kernelbench so the model "
                         "sees sources like the benchmark's")
@@ -420,11 +509,11 @@ def build_parser() -> argparse.ArgumentParser:
                         "evaluated with the paper's test-time search (eval.py --search: the whole task first, as the "
                         "single-shot answer, then the checkpoint's kernels for its fragments, epilogue first, and "
                         "the fastest correct hybrid), into <run>/eval_<name>_kb<level>_search, its row 'L<level>+"
-                        "search'; gpu-small: 2 (issue 21); '' = off")
+                        "search'; gpu-small: 2; '' = off")
     g.add_argument("--pipeline-kernelbench-search-budget", type=int, default=4, metavar="N",
                    help="--pipeline-kernelbench-search: most candidates the search judges per task (the whole "
                         "task's and its fragments'; eval.py --search-budget); 4 is the whole task and three "
-                        "epilogue fragments, one round (8 left a 64-task chunk unfinished after 10 min, session 21)")
+                        "epilogue fragments, one round (8 left a 64-task chunk unfinished after 10 min)")
     g.add_argument("--pipeline-kernelbench-search-checkpoints", choices=("all", "sft", "rl"), default="all",
                    help="--pipeline-kernelbench-search: every checkpoint's search (all), the SFT checkpoint's only "
                         "(sft) or the main RL checkpoint's only (rl; gpu-small: the checkpoint the pipeline ends with, "
@@ -437,7 +526,7 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--pipeline-kernelbench-workers", type=int, default=4, metavar="N",
                    help="judge workers of the KernelBench evals (at most --judge-workers): fewer workers get larger "
                         "GPU shares, so more of KernelBench's references (up to 30 GB over level 1's trials) fit "
-                        "without the exclusive retry that holds the whole GPU (session 11: 41 of 100 level-1 "
+                        "without the exclusive retry that holds the whole GPU (41 of 100 level-1 "
                         "answers needed it with 8)")
     g.add_argument("--pipeline-kernelbench-time-s", type=float, default=None, metavar="S",
                    help="each KernelBench eval (a checkpoint's or the teacher's, per level) stops starting new "
@@ -446,7 +535,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "result) and --resume judges the rest; default no limit")
     g.add_argument("--pipeline-kernelbench-max-new-tokens", type=int, default=None, metavar="N",
                    help="new tokens a KernelBench answer may take (default --rollout-max-new-tokens; gpu-small 3072): "
-                        "a spelled-out 3-D convolution's answer runs past gpu-small's 1,536 (session 22: 5 of level "
+                        "a spelled-out 3-D convolution's answer runs past gpu-small's 1,536 (5 of level "
                         "1's first 64 files cut before the launcher's end)")
     g.add_argument("--pipeline-kernelbench-limit", type=int, default=None, metavar="N",
                    help="KernelBench files per level judged (eval.py --limit: the first N by name; default all)")
@@ -456,6 +545,10 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--pipeline-sft-only", action="store_true",
                    help="stop after the SFT checkpoint's held-out eval (compare SFT recipes; RL can follow with "
                         "--stage rl --init RUN/sft)")
+    g.add_argument("--pipeline-rl-seeds", type=int, default=1, metavar="N",
+                   help="RL runs of the main loss from the same SFT checkpoint, seeds --seed, --seed + 1, ... (rl, "
+                        "rl_seed1, ...), each evaluated; report.md gives RL's held-out Acc as the mean and 95%% "
+                        "interval over them beside SFT's")
     g.add_argument("--pipeline-ablation-loss", choices=["none", "drpo", "grpo"], default="none",
                    help="after the main RL stage, a second one from the same SFT checkpoint with this --loss and the "
                         "same budget, evaluated alongside (the DRPO vs GRPO comparison)")
@@ -494,7 +587,7 @@ def check_args(parser, args):
         if getattr(args, name) <= 0:
             parser.error(f"--{name.replace('_', '-')} must be > 0 (got {getattr(args, name)})")
     for name in ["warmup_steps", "max_steps", "eval_every", "gen_every", "stop_after", "weight_decay", "grad_clip",
-                 "gen_temperature", "tiny_token_chars"]:
+                 "gen_temperature", "tiny_token_chars", "sft_patience"]:
         if getattr(args, name) < 0:
             parser.error(f"--{name.replace('_', '-')} must be >= 0 (got {getattr(args, name)})")
     if not 0 <= args.heldout_frac < 1:
@@ -532,14 +625,16 @@ def check_args(parser, args):
     if args.stage == "sft" and not args.resume and not args.pairs:
         parser.error("--stage sft needs --pairs PAIRS.jsonl")
     for name in ["rl_steps", "prompts_per_step", "group_size", "rollout_max_new_tokens", "rl_lora_r", "ppo_epochs",
+                 "mini_batches", "pipeline_rl_seeds",
                  "rl_heldout_per_level", "dump_samples", "pipeline_tasks", "pipeline_eval_tasks", "pipeline_max_seq_len"]:
         if getattr(args, name) <= 0:
             parser.error(f"--{name.replace('_', '-')} must be > 0 (got {getattr(args, name)})")
     for name in ["rollout_temperature", "kl_coef", "clip_eps", "dump_every", "pipeline_rl_tasks", "rl_time_limit_s",
+                 "heldout_samples",
                  "pipeline_sft_steps", "pipeline_eval_higher"]:
         if getattr(args, name) < 0:
             parser.error(f"--{name.replace('_', '-')} must be >= 0 (got {getattr(args, name)})")
-    for name in ["rl_lr", "drpo_lambda", "drpo_tau", "drpo_beta", "speedup_cap"]:
+    for name in ["rl_lr", "drpo_lambda", "drpo_tau", "drpo_beta", "speedup_cap", "speed_alpha"]:
         if not getattr(args, name) > 0:
             parser.error(f"--{name.replace('_', '-')} must be > 0 (got {getattr(args, name)})")
     if args.speedup_cap < 1 or args.drpo_delta < 0:
@@ -565,6 +660,8 @@ def check_args(parser, args):
                      f"(got {args.pipeline_sft_levels!r})")
     if args.resume and not args.out:
         parser.error("--resume needs --out RUN_DIR")
+    if args.tensorboard and importlib.util.find_spec("tensorboard") is None:
+        parser.error("--tensorboard needs the tensorboard package: pip install tensorboard")
     if args.rl_eval_every is not None and args.rl_eval_every < 0:
         parser.error(f"--rl-eval-every must be >= 0 (got {args.rl_eval_every})")
     kb_levels = [v.strip() for v in args.pipeline_kernelbench_eval.split(",") if v.strip()]
@@ -619,6 +716,15 @@ def write_run_json(run_dir, args, extra=None):
     if eval_lib.is_main():  # under torchrun rank 0 writes it
         write_json_atomic(path, record)
     return record
+
+
+def metrics_rows(run_dir, until_step) -> list:
+    """The rows of <run>/metrics.jsonl up to `until_step` (none when there is no file)."""
+    path = os.path.join(run_dir, "metrics.jsonl")
+    if not os.path.isfile(path):
+        return []
+    with open(path) as f:
+        return [r for r in (json.loads(line) for line in f if line.strip()) if r.get("step", 0) <= until_step]
 
 
 class MetricsLog:
@@ -767,6 +873,32 @@ def export_run(run_dir, out_dir, dtype="bf16") -> str:
     return dest
 
 
+def read_best(run_dir) -> dict | None:
+    """<run>/best/best.json ({step, heldout_loss, dir}), or None when SFT kept no best policy."""
+    path = os.path.join(run_dir, "best", "best.json")
+    if not os.path.isfile(path):
+        return None
+    with open(path) as f:
+        return dict(json.load(f), dir=os.path.join(run_dir, "best"))
+
+
+def save_best(run_dir, pol, step, heldout_loss):
+    """<run>/best: the policy (best/policy, as a checkpoint holds it) and best.json {step, heldout_loss}, built under
+    a temporary name and renamed, so a kill leaves the previous best whole. Rank 0 writes."""
+    if not eval_lib.is_main():
+        return
+    final, tmp = os.path.join(run_dir, "best"), os.path.join(run_dir, f".tmp-best-{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    base_dir = os.path.join(run_dir, "base_model") if pol.base == "tiny" else None
+    policy_lib.save_policy(pol, os.path.join(tmp, "policy"), base_dir=base_dir if pol.lora else None)
+    write_json_atomic(os.path.join(tmp, "best.json"), {"step": step, "heldout_loss": heldout_loss})
+    old = f"{tmp}-old"
+    if os.path.isdir(final):
+        os.replace(final, old)
+    os.replace(tmp, final)
+    shutil.rmtree(old, ignore_errors=True)
+
+
 def load_trainer_state(ckpt_dir) -> dict:
     # weights_only=False: the file holds numpy RNG state and plain Python objects that we wrote ourselves.
     return torch.load(os.path.join(ckpt_dir, "trainer_state.pt"), map_location="cpu", weights_only=False)
@@ -826,7 +958,7 @@ def rank_rng(state) -> dict:
 
 
 # ----------------------------------------------------------------------------------------------------
-# Several processes (issue 23): rank 0's weights to all, gradients summed over the ranks. The process group
+# Several processes: rank 0's weights to all, gradients summed over the ranks. The process group
 # itself (init, rank, barrier, all_reduce_dict, main_first) lives in eval.py, which eval.py's torchrun needs too.
 
 
@@ -1136,26 +1268,144 @@ def judged_generation(pol, tasks, judge: LazyJudge, step, run_dir, args) -> dict
 
 
 # ----------------------------------------------------------------------------------------------------
-# RL (issue 6): rollouts, judge, DRPO / GRPO losses, curriculum buckets
+# RL: rollouts, judge, rewards, DRPO / GRPO losses, curriculum buckets
 
-# Verdict error types and flags that indicate an attempt to cheat the judge (counted per step, per pattern).
+# Verdict error types and flags that indicate an attempt to cheat the judge (counted per step, per pattern). A
+# verdict with any of them earns what a wrong answer earns (DESIGN.md "Rewards": S+ holds no flagged verdict).
 HACK_ERROR_TYPES = {"static_check", "torch_fallback", "strict_policy", "unfaithful", "inputs_modified",
                     "patched_critical", "exit_called", "no_triton_launch"}
 HACK_VERDICT_FLAGS = {"faithfulness_raised", "speedup_above_cap", "patched_critical", "printed_over_1MB"}
-FAILURE_ERROR_TYPES = {"timeout", "worker_crashed", "worker_died", "protocol_error"}  # the judge's own faults
+FAILURE_ERROR_TYPES = {"timeout", "worker_crashed", "worker_died", "protocol_error"}  # no verdict on the answer itself
+# Of those, the ones that say nothing about the answer: the worker vanished without a verdict, or the message broke.
+# A timeout (the answer hung) and a crash under a signal while the answer ran (a bad kernel) are the answer's doing.
+JUDGE_FAULT_TYPES = {"worker_died", "protocol_error"}
+
+
+def hack_names(v) -> set:
+    """The hack patterns of one verdict: error types and flags that mean cheating; static rules as 'static:<rule>'."""
+    names = {v.error_type} & HACK_ERROR_TYPES
+    names |= {f for f in v.flags if f in HACK_VERDICT_FLAGS}
+    if v.error_type == "static_check":  # forbidden constructs; a syntax error or a missing kernel is not a hack
+        names |= {f for f in v.flags if f.startswith("static:")}
+    return names
 
 
 def hack_counts(verdicts) -> dict:
-    """{pattern: count}: error types and flags that mean cheating; static rules appear as 'static:<rule>'."""
+    """{pattern: count} over a batch (hack_names per verdict)."""
     counts = dict.fromkeys(sorted(HACK_ERROR_TYPES | HACK_VERDICT_FLAGS), 0)
     for v in verdicts:
-        names = {v.error_type} & HACK_ERROR_TYPES
-        names |= {f for f in v.flags if f in HACK_VERDICT_FLAGS}
-        if v.error_type == "static_check":  # forbidden constructs; a syntax error or a missing kernel is not a hack
-            names |= {f for f in v.flags if f.startswith("static:")}
-        for name in names:
+        for name in hack_names(v):
             counts[name] = counts.get(name, 0) + 1
     return counts
+
+
+def judge_fault(v) -> bool:
+    """True when the judge reached no verdict for reasons of its own (JUDGE_FAULT_TYPES, or a timeout spent waiting
+    on the judge's own GPU lock or compile baseline rather than on the answer)."""
+    return v.error_type in JUDGE_FAULT_TYPES or (v.error_type == "timeout"
+                                                 and (v.error_msg or "").startswith("judge-side pause"))
+
+
+def rollout_classes(verdicts, args) -> list:
+    """Per rollout "correct" (S+: correct and no hack pattern), "wrong" (S-: everything else, hacks included) or
+    "skip" (a judge fault under --judge-faults skip: in neither set, so it moves nothing)."""
+    out = []
+    for v in verdicts:
+        if args.judge_faults == "skip" and judge_fault(v):
+            out.append("skip")
+        elif v.correct and not hack_names(v):
+            out.append("correct")
+        else:
+            out.append("wrong")
+    return out
+
+
+def speed_value(speedup, args) -> float:
+    """r_s of a correct rollout: --speed-shape log (log s) or power (s^alpha) of the speedup clipped to
+    [1/cap, cap]; an unmeasured speed (the CPU) counts as 1x."""
+    s = 1.0 if speedup is None else min(max(speedup, 1.0 / args.speedup_cap), args.speedup_cap)
+    return math.log(s) if args.speed_shape == "log" else s ** args.speed_alpha
+
+
+def drpo_weights(verdicts, classes, args) -> list:
+    """DRPO's weights over one group: softmax(r_s / lambda) over S+, 0 elsewhere (all 0 when S+ is empty)."""
+    r = [speed_value(v.speedup, args) / args.drpo_lambda if c == "correct" else None for v, c in zip(verdicts, classes)]
+    top = max((x for x in r if x is not None), default=None)
+    if top is None:
+        return [0.0] * len(verdicts)
+    e = [math.exp(x - top) if x is not None else 0.0 for x in r]
+    return [x / sum(e) for x in e]
+
+
+def zscore(xs, eps=1e-6) -> list:
+    """(x - mean) / (population std + eps); all zeros when the values have no spread."""
+    if not xs:
+        return []
+    mu = sum(xs) / len(xs)
+    sd = math.sqrt(sum((x - mu) ** 2 for x in xs) / len(xs))
+    return [0.0] * len(xs) if sd < 1e-12 else [(x - mu) / (sd + eps) for x in xs]
+
+
+def grpo_rewards(verdicts, classes, args) -> list:
+    """GRPO rewards of one group (None for a skipped rollout).
+
+    coupled: 0 for a wrong rollout; a correct one earns 1 + b, b its speed bonus. With --correct-first (default) b is
+    r_s mapped from its range over [1/cap, cap] onto [0, 1], so every correct rollout earns 1 to 2; with
+    --no-correct-first b = r_s as written (1 + log s), which is below a wrong rollout's 0 for s < 1/e.
+    decoupled: z(correct) over the group plus the speed z-score within S+ (0 for wrong ones). z(correct) puts every
+    correct rollout at least 2 above every wrong one; a z-score of n values reaches at most sqrt(n - 1) (Samuelson),
+    so --correct-first divides the speed z-score by sqrt(|S+| - 1) to keep it within +-1; without it, from G = 10 a
+    slow correct rollout can rank below a wrong one."""
+    idx = [i for i, c in enumerate(classes) if c != "skip"]
+    out = [None] * len(verdicts)
+    if args.reward == "coupled":
+        lo, hi = speed_value(1.0 / args.speedup_cap, args), speed_value(args.speedup_cap, args)
+        for i in idx:
+            if classes[i] != "correct":
+                out[i] = 0.0
+                continue
+            r_s = speed_value(verdicts[i].speedup, args)
+            out[i] = 1.0 + ((r_s - lo) / (hi - lo) if args.correct_first and hi > lo else r_s)
+        return out
+    z_c = zscore([1.0 if classes[i] == "correct" else 0.0 for i in idx])
+    pos = [i for i in idx if classes[i] == "correct"]
+    z_s = zscore([speed_value(verdicts[i].speedup, args) for i in pos])
+    scale = 1.0 / math.sqrt(len(pos) - 1) if args.correct_first and len(pos) > 1 else 1.0
+    speed = dict(zip(pos, (z * scale for z in z_s)))
+    for i, z in zip(idx, z_c):
+        out[i] = z + speed.get(i, 0.0)
+    return out
+
+
+def group_advantages(rewards, norm) -> list:
+    """Group-relative advantages over the non-None rewards (None -> 0): zscore, (r - mean) / (std + eps), 0 without
+    spread; mean, r - mean (Dr. GRPO)."""
+    idx = [i for i, r in enumerate(rewards) if r is not None]
+    vals = [rewards[i] for i in idx]
+    if norm == "zscore":
+        adv = zscore(vals)
+    else:
+        mu = sum(vals) / len(vals) if vals else 0.0
+        adv = [r - mu for r in vals]
+    out = [0.0] * len(rewards)
+    for i, a in zip(idx, adv):
+        out[i] = a
+    return out
+
+
+def group_split(classes, group_size) -> dict:
+    """How many groups are informative (correct and wrong rollouts both), all correct, all wrong (skipped rollouts
+    left out; a group with nothing judged counts as all wrong)."""
+    out = {"informative": 0, "all_correct": 0, "all_wrong": 0}
+    for start in range(0, len(classes), group_size):
+        kinds = set(classes[start:start + group_size]) - {"skip"}
+        out["informative" if kinds == {"correct", "wrong"} else "all_correct" if kinds == {"correct"} else "all_wrong"] += 1
+    return out
+
+
+def k1(log_ratio):
+    """Per-token KL estimate -x (the plain log-ratio; unbiased, can be negative). x as in k3."""
+    return -log_ratio
 
 
 def k3(log_ratio):
@@ -1164,12 +1414,31 @@ def k3(log_ratio):
     return torch.expm1(log_ratio) - log_ratio  # expm1: exact for the tiny ratios of a near-on-policy step
 
 
+def kl_sums(new_lps, old_lps, args):
+    """(sum, count) whose ratio is the KL(old || new) estimate over rollouts sampled from old (kl_estimate); kept
+    apart so torchrun can add both over the ranks. --kl-estimator k3 or k1 per token; --kl-mean sequence (mean over
+    each rollout's tokens, then over rollouts: count = rollouts) or token (mean over every token of the batch, the
+    reference's k1 per token: count = tokens). Differentiable in new. new_lps, old_lps: lists of (L_i,) tensors."""
+    est = k3 if args.kl_estimator == "k3" else k1
+    per_token = [est(n - o.to(n.device)) for n, o in zip(new_lps, old_lps)]
+    if not per_token:
+        return torch.zeros(()), 0
+    if args.kl_mean == "token":
+        return torch.cat(per_token).sum(), sum(t.numel() for t in per_token)
+    return torch.stack([t.mean() for t in per_token]).sum(), len(per_token)
+
+
+def kl_estimate(new_lps, old_lps, args):
+    """kl_sums' ratio in one process: the KL estimate of a batch, a 0-dim tensor."""
+    total, count = kl_sums(new_lps, old_lps, args)
+    return total / max(1, count)
+
+
 def drpo_objective(scores, correct, weights, tau):
     """DRPO's objective J for one group (to be maximised), a 0-dim tensor.
 
-    scores (G,): s(o) = mean token log-prob; correct (G,) bool; weights (G,): softmax(r_s / lambda) over S+
-    (reward.drpo_weights, 0 on S-). J = sum_{S+} w s - tau log mean_{S-} exp(s / tau); a side that is empty
-    contributes 0.
+    scores (G,): s(o) = mean token log-prob; correct (G,) bool (S+); weights (G,): softmax(r_s / lambda) over S+
+    (drpo_weights, 0 on S-). J = sum_{S+} w s - tau log mean_{S-} exp(s / tau); a side that is empty contributes 0.
     """
     pos = (weights[correct] * scores[correct]).sum()                                   # ()
     neg = scores[~correct]                                                             # (|S-|,)
@@ -1178,42 +1447,46 @@ def drpo_objective(scores, correct, weights, tau):
     return pos - tau * (torch.logsumexp(neg / tau, dim=0) - math.log(neg.numel()))
 
 
-def drpo_coefficients(scores, verdicts, group_size, args):
+def drpo_coefficients(scores, verdicts, group_size, args, classes=None):
     """dJ_g/ds_i for every rollout, by autograd through `drpo_objective` at the given scores, and the value
     sum_g J_g over kept groups. The policy gradient is then sum_i coeff_i * grad s_i, so micro-batches can be
-    back-propagated one at a time although J couples the rollouts of a group. Returns
-    (coeffs (P*G,) list, objective sum, kept groups, zero-spread groups)."""
-    import reward
-
+    back-propagated one at a time although J couples the rollouts of a group. Skipped rollouts (judge faults) are in
+    neither set and get 0. Returns (coeffs (P*G,) list, objective sum, kept groups, zero-spread groups)."""
+    classes = classes or rollout_classes(verdicts, args)
     coeffs, total, kept, zero_spread = [], 0.0, 0, 0
     for start in range(0, len(scores), group_size):
-        group = verdicts[start:start + group_size]
-        correct = torch.tensor(reward.correct_mask(group))                               # (G,)
+        group, cls = verdicts[start:start + group_size], classes[start:start + group_size]
+        idx = [i for i, c in enumerate(cls) if c != "skip"]
+        correct = torch.tensor([cls[i] == "correct" for i in idx], dtype=torch.bool)   # (G',)
         all_same = bool(correct.all() or not correct.any())
         zero_spread += all_same
-        if all_same and (args.zero_spread == "drop" or (args.zero_spread == "drop-all-wrong" and not correct.any())):
+        if not idx or (all_same and (args.zero_spread == "drop" or (args.zero_spread == "drop-all-wrong"
+                                                                     and not correct.any()))):
             coeffs += [0.0] * len(group)
             continue
-        s = torch.tensor(scores[start:start + group_size], dtype=torch.float64, requires_grad=True)  # (G,)
-        w = torch.tensor(reward.drpo_weights(group, args.drpo_lambda, args.speedup_cap), dtype=torch.float64)
+        s = torch.tensor([scores[start + i] for i in idx], dtype=torch.float64, requires_grad=True)  # (G',)
+        w = torch.tensor([drpo_weights(group, cls, args)[i] for i in idx], dtype=torch.float64)
         objective = drpo_objective(s, correct, w, args.drpo_tau)
         objective.backward()
-        coeffs += s.grad.tolist()
+        g = [0.0] * len(group)
+        for i, c in zip(idx, s.grad.tolist()):
+            g[i] = c
+        coeffs += g
         total += objective.item()
         kept += 1
     return coeffs, total, kept, zero_spread
 
 
-def grpo_advantages(verdicts, group_size, args):
+def grpo_advantages(verdicts, group_size, args, classes=None):
     """GRPO ablation: rewards (coupled or decoupled) per group, then group-relative advantages.
     Returns (advantages (P*G,) list, zero-spread groups)."""
-    import reward
-
+    classes = classes or rollout_classes(verdicts, args)
     advantages, zero_spread = [], 0
     for start in range(0, len(verdicts), group_size):
-        rewards = reward.grpo_rewards(verdicts[start:start + group_size], args.reward, args.speedup_cap)
-        zero_spread += max(rewards) - min(rewards) < 1e-12
-        advantages += reward.group_advantages(rewards, args.adv_norm)
+        rewards = grpo_rewards(verdicts[start:start + group_size], classes[start:start + group_size], args)
+        vals = [r for r in rewards if r is not None]
+        zero_spread += not vals or max(vals) - min(vals) < 1e-12
+        advantages += group_advantages(rewards, args.adv_norm)
     return advantages, zero_spread
 
 
@@ -1231,7 +1504,39 @@ def grpo_sequence_loss(new_lp, old_lp, advantage, clip_eps, ref_lp=None, kl_coef
     return loss
 
 
-def rollout_logprobs(pol, prompt_ids, completion_ids, chunk_tokens):
+def scaled_token_logprobs(model, input_ids, attention_mask, target_mask, chunk_tokens, temperature=1.0):
+    """policy.token_logprobs of the distribution softmax(logits / temperature): the one rollouts are drawn from at
+    --rollout-temperature. At temperature 1 it is policy.token_logprobs itself."""
+    if temperature == 1.0:
+        return policy_lib.token_logprobs(model, input_ids, attention_mask, target_mask, chunk_tokens)
+    decoder, head, softcap = policy_lib._hf_parts(model)
+    if policy_lib.CAUSAL_WHEN_RIGHT_PADDED and policy_lib.right_padded(attention_mask):
+        attention_mask = None  # as policy.token_logprobs: the causal mask alone on right padding
+
+    def chunk(h, t):
+        logits = head(h).float()
+        if softcap:
+            logits = torch.tanh(logits / softcap) * softcap
+        return torch.log_softmax(logits / temperature, dim=-1).gather(-1, t[:, None]).squeeze(-1)
+
+    hidden = decoder(input_ids=input_ids, attention_mask=attention_mask, use_cache=False).last_hidden_state
+    select = target_mask[:, 1:].bool()
+    h, targets = hidden[:, :-1][select], input_ids[:, 1:][select]                        # (N, H), (N,)
+    out = []
+    for start in range(0, h.shape[0], chunk_tokens):
+        h_c, t_c = h[start:start + chunk_tokens], targets[start:start + chunk_tokens]
+        out.append(torch.utils.checkpoint.checkpoint(chunk, h_c, t_c, use_reentrant=False)
+                   if torch.is_grad_enabled() else chunk(h_c, t_c))
+    return torch.cat(out) if out else h.new_zeros(0, dtype=torch.float32)
+
+
+def logprob_temperature(args) -> float:
+    """The temperature of the distribution that RL trains and scores: the rollouts' (--logprob-temperature
+    sampling, default) or 1 (the raw model, what policy.generate's Sample.logprobs hold)."""
+    return args.rollout_temperature if args.logprob_temperature == "sampling" and args.rollout_temperature > 0 else 1.0
+
+
+def rollout_logprobs(pol, prompt_ids, completion_ids, chunk_tokens, temperature=1.0):
     """Token log-probs of each completion given its prompt, with grad if enabled: a list of (L_i,) tensors."""
     ids, attention = policy_lib.pad_right([p + c for p, c in zip(prompt_ids, completion_ids)],
                                           pol.tokenizer.pad_token_id)                  # (B, T)
@@ -1239,93 +1544,147 @@ def rollout_logprobs(pol, prompt_ids, completion_ids, chunk_tokens):
     for i, (p, c) in enumerate(zip(prompt_ids, completion_ids)):
         target[i, len(p):len(p) + len(c)] = 1
     with autocast(pol):
-        lp = policy_lib.token_logprobs(pol.model, ids.to(pol.device), attention.to(pol.device),
-                                       target.to(pol.device), chunk_tokens)           # (N,)
+        lp = scaled_token_logprobs(pol.model, ids.to(pol.device), attention.to(pol.device), target.to(pol.device),
+                                   chunk_tokens, temperature)                          # (N,)
     return list(lp.split([len(c) for c in completion_ids]))
 
 
 @torch.no_grad()
-def batch_logprobs(pol, samples, micro_batch, chunk_tokens, reference=False):
+def batch_logprobs(pol, samples, micro_batch, chunk_tokens, reference=False, temperature=1.0):
     """Token log-probs (lists of (L_i,) CPU tensors) of every rollout under the current policy, or under the
-    reference (the RL adapter switched off) when `reference`."""
+    reference (the RL adapter switched off: the SFT policy) when `reference`."""
     ctx = pol.model.disable_adapter() if reference else contextlib.nullcontext()
     out = []
     with ctx, policy_lib.eval_mode(pol.model):
         for start in range(0, len(samples), micro_batch):
             mb = samples[start:start + micro_batch]
             out += [lp.float().cpu() for lp in rollout_logprobs(pol, [s.prompt_ids for s in mb],
-                                                                 [s.completion_ids for s in mb], chunk_tokens)]
+                                                                 [s.completion_ids for s in mb], chunk_tokens,
+                                                                 temperature)]
+    return out
+
+
+def mini_batch_groups(n_groups, k, total=None, offset=0) -> list:
+    """The k optimizer steps' slices of a batch: k contiguous, near-equal slices of the global groups range(total),
+    each as indices into this rank's groups offset..offset + n_groups - 1 (the part of the slice this rank holds;
+    empty when it holds none). One process: total = n_groups, offset 0. Slicing the global order makes N ranks take
+    the same steps one process takes."""
+    total = n_groups if total is None else total
+    out = []
+    for i in range(k):
+        lo, hi = i * total // k, (i + 1) * total // k
+        out.append([g - offset for g in range(max(lo, offset), min(hi, offset + n_groups))])
     return out
 
 
 def update_policy(pol, optimizer, samples, verdicts, group_size, args) -> dict:
-    """--ppo-epochs optimizer steps on one rollout batch (P*G samples, group-major). Returns loss and KL.
+    """Optimizer steps on one rollout batch (P*G samples, group-major): --ppo-epochs passes, each cut into
+    --mini-batches slices of whole groups, one optimizer step per slice. Returns the loss (the mean over the slices),
+    the KL (the last slice's, before its step) and the batch's metrics (entropy, KL to the SFT policy, group split,
+    clip fraction).
 
-    DRPO: coefficients dJ/ds from the scores at the current parameters (the rollout log-probs in epoch 0,
-    a no-grad pass later), loss = -(1/kept groups) sum_i coeff_i s_i + max(beta (KL - delta), 0) KL, with KL the
-    mean over rollouts of the per-token k3 estimate of KL(rollout || current). GRPO: per-rollout clipped
-    surrogate (grpo_sequence_loss) averaged over rollouts, + kl_coef k3 vs the reference.
-    Under torchrun `samples` are this rank's whole groups (rank_share): coefficients and advantages are computed
-    within groups as before, while the normalisers (rollouts, kept groups), the KL, the objective and the
-    gradients are summed over the ranks, so N ranks take the step one process takes on all their groups.
+    DRPO: coefficients dJ/ds from the scores at the current parameters (the rollout log-probs for the first slice,
+    a no-grad pass later), loss = -(1/N) sum_i coeff_i s_i + max(beta (KL - delta), 0) KL, N = --drpo-norm
+    (the slice's questions, default, as the reference; or its kept groups), KL = kl_sums(current, rollout) over the
+    slice. GRPO: per-rollout clipped surrogate (grpo_sequence_loss) summed over the slice's rollouts / their count,
+    + kl_coef k3 vs the reference. A slice with no signal (every coefficient 0 and no KL term) takes no optimizer
+    step under --empty-batch skip (default), on either loss.
+    Under torchrun `samples` are this rank's whole groups (rank_share); every count, the KL, the objective and the
+    gradients are summed over the ranks, so N ranks take the step one process takes on all their groups (each rank
+    cuts its own groups into the slices).
     """
-    n = len(samples)
-    n_all = int(eval_lib.all_reduce_dict({"n": n})["n"])                                  # rollouts, all ranks
-    old_lp = [torch.tensor(s.logprobs, dtype=torch.float32) for s in samples]           # (L_i,) each
+    n_groups = len(samples) // group_size
+    total_groups = int(eval_lib.all_reduce_dict({"groups": n_groups})["groups"])
+    offset = eval_lib.rank() * total_groups // eval_lib.world_size()                      # as rank_share cuts them
+    temperature = logprob_temperature(args)
+    chunk = args.logprob_chunk_tokens
+    if temperature == 1.0:
+        old_lp = [torch.tensor(s.logprobs, dtype=torch.float32) for s in samples]       # (L_i,) each
+    else:  # Sample.logprobs are at temperature 1; score the rollouts under the distribution they were drawn from
+        old_lp = batch_logprobs(pol, samples, args.micro_batch, chunk, temperature=temperature)
+    classes = rollout_classes(verdicts, args)
+    split = group_split(classes, group_size)
+    grpo_kl = args.loss == "grpo" and args.kl_coef > 0
     ref_lp = None
+    if grpo_kl or args.log_kl_ref:
+        ref_lp = batch_logprobs(pol, samples, args.micro_batch, chunk, reference=True, temperature=temperature)
     if args.loss == "grpo":
-        advantages, zero_spread = grpo_advantages(verdicts, group_size, args)
-        zero_spread = int(eval_lib.all_reduce_dict({"zero_spread": zero_spread})["zero_spread"])
-        if args.kl_coef > 0:
-            ref_lp = batch_logprobs(pol, samples, args.micro_batch, args.logprob_chunk_tokens, reference=True)
-    first = {}
+        advantages, _ = grpo_advantages(verdicts, group_size, args, classes)
+    # entropy: -mean log p of the sampled tokens (an unbiased estimate of the sampling distribution's entropy per
+    # token); kl_ref: k3 estimate of KL(rollout policy || SFT policy) per token on the same tokens (>= 0; k1 is as
+    # likely to come out negative as positive on a batch this small)
+    sums = eval_lib.all_reduce_dict({
+        "entropy": -sum(lp.sum().item() for lp in old_lp), "tokens": sum(lp.numel() for lp in old_lp), **split,
+        "kl_ref": sum(k3(r - o).sum().item() for o, r in zip(old_lp, ref_lp)) if ref_lp is not None else 0.0})
+    out = {"entropy": sums["entropy"] / max(1, sums["tokens"]),
+           "kl_ref": sums["kl_ref"] / max(1, sums["tokens"]) if ref_lp is not None else None,
+           **{f"groups_{k}": int(sums[k]) for k in split}, "zero_spread": int(sums["all_correct"] + sums["all_wrong"])}
+    steps, clipped, clip_tokens, slice_losses, kl, grad_norm = 0, 0.0, 0, [], 0.0, 0.0
     for epoch in range(args.ppo_epochs):
-        cur_lp = old_lp if epoch == 0 else batch_logprobs(pol, samples, args.micro_batch, args.logprob_chunk_tokens)
-        sums = {"kl": sum(k3(c - o).mean().item() for c, o in zip(cur_lp, old_lp))}
-        if args.loss == "drpo":
-            scores = [lp.mean().item() for lp in cur_lp]
-            coeffs, objective, kept, zero_spread = drpo_coefficients(scores, verdicts, group_size, args)
-            sums.update(objective=objective, kept=kept, zero_spread=zero_spread)
-        sums = eval_lib.all_reduce_dict(sums)                                            # over the ranks
-        kl = sums["kl"] / n_all
-        if args.loss == "drpo":
-            objective, kept, zero_spread = sums["objective"], int(sums["kept"]), int(sums["zero_spread"])
-            kl_weight = max(args.drpo_beta * (kl - args.drpo_delta), 0.0)             # the .detach()ed factor
-            loss_value = -objective / max(1, kept) + kl_weight * kl
-            if kept == 0 and kl_weight == 0:
-                if epoch == 0:
-                    first = {"loss": 0.0, "kl": kl, "zero_spread": zero_spread, "grad_norm": 0.0, "updated": False}
-                break  # nothing to learn from this batch (e.g. every group all wrong)
-        pol.model.train()
-        loss_sum = 0.0
-        for start in range(0, n, args.micro_batch):
-            idx = list(range(start, min(n, start + args.micro_batch)))
-            new_lp = rollout_logprobs(pol, [samples[i].prompt_ids for i in idx], [samples[i].completion_ids for i in idx],
-                                      args.logprob_chunk_tokens)
-            terms = []
-            for i, lp in zip(idx, new_lp):
-                old = old_lp[i].to(lp.device)
-                if args.loss == "drpo":
-                    term = -coeffs[i] / max(1, kept) * lp.mean()
-                    if kl_weight > 0:
-                        term = term + kl_weight * k3(lp - old).mean() / n_all
-                else:
-                    ref = ref_lp[i].to(lp.device) if ref_lp is not None else None
-                    term = grpo_sequence_loss(lp, old, advantages[i], args.clip_eps, ref, args.kl_coef) / n_all
-                terms.append(term)
-            micro_loss = torch.stack(terms).sum()
-            micro_loss.backward()
-            loss_sum += micro_loss.item()
-        all_reduce_gradients(pol)
-        loss_sum = eval_lib.all_reduce_dict({"loss": loss_sum})["loss"]
-        grad_norm = clip_gradients(pol, args.grad_clip)
-        optimizer.step()
-        optimizer.zero_grad(set_to_none=True)
-        if epoch == 0:
-            loss = loss_value if args.loss == "drpo" else loss_sum
-            first = {"loss": loss, "kl": kl, "zero_spread": zero_spread, "grad_norm": grad_norm, "updated": True}
-        first["kl"] = kl  # the KL of the last pass: 0 in epoch 0 (the policy is the rollout policy)
-    return first
+        for k, groups in enumerate(mini_batch_groups(n_groups, args.mini_batches, total_groups, offset)):
+            idx = [g * group_size + j for g in groups for j in range(group_size)]
+            if epoch == 0 and k == 0:  # the parameters the rollouts were drawn with
+                cur_lp = [old_lp[i] for i in idx]
+            else:
+                cur_lp = batch_logprobs(pol, [samples[i] for i in idx], args.micro_batch, chunk, temperature=temperature)
+            kl_sum, kl_count = kl_sums(cur_lp, [old_lp[i] for i in idx], args)
+            mb = {"n": len(idx), "groups": len(groups), "kl": kl_sum.item(), "kl_count": kl_count}
+            if args.loss == "drpo":
+                coeffs, objective, kept, _ = drpo_coefficients([lp.mean().item() for lp in cur_lp],
+                                                               [verdicts[i] for i in idx], group_size, args,
+                                                               [classes[i] for i in idx])
+                mb.update(objective=objective, kept=kept, signal=float(any(c != 0 for c in coeffs)))
+            else:
+                coeffs = [advantages[i] for i in idx]
+                mb.update(signal=float(any(a != 0 for a in coeffs)))
+            mb = eval_lib.all_reduce_dict(mb)                                              # over the ranks
+            kl = mb["kl"] / max(1, mb["kl_count"])
+            if args.loss == "drpo":
+                norm = max(1, mb["kept"] if args.drpo_norm == "kept" else mb["groups"])
+                kl_weight = max(args.drpo_beta * (kl - args.drpo_delta), 0.0)              # the .detach()ed factor
+                slice_loss = -mb["objective"] / norm + kl_weight * kl
+                has_signal = mb["signal"] > 0 or kl_weight > 0
+            else:
+                slice_loss, has_signal = 0.0, mb["signal"] > 0 or grpo_kl
+            if has_signal or args.empty_batch == "step":
+                pol.model.train()
+                loss_sum = 0.0
+                for start in range(0, len(idx), args.micro_batch):
+                    pos = list(range(start, min(len(idx), start + args.micro_batch)))      # places in the slice
+                    new_lp = rollout_logprobs(pol, [samples[idx[p]].prompt_ids for p in pos],
+                                              [samples[idx[p]].completion_ids for p in pos], chunk, temperature)
+                    terms = []
+                    for p, lp in zip(pos, new_lp):
+                        i = idx[p]
+                        old = old_lp[i].to(lp.device)
+                        clipped += float(((lp - old).detach().exp() - 1).abs().gt(args.clip_eps).sum())
+                        clip_tokens += lp.numel()
+                        if args.loss == "drpo":
+                            term = -coeffs[p] / norm * lp.mean()
+                            if kl_weight > 0:  # this rollout's share of the slice's KL estimate
+                                part, _ = kl_sums([lp], [old], args)
+                                term = term + kl_weight * part / max(1, mb["kl_count"])
+                        else:
+                            ref = ref_lp[i].to(lp.device) if grpo_kl else None
+                            term = grpo_sequence_loss(lp, old, coeffs[p], args.clip_eps, ref, args.kl_coef) / mb["n"]
+                        terms.append(term)
+                    micro_loss = torch.stack(terms).sum()
+                    micro_loss.backward()
+                    loss_sum += micro_loss.item()
+                all_reduce_gradients(pol)
+                loss_sum = eval_lib.all_reduce_dict({"loss": loss_sum})["loss"]
+                if args.loss == "grpo":
+                    slice_loss = loss_sum
+                grad_norm = clip_gradients(pol, args.grad_clip) if any(
+                    p.grad is not None for p in policy_lib.trainable_parameters(pol)) else 0.0
+                optimizer.step()
+                optimizer.zero_grad(set_to_none=True)
+                steps += 1
+            slice_losses.append(slice_loss)
+    clip = eval_lib.all_reduce_dict({"clipped": clipped, "tokens": clip_tokens})
+    out.update(loss=sum(slice_losses) / max(1, len(slice_losses)), kl=kl, grad_norm=grad_norm, updated=steps > 0, optimizer_steps=steps,
+               clip_frac=clip["clipped"] / clip["tokens"] if clip["tokens"] else 0.0)
+    return out
 
 
 def split_rl_tasks(records, levels, heldout_per_level, seed):
@@ -1393,6 +1752,118 @@ class Curriculum:
                 "history": list(self.history)}
 
 
+class MixedLevels(Curriculum):
+    """--curriculum mixed (the paper's no-curriculum ablation): every level's training tasks in one bucket from the
+    first step, no replay and no promotion; the log's level reads "mixed"."""
+
+    def __init__(self, train_by_level, levels, replay_frac, seed, state=None):
+        pooled = {"mixed": [r for lv in levels for r in train_by_level[lv]]}
+        super().__init__(pooled, ["mixed"], 0.0, seed, state or {"level_index": 0, "cursors": {"mixed": [0, 0]},
+                                                                  "history": []})
+
+
+def make_curriculum(args, train_by_level, levels, state=None) -> Curriculum:
+    kind = MixedLevels if args.curriculum == "mixed" else Curriculum
+    return kind(train_by_level, levels, args.replay_frac, args.seed, state=state)
+
+
+def heldout_mean(by_level, heldout_by_level) -> float | None:
+    """The pass rate over every held-out task: per-level rates weighted by their task counts."""
+    pairs = [(x, len(heldout_by_level[int(lv)])) for lv, x in by_level.items() if x is not None]
+    n = sum(c for _, c in pairs)
+    return sum(x * c for x, c in pairs) / n if n else None
+
+
+class TensorBoardLog:
+    """--tensorboard: every numeric metric of a row as a scalar under <run>/tensorboard (per-level held-out rates
+    as heldout/pass1_L<level>); a no-op without the flag. tensorboard is optional: imported only here."""
+
+    def __init__(self, run_dir, enabled):
+        self.writer = None
+        if enabled and eval_lib.is_main():
+            try:
+                from torch.utils.tensorboard import SummaryWriter
+            except ImportError as e:
+                raise UsageError(f"--tensorboard needs the tensorboard package (pip install tensorboard): {e}") from None
+            self.writer = SummaryWriter(os.path.join(run_dir, "tensorboard"))
+
+    def log(self, row):
+        if self.writer is None:
+            return
+        for key, value in row.items():
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and key != "step":
+                self.writer.add_scalar(f"rl/{key}", value, row["step"])
+
+    def log_eval(self, row):
+        if self.writer is None:
+            return
+        for name in ("heldout_pass1_by_level", "heldout_pass_k_by_level"):
+            for lv, value in (row.get(name) or {}).items():
+                if value is not None:
+                    self.writer.add_scalar(f"heldout/{name[len('heldout_'):-len('_by_level')]}_L{lv}", value,
+                                           row["step"])
+
+    def close(self):
+        if self.writer is not None:
+            self.writer.close()
+
+
+# Student's t 0.975 quantiles for 1-30 degrees of freedom (then the normal's 1.96): 95% intervals of a mean of few seeds
+T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
+        2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
+
+
+def mean_ci95(xs) -> tuple:
+    """(mean, half-width of its 95% interval) of independent runs' values (Student's t, sample std); half-width None
+    for a single value."""
+    xs = [x for x in xs if x is not None]
+    if not xs:
+        return None, None
+    mu = sum(xs) / len(xs)
+    if len(xs) < 2:
+        return mu, None
+    sd = math.sqrt(sum((x - mu) ** 2 for x in xs) / (len(xs) - 1))
+    t = T975[len(xs) - 2] if len(xs) - 1 <= len(T975) else 1.96
+    return mu, t * sd / math.sqrt(len(xs))
+
+
+def pass_at_k(n, c, k) -> float:
+    """Unbiased pass@k of a task from n samples with c correct: 1 - C(n - c, k) / C(n, k) (Chen et al. 2021)."""
+    if n - c < k:
+        return 1.0
+    return 1.0 - math.comb(n - c, k) / math.comb(n, k)
+
+
+def heldout_eval(pol, judge, heldout_by_level, args, step) -> dict:
+    """Held-out measures of every level at once: pass1 {level: greedy pass@1} (heldout_pass1), and with
+    --heldout-samples N also pass_k {level: pass@N} of N samples a task at --rollout-temperature."""
+    out = {"pass1": {str(lv): heldout_pass1(pol, judge, recs, args, step) for lv, recs in heldout_by_level.items()
+                     if recs}}
+    if args.heldout_samples:
+        out["pass_k"] = {str(lv): heldout_pass_k(pol, judge, recs, args, step) for lv, recs in heldout_by_level.items()
+                         if recs}
+    return out
+
+
+def heldout_pass_k(pol, judge, records, args, step) -> float | None:
+    """Mean over the tasks of pass@N (pass_at_k), N = --heldout-samples samples a task at --rollout-temperature.
+    Under torchrun each rank samples its share of the tasks and the sums are reduced."""
+    if not records:
+        return None
+    n, mine, total = args.heldout_samples, rank_share(records), 0.0
+    if mine:
+        prompts = [policy_lib.render_prompt(pol.tokenizer, r["source"], pol.source_form) for r in mine for _ in range(n)]
+        samples = policy_lib.generate(pol, prompts, args.rollout_max_new_tokens, args.rollout_temperature,
+                                      args.rollout_top_p, seed=args.seed * 7 + step, batch_size=args.gen_batch_size,
+                                      engine=args.engine, logprob_chunk_tokens=args.logprob_chunk_tokens)
+        verdicts = judge.verify_many([(mine[i // n]["source"], s.text) for i, s in enumerate(samples)],
+                                     completions=True, progress=False)
+        classes = rollout_classes(verdicts, args)
+        total = sum(pass_at_k(n, classes[t * n:(t + 1) * n].count("correct"), n) for t in range(len(mine)))
+    sums = eval_lib.all_reduce_dict({"total": total, "n": len(mine)})
+    return sums["total"] / sums["n"]
+
+
 def rollout(pol, records, args, step):
     """G samples per task in one generate call, group-major: sample p*G + g is rollout g of task p. Seeded by
     (seed, step) and, under torchrun, the rank (rank 0's seed is a single process's), so a resumed run samples
@@ -1412,26 +1883,33 @@ def judge_rollouts(judge, records, samples, group_size):
 
 
 def rollout_metrics(verdicts, samples, group_size, args) -> dict:
-    """Reward and judge summary of a batch. reward_mean is the coupled reward 1[correct](1 + log speedup) for
-    either loss (DRPO has no scalar reward; this is its loss-independent summary). Under torchrun the sums behind
-    each number are reduced over the ranks, so it summarises every rank's rollouts."""
-    import reward
-
-    rewards = reward.grpo_rewards(verdicts, "coupled", args.speedup_cap)
-    speedups = [v.speedup for v in verdicts if v.correct and v.speedup]
+    """Reward and judge summary of a batch. reward_mean is the coupled reward (grpo_rewards with --reward coupled:
+    0 for a wrong or flagged rollout) for either loss (DRPO has no scalar reward; this is its loss-independent
+    summary); correct_frac counts S+ (correct and unflagged), judged_correct_frac what the judge called correct,
+    hack_frac the rollouts with a hack pattern. Under torchrun the sums behind each number are reduced over the
+    ranks, so it summarises every rank's rollouts."""
+    classes = rollout_classes(verdicts, args)
+    coupled = argparse.Namespace(**{**vars(args), "reward": "coupled"})
+    rewards = [r for start in range(0, len(verdicts), group_size)
+               for r in grpo_rewards(verdicts[start:start + group_size], classes[start:start + group_size], coupled)
+               if r is not None]
+    speedups = [v.speedup for v, c in zip(verdicts, classes) if c == "correct" and v.speedup]
     hacks = hack_counts(verdicts)
     sums = eval_lib.all_reduce_dict({
-        "n": len(verdicts), "reward": sum(rewards), "correct": sum(v.correct for v in verdicts),
+        "n": len(verdicts), "judged": len(rewards), "reward": sum(rewards), "correct": classes.count("correct"),
+        "judged_correct": sum(bool(v.correct) for v in verdicts), "hack": sum(bool(hack_names(v)) for v in verdicts),
         "compiled": sum(bool(v.compiled) for v in verdicts), "log_speedup": sum(math.log(x) for x in speedups),
         "speedups": len(speedups), "judge_failures": sum(v.error_type in FAILURE_ERROR_TYPES for v in verdicts),
-        "tokens": sum(len(s.completion_ids) for s in samples), **{f"hack:{k}": c for k, c in hacks.items()}})
+        "skipped": classes.count("skip"), "tokens": sum(len(s.completion_ids) for s in samples),
+        **{f"hack:{k}": c for k, c in hacks.items()}})
     n = sums["n"]
     if eval_lib.world_size() > 1:
         hacks = {k[len("hack:"):]: int(c) for k, c in sums.items() if k.startswith("hack:")}
-    return {"reward_mean": sums["reward"] / n, "correct_frac": sums["correct"] / n,
+    return {"reward_mean": sums["reward"] / max(1, sums["judged"]), "correct_frac": sums["correct"] / n,
+            "judged_correct_frac": sums["judged_correct"] / n, "hack_frac": sums["hack"] / n,
             "compiled_frac": sums["compiled"] / n,
             "speedup_geomean": math.exp(sums["log_speedup"] / sums["speedups"]) if sums["speedups"] else None,
-            "hack_flags": hacks, "judge_failures": int(sums["judge_failures"]),
+            "hack_flags": hacks, "judge_failures": int(sums["judge_failures"]), "skipped": int(sums["skipped"]),
             "mean_completion_tokens": sums["tokens"] / n}
 
 
@@ -1462,14 +1940,19 @@ def rl_step(pol, optimizer, judge, records, args, step) -> tuple:
     totals = eval_lib.all_reduce_dict({"tokens": sum(len(s.completion_ids) for s in samples), "groups": len(records)})
     slowest = eval_lib.all_reduce_dict({"t_generate_s": t_generate, "t_verify_s": t_verify, "t_update_s": t_update,
                                         "peak_mem_gb": peak_mem_gb(pol)}, op="max")
+    groups = totals["groups"]
     row = {"reward_mean": stats["reward_mean"], "correct_frac": stats["correct_frac"],
+           "judged_correct_frac": stats["judged_correct_frac"], "hack_frac": stats["hack_frac"],
            "compiled_frac": stats["compiled_frac"], "speedup_geomean": stats["speedup_geomean"],
-           "frac_zero_std": upd["zero_spread"] / totals["groups"], "kl": upd["kl"], "loss": upd["loss"],
+           "informative_frac": upd["groups_informative"] / groups, "all_correct_frac": upd["groups_all_correct"] / groups,
+           "all_wrong_frac": upd["groups_all_wrong"] / groups, "frac_zero_std": upd["zero_spread"] / groups,
+           "kl": upd["kl"], "kl_ref": upd["kl_ref"], "entropy": upd["entropy"], "clip_frac": upd["clip_frac"],
+           "loss": upd["loss"], "optimizer_steps": upd["optimizer_steps"],
            "hack_flags": stats["hack_flags"], "tokens_per_s": totals["tokens"] / max(slowest["t_generate_s"], 1e-9),
            "t_generate_s": slowest["t_generate_s"], "t_verify_s": slowest["t_verify_s"],
            "t_update_s": slowest["t_update_s"], "peak_mem_gb": slowest["peak_mem_gb"],
            "grad_norm": upd["grad_norm"], "updated": upd["updated"], "judge_failures": stats["judge_failures"],
-           "mean_completion_tokens": stats["mean_completion_tokens"]}
+           "skipped": stats["skipped"], "mean_completion_tokens": stats["mean_completion_tokens"]}
     return row, samples, verdicts
 
 
@@ -1506,11 +1989,17 @@ def _fmt_hacks(counts):
     return str(sum(counts.values()))
 
 
+def _fmt_levels(by_level):
+    return " ".join(f"L{lv}:{'-' if x is None else f'{x:.2f}'}" for lv, x in sorted(by_level.items()))
+
+
 RL_LINE_KEYS = [("level", "{}"), ("reward_mean", "{:.3f}"), ("correct_frac", "{:.3f}"), ("compiled_frac", "{:.3f}"),
-                ("speedup_geomean", "{:.3f}"), ("frac_zero_std", "{:.2f}"), ("kl", "{:.2e}"), ("loss", "{:.4f}"),
+                ("speedup_geomean", "{:.3f}"), ("informative_frac", "{:.2f}"), ("entropy", "{:.3f}"),
+                ("kl", "{:.2e}"), ("kl_ref", "{:.2e}"), ("clip_frac", "{:.3f}"), ("loss", "{:.4f}"),
                 ("hack_flags", _fmt_hacks), ("tokens_per_s", "{:.0f}"), ("t_generate_s", "{:.1f}"),
                 ("t_verify_s", "{:.1f}"), ("t_update_s", "{:.1f}"), ("peak_mem_gb", "{:.2f}")]
-RL_EVAL_KEYS = [("heldout_level", "{}"), ("heldout_pass1", "{:.3f}"), ("promoted", "{}")]
+RL_EVAL_KEYS = [("heldout_level", "{}"), ("heldout_pass1", "{:.3f}"), ("heldout_pass1_by_level", _fmt_levels),
+                ("heldout_pass_k_by_level", _fmt_levels), ("promoted", "{}")]
 
 
 def load_rl_policy(args, run_dir, ckpt, tasks):
@@ -1563,7 +2052,7 @@ def prepare_run_dir(args):
 def _open_run_dir(args):
     """prepare_run_dir's work, in one process."""
     # Absolute: run.json and the checkpoints' args.json are re-read by --resume and eval.py, maybe from another
-    # working directory (issue 19).
+    # working directory.
     run_dir = os.path.abspath(args.out or os.path.join("runs", f"{args.stage}-{time.strftime('%Y%m%d-%H%M%S')}"))
     args.out = run_dir
     if args.resume:
@@ -1593,8 +2082,14 @@ def args_from_checkpoint(args, ckpt_dir):
     """On resume, every flag except RUNTIME_FLAGS comes from the checkpoint; differences are reported."""
     with open(os.path.join(ckpt_dir, "args.json")) as f:
         saved = json.load(f)
+    given = {a.split("=")[0] for a in args.argv if a.startswith("--")}
     for key, value in saved.items():
         if key in RUNTIME_FLAGS or key == "argv":
+            continue
+        if key in EXTENDABLE_FLAGS and f"--{key.replace('_', '-')}" in given:
+            if vars(args)[key] != value:
+                print(f"note: --resume takes {key}={vars(args)[key]!r} from the command line (the checkpoint said "
+                      f"{value!r})")
             continue
         if key in vars(args) and vars(args)[key] != value and f"--{key.replace('_', '-')}" in " ".join(args.argv):
             print(f"note: --resume keeps the checkpoint's {key}={value!r} (command line said {vars(args)[key]!r})")
@@ -1708,6 +2203,14 @@ def run_sft(args) -> dict:
     judge = LazyJudge(args, "cuda" if pol.device.type == "cuda" else "cpu")
     tasks_for_gen = gen_tasks(heldout_pairs, task_sources, args.gen_tasks)
     last_ckpt, row = ckpt, {}
+    # --sft-patience: the lowest held-out loss so far and the evaluations since, rebuilt from the kept metrics rows
+    best_seen, stale = None, 0
+    for r in metrics_rows(run_dir, step):
+        if r.get("heldout_loss") is not None:
+            if best_seen is None or r["heldout_loss"] < best_seen["heldout_loss"]:
+                best_seen, stale = {"step": r["step"], "heldout_loss": r["heldout_loss"]}, 0
+            else:
+                stale += 1
     try:
         progress = tqdm(total=total_steps, initial=step, desc="sft", disable=None if rank == 0 else True)
         while step < total_steps:
@@ -1727,19 +2230,35 @@ def run_sft(args) -> dict:
                                                    args.pad_multiple)
             if args.gen_every and (step % args.gen_every == 0 or step == total_steps) and rank == 0:
                 row.update(judged_generation(pol, tasks_for_gen, judge, step, run_dir, args))  # rank 0 alone
+            patience_out = False
+            if row.get("heldout_loss") is not None and (args.sft_keep_best or args.sft_patience):
+                if best_seen is None or row["heldout_loss"] < best_seen["heldout_loss"]:
+                    best_seen, stale = {"step": step, "heldout_loss": row["heldout_loss"]}, 0
+                    row["best"] = True
+                    if args.sft_keep_best:
+                        save_best(run_dir, pol, step, row["heldout_loss"])
+                else:
+                    stale += 1
+                    patience_out = bool(args.sft_patience) and stale >= args.sft_patience
             progress.update(1)
             metrics.log(row)
             if args.stop_after and step >= args.stop_after:
                 print(f"--stop-after {args.stop_after}: stopping without a final checkpoint")
                 break
-            if step % args.save_every == 0 or step == total_steps:
+            if patience_out:
+                print(f"--sft-patience {args.sft_patience}: no lower held-out loss in {stale} evaluations; stopping "
+                      f"at step {step} (best: step {best_seen['step']}, {best_seen['heldout_loss']:.4f})", flush=True)
+            if step % args.save_every == 0 or step == total_steps or patience_out:
                 state = {"optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict(),
                          "data": stream.state(), "stage": "sft"}
                 last_ckpt = save_checkpoint(run_dir, step, pol, state, args, args.keep_last)
+            if patience_out:
+                break
         progress.close()
     finally:
         judge.close()
-    return {"run_dir": run_dir, "step": step, "checkpoint": last_ckpt, "last": row, "policy": pol}
+    return {"run_dir": run_dir, "step": step, "checkpoint": last_ckpt, "last": row, "policy": pol,
+            "best": read_best(run_dir) if args.sft_keep_best else None}
 
 
 def run_rl(args) -> dict:
@@ -1750,7 +2269,7 @@ def run_rl(args) -> dict:
     hf_logging.disable_progress_bar()
     if not args.resume:
         if not args.tasks:
-            raise UsageError("--stage rl needs --tasks TASKS.jsonl (synth.py output with a 'level' per task; issue 6)")
+            raise UsageError("--stage rl needs --tasks TASKS.jsonl (synth.py output with a 'level' per task)")
         if args.init and not os.path.isdir(args.init):
             raise UsageError(f"--init: not a directory: {args.init}")
         if args.init:
@@ -1767,7 +2286,8 @@ def run_rl(args) -> dict:
         raise UsageError("--resume found no checkpoint and no --tasks was given")
     levels = [int(v) for v in args.levels.split(",")]
     tasks = read_jsonl(args.tasks, "tasks")
-    train_by_level, heldout_by_level = split_rl_tasks(tasks, levels, args.rl_heldout_per_level, args.seed)
+    split_seed = args.seed if args.heldout_seed is None else args.heldout_seed
+    train_by_level, heldout_by_level = split_rl_tasks(tasks, levels, args.rl_heldout_per_level, split_seed)
     if not train_by_level[levels[0]]:
         raise UsageError(f"--tasks has no training task at level {levels[0]} (levels there: "
                          f"{sorted({str(t.get('level')) for t in tasks})})")
@@ -1798,16 +2318,17 @@ def run_rl(args) -> dict:
     betas = tuple(float(b) for b in args.adam_betas.split(","))
     optimizer = torch.optim.AdamW(policy_lib.trainable_parameters(pol), lr=args.rl_lr, betas=betas,
                                   weight_decay=args.weight_decay)
-    curriculum = Curriculum(train_by_level, levels, args.replay_frac, args.seed)
+    curriculum = make_curriculum(args, train_by_level, levels)
     step = 0
     if ckpt is not None:
         state = load_trainer_state(ckpt)
         optimizer.load_state_dict(state["optimizer"])
-        curriculum = Curriculum(train_by_level, levels, args.replay_frac, args.seed, state=state["curriculum"])
+        curriculum = make_curriculum(args, train_by_level, levels, state=state["curriculum"])
         step = state["step"]
         restore_rng(rank_rng(state))
     metrics = MetricsLog(run_dir, args.rl_steps, keep_until_step=step, line_keys=RL_LINE_KEYS, eval_keys=RL_EVAL_KEYS)
     judge = LazyJudge(args, "cuda" if pol.device.type == "cuda" else "cpu")
+    tb = TensorBoardLog(run_dir, args.tensorboard)
     last_ckpt, row, t_start = ckpt, {}, time.time()
     try:
         j = judge.get()
@@ -1815,6 +2336,16 @@ def run_rl(args) -> dict:
             raise UsageError("--stage rl needs reward.py (the judge)")
         progress = tqdm(total=args.rl_steps, initial=step, desc="rl", disable=None if rank == 0 else True)
         eval_every = args.eval_every if args.rl_eval_every is None else args.rl_eval_every  # held-out pass@1
+        if args.rl_eval_first and step == 0:  # the SFT policy's row (the fresh adapter is zero): step 0
+            held = heldout_eval(pol, j, heldout_by_level, args, 0)
+            row = {"step": 0, "level": curriculum.level, "heldout_level": curriculum.level,
+                   "heldout_pass1": held["pass1"].get(str(curriculum.level)) if curriculum.level != "mixed" else
+                   heldout_mean(held["pass1"], heldout_by_level), "heldout_pass1_by_level": held["pass1"]}
+            if "pass_k" in held:
+                row.update(heldout_pass_k_by_level=held["pass_k"], heldout_k=args.heldout_samples)
+            metrics.log(row)
+            tb.log_eval(row)
+            t_start = time.time()  # --rl-time-limit-s is the training steps' budget
         while step < args.rl_steps:
             records = curriculum.next_batch(step, args.prompts_per_step)              # (P,) the same on every rank
             level = curriculum.level
@@ -1826,19 +2357,26 @@ def run_rl(args) -> dict:
                 dump_samples(run_dir, step, mine, samples, verdicts, args.group_size, args.dump_samples)
             if out["judge_failures"]:
                 print(f"note: step {step}: {out['judge_failures']} rollouts timed out or crashed the judge "
-                      "(failure reward)", flush=True)
-            if eval_every and (step % eval_every == 0 or step == args.rl_steps):
-                pass1 = heldout_pass1(pol, j, heldout_by_level[level], args, step)
-                row.update(heldout_level=level, heldout_pass1=pass1,
-                           promoted=curriculum.maybe_promote(step, pass1, args.promote_at))
-            progress.update(1)
-            metrics.log(row)
-            if args.stop_after and step >= args.stop_after:
-                print(f"--stop-after {args.stop_after}: stopping without a final checkpoint")
-                break
+                      f"({out['skipped']} lost by the judge: skipped; the rest: wrong)", flush=True)
             out_of_time = bool(args.rl_time_limit_s) and time.time() - t_start > args.rl_time_limit_s
             if world > 1:  # clocks differ: every rank stops after the same step, when any is out of time
                 out_of_time = bool(eval_lib.all_reduce_dict({"out": out_of_time}, op="max")["out"])
+            final = step == args.rl_steps or out_of_time
+            if (eval_every and step % eval_every == 0) or ((eval_every or args.rl_eval_first) and final):
+                held = heldout_eval(pol, j, heldout_by_level, args, step)
+                pass1 = held["pass1"].get(str(level)) if level != "mixed" else heldout_mean(held["pass1"],
+                                                                                             heldout_by_level)
+                row.update(heldout_level=level, heldout_pass1=pass1, heldout_pass1_by_level=held["pass1"],
+                           promoted=curriculum.maybe_promote(step, pass1, args.promote_at))
+                if "pass_k" in held:
+                    row.update(heldout_pass_k_by_level=held["pass_k"], heldout_k=args.heldout_samples)
+                tb.log_eval(row)
+            progress.update(1)
+            metrics.log(row)
+            tb.log(row)
+            if args.stop_after and step >= args.stop_after:
+                print(f"--stop-after {args.stop_after}: stopping without a final checkpoint")
+                break
             if step % args.save_every == 0 or step == args.rl_steps or out_of_time:
                 state = {"optimizer": optimizer.state_dict(), "curriculum": curriculum.state(), "stage": "rl"}
                 last_ckpt = save_checkpoint(run_dir, step, pol, state, args, args.keep_last, base_dir=base_dir)
@@ -1848,6 +2386,7 @@ def run_rl(args) -> dict:
         progress.close()
     finally:
         judge.close()
+        tb.close()
     return {"run_dir": run_dir, "step": step, "checkpoint": last_ckpt, "last": row, "policy": pol,
             "curriculum": curriculum.state()}
 

@@ -23,9 +23,10 @@ def test_pipeline_with_grpo_ablation_and_level2_eval(tmp_path):
     flags = ["--out", str(out), "--device", "cpu", "--pipeline-ops", "unary", "--pipeline-tasks", "10",
              "--pipeline-eval-tasks", "3", "--levels", "1,2", "--pipeline-rl-tasks", "3",
              "--pipeline-sft-levels", "1,2", "--pipeline-eval-higher", "2", "--pipeline-sft-steps", "2",
-             "--micro-batch", "4", "--eval-every", "0", "--rl-steps", "1", "--prompts-per-step", "2",
+             "--micro-batch", "4", "--eval-every", "1", "--rl-steps", "1", "--prompts-per-step", "2",
              "--group-size", "2", "--rollout-max-new-tokens", "16", "--rl-heldout-per-level", "1",
              "--pipeline-ablation-loss", "grpo", "--judge-workers", "2", "--pipeline-max-seq-len", "8192",
+             "--pipeline-rl-seeds", "1",
              *TINY_FLAGS]
     # the data on its own first (as on a CPU box), then the rest reusing it (as on the GPU)
     assert pipeline.main(flags + ["--pipeline-data-only"]) == 0
@@ -50,10 +51,11 @@ def test_pipeline_with_grpo_ablation_and_level2_eval(tmp_path):
 
     for name in ("rl", "rl_grpo"):  # both RL runs start from the SFT checkpoint and log their own metrics
         rows = read_jsonl(out / name / "metrics.jsonl")
-        assert [r["step"] for r in rows] == [1]
+        assert [r["step"] for r in rows] == [0, 1]  # step 0: every level's held-out pass@1 of the SFT policy
+        assert set(rows[0]["heldout_pass1_by_level"]) == {"1", "2"} and "heldout_pass1_by_level" in rows[1]
         run = json.load(open(out / name / "run.json"))
         assert run["args"]["loss"] == ("drpo" if name == "rl" else "grpo")
-        assert run["args"]["init"] == str(out / "sft")
+        assert run["args"]["init"] == str(out / "sft" / "best")
     summary = json.load(open(out / "run.json"))["summary"]
     assert set(summary["eval"]) == {"sft", "rl", "rl_grpo"}
     for agg in summary["eval"].values():
@@ -62,3 +64,8 @@ def test_pipeline_with_grpo_ablation_and_level2_eval(tmp_path):
     report = (out / "report.md").read_text()
     assert "| rl_grpo | 2 | 2 |" in report and "| sft | all | 5 |" in report
     assert os.path.isfile(out / "rl_grpo_curves.png")
+    assert "## What RL adds" in report and "| rl |" in report and "## Checkpoints and next commands" in report
+    assert "python eval.py --tasks ../shared/KernelBench/level1 --policy" in report
+    best = json.load(open(out / "sft" / "best" / "best.json"))  # the lowest held-out loss's policy went to RL
+    assert f"SFT handed RL its step-{best['step']} policy" in report
+    assert json.load(open(out / "rl" / "run.json"))["args"]["init"] == str(out / "sft" / "best")

@@ -87,15 +87,21 @@ def test_k3_kl_estimate():
 
 def test_grpo_advantages_coupled_decoupled_and_norms():
     verdicts = [ok(2.0), bad(), bad(), ok(1.0)]
-    adv, zero = train.grpo_advantages(verdicts + [bad()] * 4, 4, rl_args("--reward", "coupled"))
+    # --no-correct-first: the reference's coupled reward 1 + log s
+    adv, zero = train.grpo_advantages(verdicts + [bad()] * 4, 4, rl_args("--reward", "coupled", "--no-correct-first"))
     r = [1 + math.log(2.0), 0.0, 0.0, 1.0]
     mu = sum(r) / 4
     sd = math.sqrt(sum((x - mu) ** 2 for x in r) / 4)
     assert adv[:4] == pytest.approx([(x - mu) / (sd + 1e-6) for x in r]) and adv[4:] == [0.0] * 4 and zero == 1
+    adv, _ = train.grpo_advantages(verdicts, 4, rl_args("--adv-norm", "mean", "--no-correct-first"))
+    assert adv == pytest.approx([x - mu for x in r])
+    # default (--correct-first): the speed bonus is log s mapped from [log 0.1, log 10] onto [0, 1]
+    r = [1 + (math.log(2.0) + math.log(10)) / (2 * math.log(10)), 0.0, 0.0, 1.5]
+    mu = sum(r) / 4
     adv, _ = train.grpo_advantages(verdicts, 4, rl_args("--adv-norm", "mean"))
     assert adv == pytest.approx([x - mu for x in r])
     adv, _ = train.grpo_advantages(verdicts, 4, rl_args("--reward", "decoupled", "--adv-norm", "mean"))
-    # correctness z-scored (+-1), speed z-scored within S+ (+-1): r = (2, -1, -1, 0), already mean 0.
+    # correctness z-scored (+-1), speed z-scored within S+ (+-1, divided by sqrt(2 - 1) = 1): r = (2, -1, -1, 0).
     assert adv == pytest.approx([2.0, -1.0, -1.0, 0.0], abs=1e-5)
 
 
@@ -235,7 +241,8 @@ def test_timed_out_candidate_gets_the_failure_reward():
     with Judge(workers=2, device="cpu", timeout_s=4.0) as judge:
         verdicts = train.judge_rollouts(judge, [{"source": task}], samples, group_size=2)
     assert verdicts[0].error_type == "timeout" and not verdicts[0].correct and verdicts[1].correct
-    assert train.grpo_advantages(verdicts, 2, rl_args("--reward", "coupled", "--adv-norm", "mean"))[0] == [-0.5, 0.5]
+    # rewards (0, 1.5): a correct rollout at an unmeasured speed earns 1 + the middle of the speed bonus's [0, 1]
+    assert train.grpo_advantages(verdicts, 2, rl_args("--reward", "coupled", "--adv-norm", "mean"))[0] == [-0.75, 0.75]
     coeffs, _, _, _ = train.drpo_coefficients([-1.0, -1.0], verdicts, 2, rl_args())
     assert coeffs == pytest.approx([-1.0, 1.0])  # the timed-out rollout is in S- and is pushed down
     assert train.rollout_metrics(verdicts, samples, 2, rl_args())["judge_failures"] == 1
@@ -249,7 +256,7 @@ def rl_argv(out, *extra):
             "--levels", "1,2", "--rl-heldout-per-level", "2", "--prompts-per-step", "2", "--group-size", "2",
             "--rollout-max-new-tokens", "12", "--zero-spread", "keep", "--rl-lr", "1e-2", "--save-every", "2",
             "--eval-every", "100", "--rl-eval-every", "2", "--judge-workers", "1", "--rl-steps", "4", "--replay-frac", "0.5",
-            "--seed", "5", *extra]
+            "--seed", "5", "--rl-time-limit-s", "0", "--dump-every", "1", *extra]
 
 
 def read_metrics(run_dir):
@@ -272,9 +279,13 @@ def test_resume_equals_uninterrupted_run(tmp_path, capsys, monkeypatch):
     a, b = read_metrics(full), read_metrics(part)
     assert [r["step"] for r in b] == [1, 2, 3, 4]
     keys = ["step", "level", "reward_mean", "correct_frac", "compiled_frac", "speedup_geomean", "frac_zero_std",
+            "informative_frac", "all_correct_frac", "all_wrong_frac", "entropy", "kl_ref", "clip_frac", "hack_frac",
             "kl", "loss", "hack_flags", "tokens_per_s", "t_generate_s", "t_verify_s", "t_update_s", "peak_mem_gb"]
     assert all(k in r for r in a for k in keys)
     assert [r["level"] for r in a] == [1, 1, 2, 2] and a[1]["promoted"] is True  # promoted after step 2
+    # every level's held-out pass@1 at every evaluation (stubbed: 0.75 each)
+    assert a[1]["heldout_pass1_by_level"] == {"1": 0.75, "2": 0.75} and "heldout_pass1_by_level" not in a[0]
+    assert all(r["all_wrong_frac"] == 1.0 and r["informative_frac"] == 0.0 for r in a)
     for k in ["level", "correct_frac", "frac_zero_std", "mean_completion_tokens", "heldout_pass1", "promoted"]:
         assert [r.get(k) for r in a] == [r.get(k) for r in b], k
     # Not bitwise: policy.generate merges the adapter into the base and unmerges it, which rounds the base
@@ -294,6 +305,10 @@ def test_resume_equals_uninterrupted_run(tmp_path, capsys, monkeypatch):
     assert dumps[0] == "rl_step_000001.jsonl"
     sample = json.loads(open(part / "samples" / dumps[0]).readline())
     assert sample["verdict"]["error_type"] and "completion" in sample
+    # a finished run extended: --rl-steps on the command line wins over the checkpoint's
+    assert train.main(["--stage", "rl", "--out", str(part), "--resume", "--device", "cpu", "--rl-steps", "5"]) == 0
+    assert [r["step"] for r in read_metrics(part)] == [1, 2, 3, 4, 5]
+    assert "rl_steps=5" in capsys.readouterr().out
 
 
 def test_rl_from_an_sft_run_starts_a_fresh_adapter(tmp_path):
@@ -335,3 +350,282 @@ def test_bad_flags_exit_2(flags):
     with pytest.raises(SystemExit) as e:
         train.main(["--stage", "rl", "--tasks", TASKS, *flags])
     assert e.value.code == 2
+
+
+# ---------------------------------------------------------------------------------------------------- rewards: order, hacks, faults
+
+
+def hacked(speedup=50.0, flag="speedup_above_cap"):
+    """A verdict the judge called correct but flagged as a hack."""
+    return Verdict(compiled=True, correct=True, speedup=speedup, flags=[flag])
+
+
+@pytest.mark.parametrize("flags", [
+    [], ["--adv-norm", "mean"], ["--reward", "decoupled"], ["--reward", "decoupled", "--adv-norm", "mean"],
+    ["--speed-shape", "power", "--speed-alpha", "2"], ["--reward", "decoupled", "--speed-shape", "power"],
+])
+def test_every_correct_rollout_beats_every_wrong_one(flags):
+    """Over speedups 0.05x-20x and group sizes 2-16 (random mixes, seeded): every correct rollout's advantage (GRPO)
+    or DRPO coefficient is above every wrong rollout's, by default."""
+    import random
+
+    rng = random.Random(0)
+    args = rl_args(*flags)
+    speeds = [0.05, 0.1, 0.2, 0.37, 0.5, 1.0, 1.5, 3.0, 9.9, 20.0]
+    cases = 0
+    for g in [2, 3, 4, 8, 10, 12, 16]:
+        for _ in range(40):
+            n_ok = rng.randint(1, g - 1)
+            group = [ok(rng.choice(speeds)) for _ in range(n_ok)] + [bad() for _ in range(g - n_ok)]
+            rng.shuffle(group)
+            adv, _ = train.grpo_advantages(group, g, args)
+            coeffs, _, _, _ = train.drpo_coefficients([rng.uniform(-3, -0.1) for _ in group], group, g, args)
+            for values in (adv, coeffs):
+                worst_ok = min(a for a, v in zip(values, group) if v.correct)
+                best_bad = max(a for a, v in zip(values, group) if not v.correct)
+                assert worst_ok > best_bad, (g, [v.speedup for v in group], values)
+            cases += 1
+    assert cases == 7 * 40
+
+
+def test_no_correct_first_gives_the_reference_inversions():
+    """--no-correct-first: 1 + log s < 0 for a correct answer slower than 1/e (its advantage below a wrong one's),
+    and the plain decoupled z-sum ranks a slow correct rollout below a wrong one at G = 10."""
+    args = rl_args("--no-correct-first")
+    group = [ok(0.2), bad(), ok(1.0), ok(1.0)]
+    adv, _ = train.grpo_advantages(group, 4, args)
+    assert 1 + math.log(0.2) < 0 and adv[0] < adv[1]
+    adv, _ = train.grpo_advantages(group, 4, rl_args())
+    assert adv[0] > adv[1]
+    # G = 10, 5 correct (one slow, four fast), 5 wrong: z(c) = +-1, the slow one's speed z = -2
+    group = [ok(0.5)] + [ok(2.0)] * 4 + [bad()] * 5
+    r = train.grpo_rewards(group, train.rollout_classes(group, args), rl_args("--no-correct-first", "--reward",
+                                                                              "decoupled"))
+    assert r[0] == pytest.approx(1 - 2, abs=1e-5) and r[5] == pytest.approx(-1, abs=1e-5) and r[0] < r[5]
+    r = train.grpo_rewards(group, train.rollout_classes(group, args), rl_args("--reward", "decoupled"))
+    assert r[0] == pytest.approx(1 - 2 / 2, abs=1e-5) and r[0] > r[5]  # scaled by 1/sqrt(5 - 1)
+
+
+def test_hack_flagged_verdict_earns_what_a_wrong_one_earns():
+    group = [hacked(), ok(1.5), bad()]
+    args = rl_args()
+    assert train.rollout_classes(group, args) == ["wrong", "correct", "wrong"]
+    assert train.drpo_weights(group, train.rollout_classes(group, args), args) == [0.0, 1.0, 0.0]
+    coeffs, _, _, _ = train.drpo_coefficients([-1.0, -1.0, -1.0], group, 3, args)
+    assert coeffs == pytest.approx([-0.5, 1.0, -0.5])  # the two S- rollouts share -softmax(s / tau) equally
+    for reward in ("coupled", "decoupled"):
+        r = train.grpo_rewards(group, train.rollout_classes(group, args), rl_args("--reward", reward))
+        assert r[0] == r[2] < r[1]
+    m = train.rollout_metrics(group, [types.SimpleNamespace(completion_ids=[1])] * 3, 3, args)
+    assert m["hack_frac"] == pytest.approx(1 / 3) and m["correct_frac"] == pytest.approx(1 / 3)
+    assert m["judged_correct_frac"] == pytest.approx(2 / 3) and m["hack_flags"]["speedup_above_cap"] == 1
+    # coupled reward mean: (0 + 1 + bonus(1.5) + 0) / 3, bonus = (log 1.5 + log 10) / (2 log 10)
+    assert m["reward_mean"] == pytest.approx((1 + (math.log(1.5) + math.log(10)) / (2 * math.log(10))) / 3)
+
+
+def test_judge_fault_is_skipped_or_wrong_by_flag():
+    lost = Verdict(error_type="worker_died", error_msg="worker exited with code 1 before reporting a verdict")
+    hung = Verdict(error_type="timeout", error_msg="no verdict within 4 s; worker process group killed")
+    group = [lost, ok(), bad(), hung]
+    assert train.rollout_classes(group, rl_args()) == ["skip", "correct", "wrong", "wrong"]
+    assert train.rollout_classes(group, rl_args("--judge-faults", "wrong")) == ["wrong", "correct", "wrong", "wrong"]
+    coeffs, _, _, _ = train.drpo_coefficients([-1.0] * 4, group, 4, rl_args())
+    assert coeffs == pytest.approx([0.0, 1.0, -0.5, -0.5])
+    adv, _ = train.grpo_advantages(group, 4, rl_args("--adv-norm", "mean"))
+    assert adv == pytest.approx([0.0, 1.5 - 0.5, -0.5, -0.5])  # rewards (1.5, 0, 0) over the three judged ones
+    classes = train.rollout_classes(group, rl_args())
+    assert train.group_split(classes, 2) == {"informative": 0, "all_correct": 1, "all_wrong": 1}  # (skip, ok) (bad, hung)
+    assert train.group_split(classes, 4) == {"informative": 1, "all_correct": 0, "all_wrong": 0}
+
+
+def test_speed_shape_power_weights_hand_computed():
+    args = rl_args("--speed-shape", "power", "--speed-alpha", "0.5", "--drpo-lambda", "1")
+    group = [ok(4.0), ok(1.0), bad(), ok(100.0)]  # 100 is clipped to the cap, 10
+    w = train.drpo_weights(group, train.rollout_classes(group, args), args)
+    e = [math.exp(2.0), math.exp(1.0), 0.0, math.exp(math.sqrt(10))]
+    assert w == pytest.approx([x / sum(e) for x in e])
+
+
+def test_kl_estimators_hand_computed():
+    new = [torch.tensor([0.0, -1.0]), torch.tensor([-2.0])]
+    old = [torch.tensor([-0.5, -1.0]), torch.tensor([-1.0])]
+    x = [0.5, 0.0, -1.0]  # new - old per token
+    k3 = [math.exp(v) - 1 - v for v in x]
+    assert train.kl_estimate(new, old, rl_args()).item() == pytest.approx(((k3[0] + k3[1]) / 2 + k3[2]) / 2)
+    assert train.kl_estimate(new, old, rl_args("--kl-estimator", "k1", "--kl-mean", "token")).item() == \
+        pytest.approx(-sum(x) / 3)
+
+
+def test_scaled_token_logprobs_match_tempered_softmax(tiny):
+    ids = torch.tensor([[5, 6, 7, 8, 9]])
+    mask = torch.ones_like(ids)
+    target = torch.tensor([[0, 0, 1, 1, 1]])
+    with torch.no_grad():
+        logits = tiny.model(input_ids=ids).logits[0].float()                        # (T, V)
+        got = train.scaled_token_logprobs(tiny.model, ids, mask, target, 2, temperature=0.5)
+        plain = train.scaled_token_logprobs(tiny.model, ids, mask, target, 2, temperature=1.0)
+    want = torch.log_softmax(logits / 0.5, -1)[[1, 2, 3], [7, 8, 9]]
+    torch.testing.assert_close(got, want, atol=1e-5, rtol=1e-5)
+    torch.testing.assert_close(plain, torch.log_softmax(logits, -1)[[1, 2, 3], [7, 8, 9]], atol=1e-5, rtol=1e-5)
+    assert train.logprob_temperature(rl_args("--rollout-temperature", "0.7")) == 0.7
+    assert train.logprob_temperature(rl_args("--rollout-temperature", "0.7", "--logprob-temperature", "1")) == 1.0
+
+
+# ---------------------------------------------------------------------------------------------------- normalisation, empty batches, mini-batches
+
+
+def two_group_batch(pol):
+    """Two groups of 2 rollouts: one informative, one all wrong (dropped by the default --zero-spread)."""
+    return fake_samples(pol, 4, seed=4), [ok(), bad(), bad(), bad()]
+
+
+def test_drpo_loss_divides_by_questions_or_kept_groups(tiny):
+    """One informative group of two: J = s_0 - s_1 (tau log mean exp of one score is the score); loss = -J / 2 under
+    the reference's questions, -J / 1 under kept. With plain SGD (lr 1) the step is grad(loss) itself, so the
+    questions step is half the kept one."""
+    import copy
+
+    steps = {}
+    for norm, divisor in [("questions", 2), ("kept", 1)]:
+        pol = copy.deepcopy(tiny)
+        samples, verdicts = two_group_batch(pol)
+        args = rl_args("--drpo-norm", norm, "--mini-batches", "1", "--grad-clip", "0", "--micro-batch", "4")
+        s = [sum(x.logprobs) / len(x.logprobs) for x in samples]
+        before = [p.detach().clone() for p in P.trainable_parameters(pol)]
+        opt = torch.optim.SGD(P.trainable_parameters(pol), lr=1.0)
+        out = train.update_policy(pol, opt, samples, verdicts, 2, args)
+        assert out["loss"] == pytest.approx(-(s[0] - s[1]) / divisor, rel=1e-4)  # fp32 token means
+        assert out["groups_informative"] == 1 and out["groups_all_wrong"] == 1 and out["optimizer_steps"] == 1
+        steps[norm] = [(a - p.detach()) for a, p in zip(before, P.trainable_parameters(pol))]
+    assert any(s.abs().max() > 0 for s in steps["kept"])
+    for half, full in zip(steps["questions"], steps["kept"]):
+        torch.testing.assert_close(2 * half, full, atol=1e-7, rtol=1e-4)
+
+
+@pytest.mark.parametrize("loss", ["drpo", "grpo"])
+def test_batch_without_signal_takes_no_step_on_either_loss(tiny, loss):
+    """After one informative step (AdamW now has momentum), an all-wrong batch leaves the weights alone under the
+    default --empty-batch skip; --empty-batch step lets AdamW's momentum move them."""
+    import copy
+
+    for mode in ["skip", "step"]:
+        pol = copy.deepcopy(tiny)
+        args = rl_args("--loss", loss, "--empty-batch", mode, "--mini-batches", "1")
+        opt = torch.optim.AdamW(P.trainable_parameters(pol), lr=1e-2)
+        samples = fake_samples(pol, 2, seed=6)
+        train.update_policy(pol, opt, samples, [ok(), bad()], 2, args)
+        before = [p.detach().clone() for p in P.trainable_parameters(pol)]
+        out = train.update_policy(pol, opt, samples, [bad(), bad()], 2, args)
+        same = all(torch.equal(a, b) for a, b in zip(before, P.trainable_parameters(pol)))
+        assert out["updated"] == (mode == "step") and same == (mode == "skip"), mode
+
+
+@pytest.mark.parametrize("loss", ["drpo", "grpo"])
+def test_mini_batches_make_the_trust_region_act(tiny, loss):
+    """Two slices of one batch: the first step is on-policy (ratio 1), the second sees a moved policy: its KL to the
+    rollout policy is > 0 and some tokens leave 1 +- clip-eps. With one slice the KL stays 0 and nothing clips."""
+    import copy
+
+    samples = fake_samples(tiny, 4, seed=7)
+    verdicts = [ok(), bad(), bad(), ok()]
+    for k in [1, 2]:
+        pol = copy.deepcopy(tiny)
+        args = rl_args("--loss", loss, "--mini-batches", str(k), "--clip-eps", "0.01", "--rl-lr", "5e-2")
+        opt = torch.optim.AdamW(P.trainable_parameters(pol), lr=args.rl_lr)
+        out = train.update_policy(pol, opt, samples, verdicts, 2, args)
+        assert out["optimizer_steps"] == k
+        if k == 1:
+            assert out["kl"] == pytest.approx(0.0, abs=1e-9) and out["clip_frac"] == 0.0
+        else:
+            assert out["kl"] > 0 and out["clip_frac"] > 0
+        assert out["entropy"] == pytest.approx(-sum(sum(s.logprobs) for s in samples) /
+                                               sum(len(s.logprobs) for s in samples), rel=1e-5)
+        assert out["kl_ref"] == pytest.approx(0.0, abs=1e-5)  # a fresh adapter (B = 0) is the reference policy
+
+
+def test_mini_batch_slices_follow_the_global_group_order():
+    assert train.mini_batch_groups(4, 2) == [[0, 1], [2, 3]]
+    assert train.mini_batch_groups(3, 2) == [[0], [1, 2]]
+    assert train.mini_batch_groups(1, 3) == [[], [], [0]]
+    # two ranks holding groups 0-1 and 2-3 of 4: the first step takes the first rank's, the second the other's
+    assert train.mini_batch_groups(2, 2, total=4, offset=0) == [[0, 1], []]
+    assert train.mini_batch_groups(2, 2, total=4, offset=2) == [[], [0, 1]]
+
+
+def test_pass_at_k_and_mean_ci95_hand_computed():
+    assert train.pass_at_k(4, 0, 4) == 0.0 and train.pass_at_k(4, 1, 4) == 1.0
+    assert train.pass_at_k(4, 1, 1) == pytest.approx(0.25) and train.pass_at_k(5, 2, 2) == pytest.approx(1 - 3 / 10)
+    mu, half = train.mean_ci95([0.6, 0.7, 0.8])
+    assert mu == pytest.approx(0.7) and half == pytest.approx(4.303 * 0.1 / math.sqrt(3))  # t(2) = 4.303, sd 0.1
+    assert train.mean_ci95([0.5]) == (0.5, None) and train.mean_ci95([]) == (None, None)
+
+
+def test_curriculum_mixed_draws_every_level_and_never_promotes():
+    by_level = {1: [{"id": f"a{i}", "level": 1} for i in range(3)], 2: [{"id": f"b{i}", "level": 2} for i in range(3)]}
+    cur = train.make_curriculum(rl_args("--curriculum", "mixed", "--levels", "1,2"), by_level, [1, 2])
+    batch = cur.next_batch(0, 6)
+    assert sorted(r["id"] for r in batch) == ["a0", "a1", "a2", "b0", "b1", "b2"] and cur.level == "mixed"
+    assert not cur.maybe_promote(1, 1.0, 0.5) and cur.level == "mixed"
+
+
+def test_tensorboard_flag_needs_the_package():
+    import importlib.util
+
+    if importlib.util.find_spec("tensorboard") is not None:
+        pytest.skip("tensorboard is installed")
+    with pytest.raises(SystemExit) as e:
+        train.parse_args(["--stage", "rl", "--tasks", TASKS, "--tensorboard"])
+    assert e.value.code == 2
+
+
+def test_kl_to_the_sft_policy_hand_computed(tiny):
+    """kl_ref = mean over the batch's tokens of k3(log p_SFT - log p_rollout): the RL adapter moved off zero, the
+    reference log-probs taken with it switched off."""
+    import copy
+
+    pol = copy.deepcopy(tiny)
+    torch.manual_seed(0)
+    with torch.no_grad():
+        for name, p in pol.model.named_parameters():
+            if "lora_B" in name:
+                p.normal_(0, 0.05)
+    samples = fake_samples(pol, 2, seed=8)
+    ref = train.batch_logprobs(pol, samples, 2, 512, reference=True)
+    old = [torch.tensor(s.logprobs) for s in samples]
+    x = torch.cat([r - o for r, o in zip(ref, old)])
+    want = (torch.exp(x) - 1 - x).mean().item()
+    opt = torch.optim.SGD(P.trainable_parameters(pol), lr=0.0)
+    out = train.update_policy(pol, opt, samples, [ok(), bad()], 2, rl_args())
+    assert want > 1e-4 and out["kl_ref"] == pytest.approx(want, rel=1e-3)
+
+
+def test_heldout_eval_pass1_and_pass_k_per_level(monkeypatch):
+    """Every level's greedy pass@1, and pass@N from N samples a task (stub model and judge): task a0 has 1 correct
+    sample of 2, a1 none, b0 both; pass@2 is then (1 + 0) / 2 at level 1 and 1 at level 2."""
+    answers = {"a0": [True, False], "a1": [False, False], "b0": [True, True]}
+    calls = []
+
+    def generate(pol, prompts, *a, **k):
+        calls.append(len(prompts))
+        return [types.SimpleNamespace(text=p) for p in prompts]
+
+    class Judge:
+        def verify_many(self, pairs, **kw):
+            seen = {}
+            out = []
+            for src, _ in pairs:
+                i = seen.get(src, 0)
+                seen[src] = i + 1
+                n = len(answers[src])
+                out.append(ok() if answers[src][i % n] else bad())
+            return out
+
+    monkeypatch.setattr(train.policy_lib, "generate", generate)
+    monkeypatch.setattr(train.policy_lib, "render_prompt", lambda tok, src, form=None: src)
+    pol = types.SimpleNamespace(tokenizer=None, source_form="raw")
+    held = {1: [{"source": "a0"}, {"source": "a1"}], 2: [{"source": "b0"}]}
+    out = train.heldout_eval(pol, Judge(), held, rl_args("--heldout-samples", "2"), 3)
+    assert out["pass1"] == {"1": 0.5, "2": 1.0}           # greedy: each task's first answer
+    assert out["pass_k"] == {"1": 0.5, "2": 1.0} and calls == [2, 1, 4, 2]
+    assert train.heldout_mean(out["pass1"], held) == pytest.approx(2 / 3)
+    assert "pass_k" not in train.heldout_eval(pol, Judge(), held, rl_args(), 3)
