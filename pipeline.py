@@ -131,7 +131,7 @@ def rl_twins(args, rows):
 
 
 def kernelbench_dirs(args):
-    """The KernelBench level folders the training sets are checked against (issue 21): --kernelbench, else
+    """The KernelBench level folders the training sets are checked against: --kernelbench, else
     ../shared/KernelBench beside this repository if it is there, else none (a laptop without the benchmark)."""
     root = args.kernelbench
     if root is None:
@@ -165,7 +165,7 @@ def check_decontaminated(task_paths, kb_dirs, record=None):
     evaluation set: a training set that holds one of its files would make every KernelBench number a lie.
     `record`: a JSON file where a clean verdict is kept with the digest of its inputs
     (decontamination_digest); a resumed pipeline whose inputs hash the same reuses it instead of checking 40,000
-    tasks again (41 s of gpu-small's H200 run, session 14). Any changed byte checks afresh."""
+    tasks again (41 s of gpu-small's H200 run). Any changed byte checks afresh."""
     import synth
 
     if not kb_dirs:
@@ -206,7 +206,7 @@ def teacher_pairs(args, tasks_path, pairs_path, log_path):
     if os.path.isfile(pairs_path):
         return
     # teacher.py runs in this repository (cwd=HERE, so it imports its siblings), not in the caller's working
-    # directory: every path handed to it must be absolute (issue 19: `cd /tmp/x && python /work/main/train.py`
+    # directory: every path handed to it must be absolute (`cd /tmp/x && python /work/main/train.py`
     # failed with "task file runs/pipeline-.../data/tasks_sft.jsonl does not exist").
     tasks_path, pairs_path, log_path = (os.path.abspath(p) for p in (tasks_path, pairs_path, log_path))
     cmd = [sys.executable, os.path.join(HERE, "teacher.py"), "--tasks", tasks_path, "--out", pairs_path,
@@ -264,11 +264,11 @@ def kernelbench_argv(args):
     --baseline-cache; the first --pipeline-kernelbench-limit files; a level's files in one chunk (KB_CHUNK).
     Level 1's judging is paced by its ~36 exclusive retries (whole-GPU jobs, one at a time). In eval.py's default
     chunks of 64 and 36 files (--gen-batch-size) the first chunk's last jobs run while the other workers idle; in
-    one chunk the next chunk's jobs fill those gaps (packing session 23's per-task judge times onto the workers,
+    one chunk the next chunk's jobs fill those gaps (packing an earlier run's per-task judge times onto the workers,
     exclusivity left out, gave 174 s in two chunks and 133 s in one)."""
     timeout_s = max(args.judge_timeout_s, eval_lib.build_parser().get_default("timeout_s"))
     # timing holds the GPU alone, so it sets a real-size eval's pace: 1 s of timed runs a candidate (at least the
-    # judge's floor of runs), as the whole-level sweeps in LOG.md use
+    # judge's floor of runs), as the whole-level sweeps in the lab record use
     argv = ["--baseline", "eager", "--timeout-s", str(timeout_s), "--time-budget-s", "1",
             "--workers", str(min(args.judge_workers, args.pipeline_kernelbench_workers)),
             "--chunk-size", str(KB_CHUNK)]
@@ -297,7 +297,7 @@ def evaluate_kernelbench(args, kb_levels, policy, run_dir, name) -> dict:
     """eval.py of one policy on each KernelBench level into <run>/eval_<name>_kb<level>; {level: aggregates of
     that level's tasks, with "out"}. An RL checkpoint's answer identical to the SFT checkpoint's for the same
     file takes that verdict (eval.py --reuse-verdicts <run>/eval_sft_kb<level>): a few RL steps leave most greedy
-    answers as they were, and a level-1 file's answer can cost a whole-GPU judge retry (LOG.md session 11)."""
+    answers as they were, and a level-1 file's answer can cost a whole-GPU judge retry."""
     results = {}
     for lv, kb_dir in kb_levels.items():
         argv = kernelbench_argv(args)
@@ -699,7 +699,7 @@ def kernelbench_lock(run_dir, level):
 
 def pipeline_run_dir(args):
     """The pipeline's run directory, absolute: every stage's paths derive from it and go into run.json files and
-    teacher.py's command line, which runs in this repository's directory (issue 19)."""
+    teacher.py's command line, which runs in this repository's directory."""
     return os.path.abspath(args.out or os.path.join("runs", f"pipeline-{time.strftime('%Y%m%d-%H%M%S')}"))
 
 
@@ -765,7 +765,7 @@ def run_all(args):
     best = train.read_best(sft_args.out) if args.sft_keep_best else None
     sft_policy = best["dir"] if best else sft_args.out
 
-    # KernelBench (issue 21, --pipeline-kernelbench-eval): each checkpoint right after its held-out eval, and the
+    # KernelBench (--pipeline-kernelbench-eval): each checkpoint right after its held-out eval, and the
     # teacher once, on the same first --pipeline-kernelbench-limit files of each level
     kb_levels = kernelbench_eval_dirs(args, kb_dirs) if args.pipeline_kernelbench_eval else {}
     pipe = Pipeline(args, run_dir, eval_path, kb_levels, stages)

@@ -167,12 +167,12 @@ PRESETS = {
                  rl_eval_every=0, dump_every=5, rl_lr=2e-4),
     # One GPU, minutes: a larger from-scratch model (target: >= 60% verified on 100 held-out level-1 tasks in
     # <= 10 min). All 93 ops, the fixed-style teacher (generic names: what made the tiny model learn,
-    # LOG.md) with symbolic sizes (with literal ones the model copied wrong products: 17% on the H200), SFT on
+    # the lab record) with symbolic sizes (with literal ones the model copied wrong products: 17% on the H200), SFT on
     # 4,000 level-1 and 1,500 each of level-2 and level-3 pairs (half of those anchored: a GEMM or convolution
     # and its epilogue, written hybrid), then DRPO with the curriculum from level 1 for 130 s and the same
     # budget of GRPO (the DRPO vs GRPO comparison), evaluated on 100 level-1 and 50 each of level-2 and level-3
     # held-out programs, and on KernelBench levels 1 and 2. The measurements below predate the anchored programs,
-    # the hybrid pairs and level 3 (the lab branch's LOG.md has the runs).
+    # the hybrid pairs and level 3 (the lab record has the runs).
     # H200: after SFT (1,400 steps ~260 s, eval ~65 s) level 1 67-69/100, level 2 7-10/50
     # (two runs); with 300 level-2 pairs instead it was 79/100 and 0/50, which left RL nothing to learn at
     # level 2. DRPO at rl_lr 3e-4 then ran 7 steps in 130 s: level 2 10 -> 11/50, level-1 geomean 1.34x -> 1.36x.
@@ -218,11 +218,11 @@ PRESETS = {
                       rollout_max_new_tokens=1536, pipeline_ablation_loss="grpo", rl_heldout_per_level=16,
                       gen_batch_size=64, rl_lr=3e-4,
                       # a candidate that hangs while it holds the judge's shared GPU lock stalls every timing
-                      # until it is killed: two 60 s timeouts made one H200 RL step's verify take 134 s (LOG.md);
+                      # until it is killed: two 60 s timeouts made one H200 RL step's verify take 134 s;
                       # a small level-1/2 candidate is judged in ~1 s, so 20 s is still 20x headroom
                       judge_timeout_s=20,
                       # RL rollouts are ~90% correct after SFT and each correct one is timed under the exclusive
-                      # GPU lock: 12-22 s of a ~20 s step went to verify (LOG.md). 30 runs keep the median
+                      # GPU lock: 12-22 s of a ~20 s step went to verify. 30 runs keep the median
                       # within a few percent (the judge's floor is 20), enough to rank rollouts by speed.
                       judge_time_trials=30,
                       rl_eval_every=5,  # pass@1 of 16 held-out tasks per level: promotion within minutes
@@ -363,7 +363,7 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--rollout-top-p", type=float, default=1.0, help="nucleus mass of rollouts")
     g.add_argument("--engine", default="auto",
                    help="policy.generate engine (policy.ENGINES); auto = cudagraph on CUDA (8.9x plain generate on the "
-                        "H200, LOG.md), plain generate on CPU")
+                        "H200; the lab record), plain generate on CPU")
     g.add_argument("--rl-lr", type=float, default=5e-5,
                    help="AdamW lr of the RL adapter, constant (paper: 1e-6 full FT; LoRA wants 10-100x)")
     g.add_argument("--rl-lora-r", type=int, default=16, help="rank of the fresh RL LoRA adapter")
@@ -2399,7 +2399,7 @@ def main(argv=None, run_pipeline=None) -> int:
     finished = False
     try:
         with contextlib.ExitStack() as stack:
-            # torchrun (issue 23): join its process group; a single process has none and runs as it always did
+            # torchrun: join its process group; a single process has none and runs as it always did
             device = eval_lib.init_distributed(policy_lib.resolve_device(args.device).type)
             if device is not None and device.type == "cuda":
                 args.device = str(device)  # cuda:LOCAL_RANK
