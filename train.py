@@ -165,23 +165,16 @@ PRESETS = {
                  tiny_token_chars=16, rl_steps=40, rl_time_limit_s=100, pipeline_rl_seeds=3,
                  levels="1,2", prompts_per_step=4, group_size=4, rollout_max_new_tokens=512, rl_heldout_per_level=8,
                  rl_eval_every=0, dump_every=5, rl_lr=2e-4),
-    # One GPU, minutes: a larger from-scratch model (target: >= 60% verified on 100 held-out level-1 tasks in
-    # <= 10 min). All 93 ops, the fixed-style teacher (generic names: what made the tiny model learn,
-    # the lab record) with symbolic sizes (with literal ones the model copied wrong products: 17% on the H200), SFT on
-    # 4,000 level-1 and 1,500 each of level-2 and level-3 pairs (half of those anchored: a GEMM or convolution
-    # and its epilogue, written hybrid), then DRPO with the curriculum from level 1 for 130 s and the same
-    # budget of GRPO (the DRPO vs GRPO comparison), evaluated on 100 level-1 and 50 each of level-2 and level-3
-    # held-out programs, and on KernelBench levels 1 and 2. The measurements below predate the anchored programs,
-    # the hybrid pairs and level 3 (the lab record has the runs).
-    # H200: after SFT (1,400 steps ~260 s, eval ~65 s) level 1 67-69/100, level 2 7-10/50
-    # (two runs); with 300 level-2 pairs instead it was 79/100 and 0/50, which left RL nothing to learn at
-    # level 2. DRPO at rl_lr 3e-4 then ran 7 steps in 130 s: level 2 10 -> 11/50, level-1 geomean 1.34x -> 1.36x.
+    # One GPU, about 20 minutes: a 24M-parameter model from scratch. All 93 ops, the fixed-style teacher (generic
+    # names, which a small model learns) with symbolic sizes (with literal ones it copies wrong products), SFT on
+    # 4,000 level-1 and 1,500 each of level-2 and level-3 pairs (most of those anchored: a GEMM or convolution and
+    # its epilogue, written hybrid), then DRPO with the curriculum from level 1 and the same budget of GRPO beside
+    # it, evaluated on 100 level-1 and 50 each of level-2 and level-3 held-out programs and on KernelBench levels
+    # 1 and 2 (level 2 also with the test-time search). The lab record has each choice's measurements.
     "gpu-small": dict(tiny_hidden=512, tiny_layers=8, tiny_heads=8, tiny_kv_heads=4, tiny_intermediate=1376,
                       tiny_vocab=8192, micro_batch=32, lr=1e-3, warmup_steps=30, pipeline_sft_steps=1400,
-                      # tokens spanning words within a line: on an earlier run's pairs 1,060 -> 336 tokens a
-                      # pair (answers 722 -> 206, KernelBench prompts 383 -> 154), so SFT, generation and RL
-                      # rollouts cost ~3x less; the tiny preset went from 20-47% to 73% with them. Not yet measured
-                      # here on the H200: --tiny-token-chars 0 gives word-level tokens back
+                      # tokens spanning words within a line: ~3x fewer tokens a pair (1,060 -> 336), so SFT,
+                      # generation and rollouts cost ~3x less; --tiny-token-chars 0 gives word-level tokens back
                       tiny_token_chars=16,
                       eval_every=200, save_every=350, gen_every=0, judge_workers=8,
                       pipeline_tasks=4100, pipeline_eval_tasks=100, pipeline_teacher_style="fixed",
