@@ -11,7 +11,7 @@
      every training file is then checked against KernelBench (`check_decontaminated`; a copy fails the run).
   2. teacher.py writes verified pairs for the SFT tasks (`teacher_pairs`; the judge's verdicts are cached).
   3. train.run_sft: a BPE tokenizer and a tiny Qwen2-shaped model trained from scratch (or --model), SFT; the policy
-     of its lowest held-out loss (<run>/sft/best) is the one evaluated as SFT and handed to RL.
+     that is best by --sft-best-by (<run>/sft/best) is the one evaluated as SFT and handed to RL.
   4. train.run_rl: DRPO from that policy with the curriculum (`Pipeline.rl`), --pipeline-rl-seeds times (rl,
      rl_seed1, ...: RL's seed spread); --pipeline-ablation-loss adds an RL stage of the other loss (GRPO) from the
      same policy, beside it with --pipeline-parallel-ablation (`SideStage`: a process of its own; the trainers' GPU
@@ -756,12 +756,13 @@ def run_all(args):
     sft_args.stage, sft_args.out, sft_args.pairs, sft_args.tasks = "sft", os.path.join(run_dir, "sft"), pairs_path, sft_path
     sft_args.max_steps = args.pipeline_sft_steps or args.max_steps
     sft_args.max_seq_len = args.pipeline_max_seq_len
+    sft_args.gen_every = args.pipeline_sft_gen_every or args.gen_every
     sft_args.resume = eval_lib.broadcast_object(bool(train.checkpoint_dirs(sft_args.out)))  # rank 0's view, on every rank
     sft = stage("sft", f"tokenizer + tiny model ({args.tiny_layers} layers x {args.tiny_hidden}), full fine-tuning "
                        f"on the pairs (max {args.pipeline_max_seq_len} tokens), lr {args.lr:g}",
                 lambda: train.run_sft(sft_args))
     del sft["policy"]
-    # the policy handed to RL (and evaluated as SFT): the lowest held-out loss's (train.py --sft-keep-best), else the last
+    # the policy handed to RL (and evaluated as SFT): the best by --sft-best-by (train.py --sft-keep-best), else the last
     best = train.read_best(sft_args.out) if args.sft_keep_best else None
     sft_policy = best["dir"] if best else sft_args.out
 
@@ -843,7 +844,13 @@ def run_all(args):
                   "on a GPU is the fix; see eval_*/samples.jsonl.")
     held = [r["heldout_loss"] for r in sft_rows if r.get("heldout_loss") is not None]
     last_held = next((r for r in reversed(sft_rows) if r.get("heldout_loss") is not None), None)
-    if best:
+    if best and "gen_correct_frac" in best:
+        last_gen = next((r for r in reversed(sft_rows) if r.get("gen_correct_frac") is not None), None)
+        sft_selection = (f"SFT handed RL its step-{best['step']} policy (`{best['dir']}`), the highest judged pass@1 "
+                         f"on its held-out SFT tasks ({_pct(best['gen_correct_frac'])}) of its evaluations"
+                         + (f"; its last step ({last_gen['step']}) had {_pct(last_gen['gen_correct_frac'])}."
+                            if last_gen else "."))
+    elif best:
         sft_selection = (f"SFT handed RL its step-{best['step']} policy (`{best['dir']}`), the lowest held-out loss "
                          f"({best['heldout_loss']:.4f}) of its evaluations; its last step ({sft_rows[-1]['step']}) had "
                          + (f"{last_held['heldout_loss']:.4f}." if last_held else "no held-out loss."))

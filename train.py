@@ -155,13 +155,16 @@ PRESETS = {
     # Laptop: the tiny model from scratch (full fine-tuning), CPU, ~15 minutes on 2 cores.
     # SFT: a from-scratch model needs a high lr. Tokens may span words within a line (16 characters at most): 2.8x
     # fewer tokens a pair than word-level ones, and held-out L1 73% at 600 steps against 20-47% with word tokens.
-    # Its held-out loss bottoms out before the last step (0.074 near step 350 of 600, 0.096 at the end), so RL starts
-    # from the best held-out policy (--sft-keep-best). No --sft-patience: the loss is noisy (+-0.005 between
-    # evaluations 20 steps apart), and patience 5 stopped a run at step 320 with a best of 0.097 and 12% held-out.
+    # Its held-out loss bottoms out before the last step, but the lowest-loss policy is not the one that writes correct
+    # kernels (14 of 30 held-out tasks against the last step's 21), so the policy RL starts from is chosen by judged
+    # pass@1 on the SFT split's own held-out tasks (--pipeline-sft-gen-every 100 with --sft-best-by auto; the eval
+    # tasks stay unseen).
+    # No --sft-patience: 600 steps fit the time, and a noisy score would stop SFT early.
     # RL gets a real share of the ~15 minutes: three seeds of DRPO (the spread RL is judged against), each stopped
     # after 100 s of steps of 4 tasks x G=4, measured on every level's held-out tasks before and after; levels 1 and
     # 2 (on level 1 the tiny model is right about 70% of the time, so most groups are informative).
     "tiny": dict(lr=2e-3, pipeline_sft_steps=600, pipeline_ops="unary", pipeline_teacher_style="fixed",
+                 pipeline_sft_gen_every=100, gen_tasks=32,
                  tiny_token_chars=16, rl_steps=40, rl_time_limit_s=100, pipeline_rl_seeds=3,
                  levels="1,2", prompts_per_step=4, group_size=4, rollout_max_new_tokens=512, rl_heldout_per_level=8,
                  rl_eval_every=0, dump_every=5, rl_lr=2e-4),
@@ -321,11 +324,15 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--eval-every", type=int, default=20, help="optimizer steps between held-out losses (0 = off)")
     g.add_argument("--eval-max-pairs", type=int, default=64, help="held-out pairs used for the held-out loss")
     g.add_argument("--sft-keep-best", action=argparse.BooleanOptionalAction, default=True,
-                   help="SFT: keep the policy of the lowest held-out loss so far in <run>/best (best.json says its "
-                        "step); the pipeline evaluates it and starts RL from it. --no-sft-keep-best: the last step's")
+                   help="SFT: keep the best policy so far by --sft-best-by in <run>/best (best.json says its step); "
+                        "the pipeline evaluates it and starts RL from it. --no-sft-keep-best: the last step's")
+    g.add_argument("--sft-best-by", choices=["auto", "loss", "pass1"], default="auto",
+                   help="what 'best' means for --sft-keep-best and --sft-patience: the lowest held-out loss (every "
+                        "--eval-every steps), or the highest judged pass@1 on held-out tasks (every --gen-every steps; "
+                        "ties go to the later step); auto = pass1 where --gen-every is on, else loss. The tiny "
+                        "pipeline's lowest-loss policy solved 14 of 30 held-out tasks where its last one solved 21")
     g.add_argument("--sft-patience", type=int, default=0, metavar="N",
-                   help="SFT: stop after N held-out evaluations in a row without a new lowest loss (0 = never), with a "
-                        "checkpoint")
+                   help="SFT: stop after N evaluations in a row without a new best (0 = never), with a checkpoint")
     g.add_argument("--gen-every", type=int, default=0,
                    help="optimizer steps between judged generations on held-out tasks (0 = off)")
     g.add_argument("--gen-tasks", type=int, default=4, help="held-out tasks sampled per judged generation")
@@ -551,6 +558,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "its judge). Both take the same time box side by side; timings stay clean (the trainers' GPU "
                         "work and the judges' timing share one lock) and KernelBench level-1 evals run one at a time")
     g.add_argument("--pipeline-sft-steps", type=int, default=0, help="SFT optimizer steps (0 = from --epochs)")
+    g.add_argument("--pipeline-sft-gen-every", type=int, default=0, metavar="N",
+                   help="SFT's --gen-every in the pipeline: judged pass@1 on the SFT split's held-out tasks every N "
+                        "steps, which (--sft-best-by auto) picks the policy handed to RL (tiny: 100; 0 = off)")
     g.add_argument("--pipeline-max-seq-len", type=int, default=768,
                    help="SFT --max-seq-len in the pipeline (tokens); 768 drops the longest ~30%% of level-1 pairs "
                         "(convs, pools, attention) and roughly halves SFT time on CPU")
@@ -624,7 +634,7 @@ def check_args(parser, args):
             parser.error(f"--{name.replace('_', '-')} must be > 0 (got {getattr(args, name)})")
     for name in ["rollout_temperature", "kl_coef", "clip_eps", "dump_every", "pipeline_rl_tasks", "rl_time_limit_s",
                  "heldout_samples",
-                 "pipeline_sft_steps", "pipeline_eval_higher"]:
+                 "pipeline_sft_steps", "pipeline_eval_higher", "pipeline_sft_gen_every"]:
         if getattr(args, name) < 0:
             parser.error(f"--{name.replace('_', '-')} must be >= 0 (got {getattr(args, name)})")
     for name in ["rl_lr", "drpo_lambda", "drpo_tau", "drpo_beta", "speedup_cap", "speed_alpha"]:
@@ -875,16 +885,22 @@ def read_best(run_dir) -> dict | None:
         return dict(json.load(f), dir=os.path.join(run_dir, "best"))
 
 
-def save_best(run_dir, pol, step, heldout_loss):
-    """<run>/best: the policy (best/policy, as a checkpoint holds it) and best.json {step, heldout_loss}, built under
-    a temporary name and renamed, so a kill leaves the previous best whole. Rank 0 writes."""
+def best_metric(args) -> tuple:
+    """(metrics key, sign) of --sft-best-by: the best evaluation has the largest sign * value (ties: the later)."""
+    by = args.sft_best_by if args.sft_best_by != "auto" else ("pass1" if args.gen_every else "loss")
+    return ("heldout_loss", -1.0) if by == "loss" else ("gen_correct_frac", 1.0)
+
+
+def save_best(run_dir, pol, step, metric: dict):
+    """<run>/best: the policy (best/policy, as a checkpoint holds it) and best.json {step, <metric key>: value},
+    built under a temporary name and renamed, so a kill leaves the previous best whole. Rank 0 writes."""
     if not eval_lib.is_main():
         return
     final, tmp = os.path.join(run_dir, "best"), os.path.join(run_dir, f".tmp-best-{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
     base_dir = os.path.join(run_dir, "base_model") if pol.base == "tiny" else None
     policy_lib.save_policy(pol, os.path.join(tmp, "policy"), base_dir=base_dir if pol.lora else None)
-    write_json_atomic(os.path.join(tmp, "best.json"), {"step": step, "heldout_loss": heldout_loss})
+    write_json_atomic(os.path.join(tmp, "best.json"), {"step": step, **metric})
     old = f"{tmp}-old"
     if os.path.isdir(final):
         os.replace(final, old)
@@ -2196,12 +2212,17 @@ def run_sft(args) -> dict:
     judge = LazyJudge(args, "cuda" if pol.device.type == "cuda" else "cpu")
     tasks_for_gen = gen_tasks(heldout_pairs, task_sources, args.gen_tasks)
     last_ckpt, row = ckpt, {}
-    # --sft-patience: the lowest held-out loss so far and the evaluations since, rebuilt from the kept metrics rows
+    # --sft-keep-best / --sft-patience: the best evaluation so far and the evaluations since, rebuilt from the kept
+    # metrics rows
+    key, sign = best_metric(args)
+
+    def better(value, best):  # a tie goes to the later step: more training at the same score
+        return best is None or sign * value > sign * best[key] or (sign > 0 and value == best[key])
     best_seen, stale = None, 0
     for r in metrics_rows(run_dir, step):
-        if r.get("heldout_loss") is not None:
-            if best_seen is None or r["heldout_loss"] < best_seen["heldout_loss"]:
-                best_seen, stale = {"step": r["step"], "heldout_loss": r["heldout_loss"]}, 0
+        if r.get(key) is not None:
+            if better(r[key], best_seen):
+                best_seen, stale = {"step": r["step"], key: r[key]}, 0
             else:
                 stale += 1
     try:
@@ -2221,15 +2242,18 @@ def run_sft(args) -> dict:
             if args.eval_every and (step % args.eval_every == 0 or step == total_steps):
                 row["heldout_loss"] = heldout_loss(pol, heldout_examples, args.micro_batch, args.logprob_chunk_tokens,
                                                    args.pad_multiple)
-            if args.gen_every and (step % args.gen_every == 0 or step == total_steps) and rank == 0:
-                row.update(judged_generation(pol, tasks_for_gen, judge, step, run_dir, args))  # rank 0 alone
+            if args.gen_every and (step % args.gen_every == 0 or step == total_steps):
+                if rank == 0:  # rank 0 alone judges; the others take its numbers, so every rank picks the same best
+                    row.update(judged_generation(pol, tasks_for_gen, judge, step, run_dir, args))
+                if world > 1:
+                    row.update(eval_lib.broadcast_object({k: v for k, v in row.items() if k.startswith("gen_")}))
             patience_out = False
-            if row.get("heldout_loss") is not None and (args.sft_keep_best or args.sft_patience):
-                if best_seen is None or row["heldout_loss"] < best_seen["heldout_loss"]:
-                    best_seen, stale = {"step": step, "heldout_loss": row["heldout_loss"]}, 0
+            if row.get(key) is not None and (args.sft_keep_best or args.sft_patience):
+                if better(row[key], best_seen):
+                    best_seen, stale = {"step": step, key: row[key]}, 0
                     row["best"] = True
                     if args.sft_keep_best:
-                        save_best(run_dir, pol, step, row["heldout_loss"])
+                        save_best(run_dir, pol, step, {key: row[key]})
                 else:
                     stale += 1
                     patience_out = bool(args.sft_patience) and stale >= args.sft_patience
@@ -2239,8 +2263,8 @@ def run_sft(args) -> dict:
                 print(f"--stop-after {args.stop_after}: stopping without a final checkpoint")
                 break
             if patience_out:
-                print(f"--sft-patience {args.sft_patience}: no lower held-out loss in {stale} evaluations; stopping "
-                      f"at step {step} (best: step {best_seen['step']}, {best_seen['heldout_loss']:.4f})", flush=True)
+                print(f"--sft-patience {args.sft_patience}: no better {key} in {stale} evaluations; stopping "
+                      f"at step {step} (best: step {best_seen['step']}, {best_seen[key]:.4f})", flush=True)
             if step % args.save_every == 0 or step == total_steps or patience_out:
                 state = {"optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict(),
                          "data": stream.state(), "stage": "sft"}

@@ -23,7 +23,7 @@ def test_best_checkpoint_and_patience(tmp_path, monkeypatch, capsys):
             "2", "--lr", "1e-2", "--warmup-steps", "1", "--eval-every", "1", "--save-every", "4", "--keep-last", "3",
             "--max-steps", "8", "--sft-patience", "2"]
     assert train.main(argv) == 0
-    assert "no lower held-out loss in 2 evaluations; stopping at step 6" in capsys.readouterr().out
+    assert "no better heldout_loss in 2 evaluations; stopping at step 6" in capsys.readouterr().out
     rows = [json.loads(line) for line in open(out / "metrics.jsonl")]
     assert [r["step"] for r in rows] == [1, 2, 3, 4, 5, 6]  # stopped by patience after 0.6 and 0.7
     assert [r["step"] for r in rows if r.get("best")] == [1, 2, 4]
@@ -37,3 +37,25 @@ def test_best_checkpoint_and_patience(tmp_path, monkeypatch, capsys):
         assert na == nb and torch.equal(pa, pb), na
     c = P.load_policy(os.path.join(train.checkpoint_dirs(str(out))[-1], "policy"), device="cpu")
     assert any(not torch.equal(pa, pc) for pa, pc in zip(a.model.parameters(), c.model.parameters()))
+
+
+def test_best_by_judged_pass1_prefers_the_higher_score_and_the_later_tie(tmp_path, monkeypatch):
+    """--sft-best-by pass1: the kept policy is the one with the highest judged pass@1 on held-out SFT tasks, not the
+    lowest loss, and of two equal scores the later step (more training) wins."""
+    scores = iter([0.25, 0.5, 0.5, 0.25])  # judged at steps 2, 4, 6, 8: best is step 6 (ties with 4, later)
+    losses = iter([0.9, 0.1, 0.5, 0.6, 0.7, 0.8, 0.85, 0.95])  # the lowest loss is step 2's, which must not win
+
+    def judged(pol, tasks, judge, step, run_dir, args):
+        return {"gen_correct_frac": next(scores)}
+
+    monkeypatch.setattr(train, "judged_generation", judged)
+    monkeypatch.setattr(train, "heldout_loss", lambda *a, **k: next(losses))
+    out = tmp_path / "sft"
+    argv = ["--stage", "sft", "--pairs", PAIRS, "--out", str(out), "--device", "cpu", *TINY_FLAGS, "--micro-batch",
+            "2", "--lr", "1e-2", "--warmup-steps", "1", "--eval-every", "1", "--gen-every", "2", "--save-every", "8",
+            "--max-steps", "8", "--sft-best-by", "pass1"]
+    assert train.main(argv) == 0
+    best = train.read_best(str(out))
+    assert best["step"] == 6 and best["gen_correct_frac"] == 0.5 and "heldout_loss" not in best
+    rows = [json.loads(line) for line in open(out / "metrics.jsonl")]
+    assert [r["step"] for r in rows if r.get("best")] == [2, 4, 6]
