@@ -270,183 +270,530 @@ def extract_solution(completion):
 
 
 # ----------------------------------------------------------------------------------------------------
-# Static checks (AST). Pure analysis of text: safe in any process, but run in the worker anyway because
-# a pathological source can blow the parser's C stack.
+# The static gate: an allow-list, resolved on the AST. Pure analysis of text, safe in any process (run in a
+# worker anyway: a pathological source can blow the parser's C stack).
+#
+# What an answer may name is decided by what each name resolves to, not by how it is spelled: every import
+# binds an alias to a dotted path ("tl" -> "triton.language"), attribute chains on an alias extend that path
+# ("tl.math.exp" -> "triton.language.math.exp"), and the path is checked. An alias cannot be moved into
+# another name (a module used as a value is refused) nor rebound, so no spelling reaches a module the gate
+# did not resolve. The answer's own objects are reachable only through names it binds; on those, attribute
+# names are checked (dunders, private names, host-side data access, hooks). Module-level code runs at import,
+# outside any forward the judge records, so it may only import, define, and bind constants.
 
-# Imports that are refused, with the rule they break.
-FORBIDDEN_MODULES = {
+GATE_MODULES = {"torch", "torch.nn", "torch.nn.functional", "triton", "triton.language", "math"}
+# Known module paths under the allowed roots: such a path may only be the base of a longer attribute chain.
+GATE_MODULE_PATHS = GATE_MODULES | {
+    "torch.cuda", "torch.linalg", "torch.fft", "torch.special", "torch.backends", "torch.utils", "torch.jit",
+    "torch.autograd", "torch.random", "torch.testing", "torch.ops", "torch.library", "torch.distributions",
+    "torch.nn.init", "torch.nn.utils", "torch.nn.modules", "torch.nn.parameter", "torch.nn.parallel",
+    "torch.sparse", "torch.nested", "torch.masked", "torch.amp", "torch.func", "torch.fx", "torch.cpu",
+    "torch.overrides", "torch.profiler", "torch.hub", "torch.compiler", "torch.export", "torch.onnx",
+    "torch.distributed", "torch.multiprocessing", "torch.storage", "torch.serialization", "torch.version",
+    "triton.language.math", "triton.language.extra", "triton.language.core", "triton.language.standard",
+    "triton.runtime", "triton.testing", "triton.compiler", "triton.backends", "triton.tools", "triton.knobs"}
+# Public names under torch that the gate refuses, with the rule each breaks (a prefix covers what is below it).
+GATE_TORCH_DENIED = {
+    **dict.fromkeys(["torch.utils", "torch.library", "torch.ops", "torch.classes", "torch.overrides",
+                     "torch.fx", "torch.func", "torch.export"], "dispatch_hook"),
+    **dict.fromkeys(["torch.jit", "torch.compile", "torch.compiler", "torch.onnx", "torch.package"],
+                    "torch_compile"),
+    **dict.fromkeys(["torch.multiprocessing", "torch.distributed", "torch.nn.parallel"], "process"),
+    **dict.fromkeys(["torch.save", "torch.load", "torch.from_file", "torch.hub", "torch.serialization"],
+                    "file_access"),
+    **dict.fromkeys(["torch.from_numpy", "torch.frombuffer", "torch.asarray", "torch.UntypedStorage",
+                     "torch.TypedStorage", "torch.storage", "torch.Storage"], "host_memory"),
+    **dict.fromkeys(["torch.backends", "torch.use_deterministic_algorithms", "torch.set_grad_enabled",
+                     "torch.set_printoptions", "torch.set_num_threads", "torch.set_num_interop_threads",
+                     "torch.set_float32_matmul_precision", "torch.set_default_dtype", "torch.set_default_device",
+                     "torch.set_default_tensor_type", "torch.set_flush_denormal", "torch.set_warn_always",
+                     "torch.set_anomaly_enabled", "torch.set_autocast_enabled", "torch.set_deterministic_debug_mode",
+                     "torch.autograd", "torch.profiler", "torch.testing", "torch.version"], "global_state"),
+    **dict.fromkeys(["torch.random", "torch.seed", "torch.initial_seed", "torch.get_rng_state",
+                     "torch.set_rng_state", "torch.default_generator", "torch.Generator"], "rng_state"),
+    "torch.Tensor.__init__": "tensor_subclass",
+}
+# torch.cuda is refused except for these read-only queries and the device-wide sync.
+GATE_TORCH_CUDA = {"is_available", "current_device", "device_count", "get_device_capability",
+                   "get_device_properties", "get_device_name", "synchronize"}
+# triton: the decorators and helpers a kernel file needs; triton.language is open (kernels are compiled code).
+GATE_TRITON = {"jit", "autotune", "heuristics", "Config", "cdiv", "next_power_of_2", "language", "constexpr"}
+# Builtins an answer may call or name. Everything else (getattr, setattr, vars, globals, type, open, exec,
+# eval, compile, __import__, memoryview, exit, object, id, ...) is refused.
+GATE_BUILTINS = {
+    "abs", "all", "any", "bool", "callable", "dict", "divmod", "enumerate", "filter", "float", "format",
+    "frozenset", "int", "isinstance", "iter", "len", "list", "map", "max", "min", "next", "pow", "print",
+    "property", "range", "repr", "reversed", "round", "set", "slice", "sorted", "staticmethod", "str", "sum",
+    "super", "tuple", "zip", "True", "False", "None", "NotImplemented", "Ellipsis",
+    "ValueError", "RuntimeError", "TypeError", "AssertionError", "NotImplementedError", "IndexError",
+    "KeyError", "ZeroDivisionError", "ArithmeticError"}
+GATE_BUILTIN_RULES = {
+    **dict.fromkeys(["getattr", "setattr", "delattr", "hasattr", "vars", "dir", "type", "object", "id",
+                     "globals", "locals", "classmethod", "issubclass"], "reflection"),
+    **dict.fromkeys(["eval", "exec", "compile", "__import__"], "dynamic_code"),
+    **dict.fromkeys(["open", "input"], "file_access"),
+    **dict.fromkeys(["memoryview", "bytearray", "bytes"], "host_memory"),
+    **dict.fromkeys(["exit", "quit", "SystemExit", "KeyboardInterrupt", "BaseException"], "exit"),
+    "breakpoint": "introspection", "help": "introspection",
+}
+# Attribute names refused on any object (the gate cannot know an arbitrary object's type), with their rule.
+GATE_ATTRS = {
+    **dict.fromkeys(["numpy", "tolist", "apply_", "map_", "map2_", "__array__", "__array_interface__",
+                     "__cuda_array_interface__", "__dlpack__"], "host_compute"),
+    **dict.fromkeys(["storage", "untyped_storage", "_typed_storage", "set_", "share_memory_", "data_ptr",
+                     "storage_offset", "_base"], "host_memory"),
+    **dict.fromkeys(["as_subclass", "_make_subclass", "_make_wrapper_subclass"], "tensor_subclass"),
+    **dict.fromkeys(["f_back", "f_locals", "f_globals", "f_code", "tb_frame", "tb_next", "gi_frame", "cr_frame",
+                     "ag_frame", "_getframe", "exc_info"], "introspection"),
+    **dict.fromkeys(["Stream", "ExternalStream", "stream", "set_stream", "StreamContext", "CUDAGraph", "graph",
+                     "graphs", "make_graphed_callables", "Event"], "stream"),
+    **dict.fromkeys(["load_inline", "cpp_extension", "CDLL", "cdll", "dlopen"], "native_code"),
+    **dict.fromkeys(["fn", "cache", "device_caches", "src", "warmup", "run", "launch_metadata",
+                     "cache_key", "pre_hook", "post_hook", "kernel_decorators"], "launcher"),
+}
+# Rule names of refused imports (anything outside GATE_MODULES is refused; these say why in more words).
+GATE_IMPORT_RULES = {
     "threading": "thread", "_thread": "thread", "concurrent": "thread", "queue": "thread",
-    "multiprocessing": "process", "subprocess": "process", "signal": "process", "pty": "process",
-    "asyncio": "asyncio", "ctypes": "native_code", "cffi": "native_code", "mmap": "native_code",
+    "multiprocessing": "process", "subprocess": "process", "signal": "process", "pty": "process", "os": "os",
+    "sys": "sys", "asyncio": "asyncio", "ctypes": "native_code", "cffi": "native_code", "mmap": "native_code",
     "gc": "introspection", "inspect": "introspection", "traceback": "introspection", "weakref": "introspection",
-    "pdb": "introspection", "bdb": "introspection", "faulthandler": "introspection", "tracemalloc": "introspection",
-    "importlib": "import_machinery", "imp": "import_machinery", "runpy": "import_machinery", "pkgutil": "import_machinery",
+    "importlib": "import_machinery", "runpy": "import_machinery", "pkgutil": "import_machinery",
     "builtins": "patching", "__main__": "judge", "reward": "judge", "bench": "judge", "eval": "judge",
     "train": "judge", "search": "judge", "synth": "judge", "teacher": "judge", "policy": "judge",
-    "pickle": "serialisation", "marshal": "serialisation", "dill": "serialisation",
-    "io": "file_access", "pathlib": "file_access", "shutil": "file_access", "tempfile": "file_access",
-    "socket": "network", "urllib": "network", "http": "network", "requests": "network",
-    "torch.utils.cpp_extension": "native_code", "torch.multiprocessing": "process", "torch.distributed": "process", "torch.library": "patching", "torch.overrides": "dispatch_hook",
-    "torch.utils._python_dispatch": "dispatch_hook", "torch._C": "private_torch", "torch._dynamo": "torch_compile",
-    "torch._inductor": "torch_compile", "torch.cuda.streams": "stream", "triton.runtime": "patching",
+    "numpy": "numpy", "pickle": "serialisation", "marshal": "serialisation", "io": "file_access",
+    "pathlib": "file_access", "shutil": "file_access", "tempfile": "file_access", "socket": "network",
+    "urllib": "network", "http": "network", "time": "timing", "timeit": "timing",
 }
-# Attribute names refused wherever they appear, with the rule they break.
-FORBIDDEN_ATTRS = {
-    **dict.fromkeys(["f_back", "f_locals", "f_globals", "f_code", "tb_frame", "tb_next", "gi_frame", "cr_frame",
-                     "ag_frame", "__globals__", "__closure__", "__code__", "__subclasses__", "__dict__",
-                     "__builtins__", "__import__", "__loader__", "__spec__", "_getframe", "_current_frames",
-                     "settrace", "setprofile", "addaudithook", "meta_path", "path_hooks", "exc_info",
-                     "last_traceback", "get_referrers", "get_referents", "get_objects"], "introspection"),
-    **dict.fromkeys(["Stream", "ExternalStream", "stream", "set_stream", "StreamContext", "CUDAGraph", "graph",
-                     "graphs", "make_graphed_callables"], "stream"),
-    **dict.fromkeys(["load_inline", "cpp_extension", "CDLL", "cdll", "dlopen"], "native_code"),
-    **dict.fromkeys(["fork", "forkpty", "system", "popen", "execv", "execve", "execl", "execvp", "execlp",
-                     "spawnv", "spawnl", "posix_spawn", "posix_spawnp", "kill", "killpg", "setsid", "setpgid",
-                     "setpgrp", "pipe", "dup", "dup2", "fdopen", "putenv", "unsetenv", "chdir",
-                     "multiprocessing", "Thread", "Process", "Pool", "start_new_thread"], "process"),
-    **dict.fromkeys(["_C", "_dynamo", "_inductor", "library", "Library", "TorchDispatchMode",
-                     "TorchFunctionMode", "_python_dispatch", "overrides", "_disable_current_modes",
-                     "_pop_mode", "_push_mode"], "dispatch_hook"),
-    **dict.fromkeys(["__torch_function__", "__torch_dispatch__", "_make_subclass", "_make_wrapper_subclass"],
-                    "tensor_subclass"),
-    **dict.fromkeys(["set_per_process_memory_fraction", "empty_cache", "caching_allocator_alloc",
-                     "caching_allocator_delete", "CUDAPluggableAllocator", "change_current_allocator",
-                     "MemPool", "use_mem_pool", "memory_snapshot", "_snapshot", "_record_memory_history",
-                     "_dump_snapshot"], "allocator"),  # a snapshot lists the addresses of the judge's GPU buffers
-    "compile": "torch_compile",
-}
-FORBIDDEN_CALLS = {"eval": "dynamic_code", "exec": "dynamic_code", "compile": "dynamic_code",
-                   "__import__": "dynamic_code", "globals": "introspection", "locals": "introspection",
-                   "vars": "introspection", "breakpoint": "introspection", "open": "file_access",
-                   "input": "file_access"}
-# Module-level os attributes that read files; the candidate's cwd holds judge files.
-FORBIDDEN_OS_ATTRS = {"open", "read", "write", "listdir", "scandir", "walk", "remove", "unlink", "rename",
-                      "environ", "getenv"}
+GATE_DECORATORS = {"triton.jit", "triton.autotune", "triton.heuristics", "staticmethod", "property",
+                   "torch.no_grad", "torch.inference_mode"}
+# Calls that module-level code (constants, decorator arguments, default values) may make at import.
+GATE_IMPORT_TIME_CALLS = {"triton.Config", "triton.jit", "triton.autotune", "triton.heuristics", "triton.cdiv",
+                          "triton.next_power_of_2", "triton.language.constexpr", "torch.no_grad",
+                          "torch.inference_mode", "torch.device", "int", "float", "bool", "str", "tuple", "list",
+                          "dict", "range", "len", "min", "max", "abs", "round", "pow", "sum", "sorted", "zip",
+                          "enumerate", "staticmethod", "property"}
 
 
 def static_check(source):
-    """AST checks on a solution. Returns (error_type, violations): error_type None if all pass, else
-    "syntax_error", "static_check" or "no_triton_kernel"; violations are (rule, line, text) tuples."""
+    """The static gate (module docstring, item 1) on a solution's source. Returns (error_type, violations):
+    error_type None if it passes, else "syntax_error", "static_check" or "no_triton_kernel"; violations are
+    (rule, line, text) tuples, the rule named as in the flag "static:<rule>"."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError) as e:
         return "syntax_error", [("syntax_error", getattr(e, "lineno", 0) or 0, str(e))]
     except (RecursionError, MemoryError) as e:
         return "syntax_error", [("syntax_error", 0, f"parser gave up: {type(e).__name__}")]
-    bad = []
-    module_names = set()   # names bound by imports (module aliases and imported objects)
-    triton_names = set()   # names that refer to triton / triton.jit / triton.autotune
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            mods = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
-            if isinstance(node, ast.ImportFrom):
-                mods += [f"{node.module}.{a.name}" for a in node.names]
-                if node.level:
-                    bad.append(("relative_import", node.lineno, "relative import"))
-            for mod in mods:
-                for prefix, rule in FORBIDDEN_MODULES.items():
-                    if mod == prefix or mod.startswith(prefix + "."):
-                        bad.append((rule, node.lineno, f"import {mod}"))
-            for a in node.names:
-                bound = (a.asname or a.name).split(".")[0]
-                module_names.add(bound)
-                root = (node.module if isinstance(node, ast.ImportFrom) else a.name) or ""
-                if root.split(".")[0] == "triton":
-                    triton_names.add(bound)
-    for node in ast.walk(tree):
-        line = getattr(node, "lineno", 0)
-        if isinstance(node, (ast.Try, getattr(ast, "TryStar", ast.Try))):
-            bad.append(("try_except", line, "try/except (a fallback path hides kernel failures)"))
-        elif isinstance(node, (ast.AsyncFunctionDef, ast.Await, ast.AsyncWith, ast.AsyncFor)):
-            bad.append(("asyncio", line, "async code"))
-        elif isinstance(node, ast.Global):
-            bad.append(("global_state", line, "global statement"))
-        elif isinstance(node, ast.Attribute):
-            rule = FORBIDDEN_ATTRS.get(node.attr)
-            if rule:
-                bad.append((rule, line, f".{node.attr}"))
-            root = _root_name(node)
-            if root == "os" and node.attr in FORBIDDEN_OS_ATTRS:
-                bad.append(("file_access", line, f"os.{node.attr}"))
-            if root == "sys" and node.attr == "modules":
-                bad.append(("introspection", line, "sys.modules"))
-        elif isinstance(node, ast.Name):
-            if node.id == "Model":
-                bad.append(("uses_reference_model", line, "the reference Model"))
-            elif node.id in ("__builtins__", "__import__", "__loader__", "__spec__"):
-                bad.append(("introspection", line, node.id))
-        elif isinstance(node, ast.ClassDef):
-            for base in node.bases:
-                text = ast.unparse(base)
-                if text == "Model" or text.endswith(".Model"):
-                    bad.append(("subclasses_model", line, f"class {node.name}({text})"))
-                if text in ("torch.Tensor", "Tensor") or text.endswith(".Tensor"):
-                    bad.append(("tensor_subclass", line, f"class {node.name}({text})"))
-        elif isinstance(node, ast.Call):
-            name = node.func.id if isinstance(node.func, ast.Name) else None
-            if name in FORBIDDEN_CALLS:
-                bad.append((FORBIDDEN_CALLS[name], line, f"{name}()"))
-            if name in ("getattr", "setattr", "delattr", "hasattr") and len(node.args) >= 2:
-                attr = node.args[1]
-                if not (isinstance(attr, ast.Constant) and isinstance(attr.value, str)):
-                    bad.append(("dynamic_attribute", line, f"{name} with a computed name"))
-                elif attr.value in FORBIDDEN_ATTRS:
-                    bad.append((FORBIDDEN_ATTRS[attr.value], line, f"{name}(..., {attr.value!r})"))
-                if name in ("setattr", "delattr") and _root_name(node.args[0]) in module_names:
-                    bad.append(("patches_module", line, ast.unparse(node)[:80]))
-        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
-            targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
-            for t in targets:
-                for sub in ast.walk(t):
-                    if isinstance(sub, (ast.Attribute, ast.Subscript)) and _root_name(sub) in module_names:
-                        bad.append(("patches_module", line, f"assignment to {ast.unparse(sub)[:80]}"))
-                        break
-                    if isinstance(sub, ast.Attribute) and sub.attr.startswith("__") and sub.attr.endswith("__"):
-                        bad.append(("patches_dunder", line, f"assignment to {ast.unparse(sub)[:80]}"))
-                        break
+    try:
+        bad = _Gate(tree).run()
+    except RecursionError:
+        return "static_check", [("too_deep", 0, "the gate gave up on a too deeply nested source")]
     if bad:
-        return "static_check", bad
-    if not any(_is_triton_jit(d, triton_names) for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)
-               for d in node.decorator_list):
+        return "static_check", sorted(set(bad), key=lambda b: (b[1], b[0]))
+    if not any(isinstance(node, ast.FunctionDef) and "triton.jit" in node.gate_decorators
+               for node in ast.walk(tree)):
         return "no_triton_kernel", [("no_triton_kernel", 0, "no @triton.jit function")]
     return None, []
 
 
-def _root_name(node):
-    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
-        node = node.func if isinstance(node, ast.Call) else node.value
-    return node.id if isinstance(node, ast.Name) else None
+class _Gate:
+    """One pass of the static gate over a parsed answer (static_check)."""
+
+    def __init__(self, tree):
+        self.tree = tree
+        self.bad = []
+        self.aliases = {}      # name bound by an import -> dotted path it stands for
+        self.classes = {}      # class defined by the answer -> names of its methods
+        self.own_attrs = set()  # attribute names the answer binds on self (may be private)
+        self.parents = {}
+
+    def flag(self, rule, node, text):
+        self.bad.append((rule, getattr(node, "lineno", 0) or 0, text[:120]))
+
+    def run(self):
+        tree = self.tree
+        for node in ast.walk(tree):
+            for child in ast.iter_child_nodes(node):
+                self.parents[child] = node
+            if isinstance(node, ast.FunctionDef):
+                node.gate_decorators = set()
+        self.imports()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef):
+                self.classes[node.name] = {n.name for n in node.body if isinstance(n, ast.FunctionDef)}
+            if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and _is_name(node.value, "self"):
+                self.own_attrs.add(node.attr)
+        self.module_level()
+        self.bindings()
+        self.builtins()
+        for node in ast.walk(tree):
+            self.visit(node)
+        return self.bad
+
+    # --- imports and what names resolve to ----------------------------------------------------------
+
+    def imports(self):
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.Import):
+                for a in node.names:
+                    if a.name not in GATE_MODULES:
+                        self.flag(_import_rule(a.name), node, f"import {a.name}: only {', '.join(sorted(GATE_MODULES))} may be imported")
+                        continue
+                    name, path = (a.asname, a.name) if a.asname else (a.name.split(".")[0], a.name.split(".")[0])
+                    self.bind_alias(name, path, node)
+            elif isinstance(node, ast.ImportFrom):
+                mod = node.module or ""
+                if node.level or mod == "__future__" and any(a.name != "annotations" for a in node.names):
+                    self.flag("import_not_allowed", node, f"from {'.' * node.level}{mod} import ...")
+                    continue
+                if mod == "__future__":
+                    continue
+                if mod not in GATE_MODULES:
+                    self.flag(_import_rule(mod), node, f"from {mod} import ...: only {', '.join(sorted(GATE_MODULES))} may be imported")
+                    continue
+                for a in node.names:
+                    if a.name == "*":
+                        self.flag("star_import", node, f"from {mod} import *")
+                        continue
+                    path = f"{mod}.{a.name}"
+                    rule = self.path_rule(path)
+                    if rule:
+                        self.flag(rule, node, f"from {mod} import {a.name}")
+                    self.bind_alias(a.asname or a.name, path, node)
+
+    def bind_alias(self, name, path, node):
+        if self.aliases.get(name, path) != path:
+            self.flag("rebinds_import", node, f"{name} is imported as both {self.aliases[name]} and {path}")
+        self.aliases[name] = path
+
+    def resolve(self, node):
+        """The dotted path an expression stands for when it is an import alias or an attribute chain on one."""
+        if isinstance(node, ast.Name):
+            return self.aliases.get(node.id)
+        if isinstance(node, ast.Attribute):
+            base = self.resolve(node.value)
+            return f"{base}.{node.attr}" if base else None
+        if isinstance(node, ast.Call) and self.plain_super(node):
+            return "super()"
+        return None
+
+    def path_rule(self, path):
+        """The rule a resolved path breaks, or None."""
+        parts = path.split(".")
+        for part in parts[1:]:
+            if part.startswith("__") and part.endswith("__"):
+                return None if part == "__init__" and path == "super().__init__" else "dunder"
+            if part.startswith("_"):
+                return "private_api"
+            if "hook" in part.lower() or part.startswith("register_"):
+                return "hook"
+        root = parts[0]
+        if root == "math":
+            return None
+        if root == "triton":
+            if len(parts) > 1 and parts[1] not in GATE_TRITON:
+                return "triton_internals" if parts[1] != "testing" else "timing"
+            return None
+        if root == "torch":
+            if len(parts) > 1 and parts[1] == "cuda":
+                return None if len(parts) == 2 or parts[2] in GATE_TORCH_CUDA else "cuda_state"
+            for prefix, rule in GATE_TORCH_DENIED.items():
+                if path == prefix or path.startswith(prefix + "."):
+                    return rule
+            if len(parts) > 1 and parts[1].startswith("set_"):
+                return "global_state"
+            return None
+        return None
+
+    # --- module-level code, bindings and builtins ---------------------------------------------------
+
+    def module_level(self):
+        for node in self.tree.body:
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                continue
+            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+                continue  # a docstring
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                self.definition(node)
+                continue
+            if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None and all(
+                    isinstance(t, ast.Name) for t in (node.targets if isinstance(node, ast.Assign) else [node.target])):
+                self.import_time(node.value)
+                continue
+            if isinstance(node, ast.Pass):
+                continue
+            self.flag("module_code", node, f"module-level {type(node).__name__.lower()} runs at import, outside "
+                                           "the recorded forward: only imports, definitions and constants may")
+
+    def definition(self, node):
+        """A def or class at import time: its decorators, defaults, bases and (for a class) body."""
+        if isinstance(node, ast.FunctionDef):
+            for d in node.decorator_list:
+                call = d.func if isinstance(d, ast.Call) else d
+                path = self.resolve(call) or (call.id if isinstance(call, ast.Name) and call.id in GATE_BUILTINS else None)
+                if path not in GATE_DECORATORS:
+                    self.flag("decorator", d, f"@{ast.unparse(d)}: decorators allowed are "
+                                              f"{', '.join(sorted(GATE_DECORATORS))}")
+                else:
+                    node.gate_decorators.add(path)
+                if isinstance(d, ast.Call):
+                    for a in d.args + [k.value for k in d.keywords]:
+                        self.import_time(a)
+            args = node.args
+            for default in args.defaults + [d for d in args.kw_defaults if d is not None]:
+                self.import_time(default)
+            for a in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]:
+                if a is not None and a.annotation is not None:
+                    self.import_time(a.annotation)
+            if node.returns is not None:
+                self.import_time(node.returns)
+            return
+        if node.decorator_list or node.keywords:
+            self.flag("class_definition", node, f"class {node.name}: decorators and keywords (metaclass=) "
+                                                "are not allowed")
+        for base in node.bases:
+            path = self.resolve(base)
+            if isinstance(base, ast.Name) and base.id in self.classes:
+                continue
+            if path is None or not (path.startswith("torch.nn.") and path.split(".")[2][:1].isupper()):
+                rule = "subclasses_model" if ast.unparse(base).split(".")[-1] == "Model" else \
+                    "tensor_subclass" if (path or "").endswith("Tensor") else "class_base"
+                self.flag(rule, node, f"class {node.name}({ast.unparse(base)}): a class may derive only from "
+                                      "torch.nn classes and the answer's own classes")
+        for stmt in node.body:
+            if isinstance(stmt, ast.FunctionDef):
+                self.definition(stmt)
+            elif isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None and all(
+                    isinstance(t, ast.Name) for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])):
+                self.import_time(stmt.value)
+            elif not (isinstance(stmt, ast.Pass) or isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)):
+                self.flag("module_code", stmt, f"class-body {type(stmt).__name__.lower()} runs at import: a class "
+                                               "body may only define methods and constants")
+
+    def import_time(self, expr):
+        """An expression evaluated at import: constants, names, resolved attribute paths, lambdas (not run at
+        import), and calls of GATE_IMPORT_TIME_CALLS only."""
+        for node in _walk_outside_lambdas(expr):
+            if isinstance(node, ast.Call):
+                path = self.resolve(node.func) or (node.func.id if isinstance(node.func, ast.Name) else None)
+                if path not in GATE_IMPORT_TIME_CALLS and not (path or "").startswith("math."):
+                    self.flag("import_time_call", node, f"{ast.unparse(node)[:60]} runs at import, outside the "
+                                                        "recorded forward")
+            elif isinstance(node, (ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr)):
+                self.flag("import_time_call", node, ast.unparse(node)[:60])
+
+    def bindings(self):
+        """No import alias may be rebound, `self` is never reassigned, and no global/nonlocal statements."""
+        for node in ast.walk(self.tree):
+            names = []
+            if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+                names = [node.id]
+            elif isinstance(node, ast.arg):
+                names = [node.arg]
+            elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                names = [node.name]
+            elif isinstance(node, (ast.Global, ast.Nonlocal)):
+                self.flag("global_state", node, f"{type(node).__name__.lower()} statement")
+            for n in names:
+                if n in self.aliases:
+                    self.flag("rebinds_import", node, f"{n} (imported as {self.aliases[n]}) is rebound")
+                if n == "self" and not isinstance(node, ast.arg):
+                    self.flag("rebinds_self", node, "self is reassigned")
+                if n.startswith("__") and n.endswith("__") and not (n == "__init__" and isinstance(node, ast.FunctionDef)):
+                    self.flag("dunder", node, f"binds {n}")
+
+    def builtins(self):
+        """Names read but bound nowhere in their scope chain are builtins: only GATE_BUILTINS may be."""
+        import symtable
+        try:
+            top = symtable.symtable(ast.unparse(self.tree), "answer", "exec")
+        except (SyntaxError, RecursionError, ValueError):
+            return
+        module_bound = {s.get_name() for s in top.get_symbols() if s.is_assigned() or s.is_imported()
+                        or s.is_namespace()}
+        free = set()
+        stack = [top]
+        while stack:
+            t = stack.pop()
+            stack.extend(t.get_children())
+            for s in t.get_symbols():
+                if not s.is_referenced():
+                    continue
+                if t is top or t.get_type() == "class":
+                    unbound = not (s.is_assigned() or s.is_imported() or s.is_namespace() or s.is_parameter()) \
+                        and s.get_name() not in module_bound
+                else:
+                    unbound = s.is_global() and s.get_name() not in module_bound
+                if unbound:
+                    free.add(s.get_name())
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in free \
+                    and node.id not in GATE_BUILTINS:
+                rule = GATE_BUILTIN_RULES.get(node.id, "builtin_not_allowed")
+                if node.id == "Model":
+                    rule = "uses_reference_model"
+                elif node.id.startswith("__") and node.id not in GATE_BUILTIN_RULES:
+                    rule = "dunder"
+                self.flag(rule, node, f"{node.id}: not an allowed builtin nor bound by the answer")
+
+    # --- every node ----------------------------------------------------------------------------------
+
+    def visit(self, node):
+        if isinstance(node, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+            self.flag("try_except", node, "try/except (a fallback path hides kernel failures)")
+        elif isinstance(node, (ast.AsyncFunctionDef, ast.Await, ast.AsyncWith, ast.AsyncFor)):
+            self.flag("asyncio", node, "async code")
+        elif isinstance(node, ast.Match):
+            self.flag("unsupported_syntax", node, "match statement")
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            if node.id in self.aliases:
+                self.module_value(node, node.id)
+            elif node.id == "Model":
+                self.flag("uses_reference_model", node, "the reference Model")
+        elif isinstance(node, ast.Attribute):
+            self.attribute(node)
+        elif isinstance(node, ast.Call):
+            self.call(node)
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
+            targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
+            for t in targets:
+                for sub in ast.walk(t):
+                    if isinstance(sub, (ast.Attribute, ast.Subscript)) and self.parents.get(sub) is not None \
+                            and not isinstance(self.parents[sub], (ast.Attribute, ast.Subscript)):
+                        self.assignment(sub, node)
+
+    def module_value(self, node, text):
+        """An alias or chain that stands for a module may only be the base of a longer chain."""
+        path = self.resolve(node)
+        parent = self.parents.get(node)
+        if path in GATE_MODULE_PATHS and not (isinstance(parent, ast.Attribute) and parent.value is node):
+            self.flag("module_as_value", node, f"{text} ({path}) used as a value: a module may only be "
+                                               "named in an attribute chain")
+
+    def attribute(self, node):
+        path = self.resolve(node)
+        if path is not None:
+            parent = self.parents.get(node)
+            if not (isinstance(parent, ast.Attribute) and parent.value is node):  # check the whole chain once
+                rule = self.path_rule(path)
+                if rule == "dunder" and path.startswith("torch.nn.") and path.endswith(".__init__") \
+                        and isinstance(parent, ast.Call) and parent.func is node and parent.args \
+                        and _is_name(parent.args[0], "self") and self.in_method(node):
+                    rule = None  # nn.Module.__init__(self), as a base class's constructor
+                if rule:
+                    self.flag(rule, node, f"{ast.unparse(node)} ({path})")
+                self.module_value(node, ast.unparse(node))
+            return
+        attr = node.attr
+        on_self = _is_name(node.value, "self")
+        if attr.startswith("__") and attr.endswith("__"):
+            if attr != "__init__" or not (isinstance(node.value, ast.Call) and self.plain_super(node.value)):
+                self.flag("dunder", node, f".{attr}: dunder attributes are reflection (only super().__init__)")
+        elif attr in GATE_ATTRS and not (on_self and attr in self.own_attrs):
+            self.flag(GATE_ATTRS[attr], node, f".{attr}")
+        elif attr.startswith("_") and not (on_self and (attr in self.own_attrs or any(
+                attr in methods for methods in self.classes.values()))):
+            self.flag("private_api", node, f".{attr}: private attribute of an object the answer did not define")
+        elif "hook" in attr.lower() or attr.startswith("register_"):
+            self.flag("hook", node, f".{attr}")
+        elif isinstance(node.value, ast.Name) and node.value.id in self.classes and attr in self.classes[node.value.id]:
+            self.flag("unbound_method", node, f"{node.value.id}.{attr}: a method is called only on an instance")
+
+    def call(self, node):
+        if _is_name(node.func, "super") and not self.plain_super(node):
+            self.flag("reflection", node, "super() with arguments other than (EnclosingClass, self)")
+
+    def plain_super(self, node):
+        """super() or super(C, self) inside a method of the answer's class C."""
+        if not _is_name(node.func, "super") or node.keywords:
+            return False
+        if not node.args:
+            return True
+        if len(node.args) != 2 or not _is_name(node.args[1], "self") or not isinstance(node.args[0], ast.Name):
+            return False
+        f = self.parents.get(node)
+        while f is not None and not isinstance(f, ast.ClassDef):
+            f = self.parents.get(f)
+        return f is not None and f.name == node.args[0].id and self.in_method(node)
+
+    def assignment(self, target, stmt):
+        """Attributes may be assigned only on `self` inside a method; subscripts only on the answer's own names."""
+        root = target
+        while isinstance(root, (ast.Attribute, ast.Subscript)):
+            root = root.value
+        text = ast.unparse(target)[:80]
+        if isinstance(root, ast.Name) and root.id in self.aliases:
+            self.flag("patches_module", stmt, f"assignment to {text}")
+            return
+        chain, has_attr = target, False
+        while isinstance(chain, (ast.Attribute, ast.Subscript)):
+            has_attr = has_attr or isinstance(chain, ast.Attribute)
+            chain = chain.value
+        if has_attr:
+            if not (isinstance(root, ast.Name) and root.id == "self" and self.in_method(stmt)):
+                self.flag("attribute_assignment", stmt, f"assignment to {text}: attributes may be set only on "
+                                                        "self, in a method")
+
+    def in_method(self, node):
+        """Whether `node` lies in a function defined directly in a class body whose first parameter is self."""
+        f = node
+        while f is not None and not isinstance(f, (ast.FunctionDef, ast.Lambda)):
+            f = self.parents.get(f)
+        if not isinstance(f, ast.FunctionDef) or not isinstance(self.parents.get(f), ast.ClassDef):
+            return False
+        first = (f.args.posonlyargs + f.args.args)[:1]
+        return bool(first) and first[0].arg == "self" and "staticmethod" not in {
+            ast.unparse(d) for d in f.decorator_list}
 
 
-def _is_triton_jit(dec, triton_names):
-    if isinstance(dec, ast.Call):
-        dec = dec.func
-    text = ast.unparse(dec)
-    return text in ("triton.jit", "triton.autotune", "triton.heuristics") or (
-        isinstance(dec, ast.Name) and dec.id in triton_names and dec.id in ("jit", "autotune", "heuristics"))
+def _is_name(node, name):
+    return isinstance(node, ast.Name) and node.id == name
+
+
+def _import_rule(mod):
+    return GATE_IMPORT_RULES.get(mod.split(".")[0], GATE_IMPORT_RULES.get(mod, "import_not_allowed"))
+
+
+def _walk_outside_lambdas(expr):
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, ast.Lambda):
+            stack.extend(ast.iter_child_nodes(node))
 
 
 # ----------------------------------------------------------------------------------------------------
 # Rewards: pure functions of verdicts (DESIGN.md "Rewards")
 
 
+# Flags that mark a verdict as a likely hack: such a verdict earns what a wrong one earns (DESIGN.md "Rewards":
+# S+ is the correct rollouts without a hack flag), whatever its `correct`.
+HACK_FLAGS = {"speedup_above_cap", "patched_critical"}
+
+
+def earns(v):
+    """Whether a verdict counts as correct in the rewards: correct and carrying no hack flag."""
+    return bool(v.correct) and not HACK_FLAGS.intersection(v.flags or ())
+
+
 def log_speedup(v, cap=SPEEDUP_CAP):
-    """r_s = log(clip(speedup, 1/cap, cap)) for a correct, timed verdict; None otherwise."""
-    if not v.correct or v.speedup is None:
+    """r_s = log(clip(speedup, 1/cap, cap)) for a correct, unflagged, timed verdict; None otherwise."""
+    if not earns(v) or v.speedup is None:
         return None
     return math.log(min(max(v.speedup, 1.0 / cap), cap))
 
 
 def correct_mask(verdicts):
-    """S+ membership: [v.correct for v in verdicts]."""
-    return [bool(v.correct) for v in verdicts]
+    """S+ membership: [earns(v) for v in verdicts] (a hack-flagged verdict is in S-)."""
+    return [earns(v) for v in verdicts]
 
 
 def drpo_weights(verdicts, lam=0.1, cap=SPEEDUP_CAP):
     """DRPO weights over a group: w = softmax(r_s / lam) over S+ (correct ones), 0 on S-.
     r_s = log_speedup, taken as 0 where speed was not measured, so on CPU every correct rollout weighs
     1/|S+|. An all-wrong group gets all zeros."""
-    r = [(log_speedup(v, cap) or 0.0) / lam if v.correct else None for v in verdicts]
+    r = [(log_speedup(v, cap) or 0.0) / lam if earns(v) else None for v in verdicts]
     top = max((x for x in r if x is not None), default=None)
     if top is None:
         return [0.0] * len(verdicts)
@@ -461,11 +808,11 @@ def grpo_rewards(verdicts, mode="coupled", cap=SPEEDUP_CAP):
     decoupled: r = z(c) + z_+(s): c = 1/0 correctness z-scored over the group; s = log_speedup z-scored
                over the correct rollouts only and 0 for incorrect ones. A component with zero spread is 0."""
     if mode == "coupled":
-        return [1.0 + (log_speedup(v, cap) or 0.0) if v.correct else 0.0 for v in verdicts]
+        return [1.0 + (log_speedup(v, cap) or 0.0) if earns(v) else 0.0 for v in verdicts]
     if mode != "decoupled":
         raise ValueError(f"mode must be 'coupled' or 'decoupled', got {mode!r}")
-    c = _zscore([1.0 if v.correct else 0.0 for v in verdicts])
-    pos = [i for i, v in enumerate(verdicts) if v.correct]
+    c = _zscore([1.0 if earns(v) else 0.0 for v in verdicts])
+    pos = [i for i, v in enumerate(verdicts) if earns(v)]
     s = [0.0] * len(verdicts)
     for i, z in zip(pos, _zscore([log_speedup(verdicts[i], cap) or 0.0 for i in pos])):
         s[i] = z
@@ -1547,14 +1894,22 @@ class _Worker:
             dtype = str(r.dtype).replace("torch.", "")
             atol, rtol = atol_rtol.get(dtype, atol_rtol["float32"])
             kb_tol = KB_TOLERANCES.get(dtype, KB_TOLERANCES["float32"])
-            e, ok, ok_kb = _chunked_close(torch, o, r, atol, rtol, self.isclose, self.equal, self.device, kb_tol)
+            whole = {}
+            e, ok, ok_kb = _chunked_close(torch, o, r, atol, rtol, self.isclose, self.equal, self.device, kb_tol,
+                                          whole=whole)
             if ok and not ok_kb and where.startswith("trial") and "fails_kb_tol" not in v.flags:
                 v.flags.append("fails_kb_tol")
             err = max(err, e)
             if not ok:
                 v.max_abs_err = max(v.max_abs_err or 0.0, e)
-                raise _WorkerError("mismatch", f"{where}: max_abs_err {e:.3g} outside tolerance",
-                                   **_partial(v))
+                raise _WorkerError("mismatch", f"{where}: max_abs_err {e:.3g} outside the elementwise tolerance "
+                                   f"(rule elementwise: |out - ref| <= {atol:g} + {rtol:g} |ref|)",
+                                   **_partial(v, flags=v.flags + ["mismatch:elementwise"]))
+            why = whole_output_rule(whole.get("rel"), rtol)
+            if why:
+                v.max_abs_err = max(v.max_abs_err or 0.0, e)
+                raise _WorkerError("mismatch", f"{where}: {why}",
+                                   **_partial(v, flags=v.flags + ["mismatch:whole_output"]))
         return err
 
     def check_policy(self, counts, ref_ops, policy, v):
@@ -2290,19 +2645,37 @@ class _RefOut:
                 _poison(torch, dec)
 
 
-def _chunked_close(torch, o, r, atol, rtol, isclose, equal, device, also_tol=None):
+def whole_output_rule(rel, rtol):
+    """Why an output fails the whole-output rule, or None. Elementwise atol lets an output whose every value is
+    below atol be answered by zeros; the relative L2 error of the whole output, ||out - ref|| / ||ref||, must
+    also be within the dtype's rtol (an all-zeros answer has 1.0). Not applied where ||ref|| is 0."""
+    if rel is None or rel <= rtol:
+        return None
+    return (f"relative error of the whole output ||out - ref|| / ||ref|| = {rel:.3g} > {rtol:g} "
+            "(rule whole_output)")
+
+
+def _chunked_close(torch, o, r, atol, rtol, isclose, equal, device, also_tol=None, whole=None):
     """(max |o - r| as a float, NaN -> inf; allclose) of output tensor `o` and _RefOut `r` (same shape and
     dtype), chunk by chunk on `device`: the same answer as torch.allclose(o, r, atol, rtol, equal_nan=r has a
     NaN) for floating dtypes and torch.equal otherwise, without fp64 copies of the whole output (issue 19).
     The difference is taken in fp64 one chunk at a time, as the whole-output code did. With `also_tol` (an
-    (atol, rtol) pair) a third value says whether the output is also close at that tolerance."""
+    (atol, rtol) pair) a third value says whether the output is also close at that tolerance. With `whole` (a
+    dict) the whole output's relative error ||o - r||_2 / ||r||_2 over the positions where the reference is
+    finite goes into whole["rel"] (None where that norm is 0 or the dtype is not floating: whole_output_rule)."""
     o = o.detach()
     o = (o if o.is_contiguous() else o.contiguous()).view(-1)
     err, ok, ok_also = 0.0, True, True
+    diff_sq, ref_sq = 0.0, 0.0
     for a, b, rc in r.chunks(torch):
         oc, rc = o[a:b].to(device), rc.to(device)
         if r.dtype.is_floating_point:
-            e = float((oc.double() - rc.double()).abs().max())
+            d = oc.double() - rc.double()
+            e = float(d.abs().max())
+            if whole is not None:
+                fin = torch.isfinite(rc)
+                diff_sq += float(torch.where(fin, d, torch.zeros_like(d)).square().sum())
+                ref_sq += float(torch.where(fin, rc.double(), torch.zeros_like(d)).square().sum())
             ok = ok and bool(isclose(oc, rc, rtol=rtol, atol=atol, equal_nan=r.has_nan).all())
             if also_tol is not None and ok_also:
                 ok_also = bool(isclose(oc, rc, rtol=also_tol[1], atol=also_tol[0], equal_nan=r.has_nan).all())
@@ -2311,6 +2684,9 @@ def _chunked_close(torch, o, r, atol, rtol, isclose, equal, device, also_tol=Non
             ok = ok and equal(oc, rc)
             ok_also = ok_also and ok
         err = max(err, e if e == e else float("inf"))
+    if whole is not None:
+        whole["rel"] = math.sqrt(diff_sq / ref_sq) if ref_sq > 0 and diff_sq == diff_sq else (
+            float("inf") if ref_sq > 0 else None)
     return (err, ok) if also_tol is None else (err, ok, ok_also)
 
 
@@ -2358,9 +2734,9 @@ def _is_oom(torch, e):
             or "can't allocate memory" in text)
 
 
-def _partial(v):
+def _partial(v, **over):
     return {"compiled": v.compiled, "triton_launches": v.triton_launches, "torch_ops": v.torch_ops,
-            "flags": v.flags, "max_abs_err": v.max_abs_err, "timings": v.timings}
+            "flags": v.flags, "max_abs_err": v.max_abs_err, "timings": v.timings, **over}
 
 
 def _describe(e):

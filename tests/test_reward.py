@@ -384,20 +384,17 @@ def test_large_cached_reference_dropped_when_no_job_of_its_task_waits(monkeypatc
     assert queued == [(True, True), (True, True), (False, False), (True, False)]
 
 
-def test_contrast_draw_catches_a_partial_mean():
-    """The last trial is the contrast draw (each floating input's second half scaled by CONTRAST_SCALE): a mean
-    taken over the first rows of i.i.d. inputs passes every plain draw (with one trial, i.e. no contrast draw, the
-    judge accepts it) and fails there, named in the message. The honest whole mean passes both ways."""
+def test_whole_output_rule_catches_a_partial_mean():
+    """A mean taken over the first rows of i.i.d. inputs is within the elementwise 1e-2 of the whole mean on a
+    plain draw; the whole output's relative error (a scalar here: |out - ref| / |ref| ~ 1.1e-2) is not, on any
+    trial. The honest whole mean passes."""
     hack, good = os.path.join(HERE, "hacks", "partial_mean.py"), os.path.join(TASKS, "good", "mse_mean.py")
     task = task_for(hack)
     with Judge(workers=1, device="cpu", timeout_s=60.0, trials=1) as j:
-        plain_hack, plain_good = j.verify_many([(task, read(hack)), (task, read(good))], progress=False)
-    assert plain_hack.correct and plain_good.correct, (plain_hack.error_msg, plain_good.error_msg)
-    with Judge(workers=1, device="cpu", timeout_s=60.0) as j:
         v_hack, v_good = j.verify_many([(task, read(hack)), (task, read(good))], progress=False)
     assert v_good.correct, v_good.error_msg
-    assert not v_hack.correct and v_hack.error_type == "mismatch"
-    assert v_hack.error_msg.startswith("trial 4 (the contrast draw")
+    assert not v_hack.correct and v_hack.error_type == "mismatch", v_hack.error_msg
+    assert "rule whole_output" in v_hack.error_msg and "mismatch:whole_output" in v_hack.flags
 
 
 def test_contrast_input():
@@ -479,22 +476,23 @@ def test_extract_solution_takes_last_block():
 
 
 def test_static_check_rules():
+    """A few of the gate's rules; tests/test_judge_gate.py has the rest, aliases included."""
     kernel = "import triton\nimport triton.language as tl\n@triton.jit\ndef k(x):\n    pass\n"
     assert static_check(kernel) == (None, [])
     cases = {
         "import torch as T\nT.cuda.synchronize = None\n": "patches_module",
-        "import torch\nsetattr(torch, 'allclose', None)\n": "patches_module",
-        "import os\nos.system('ls')\n": "process",
-        "import torch\nx = getattr(torch, 'al' + 'lclose')\n": "dynamic_attribute",
+        "import torch\nsetattr(torch, 'allclose', None)\n": "reflection",
+        "import os\nos.system('ls')\n": "os",
+        "import torch\nx = getattr(torch, 'al' + 'lclose')\n": "reflection",
         "from concurrent.futures import ThreadPoolExecutor\n": "thread",
-        "from torch.utils.cpp_extension import load_inline\n": "native_code",
+        "from torch.utils.cpp_extension import load_inline\n": "import_not_allowed",
         "import ctypes\n": "native_code",
         "import asyncio\n": "asyncio",
         "class A(Model):\n    pass\n": "subclasses_model",
         "y = eval('1')\n": "dynamic_code",
         "import torch\nt = torch.compile(lambda x: x)\n": "torch_compile",
-        "def f(t):\n    t.__class__ = int\n": "patches_dunder",
-        "import torch\ntorch.cuda.set_per_process_memory_fraction(1.0)\n": "allocator",
+        "def f(t):\n    t.__class__ = int\n": "dunder",
+        "import torch\ntorch.cuda.set_per_process_memory_fraction(1.0)\n": "cuda_state",
     }
     for src, rule in cases.items():
         err, bad = static_check(kernel + src)
@@ -568,6 +566,20 @@ def test_rewards_mixed_decoupled():
     assert grpo_rewards(vs, "decoupled") == pytest.approx([1 / math.sqrt(2) + 1, 1 / math.sqrt(2) - 1,
                                                            -math.sqrt(2)], rel=1e-5)
     assert drpo_weights(vs, lam=1.0) == pytest.approx([0.8, 0.2, 0.0])  # softmax([ln4, 0]) = [4, 1] / 5
+
+
+def test_a_hack_flagged_verdict_earns_what_a_wrong_one_earns():
+    """A correct verdict flagged as a hack (a speedup over the cap) is in S-: no DRPO weight, GRPO reward 0."""
+    flagged = Verdict(compiled=True, correct=True, speedup=197.0, flags=["speedup_above_cap"])
+    honest = V(True, 3.4)
+    vs = [flagged, honest, V(False)]
+    assert correct_mask(vs) == [False, True, False]
+    assert log_speedup(flagged) is None
+    assert drpo_weights(vs) == [0.0, 1.0, 0.0]
+    assert grpo_rewards(vs) == pytest.approx([0.0, 1 + math.log(3.4), 0.0])
+    assert grpo_rewards(vs, "decoupled") == grpo_rewards([V(False), honest, V(False)], "decoupled")
+    # a group whose only correct verdict is flagged gets no S+ at all
+    assert drpo_weights([flagged, V(False)]) == [0.0, 0.0] and grpo_rewards([flagged, V(False)]) == [0.0, 0.0]
 
 
 # ----------------------------------------------------------------------------------------------------
