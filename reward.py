@@ -132,12 +132,6 @@ KB_TOLERANCES = {"float32": (1e-4, 1e-4), "float16": (1e-2, 1e-2), "bfloat16": (
 RECYCLE_ERRORS = {"runtime_error", "kernel_error", "import_error", "init_error", "oom", "exit_called",
                   "patched_critical", "task_error", "judge_error"}
 RECYCLE_ERRORS_CAUTIOUS = RECYCLE_ERRORS | {"compile_error", "missing_model_new", "signature_mismatch"}
-# The pre-flight (Worker.preflight): a throwaway child imports the candidate and builds ModelNew before the
-# reference is computed. Only these verdicts of it are final, and none whose message names CUDA, a fork or a
-# device: a fork of a CUDA worker cannot use CUDA, so such an error says nothing about the real run.
-PREFLIGHT_ERRORS = {"import_error", "missing_model_new", "signature_mismatch", "init_error"}
-PREFLIGHT_UNSURE = re.compile(r"cuda|fork|device|driver|nvml|out of memory", re.IGNORECASE)
-PREFLIGHT_TIMEOUT_S = 20.0
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -159,6 +153,7 @@ class Verdict:
     error_type: str | None = None
     error_msg: str = ""
     timings: dict = field(default_factory=dict)    # verify_s, import_s, check_s, time_s, ref_gpu_trials, ...
+    seed: int | None = None           # the judging's trial seed (trial_plan); Judge(seed=...) reproduces the verdict
 
     def to_dict(self):
         return dataclasses.asdict(self)
@@ -1236,7 +1231,8 @@ def _serve(fd_in, fd_out, device, threads):
     if device == "cpu":
         _fix_interpreter_bf16_dot()
     torch.set_num_threads(threads)
-    w = _Worker(torch, triton, device, fd_out)
+    hatch, _ = _start_answer_hatch(device)  # before this process touches CUDA: the hatch must be clean
+    w = _Worker(torch, triton, device, fd_out, hatch)
     # init_s: imports (none after a fork), CUDA's start and the warm-up kernel (bench.py verify reports it)
     info = {"torch": torch.__version__, "triton": triton.__version__, "gpu": "cpu", "gpu_total_gb": 0.0}
     if device == "cuda":  # the Judge derives the GPU caps and the baseline cache's key from these
@@ -1418,9 +1414,570 @@ def _close_fds_except(keep):
         lo = fd + 1
 
 
-class _Worker:
+# --- trials: a plan drawn per judging ------------------------------------------------------------------
+
+TRIAL_KINDS = ("plain", "sign", "scale")  # how a trial's inputs are drawn (widen_inputs)
+SCALE_RANGE = (2.0, 8.0)                 # a "scale" trial multiplies a block of each floating input by a factor
+                                         # of this size (or its inverse), log-uniform
+
+
+def trial_plan(seed, task_source, trials):
+    """The trials of one task under one judging's `seed`: a list of {"seed", "kind", "faithful"} in the order they
+    run. Of `trials` correctness trials the first kinds are one of each contrast ("sign", "scale") where there are
+    three or more trials, the rest "plain"; then one faithfulness trial, drawn like the others (a random kind, its
+    own seed); the order is shuffled, so neither a position nor a count tells the faithfulness trial or a
+    contrast trial apart. Deterministic in (seed, task source, trials): `--seed` reproduces a verdict."""
+    rng = random.Random(f"{seed}:{_sha(task_source)}:{trials}")
+    kinds = (["sign", "scale"] if trials >= 3 else []) + ["plain"] * trials
+    plan = [{"seed": rng.getrandbits(62), "kind": k, "faithful": False} for k in kinds[:trials]]
+    plan.append({"seed": rng.getrandbits(62), "kind": rng.choice(TRIAL_KINDS), "faithful": True})
+    rng.shuffle(plan)
+    return plan
+
+
+def widen_inputs(torch, inputs, kind, seed):
+    """A trial's inputs drawn from the task's own distribution (`inputs`), widened by `kind`:
+      plain: as drawn;
+      sign:  each element of each floating input multiplied by an independent random sign (a task drawing from
+             torch.rand never reaches the negative branch of an activation otherwise);
+      scale: in each floating input a random block (a random split of a random dim of size >= 2) multiplied by a
+             random factor in SCALE_RANGE or its inverse (a statistic read from part of the input, or a scale
+             assumed from the distribution, is off).
+    Deterministic in `seed` (a private generator on each input's device; torch's global RNG is untouched, so a
+    forward that draws from it, e.g. dropout, draws the same in the reference and the answer process). Other
+    values, integer and boolean tensors are kept."""
+    if kind == "plain":
+        return inputs
+    rng = random.Random(seed)
+    out = []
+    for x in inputs:
+        if not isinstance(x, torch.Tensor) or not x.is_floating_point() or x.numel() == 0:
+            out.append(x)
+            continue
+        if kind == "sign":
+            g = torch.Generator(device=x.device).manual_seed(rng.getrandbits(62))
+            signs = torch.randint(0, 2, x.shape, generator=g, device=x.device, dtype=torch.int8)
+            out.append(torch.where(signs.bool(), x, -x))
+        elif kind == "scale":
+            dims = [d for d, n in enumerate(x.shape) if n >= 2]
+            if not dims:
+                out.append(x)
+                continue
+            dim = rng.choice(dims)
+            n = x.shape[dim]
+            split = rng.randrange(1, n)
+            factor = math.exp(rng.uniform(math.log(SCALE_RANGE[0]), math.log(SCALE_RANGE[1])))
+            factor = factor if rng.random() < 0.5 else 1.0 / factor
+            y = x.clone()
+            start, length = (0, split) if rng.random() < 0.5 else (split, n - split)
+            y.narrow(dim, start, length).mul_(factor)
+            out.append(y)
+        else:
+            raise ValueError(f"unknown trial kind {kind!r}")
+    return out
+
+
+# --- tensors between processes: a JSON header and raw bytes, never pickle ----------------------------------
+
+MAX_TENSOR_BYTES = 64 << 30  # a header that claims more than this is a protocol error
+
+
+def _tensor_meta(torch, t):
+    return {"dtype": str(t.dtype).replace("torch.", ""), "shape": list(t.shape),
+            "nbytes": t.numel() * t.element_size()}
+
+
+def _send_tensors(fd, header, tensors, torch):
+    """`header` (a dict) with "tensors": the metas of `tensors`, then each tensor's bytes (contiguous, on the
+    host), in order."""
+    header = dict(header, tensors=[_tensor_meta(torch, t) for t in tensors])
+    _send(fd, header)
+    for t in tensors:
+        flat = t.detach().contiguous().view(-1)
+        for a in range(0, flat.numel(), REF_CHUNK_ELEMS):
+            raw = flat[a:a + REF_CHUNK_ELEMS].cpu().view(torch.uint8).numpy().tobytes()
+            view = memoryview(raw)
+            while view:
+                view = view[os.write(fd, view):]
+
+
+def _recv_tensors(fd, header, torch, device):
+    """The tensors announced by `header` (sent by _send_tensors), rebuilt on `device`. A header whose sizes do
+    not add up is refused before any bytes are read (ValueError)."""
+    metas = header.get("tensors") or []
+    out = []
+    for k, m in enumerate(metas):
+        dtype = getattr(torch, str(m.get("dtype")), None)
+        shape = [int(s) for s in m.get("shape", [])]
+        if not isinstance(dtype, torch.dtype):
+            raise ValueError(f"unknown dtype {m.get('dtype')!r}")
+        numel = math.prod(shape)
+        nbytes = numel * torch.empty((), dtype=dtype).element_size()
+        if nbytes != m.get("nbytes") or nbytes > MAX_TENSOR_BYTES:
+            raise ValueError(f"tensor {k}: {m.get('nbytes')} bytes announced for {shape} {dtype}")
+        t = torch.empty(numel, dtype=dtype, device=device)
+        raw = t.view(torch.uint8) if numel else t
+        step = REF_CHUNK_ELEMS
+        for a in range(0, nbytes, step):
+            b = _read_exact(fd, min(step, nbytes - a))
+            if b is None:
+                raise EOFError("the answer process closed its pipe")
+            chunk = torch.frombuffer(bytearray(b), dtype=torch.uint8)
+            raw[a:a + len(b)].copy_(chunk)
+        out.append(t.view(shape))
+    return out
+
+
+# --- the answer process ---------------------------------------------------------------------------------
+#
+# Each answer runs in a process of its own, forked for it from a clean helper (the answer hatch) and never
+# reused. The hatch is forked by a worker before the worker touches CUDA or any task: it holds torch and triton
+# imported and nothing else. The worker (the reference side and the comparator) sends the answer process the
+# solution and the task's source (get_inputs and get_init_inputs, to draw the same inputs from the same seeds),
+# then one message per trial; the answer process returns the forward's outputs as bytes, with what it recorded
+# (launches, aten ops at the dispatcher). It never holds a reference output, the reference model or a timing
+# the verdict depends on; it compares nothing.
+
+
+def _start_answer_hatch(device):
+    """Fork the answer hatch (`_answer_hatch_main`) from this worker, before it has touched CUDA. Returns the
+    worker's end of the control socket and the hatch's pid."""
+    import socket
+    mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            mine.close()
+            _answer_hatch_main(theirs, device)
+        finally:
+            os._exit(1)
+    theirs.close()
+    return mine, pid
+
+
+def _answer_hatch_main(sock, device):
+    """The answer hatch: dies with its worker; forks one answer process per request
+    {"op": "fork", "dir", "threads"} with its two pipe ends attached -> {"pid"} or {"why"};
+    {"op": "wait", "pid"} reaps it -> {"rc"} (Popen's convention)."""
+    import socket
+    die_with_parent()
+    import torch
+    while True:
+        msg, fds, _, _ = socket.recv_fds(sock, 1 << 16, 2)
+        if not msg:
+            os._exit(0)
+        req = json.loads(msg)
+        if req["op"] == "wait":
+            try:
+                _, status = os.waitpid(req["pid"], 0)
+                rc = os.waitstatus_to_exitcode(status)
+            except ChildProcessError:
+                rc = None
+            sock.send(json.dumps({"rc": rc}).encode())
+            continue
+        why = _fork_unsafe(torch) if len(fds) == 2 else f"{len(fds)} file descriptors attached, not 2"
+        pid = None
+        if why is None:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            pid = os.fork()
+            if pid == 0:
+                try:
+                    sock.close()
+                    _answer_main(req, fds, device)
+                finally:
+                    os._exit(1)
+        for fd in fds:
+            os.close(fd)
+        sock.send(json.dumps({"pid": pid} if why is None else {"why": why}).encode())
+
+
+def _answer_main(req, fds, device):
+    """In a new answer process: its own directory and Triton cache, stdout/stderr to its log, every other
+    descriptor closed; then serve the worker's messages (`_Answer`) until it says exit or closes the pipe."""
+    die_with_parent()
+    os.makedirs(req["dir"], exist_ok=True)
+    os.chdir(req["dir"])
+    os.environ["TRITON_CACHE_DIR"] = os.path.join(req["dir"], "triton-cache")
+    os.environ["HOME"] = req["dir"]
+    os.environ["TMPDIR"] = req["dir"]
+    tempfile.tempdir = None
+    log = os.open(os.path.join(req["dir"], "answer.log"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.dup2(log, 1)
+    os.dup2(log, 2)
+    fd_in, fd_out = fds
+    _close_fds_except({0, 1, 2, fd_in, fd_out})
+    import torch
+    import triton
+    if device == "cpu":
+        _fix_interpreter_bf16_dot()
+    torch.set_num_threads(req.get("threads", 1))
+    a = _Answer(torch, triton, device, fd_out)
+    while True:
+        msg = _recv_blocking(fd_in)
+        if msg is None or msg.get("op") == "exit":
+            os._exit(0)
+        try:
+            header, tensors = a.handle(msg)
+        except _WorkerError as e:
+            header, tensors = {"type": "error", "error_type": e.error_type, "msg": str(e)[:4000]}, []
+        except BaseException as e:  # noqa: BLE001  (the answer's SystemExit included: reported, not obeyed)
+            header, tensors = {"type": "error", "error_type": "runtime_error", "msg": _describe(e)[:4000]}, []
+        patched = a.patched()
+        if patched:
+            header, tensors = {"type": "error", "error_type": "patched_critical",
+                               "msg": "answer replaced " + ", ".join(patched[:10])}, []
+        header["printed_chars"] = a.printed_chars
+        _send_tensors(fd_out, header, tensors, torch)
+
+
+class _Answer:
+    """The answer process's side (module comment above): import and build the answer, run recorded trials and
+    timed runs, return outputs."""
+
     def __init__(self, torch, triton, device, fd_out):
         self.torch, self.triton, self.device, self.fd_out = torch, triton, device, fd_out
+        self.printed_chars = 0
+        self.model = self.task = None
+        from triton.runtime.jit import JITFunction
+        from triton.runtime.interpreter import InterpretedFunction
+        for cls in (JITFunction, InterpretedFunction):
+            if not hasattr(cls.run, "__wrapped__"):
+                cls.run = _counting_run(cls.run)
+        self.OpRecorder = _op_recorder_class(torch)
+        import torch._dynamo  # noqa: F401  (rebinds torch.manual_seed; before the snapshot)
+        _warm_up(torch, triton, device, self.OpRecorder)
+        self.critical = _snapshot(torch)
+
+    def patched(self):
+        snap, spaces = self.critical
+        return sorted(f"{s}.{k}" for (s, k), v in snap.items() if vars(spaces[s]).get(k) is not v)
+
+    def handle(self, msg):
+        op = msg.get("op")
+        if op == "load":
+            return self.load(msg), []
+        if op == "trial":
+            return self.trial(msg)
+        if op == "time":
+            return self.time(msg)
+        raise _WorkerError("judge_error", f"unknown request {op!r}")
+
+    def run_candidate(self, fn, error_type):
+        """Run answer code with stdout/stderr muted; its exceptions become a typed _WorkerError."""
+        torch = self.torch
+        saved = sys.stdout, sys.stderr
+        sys.stdout = sys.stderr = writer = _CappedWriter()
+        _Launches.raised = False
+        try:
+            return fn()
+        except (SystemExit, KeyboardInterrupt) as e:
+            raise _WorkerError("exit_called", f"candidate raised {type(e).__name__}({e})") from None
+        except MemoryError as e:
+            raise _WorkerError("oom", _describe(e)) from None
+        except Exception as e:
+            text = _describe(e)
+            if _is_oom(torch, e):
+                raise _WorkerError("oom", text) from None
+            if type(e).__name__ in ("CompilationError", "CompileTimeAssertionFailure", "PTXASError"):
+                raise _WorkerError("compile_error", text) from None
+            if _Launches.raised:
+                raise _WorkerError("kernel_error", text) from None
+            raise _WorkerError(error_type, text) from None
+        finally:
+            sys.stdout, sys.stderr = saved
+            self.printed_chars += writer.n
+
+    def load(self, msg):
+        """Import the task (its input draws only) and the answer, build ModelNew(*get_init_inputs()) on the CPU
+        right after MODEL_SEED, as the reference side builds Model, and move it to the device."""
+        torch = self.torch
+        if msg.get("gpu_cap_gb") and self.device == "cuda":
+            total = torch.cuda.get_device_properties(torch.cuda.current_device()).total_memory
+            torch.cuda.set_per_process_memory_fraction(min(1.0, msg["gpu_cap_gb"] * (1 << 30) / total))
+        path = os.path.join(os.getcwd(), "task_inputs.py")
+        with open(path, "w") as f:
+            f.write(msg["task"])
+        try:
+            self.task = _import_file(path, "task_inputs", register=False)
+        except Exception as e:  # noqa: BLE001  (the task's own fault; the reference side reports it)
+            raise _WorkerError("task_error", f"task import failed: {_describe(e)}") from None
+        finally:
+            os.unlink(path)
+        try:
+            init_inputs = list(self.task.get_init_inputs())
+        except Exception as e:  # noqa: BLE001
+            raise _WorkerError("task_error", f"get_init_inputs failed: {_describe(e)}") from None
+        path = os.path.join(os.getcwd(), "answer.py")
+        with open(path, "w") as f:
+            f.write(msg["solution"])
+        mod = self.run_candidate(lambda: _import_file(path, "answer"), "import_error")
+        if not hasattr(mod, "ModelNew"):
+            raise _WorkerError("missing_model_new", "the solution defines no class ModelNew")
+        ModelNew = mod.ModelNew
+        try:
+            import inspect
+            inspect.signature(ModelNew).bind(*init_inputs)
+        except TypeError as e:
+            raise _WorkerError("signature_mismatch", f"ModelNew(*get_init_inputs()) does not bind: {e}") from None
+        except ValueError:
+            pass
+        torch.manual_seed(MODEL_SEED)
+        model = self.run_candidate(lambda: ModelNew(*init_inputs), "init_error")
+        if isinstance(model, torch.nn.Module):
+            model = self.run_candidate(lambda: model.to(self.device), "init_error")
+        self.model = model
+        return {"type": "loaded"}
+
+    def draw(self, seed, kind, on_device):
+        torch = self.torch
+        torch.manual_seed(seed)
+        inputs = draw_inputs(torch, self.task.get_inputs, self.device, on_device)
+        return widen_inputs(torch, inputs, kind, seed)
+
+    def trial(self, msg):
+        """One recorded forward on the inputs of (seed, kind): launches, aten ops, the torch-answer check, inputs
+        unchanged. A faithfulness trial suppresses every launch and poisons fresh empty* buffers."""
+        torch = self.torch
+        inputs = self.draw(msg["seed"], msg["kind"], msg["on_device"])
+        pristine = [x.clone() if isinstance(x, torch.Tensor) else x for x in inputs]
+        faithful = bool(msg.get("faithful"))
+        watch = None
+        if msg["policy"] == "hybrid" and not faithful:
+            watch = _FallbackWatch(torch, msg["numels"], self.device)
+        rec = self.OpRecorder(poison=faithful, watch=watch)
+        _Launches.count = 0
+        _Launches.suppress = faithful
+        try:
+            with torch.no_grad():
+                out = self.run_candidate(lambda: _call_recorded(self.model, inputs, rec, self.device),
+                                         "runtime_error")
+        finally:
+            _Launches.suppress = False
+        header = {"type": "trial", "launches": _Launches.count, "counts": dict(sorted(rec.counts.items()))}
+        modified = [i for i, (a, b) in enumerate(zip(inputs, pristine))
+                    if isinstance(a, torch.Tensor) and not (a.shape == b.shape and torch.equal(a, b))]
+        header["inputs_modified"] = modified[0] if modified else None
+        tensors = self.outputs(out, header)
+        if watch is not None and header.get("wrong_type") is None:
+            header["answered_by"] = watch.answered_by(tensors, msg["atol_rtol"])
+        return header, tensors
+
+    def outputs(self, out, header):
+        """The output's tensors, with its container in the header; a wrong type is described, not sent."""
+        torch = self.torch
+        container = None if isinstance(out, torch.Tensor) and type(out) is torch.Tensor else \
+            type(out).__name__ if type(out) in (tuple, list) else None
+        items = [out] if container is None else list(out)
+        header["container"] = container
+        for o in items:
+            if type(o) is not torch.Tensor or o.layout != torch.strided or o.is_meta:
+                header["wrong_type"] = f"{type(o).__module__}.{type(o).__qualname__}" + (
+                    f" ({o.layout}, {o.device})" if type(o) is torch.Tensor else "")
+                return []
+        return [o.detach() for o in items]
+
+    def time(self, msg):
+        """The answer's timed runs (CUDA): msg["trials"] runs on fresh inputs (module docstring, Timing), each
+        after an L2 flush, between CUDA events; the outputs of a few runs, picked here at random after the runs,
+        go back for the reference side to check."""
+        torch = self.torch
+        rot = msg["rotation"]  # [[seed, kind], ...]: the input sets the runs rotate over where draws are not fresh
+
+        def inputs_for(i):
+            if msg["fresh"]:
+                return self.draw(msg["seed_base"] + 1 + i, "plain", True)
+            seed, kind = rot[i % len(rot)]
+            return self.draw(seed, kind, msg["on_device"])
+        first = inputs_for(0)
+        inputs_new = [x.clone() if isinstance(x, torch.Tensor) else x for x in first]
+        del first
+        fns, refill = {"new": lambda: self.model(*inputs_new)}, {"new": inputs_new}
+        kept, picks = {}, {}
+
+        def check(i, n, outs, inputs):  # one run at random and the last: their outputs go back to be checked
+            if n not in picks:
+                picks[n] = {random.Random(os.urandom(8)).randrange(n), n - 1}
+            if i in picks[n]:
+                kept[i] = outs["new"]
+        times = _cuda_times(torch, fns, refill, inputs_for, msg["trials"], self.run_candidate, check=check,
+                            budget_s=msg.get("budget_s"))
+        spots = sorted(kept)
+        tensors, shapes = [], []
+        for i in spots:
+            h = {}
+            ts = self.outputs(kept[i], h)
+            if h.get("wrong_type"):
+                return {"type": "time", "times": times["new"], "wrong_type": h["wrong_type"], "spots": []}, []
+            shapes.append(len(ts))
+            tensors.extend(ts)
+        return {"type": "time", "times": times["new"], "spots": spots, "per_spot": shapes}, tensors
+
+
+def _op_recorder_class(torch):
+    """The TorchDispatchMode that records what ran during a forward: every aten op, whoever called it (the
+    forward, a grid callable, a launcher's hooks), is counted; fresh empty* allocations outside a launcher
+    are poisoned for a faithfulness trial, and outputs of compute ops outside a launcher go to a _FallbackWatch."""
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class OpRecorder(TorchDispatchMode):
+        def __init__(self, poison=False, watch=None):
+            super().__init__()
+            self.counts, self.poison, self.watch = {}, poison, watch
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            out = func(*args, **(kwargs or {}))
+            name = func.overloadpacket.__name__
+            self.counts[name] = self.counts.get(name, 0) + 1
+            if _Launches.depth == 0:
+                if self.poison and name in POISON_OPS and isinstance(out, torch.Tensor):
+                    _poison(torch, out)
+                if self.watch is not None and name not in ALLOC_OPS and name not in VIEW_OPS:
+                    self.watch.record(name, out)
+            return out
+
+    return OpRecorder
+
+
+def _warm_up(torch, triton, device, OpRecorder):
+    """One tiny kernel through the launcher and the dispatch mode: first use replaces some torch attributes
+    (e.g. torch.manual_seed), so the identity snapshot is taken after it."""
+    import triton.language as tl
+
+    @triton.jit
+    def _copy(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
+
+    x = torch.randn(8, device=device)
+    y = torch.empty_like(x)
+    with OpRecorder():
+        _copy[(1,)](x, y, 8, BLOCK=8)
+    torch.manual_seed(0)
+    if device == "cuda":
+        torch.cuda.synchronize()
+
+
+def _snapshot(torch):
+    """Identities of what a patch would replace: torch, torch.Tensor, torch.cuda, time, builtins, torch.testing,
+    torch.nn.functional, the Triton launchers and this module's functions."""
+    import builtins
+    from triton.runtime.jit import JITFunction
+    from triton.runtime.interpreter import InterpretedFunction
+    spaces = {"torch": torch, "torch.Tensor": torch.Tensor, "torch.cuda": torch.cuda, "time": time,
+              "builtins": builtins, "torch.testing": torch.testing, "JITFunction": JITFunction,
+              "InterpretedFunction": InterpretedFunction, "torch.nn.functional": torch.nn.functional,
+              "torch.nn.Module": torch.nn.Module, "torch.nn.Linear": torch.nn.Linear,
+              "judge": sys.modules[__name__]}
+    return {(space, k): v for space, obj in spaces.items() for k, v in list(vars(obj).items())
+            if callable(v) and not isinstance(v, type(sys))}, spaces
+
+
+class _AnswerProcess:
+    """The worker's handle on one answer process: forked from the hatch, fed requests, read back, killed and
+    reaped at the end (close). Never reused for another answer."""
+
+    def __init__(self, worker, job):
+        self.w, self.torch = worker, worker.torch
+        self.dir = os.path.join(os.getcwd(), f"answer-{job['nonce'][:12]}")
+        job_r, self.job_w = os.pipe()
+        self.res_r, res_w = os.pipe()
+        import socket
+        try:
+            socket.send_fds(worker.hatch, [json.dumps({"op": "fork", "dir": self.dir,
+                                                        "threads": torch_threads(worker.torch)}).encode()],
+                            [job_r, res_w])
+            reply = json.loads(worker.hatch.recv(1 << 16) or b"{}")
+        finally:
+            os.close(job_r)
+            os.close(res_w)
+        self.pid = reply.get("pid")
+        if self.pid is None:
+            os.close(self.job_w)
+            os.close(self.res_r)
+            raise _WorkerError("judge_error", f"no answer process: {reply.get('why', 'the hatch is gone')}")
+        self.closed = False
+
+    def ask(self, msg, expect=None, device=None, drain=False):
+        """Send one request; (header, tensors) back. An error reply becomes a _WorkerError; a process that died
+        becomes worker_crashed (killed by a signal) or worker_died."""
+        try:
+            _send(self.job_w, msg)
+            header = _recv_blocking(self.res_r)
+        except OSError:
+            header = None
+        if header is None:
+            rc = self.close()
+            if rc is not None and rc < 0:
+                name = signal.Signals(-rc).name if -rc in signal.Signals._value2member_map_ else str(-rc)
+                raise _WorkerError("worker_crashed", f"answer process killed by signal {name}")
+            raise _WorkerError("worker_died", f"answer process exited with code {rc}")
+        self.w.printed_chars = header.get("printed_chars", 0)
+        if header.get("type") == "error":
+            raise _WorkerError(header.get("error_type") or "runtime_error", header.get("msg", ""))
+        wrong = _meta_mismatch(header.get("tensors") or [], expect) if expect is not None else None
+        if wrong:  # the verdict is final (its bytes are not read and the process goes), unless `drain`
+            if drain:
+                try:
+                    _recv_tensors(self.res_r, header, self.torch, "cpu")
+                except (ValueError, EOFError, OSError):
+                    self.close()
+            else:
+                self.close()
+            raise _WorkerError(*wrong)
+        try:
+            tensors = _recv_tensors(self.res_r, header, self.torch, device or self.w.device)
+        except (ValueError, EOFError, OSError) as e:
+            self.close()
+            raise _WorkerError("protocol_error", f"answer process output unreadable: {e}") from None
+        return header, tensors
+
+    def close(self):
+        """Kill and reap the answer process (once); its exit code, Popen's convention."""
+        if self.closed:
+            return self.rc
+        self.closed = True
+        for fd in (self.job_w, self.res_r):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self.pid, signal.SIGKILL)
+        try:
+            self.w.hatch.send(json.dumps({"op": "wait", "pid": self.pid}).encode())
+            self.rc = json.loads(self.w.hatch.recv(1 << 16) or b"{}").get("rc")
+        except OSError:
+            self.rc = None
+        shutil.rmtree(self.dir, ignore_errors=True)
+        return self.rc
+
+
+def _meta_mismatch(metas, expect):
+    """(error_type, message) where the announced output tensors differ from the expected (shape, dtype) list in
+    shape or dtype (their number is checked by the caller), else None."""
+    for k, (m, (shape, dtype)) in enumerate(zip(metas, expect)):
+        if tuple(m.get("shape", ())) != tuple(shape):
+            return "shape_mismatch", f"output {k}: shape {tuple(m.get('shape', ()))} != {tuple(shape)}"
+        if m.get("dtype") != str(dtype).replace("torch.", ""):
+            return "dtype_mismatch", f"output {k}: dtype torch.{m.get('dtype')} != {dtype}"
+    return None
+
+
+def torch_threads(torch):
+    return torch.get_num_threads()
+
+
+class _Worker:
+    """The reference side and the comparator of one worker process: it computes reference outputs (and, on the
+    GPU, reference timings), has each answer run in an answer process of its own (_AnswerProcess), and compares
+    what comes back. It never imports answer code, so it may serve many answers."""
+
+    def __init__(self, torch, triton, device, fd_out, hatch):
+        self.torch, self.triton, self.device, self.fd_out = torch, triton, device, fd_out
+        self.hatch = hatch  # control socket of the answer hatch (_start_answer_hatch)
         self.tasks = {}    # sha256 of task source -> cached reference (LRU by insertion)
         self.last_import = None  # (sha256 of task source, its module): import_task
         self.n_candidates = 0
@@ -1428,74 +1985,12 @@ class _Worker:
         self._gpu_lock = None  # _GpuLock, made on first CUDA job (needs the device's uuid)
         self._gpu_cap_gb = None  # the GPU cap now set (cap_gpu_memory)
         self.caps = {}  # the running job's caps in words, for oom messages (Judge._caps)
-        from triton.runtime.jit import JITFunction
-        from triton.runtime.interpreter import InterpretedFunction
-        for cls in (JITFunction, InterpretedFunction):
-            cls.run = _counting_run(cls.run)
-        from torch.utils._python_dispatch import TorchDispatchMode
-
-        class OpRecorder(TorchDispatchMode):
-            """Counts aten ops called by the candidate (not by the Triton launcher); optionally fills fresh
-            `empty*` allocations with NaN / a sentinel for the faithfulness run, and hands the outputs of
-            compute ops to a _FallbackWatch (`watch`) for the torch_fallback check."""
-
-            def __init__(self, poison=False, watch=None):
-                super().__init__()
-                self.counts, self.poison, self.watch = {}, poison, watch
-
-            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-                out = func(*args, **(kwargs or {}))
-                if _Launches.depth == 0:
-                    name = func.overloadpacket.__name__
-                    self.counts[name] = self.counts.get(name, 0) + 1
-                    if self.poison and name in POISON_OPS and isinstance(out, torch.Tensor):
-                        _poison(torch, out)
-                    if self.watch is not None and name not in ALLOC_OPS and name not in VIEW_OPS:
-                        self.watch.record(name, out)
-                return out
-
-        self.OpRecorder = OpRecorder
-        # Importing torch._dynamo rebinds torch.manual_seed (a dynamo-disabled wrapper). Whether and when
-        # it is imported differs by torch version and device (on CUDA it came after the snapshot and every
-        # candidate was flagged patched_critical), so import it before the identity snapshot.
+        self.OpRecorder = _op_recorder_class(torch)
+        # Importing torch._dynamo rebinds torch.manual_seed (a dynamo-disabled wrapper): before the snapshot.
         import torch._dynamo  # noqa: F401
-        self._warm_up()
-        self.critical = self._snapshot()
-        # The comparison functions are bound now, so later patching cannot change what the judge uses.
+        _warm_up(torch, triton, device, self.OpRecorder)
+        self.critical = _snapshot(torch)
         self.isclose, self.equal = torch.isclose, torch.equal
-
-    def _warm_up(self):
-        """One tiny kernel through the launcher and the dispatch mode: first use replaces some torch
-        attributes (e.g. torch.manual_seed), so the identity snapshot is taken after it."""
-        torch, triton = self.torch, self.triton
-        import triton.language as tl
-
-        @triton.jit
-        def _copy(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
-            offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-            tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
-
-        x = torch.randn(8, device=self.device)
-        y = torch.empty_like(x)
-        with self.OpRecorder():
-            _copy[(1,)](x, y, 8, BLOCK=8)
-        torch.manual_seed(0)
-        if self.device == "cuda":
-            torch.cuda.synchronize()
-
-    def _snapshot(self):
-        """Identities of everything a cheat would patch: torch, torch.Tensor, torch.cuda, time, builtins,
-        torch.testing, the Triton launchers and this module's functions."""
-        import builtins
-        from triton.runtime.jit import JITFunction
-        from triton.runtime.interpreter import InterpretedFunction
-        torch = self.torch
-        spaces = {"torch": torch, "torch.Tensor": torch.Tensor, "torch.cuda": torch.cuda, "time": time,
-                  "builtins": builtins, "torch.testing": torch.testing, "JITFunction": JITFunction,
-                  "InterpretedFunction": InterpretedFunction, "torch.nn.functional": torch.nn.functional,
-                  "judge": sys.modules[__name__]}
-        return {(space, k): v for space, obj in spaces.items() for k, v in list(vars(obj).items())
-                if callable(v) and not isinstance(v, type(sys))}, spaces
 
     def _patched(self):
         snap, spaces = self.critical
@@ -1640,9 +2135,8 @@ class _Worker:
             self.n_candidates = job["recycle_every"]
 
     def precheck(self, job):
-        """The checks before the task's reference is computed, none of them on the GPU: the static checks, the
-        constructor's signature from the AST, then the pre-flight (when the job asks for it and this worker has
-        not cached the task's reference). A failed Verdict, or None to go on to verify."""
+        """The checks before any process runs answer code, none of them on the GPU: the static gate and the
+        constructor's signature from the AST. A failed Verdict, or None to go on to verify."""
         err, bad = static_check(job["solution"])
         if err:
             msg = "; ".join(f"line {ln}: {rule}: {text}" for rule, ln, text in bad[:8])
@@ -1654,11 +2148,26 @@ class _Worker:
         if why:
             return _failed("signature_mismatch", f"ModelNew(*get_init_inputs()) does not bind: {why}",
                            flags=["static:signature"])
-        if job.get("preflight") and init_inputs is not None and _task_key(job) not in self.tasks:
-            return self.preflight(job, init_inputs)
         return None
 
     def verify(self, job):
+        """Judge one answer: its own process builds it (before any reference exists: an answer that cannot be
+        built costs no reference), the reference side computes each trial's reference here, then each trial's
+        inputs (drawn from the same seed in both processes) go through the answer's forward there and its
+        outputs come back to be compared here. The answer process is killed at the end, whatever the verdict."""
+        torch = self.torch
+        timings = self.timings
+        t = time.perf_counter()
+        ans = _AnswerProcess(self, job)
+        try:
+            ans.ask({"op": "load", "task": job["task"], "solution": job["solution"],
+                     "gpu_cap_gb": self.caps.get("gpu_gb") if self.device == "cuda" else None})
+            timings["import_s"] = round(time.perf_counter() - t, 4)
+            return self.verify_answer(job, ans)
+        finally:
+            ans.close()
+
+    def verify_answer(self, job, ans):
         torch = self.torch
         timings = self.timings
         t = time.perf_counter()
@@ -1672,71 +2181,91 @@ class _Worker:
             raise
         _send(self.fd_out, {"type": "resume", "nonce": job["nonce"]})
         timings["ref_s"] = round(time.perf_counter() - t, 4)
-        self.poison_allocator()
         flags = list(task["flags"])
-        v = Verdict(flags=flags, timings=timings)
+        v = Verdict(flags=flags, timings=timings, seed=job["seed"])
 
-        t = time.perf_counter()
-        model = self.construct(job, f"cand_{self.n_candidates}_{job['nonce'][:8]}", task["init_inputs"])
-        if isinstance(model, torch.nn.Module):
-            model = self.run_candidate(lambda: model.to(self.device), "init_error")
-        timings["import_s"] = round(time.perf_counter() - t, 4)
-
-        # Correctness trials.
+        # Correctness trials and the faithfulness trial, in the plan's order (trial_plan).
         t = time.perf_counter()
         atol_rtol = job["atol_rtol"]
-        max_err = 0.0
-        for k, seed in enumerate(task["seeds"]):
-            def trial():
-                inputs = self.make_inputs(task, seed)
-                pristine = [x.clone() if isinstance(x, torch.Tensor) else x for x in inputs]
-                _Launches.count = 0
-                watch = None
-                if job["policy"] == "hybrid":  # strict forbids every torch compute op anyway
-                    watch = _FallbackWatch(torch, [r.numel for r in task["ref_outs"][k].refs], self.device)
-                rec = self.OpRecorder(watch=watch)
-                with torch.no_grad():
-                    out = self.run_candidate(lambda: _call_recorded(model, inputs, rec, self.device), "runtime_error")
-                return inputs, pristine, watch, rec, out
+        max_err, faithful_seen, k = 0.0, False, 0
+        for entry, stored in zip(task["plan"], task["ref_outs"]):
+            request = {"op": "trial", "seed": entry["seed"], "kind": entry["kind"], "faithful": entry["faithful"],
+                       "on_device": task["draw_on_device"], "policy": job["policy"], "atol_rtol": atol_rtol,
+                       "numels": [r.numel for r in stored.refs]}
+            expect = [(r.shape, r.dtype) for r in stored.refs]
+            label = f"trial {k} ({entry['kind']} inputs)"
+            if entry["faithful"]:
+                self.check_faithful(ans, request, stored, atol_rtol, expect, v)
+                faithful_seen = True
+                continue
             try:
-                inputs, pristine, watch, rec, out = trial()
-            except Exception as e:  # the candidate's oom (a _WorkerError) or the judge's own input draw's
-                if not ((getattr(e, "error_type", None) == "oom" or _is_oom(torch, e))
-                        and self.refs_to_host(task, e)):
-                    raise
-                v.flags.append("ref_outs_to_host")
-                inputs, pristine, watch, rec, out = trial()  # the same trial again, with the GPU memory they held
-            self.check_identities()
+                head, outs = ans.ask(request, expect=expect)
+            except _WorkerError as e:
+                raise _WorkerError(e.error_type, f"{label}: {e}", **{**_partial(v), **e.kw}) from None
             if k == 0:
                 v.compiled = True
-                v.triton_launches, v.torch_ops = _Launches.count, dict(sorted(rec.counts.items()))
-            if _Launches.count == 0:
-                raise _WorkerError("no_triton_launch", f"trial {k}: forward launched no Triton kernel",
-                                   compiled=True, torch_ops=dict(rec.counts), flags=flags)
-            label = f"trial {k}" if seed != task.get("contrast_seed") else \
-                f"trial {k} (the contrast draw: each input's second half scaled by {CONTRAST_SCALE:g})"
-            err_k = self.compare(out, task["ref_outs"][k], atol_rtol, label, v)
-            max_err = max(max_err, err_k)
+                v.triton_launches, v.torch_ops = head["launches"], head["counts"]
+            if head["launches"] == 0:
+                raise _WorkerError("no_triton_launch", f"{label}: forward launched no Triton kernel",
+                                   **_partial(v, compiled=True, torch_ops=head["counts"]))
+            self.check_output_type(head, stored, label, v)
+            out = outs[0] if stored.container is None else stored.container(outs)
+            max_err = max(max_err, self.compare(out, stored, atol_rtol, label, v))
             v.max_abs_err = max_err
-            for i, (a, b) in enumerate(zip(inputs, pristine)):
-                if isinstance(a, torch.Tensor) and not (a.shape == b.shape and self.equal(a, b)):
-                    raise _WorkerError("inputs_modified", f"trial {k}: input {i} was modified in place",
-                                       **_partial(v))
-            self.check_policy(rec.counts, task["ref_ops"], job["policy"], v)
-            if watch is not None:
-                self.check_torch_answer(out, watch, atol_rtol, f"trial {k}", v)
-            del inputs, pristine, out, watch, rec  # not alive beside the next trial's (a level-1 tensor is 6-8 GB)
-        self.check_faithful(model, task, atol_rtol, v)
+            if head.get("inputs_modified") is not None:
+                raise _WorkerError("inputs_modified", f"{label}: input {head['inputs_modified']} was modified in "
+                                   "place", **_partial(v))
+            self.check_policy(head["counts"], task["ref_ops"], job["policy"], v)
+            if head.get("answered_by"):
+                raise _WorkerError("torch_fallback", f"{label}: a torch op ({head['answered_by']}) already computed "
+                                   "the output before a later Triton launch; the Triton kernels after it do no "
+                                   "work (rule torch_answer)", **_partial(v, flags=v.flags + ["policy:torch_answer"]))
+            del out, outs
+            k += 1
+        assert faithful_seen
         timings["check_s"] = round(time.perf_counter() - t, 4)
         v.correct = True
 
         if self.device == "cuda" and job["time_trials"] > 0:
             t = time.perf_counter()
-            self.time_candidate(model, task, job, v)
+            self.time_candidate(ans, task, job, v)
             timings["time_s"] = round(time.perf_counter() - t, 4)
         else:
             v.flags.append("speed_unmeasured")
         return v
+
+    def check_output_type(self, head, stored, label, v):
+        if head.get("wrong_type"):
+            raise _WorkerError("wrong_output_type", f"{label}: output type is {head['wrong_type']}, expected "
+                               "exactly a dense torch.Tensor", **_partial(v))
+        container = head.get("container")
+        want = None if stored.container is None else stored.container.__name__
+        if container != want or len(head.get("tensors") or []) != len(stored.refs):
+            raise _WorkerError("wrong_output_type", f"{label}: output is {container or 'a tensor'} of "
+                               f"{len(head.get('tensors') or [])}, expected {want or 'a tensor'} of "
+                               f"{len(stored.refs)}", **_partial(v))
+
+    def check_faithful(self, ans, request, stored, atol_rtol, expect, v):
+        """The faithfulness trial (its place in the plan is random): launches suppressed and fresh empty* buffers
+        poisoned in the answer process, the output must now be wrong."""
+        try:
+            head, outs = ans.ask(request, expect=expect, drain=True)
+        except _WorkerError as e:
+            if e.error_type in ("patched_critical", "worker_crashed", "worker_died", "protocol_error"):
+                raise
+            # It broke without its kernels, or returned another shape: counted as faithful.
+            if e.error_type not in ("shape_mismatch", "dtype_mismatch"):
+                v.flags.append("faithfulness_raised")
+            return
+        if head.get("wrong_type") or (head.get("container") is not None) != (stored.container is not None):
+            return
+        out = outs[0] if stored.container is None else stored.container(outs)
+        try:
+            self.compare(out, stored, atol_rtol, "faithfulness", Verdict())
+        except _WorkerError:
+            return
+        raise _WorkerError("unfaithful", "output stays correct with every Triton launch suppressed: the "
+                           "kernels do no work", **_partial(v))
 
     def refs_to_host(self, task, e):
         """After an out-of-memory error in a trial: the task's reference outputs that this worker kept on the GPU
@@ -1763,79 +2292,6 @@ class _Worker:
     def host_room(self):
         """Bytes of reference outputs the job may keep on the host: 0.75 of its host memory cap."""
         return 0.75 * self.caps.get("rss_gb", 0.0) * (1 << 30)
-
-    def construct(self, job, stem, init_inputs):
-        """Import the candidate from cwd/<stem>.py (Triton reads kernel source lines) with stdout/stderr muted
-        and build ModelNew(*init_inputs) on the CPU right after MODEL_SEED, as the reference was built. Raises
-        _WorkerError (import_error, missing_model_new, signature_mismatch, init_error, ...)."""
-        path = os.path.join(os.getcwd(), f"{stem}.py")
-        with open(path, "w") as f:
-            f.write(job["solution"])
-        mod = self.run_candidate(lambda: _import_file(path, f"cand_{job['nonce'][:12]}"), "import_error")
-        self.check_identities()
-        if not hasattr(mod, "ModelNew"):
-            raise _WorkerError("missing_model_new", "the solution defines no class ModelNew")
-        ModelNew = mod.ModelNew
-        try:
-            import inspect
-            inspect.signature(ModelNew).bind(*init_inputs)
-        except TypeError as e:
-            raise _WorkerError("signature_mismatch", f"ModelNew(*get_init_inputs()) does not bind: {e}") from None
-        except ValueError:
-            pass
-        self.torch.manual_seed(MODEL_SEED)
-        return self.run_candidate(lambda: ModelNew(*init_inputs), "init_error")
-
-    def preflight(self, job, init_inputs):
-        """Issue 21: the candidate is imported and its ModelNew built (on 'meta', then on the CPU where that fails)
-        in a throwaway child forked from this worker before the task's reference is computed (the reference must
-        exist, hidden, before candidate code runs in this process; the child never sees it, and its patches die
-        with it). A failed verdict
-        (flag "preflight") when that fails the way the real import would, so an answer that cannot even be
-        built costs no reference: a KernelBench reference can need the whole GPU and the exclusive retry
-        (LOG.md session 11: 20 of 41 such retries were answers that failed at import or construction).
-        None (go on as usual) when it passes or says nothing sure: the child touches CUDA (which a fork of this
-        CUDA process cannot use), exits, runs out of time (PREFLIGHT_TIMEOUT_S) or past the job's host memory
-        cap. Only for jobs whose reference this worker has not cached and whose get_init_inputs() worked
-        (precheck, which hands them in)."""
-        r, w = os.pipe()
-        sys.stdout.flush()
-        sys.stderr.flush()
-        pid = os.fork()
-        if pid == 0:  # the child: build, report, exit; never returns into the worker's loop
-            try:
-                os.close(r)
-                self.torch.set_num_threads(1)  # no thread pool is reused across the fork
-                try:
-                    try:  # on 'meta' first: no weights drawn (level 2's 32768 x 32768 Linears took 5-12 s each)
-                        with self.torch.device("meta"):
-                            self.construct(job, f"cand_preflight_{os.getpid()}", init_inputs)
-                    except _WorkerError:  # meta refuses reads of values: a failure is confirmed on the CPU
-                        self.construct(job, f"cand_preflight_{os.getpid()}", init_inputs)
-                    _send(w, {"ok": True})
-                except _WorkerError as e:
-                    _send(w, {"error_type": e.error_type, "msg": str(e)})
-            finally:
-                os._exit(0)
-        os.close(w)
-        msg, deadline = None, time.monotonic() + PREFLIGHT_TIMEOUT_S
-        try:
-            while time.monotonic() < deadline:
-                if select.select([r], [], [], 0.05)[0]:
-                    msg = _recv_blocking(r)
-                    break
-                if _rss_gb(pid) > self.caps.get("rss_gb", float("inf")):
-                    break
-        finally:
-            os.close(r)
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-            with contextlib.suppress(OSError):
-                os.unlink(os.path.join(os.getcwd(), f"cand_preflight_{pid}.py"))
-        if not msg or msg.get("error_type") not in PREFLIGHT_ERRORS or PREFLIGHT_UNSURE.search(msg["msg"]):
-            return None
-        return _failed(msg["error_type"], msg["msg"], flags=["preflight"])
 
     def run_candidate(self, fn, error_type):
         """Run candidate code with stdout/stderr muted; exceptions become a typed _WorkerError."""
@@ -1930,30 +2386,6 @@ class _Worker:
                                "before a later Triton launch; the Triton kernels after it do no work",
                                **_partial(v))
 
-    def check_faithful(self, model, task, atol_rtol, v):
-        """Launches suppressed and fresh empty* buffers poisoned: a faithful solution must now be wrong."""
-        torch = self.torch
-        inputs = self.make_inputs(task, task["seeds"][0])
-        rec = self.OpRecorder(poison=True)
-        _Launches.suppress = True
-        try:
-            with torch.no_grad():
-                out = self.run_candidate(lambda: _call_recorded(model, inputs, rec, self.device), "runtime_error")
-        except _WorkerError:
-            # It broke without its kernels: counted as faithful. A candidate that raises on purpose when it
-            # notices suppression would pass here; the flag makes such cases findable.
-            v.flags.append("faithfulness_raised")
-            return
-        finally:
-            _Launches.suppress = False
-        self.check_identities()
-        try:
-            self.compare(out, task["ref_outs"][0], atol_rtol, "faithfulness", Verdict())
-        except _WorkerError:
-            return
-        raise _WorkerError("unfaithful", "output stays correct with every Triton launch suppressed: the "
-                           "kernels do no work", **_partial(v))
-
     # --- reference ----------------------------------------------------------------------------------
 
     def init_inputs(self, job):
@@ -2003,27 +2435,30 @@ class _Worker:
             init_inputs = list(mod.get_init_inputs())
             torch.manual_seed(MODEL_SEED)
             model = mod.Model(*init_inputs).to(self.device)
-            seeds = [job["seed"] * 1000 + 17 * k + 1 for k in range(job["trials"])]
+            plan = trial_plan(job["seed"], job["task"], job["trials"])
             task = {"model": model, "mod": mod, "init_inputs": init_inputs, "flags": [], "ref_outs": [],
-                    "seeds": seeds, "contrast_seed": seeds[-1] if len(seeds) >= 2 else None,
-                    "draw_on_device": False}
+                    "plan": plan, "draw_on_device": False}
             first = None
             if self.device != "cpu":
                 try:
-                    first = self.make_inputs(task, task["seeds"][0], draw_on_device=True)
+                    first = self.make_inputs(task, plan[0]["seed"], plan[0]["kind"], draw_on_device=True)
                     task["draw_on_device"] = True
                 except DRAW_ERRORS:
                     first = None  # drawn on the CPU below
             ref_ops, on_gpu = None, 0  # on_gpu: trials whose outputs stay on the GPU (0 on the CPU)
-            for k, seed in enumerate(task["seeds"]):
-                inputs = first if k == 0 and first is not None else self.make_inputs(task, seed)
+            for k, entry in enumerate(plan):
+                inputs = first if k == 0 and first is not None else \
+                    self.make_inputs(task, entry["seed"], entry["kind"])
                 first = None
-                rec = self.OpRecorder()
-                with torch.no_grad(), rec:
-                    out = model(*inputs)
+                out, rec = self.reference_forward(model, inputs, entry)
+                if out is None:  # a widened draw the reference cannot take: this trial is drawn plainly
+                    task["flags"].append(f"trial_not_widened:{entry['kind']}")
+                    entry["kind"] = "plain"
+                    inputs = self.make_inputs(task, entry["seed"], "plain")
+                    out, rec = self.reference_forward(model, inputs, entry)
                 ref_ops = ref_ops or compute_ops(rec.counts)
                 if k == 0 and self.device == "cuda":
-                    out_b, n_trials = _output_bytes(torch, out), len(task["seeds"])
+                    out_b, n_trials = _output_bytes(torch, out), len(task["plan"])
                     exclusive = bool(job.get("exclusive"))
                     host_room = self.host_room()
                     working = working_bytes(job, _output_bytes(torch, inputs), out_b, task["draw_on_device"])
@@ -2060,16 +2495,37 @@ class _Worker:
         self.tasks[key] = task
         return task
 
-    def make_inputs(self, task, seed, draw_on_device=None):
-        """The task's get_inputs under `seed`, moved to the device. draw_on_device: with the device as the
-        default device, so its random draws happen there (fast: the timing draws a new set per run); None:
-        as the task's reference was drawn (task["draw_on_device"], set by load_task)."""
+    def make_inputs(self, task, seed, kind="plain", draw_on_device=None):
+        """The task's get_inputs under `seed`, moved to the device and widened by `kind` (widen_inputs), as the
+        answer process draws them. draw_on_device: with the device as the default device, so its random draws
+        happen there (fast: the timing draws a new set per run); None: as the task's reference was drawn
+        (task["draw_on_device"], set by load_task)."""
         torch = self.torch
         if draw_on_device is None:
             draw_on_device = task.get("draw_on_device", False)
         torch.manual_seed(seed)
         inputs = draw_inputs(torch, task["mod"].get_inputs, self.device, draw_on_device)
-        return [_contrast(torch, x) for x in inputs] if seed == task.get("contrast_seed") else inputs
+        return widen_inputs(torch, inputs, kind, seed)
+
+    def reference_forward(self, model, inputs, entry):
+        """(output, recorder) of the reference on one trial's inputs. A widened trial (not "plain") whose
+        reference raises or is not finite gives (None, None): the widening left the task's domain (a log of a
+        negative, probabilities out of [0, 1]), and the trial is drawn plainly instead."""
+        torch = self.torch
+        rec = self.OpRecorder()
+        if entry["kind"] == "plain":
+            with torch.no_grad(), rec:
+                return model(*inputs), rec
+        try:
+            with torch.no_grad(), rec:
+                out = model(*inputs)
+        except DRAW_ERRORS:
+            return None, None
+        outs = [out] if isinstance(out, torch.Tensor) else list(out) if isinstance(out, (tuple, list)) else []
+        if any(isinstance(o, torch.Tensor) and o.is_floating_point() and not bool(torch.isfinite(o).all())
+               for o in outs):
+            return None, None
+        return out, rec
 
     def cap_gpu_memory(self, limit_gb):
         """The caching allocator may hold at most `limit_gb` of the GPU (0: all of it), so a candidate that
@@ -2113,19 +2569,25 @@ class _Worker:
             self._gpu_lock = _GpuLock(job["lock_dir"], uuid)
         return self._gpu_lock
 
-    def time_candidate(self, model, task, job, v):
-        """Median of `time_trials` interleaved reference/candidate runs, each after an L2 flush, timed with
-        CUDA events and a device-wide sync; warm-ups outside; one timing per GPU at a time (file lock)."""
+    def time_candidate(self, ans, task, job, v):
+        """Timing (CUDA): the eager reference (and torch.compile's) timed here, in a process that never imported
+        answer code, unless the baseline cache has them; the answer's runs timed in its own process. Both with
+        the same method (_cuda_times: L2 flush, a spin kernel before the start event, CUDA events, a device-wide
+        sync, warm-ups outside, medians) while this worker holds the GPU exclusively (file lock). The outputs of
+        two of the answer's timed runs (one picked at random there after the runs, and the last) are checked here
+        against the reference on the same inputs."""
         torch = self.torch
         # Before every timed run the inputs are refilled (outside the timed region) with values never seen
-        # before: the task's own get_inputs, run on the GPU under a seed drawn from the job's nonce. A cache
-        # keyed on the input pointer or on the input's content cannot serve them. If the task's get_inputs
-        # cannot run that way, the runs rotate over three seeded sets instead (flag timing_inputs_rotated).
-        sets = [self.make_inputs(task, task["seeds"][0])]  # warm-ups and buffers; the rotation made if needed
+        # before: the task's own get_inputs, run on the GPU under a seed drawn per job. A cache keyed on the
+        # input pointer or on the input's content cannot serve them. If the task's get_inputs cannot run that
+        # way, the runs rotate over three of the trials' input sets instead (flag timing_inputs_rotated).
+        plain = [e for e in task["plan"] if not e["faithful"]]
+        rotation = [[e["seed"], e["kind"]] for e in plain[:3]]
+        first = self.make_inputs(task, *rotation[0])
         seed_base = random.Random(job["nonce"] + ":inputs").randrange(1 << 30)
         layout = lambda xs: [(tuple(x.shape), x.dtype) for x in xs if isinstance(x, torch.Tensor)]  # noqa: E731
         try:
-            fresh = layout(self.make_inputs(task, seed_base, draw_on_device=True)) == layout(sets[0])
+            fresh = layout(self.make_inputs(task, seed_base, draw_on_device=True)) == layout(first)
         except DRAW_ERRORS:
             fresh = False
         if not fresh:
@@ -2133,86 +2595,74 @@ class _Worker:
 
         def inputs_for(i):
             if fresh:
-                try:
-                    return self.make_inputs(task, seed_base + 1 + i, draw_on_device=True)
-                except DRAW_ERRORS:
-                    pass  # the judge's own input draw failed (out of memory, say): not the candidate's fault
-            if sets[0] is None:
-                sets[0] = self.make_inputs(task, task["seeds"][0])
-            if len(sets) == 1:
-                sets.extend(self.make_inputs(task, seed) for seed in task["seeds"][1:3])
-            return sets[i % len(sets)]
-        # Baselines the Judge found in its BaselineCache (job["baseline"]) are not timed again: the eager
-        # reference then does not run in the timed loop, and torch.compile is not paid again (issue 19).
+                return self.make_inputs(task, seed_base + 1 + i, draw_on_device=True)
+            return self.make_inputs(task, *rotation[i % len(rotation)])
+        # Baselines the Judge found in its BaselineCache (job["baseline"]) are not timed again (issue 19).
         cached = job.get("baseline") or {}
         clone = lambda xs: [x.clone() if isinstance(x, torch.Tensor) else x for x in xs]  # noqa: E731
         fns, refill = {}, {}
         timed = timed_functions(job)
         if "ref" in timed:
-            inputs_ref = clone(sets[0])
+            inputs_ref = clone(first)
             fns["ref"], refill["ref"] = (lambda: task["model"](*inputs_ref)), inputs_ref
-        inputs_new = clone(sets[0])
-        fns["new"], refill["new"] = (lambda: model(*inputs_new)), inputs_new
         if "compile" in timed:
             if "compiled" not in task:
-                self.check_identities()  # the candidate's last chance to be caught before the re-snapshot
                 _send(self.fd_out, {"type": "pause", "nonce": job["nonce"]})  # compile time is the judge's
                 t = time.perf_counter()
                 try:
                     task["compiled"] = torch.compile(task["model"])
                     with torch.no_grad():
-                        task["compiled"](*clone(sets[0]))
+                        task["compiled"](*clone(first))
                     torch.cuda.synchronize()
                 except Exception as e:  # a baseline that does not compile is reported, not fatal
                     task["compiled"], task["compile_error"] = None, _describe(e)
                 task["compile_ms"] = (time.perf_counter() - t) * 1e3
                 _send(self.fd_out, {"type": "resume", "nonce": job["nonce"]})
-                self.critical = self._snapshot()  # dynamo rebinds some torch functions on first use
             v.timings["compile_ms"] = round(task["compile_ms"], 1)  # how long compiling took (or failed after)
             if task["compiled"] is not None:
-                inputs_cmp = clone(sets[0])
+                inputs_cmp = clone(first)
                 fns["compile"], refill["compile"] = (lambda: task["compiled"](*inputs_cmp)), inputs_cmp
             else:
                 v.flags.append("compile_baseline_failed")
         elif job["compile_baseline"] and cached.get("compile_failed"):
             v.flags.append("compile_baseline_failed")
-        if fresh:
-            # fresh draws serve every trial, so the first set is only a fallback: drawn again if ever needed (one
-            # input set less on the GPU while timing; KernelBench L1 45 has a 17 GB input)
-            sets[0] = None
+        del first
         lock = self.gpu_lock(job)
         _send(self.fd_out, {"type": "pause", "nonce": job["nonce"]})  # waiting is not the candidate's time
         t = time.perf_counter()
         lock.exclusive()
         v.timings["lock_wait_s"] = round(time.perf_counter() - t, 4)  # part of time_s: other workers' holds
         _send(self.fd_out, {"type": "resume", "nonce": job["nonce"]})
-        # Spot checks of the timed outputs against the reference's on the same inputs, at trials the candidate
-        # cannot predict (and the last): a solution that is right while checked and cheap garbage once the
-        # timing starts (counting its calls, say) is a mismatch, not a speedup. With a cached eager time the
-        # reference runs here, untimed, on the trial's inputs drawn again (the draws are seeded).
-        spots = {}
-
-        def check(i, n, outs, inputs):  # n: the number of timed trials, known once the warm-ups measured a run
-            if n not in spots:
-                spots[n] = set(random.Random(job["nonce"]).sample(range(n), min(5, n))) | {n - 1}
-            if i in spots[n]:
-                if "ref" in outs:
-                    ref = outs["ref"]
-                else:  # the trial's own input set: every fn ran on copies of it, so it is as drawn
-                    with torch.no_grad():
-                        ref = task["model"](*inputs)
-                self.compare(outs["new"], ref, job["atol_rtol"], f"timed run {i}", v)
         try:
-            times = _cuda_times(torch, fns, refill, inputs_for, job["time_trials"], self.run_candidate, check=check,
-                                budget_s=job["time_budget_s"])
+            times = {}
+            if fns:  # the reference side's own timing, before the answer's
+                times = _cuda_times(torch, fns, refill, inputs_for, job["time_trials"], self.run_candidate,
+                                    budget_s=job["time_budget_s"])
+                del fns, refill
+            head, outs = ans.ask({"op": "time", "trials": job["time_trials"], "budget_s": job["time_budget_s"],
+                                  "fresh": fresh, "seed_base": seed_base, "rotation": rotation,
+                                  "on_device": task["draw_on_device"]})
         finally:
             lock.release()
-        self.check_identities()
-        if len(times["new"]) < job["time_trials"]:
-            v.timings["time_trials"] = len(times["new"])
+        if head.get("wrong_type"):
+            raise _WorkerError("wrong_output_type", f"timed run: output type is {head['wrong_type']}", **_partial(v))
+        stored0 = task["ref_outs"][0]
+        per = len(stored0.refs)
+        for j, i in enumerate(head.get("spots", [])):
+            ts = outs[j * per:(j + 1) * per]
+            if [(tuple(t.shape), t.dtype) for t in ts] != [(r.shape, r.dtype) for r in stored0.refs]:
+                raise _WorkerError("shape_mismatch", f"timed run {i}: output shapes differ from the reference's",
+                                   **_partial(v))
+            with torch.no_grad():
+                ref = task["model"](*inputs_for(i))
+            self.compare(ts[0] if stored0.container is None else stored0.container(ts), ref, job["atol_rtol"],
+                         f"timed run {i}", v)
+        new_times = [float(x) for x in head["times"]]
+        if len(new_times) < job["time_trials"]:
+            v.timings["time_trials"] = len(new_times)
         v.ref_ms = cached["eager_ms"] if "ref" not in times else _median(times["ref"])
         v.timings["ref_ms_from_cache"] = "ref" not in times
-        v.runtime_ms = _median(times["new"])
+        v.runtime_ms = _median(new_times)
         v.speedup = v.ref_ms / v.runtime_ms if v.runtime_ms > 0 else None
         if v.speedup is not None and v.speedup > SPEEDUP_CAP:
             v.flags.append("speedup_above_cap")
@@ -2971,10 +3421,8 @@ class Judge:
     `workers`. oom_retry (None: on for CUDA, off for CPU, whose memory is the trainer's too): a job whose verdict
     is oom runs once more on a worker that holds the GPU lock exclusively, with the GPU cap lifted to the whole
     GPU and the RSS cap to most of the host (on the CPU, when asked for: the RSS cap lifted and the address-space
-    rlimit removed); that worker is replaced afterwards. preflight (None: on for CUDA, off for CPU): before a
-    worker computes a task's reference (not cached yet), a throwaway fork of it imports the candidate and
-    builds ModelNew; an import, constructor or signature error there is the verdict (flag "preflight"), so
-    an answer that cannot be built costs no reference (Worker.preflight).
+    rlimit removed); that worker is replaced afterwards. An answer is imported and built in its own process
+    before its task's reference is computed, so an answer that cannot be built costs no reference.
     baseline_cache: path of a BaselineCache file (None: none); cached eager/compile times of a task on this
     GPU go out with its job and are not timed again, and times measured go into the file. A worker is replaced after `recycle_every` candidates, after a verdict whose
     error type is in `recycle_errors` (default RECYCLE_ERRORS; RECYCLE_ERRORS_CAUTIOUS also replaces it after
@@ -2991,8 +3439,8 @@ class Judge:
                  time_trials=100, compile_baseline=False, *, time_budget_s=TIME_BUDGET_S, strict_tol=False,
                  recycle_every=50, recycle_errors=None,
                  mem_limit_gb=8.0, rss_limit_gb=None, gpu_mem_limit_gb=None, oom_retry=None, baseline_cache=None,
-                 seed=0, threads_per_worker=1, startup_timeout_s=300.0, spare_workers=None, start_method=None,
-                 preflight=None):
+                 seed=None, threads_per_worker=1, startup_timeout_s=300.0, spare_workers=None, start_method=None,
+                 ):
         if device not in ("cpu", "cuda"):
             raise ValueError(f"device must be 'cpu' or 'cuda', got {device!r}")
         if policy not in ("hybrid", "strict"):
@@ -3005,7 +3453,11 @@ class Judge:
             raise ValueError(f"start_method must be 'spawn' or, on Linux, 'zygote'; got {start_method!r}")
         self.device, self.timeout_s, self.policy, self.trials = device, float(timeout_s), policy, int(trials)
         self.workers = int(workers)
-        self.time_trials, self.compile_baseline, self.seed = int(time_trials), bool(compile_baseline), int(seed)
+        self.time_trials, self.compile_baseline = int(time_trials), bool(compile_baseline)
+        # None: trial seeds drawn fresh for every verify_many call (an answer cannot learn them from an earlier
+        # judging); an int: that seed for every call, which reproduces a verdict (it is in Verdict.seed)
+        self.seed = None if seed is None else int(seed)
+        self.call_seed = None
         self.time_budget_s = float(time_budget_s) if time_budget_s else None  # None or 0: every time_trials run
         self.recycle_every, self.mem_limit_gb, self.threads = int(recycle_every), float(mem_limit_gb), int(threads_per_worker)
         self.recycle_errors = sorted(RECYCLE_ERRORS if recycle_errors is None else recycle_errors)
@@ -3014,7 +3466,6 @@ class Judge:
         self.rss_limit_arg, self.gpu_mem_limit_arg = rss_limit_gb, gpu_mem_limit_gb
         self.host_total_gb, self.gpu_total_gb = _host_memory_gb(), 0.0
         self.oom_retry = device == "cuda" if oom_retry is None else bool(oom_retry)
-        self.preflight = device == "cuda" if preflight is None else bool(preflight)
         self.rss_limit_gb = self._caps(False)["rss_gb"]
         self.gpu_mem_limit_gb = None  # known once a CUDA worker is ready
         self.device_info = None  # {"gpu", "gpu_total_gb", "torch", "triton"} from the first ready worker
@@ -3098,6 +3549,7 @@ class Judge:
             pending.append((i, task, sol, None))
         pending.reverse()  # pop() from the end keeps input order of dispatch
         self._queued = collections.Counter(_sha(task) for _, task, _, _ in pending)
+        self.call_seed = self.seed if self.seed is not None else int.from_bytes(os.urandom(6), "little")
         bar = _progress_bar(len(pairs), progress)
         if bar is not None:
             bar.update(len(pairs) - len(pending))
@@ -3275,10 +3727,10 @@ class Judge:
         job = {"type": "job", "nonce": s.nonce, "task": task, "solution": sol, "policy": self.policy,
                "trials": self.trials, "atol_rtol": self.atol_rtol, "time_trials": self.time_trials,
                "time_budget_s": self.time_budget_s,
-               "compile_baseline": self.compile_baseline, "seed": self.seed, "lock_dir": self.lock_dir,
+               "compile_baseline": self.compile_baseline, "seed": self.call_seed, "lock_dir": self.lock_dir,
                "recycle_every": self.recycle_every, "recycle_errors": self.recycle_errors,
                "caps": caps, "exclusive": first_oom is not None, "mem_limit_gb": self.mem_limit_gb,
-               "baseline": baseline, "preflight": self.preflight,
+               "baseline": baseline,
                # whether the worker keeps a large reference cached after this job: only while more jobs of its task
                # wait in this call (Worker.drop_large_task)
                "task_queued": self._queued[_sha(task)] > 0}
@@ -3602,7 +4054,9 @@ def main(argv=None):
     p.add_argument("--rtol", type=float, default=None, help="override the tolerance table's rtol")
     p.add_argument("--strict-tol", action="store_true", help="stricter tolerance table (fp32 1e-4)")
     p.add_argument("--compile-baseline", action="store_true", help="also time torch.compile of the reference")
-    p.add_argument("--seed", type=int, default=0, help="seed of the trial inputs")
+    p.add_argument("--seed", type=int, default=None,
+                   help="seed of the trial plan (inputs, widened kinds, the faithfulness trial's place); default: "
+                        "fresh, recorded in the verdict's seed, which --seed then reproduces")
     args = p.parse_args(argv)
     try:
         with open(args.task) as f:
