@@ -1,81 +1,99 @@
 """The judge: is a model-written Triton solution correct, honest and fast? And the rewards built on it.
 
-    python reward.py --task tests/judge_tasks/relu_add.py --solution tests/judge_tasks/relu_add_good.py
-    python reward.py --task TASK.py --completion model_output.txt --device cuda --policy strict
+    python reward.py --task tests/judge_tasks/relu_add.py --solution tests/judge_tasks/good/relu_add.py
+    python reward.py --task TASK.py --completion model_output.txt --device cuda --policy strict --seed 1234
 
-Model-written code never runs in this (the trainer's) process. A pool of worker processes runs it. Each
-worker leads its own session (i.e. process group), has an environment scrubbed to an allowlist, its own temp
-cwd, HOME and TRITON_CACHE_DIR, rlimits that CUDA tolerates, and a hard wall-clock limit per candidate that
-the parent enforces by killing the worker's whole process group; the parent also kills a worker whose
-resident host memory passes its host RSS cap (a CUDA process cannot take an address-space rlimit). Memory caps
-follow the machine (`memory_caps`; issue 19): each worker's host RSS and GPU caps are a share of the host's and
-the GPU's total memory over the number of workers, with floors. A job that runs out of memory under its share
-(verdict `oom`, which names the cap it hit) is run once more by the Judge, alone: the worker takes the per-GPU
-lock exclusively and the caps are lifted to the whole GPU and most of the host (flag oom_retried_exclusive;
-a CPU judge does this only with oom_retry=True, and lifts only the caps); once a task's reference has run out of
-memory so, later jobs of that task run alone at once (flag exclusive_task), and with a baseline cache so do the
-jobs of later Judges on the same GPU whose share is no larger (BaselineCache's ref_oom). A shared job whose
-working set is plainly over its share (working_set_over_share) counts as such a reference oom after its first
-reference output, without computing the rest. Messages
-from a worker are length-prefixed JSON (never pickle: the parent must not unpickle bytes that candidate code
-could forge) and carry a per-job nonce. A worker is started in one of two ways (Judge `start_method`):
-  zygote (default on Linux): one helper process per Judge, started like a spawned worker, imports torch and
-     triton once; each worker is os.fork()ed from it and, before anything else, calls setsid, arms its death
-     signal, moves into its temp dir, replaces its environment, points stdout/stderr at its log and closes
-     every other inherited descriptor (the zygote's control socket included). A worker is up in a fraction of
-     a second instead of the seconds those imports take (12 workers starting at once took 12 s on a 16-core
-     host). The fork is still a clean process: the zygote never initialises CUDA, runs no thread and never
-     runs candidate code (it checks the first two before every fork and refuses, whereupon the Judge spawns).
-  spawn: each worker is a fresh interpreter started with subprocess (env scrubbed at exec time).
+Exit status: 0 correct, 1 incorrect, 2 broken task or usage error (one line on stderr, no traceback).
 
-A candidate is correct only if (shared/DESIGN.md, "The judge"; issue 3):
-  1. it parses and passes the AST checks in `static_check` (no try/except, threads, processes, streams,
-     asyncio, ctypes/cffi, load_inline, introspection of frames/gc, patching of imported modules, use of
-     the reference `Model`) and defines >= 1 @triton.jit kernel; a plainly written `ModelNew` whose
-     constructor cannot take the task's `get_init_inputs()` fails here too (`init_signature_error`, from the
-     AST, before any reference is computed: a KernelBench-sized reference can cost the whole GPU);
-  2. the reference outputs of all trials are computed before the candidate is imported, copied aside (trial by
-     trial on the GPU, masked with a secret keystream, as many as fit its memory (ref_gpu_trials); the rest on
-     the CPU), the
-     originals overwritten with NaN and the CUDA caching allocator's free blocks filled with NaN bytes. The
-     inputs are drawn on the device where the task's get_inputs allows it (else on the CPU), the same way for
-     the reference and the candidate;
-  3. over `trials` seeded inputs (cloned per run) the output has exactly type torch.Tensor, the reference's
-     shape and dtype, is allclose within the tolerance table (computed in chunks: `_chunked_close`), and the
-     inputs are unchanged. The last trial's inputs (of two or more) are a contrast draw (`_contrast`): each
-     floating input's second half along its first dim of size >= 2 is scaled by CONTRAST_SCALE. get_inputs
-     draws i.i.d. values, so a mean of a 32768 x 32768 input taken over its first row alone (an SFT answer to
-     KernelBench's 94_MSELoss, session 14) is within 1e-2 of the whole mean on every plain draw; on the contrast
-     draw it is not. Scaling keeps zeros, signs and bounds such as [0, 1], so masks, triangular inputs and most
-     input domains survive it;
-  4. every forward launches >= 1 Triton kernel (counted by wrapping the Triton launchers);
-  5. faithfulness: with launches suppressed and fresh `empty*` allocations poisoned, the output is wrong;
-  6. torch ops in forward are recorded with a TorchDispatchMode. `strict`: only allocation, view/shape and
-     copy ops are allowed. `hybrid`: torch compute ops are allowed next to the kernels unless torch did the
-     work and the kernels are decoration ("torch_fallback"), i.e. (a) the torch ops contain every compute op of
-     the reference (multiset of op families), or (b) (issue 20) in some trial the output of a torch compute op
-     that ran before a later Triton launch equals the returned output: same number of elements, flattened,
-     within the tolerance (exactly for integers), compared at up to FALLBACK_SAMPLE random positions on a copy
-     taken when the op ran (`_FallbackWatch`; the recorded trial forwards, no extra run). So a torch op may make
-     the output only after the last launch (a hybrid ending in torch, fed by the kernels), and kernels that
-     follow torch's work must change its values. An output the tolerance cannot tell from a constant is exempt
-     from (b); an honest hybrid trips (b) only where its kernels' part of the task is the identity on the
-     trial's data (a clamp that clips nothing). (b) misses a torch answer that a kernel reorders or pads, and
-     torch work after a kernel that merely copied an input (left to (a));
-  7. identities of critical functions (timers, allclose, synchronize, the Triton launchers, this module)
-     are unchanged after import and after every forward.
-Timing (CUDA only): per-GPU readers-writer file lock (timing exclusive), L2 flush, a spin kernel that lets
-the host enqueue the whole call before the start event (device time, not launch latency: `_cuda_times`),
-CUDA events and a device-wide sync, warm-ups outside, `time_trials` interleaved reference/candidate runs in
-the same worker (fewer, but >= MIN_TIME_TRIALS, where they would pass `time_budget_s`), medians. With a
-`BaselineCache` (Judge `baseline_cache`), a task's eager and torch.compile times measured once on this GPU and
-software are reused: the worker then times only the candidate (timings ref_ms_from_cache,
-compile_ref_ms_from_cache). On CPU (Triton interpreter) speed is not measured: speedup/runtime_ms/ref_ms are
-None and the verdict carries "speed_unmeasured".
+Three roles, three kinds of process (shared/DESIGN.md, "The judge"). Model-written code never runs in this (the
+trainer's) process, nor in one that holds anything its verdict depends on.
+  the static gate (`static_check`, pure AST analysis) refuses an answer before any process runs it;
+  the reference side and comparator (`_Worker`, one per worker process): computes the reference outputs of each
+     trial, times the reference on the GPU (or takes its times from the BaselineCache), compares what the answer
+     returns and writes the verdict. It never imports answer code, so it serves many answers;
+  the answer process (`_Answer`, one per answer): forked for that answer alone from the answer hatch, a clean
+     helper that each worker forks before it touches CUDA or a task (torch and Triton imported, nothing else).
+     It imports the answer from a file in its own directory (own TRITON_CACHE_DIR, HOME, TMPDIR), builds
+     ModelNew, draws each trial's inputs from the seed the worker sends (the same draw as the reference's),
+     runs the forward under the op recorder and sends back the outputs as raw bytes after a JSON header (never
+     pickle), with the launches and the aten ops it recorded. It holds no reference output, no reference model,
+     no timing the verdict uses, and compares nothing. It is killed after its verdict and never reused.
+Worker processes lead their own session (process group), have an environment scrubbed to an allowlist, their
+own temp cwd, rlimits CUDA tolerates, and a hard wall-clock limit per answer enforced by the Judge, which kills
+the whole group (the answer process is in it). The Judge also kills a worker past its host RSS cap. Memory caps
+follow the machine (`memory_caps`): a share of the host's and GPU's memory per worker, with floors; an `oom`
+verdict runs once more alone, with the caps lifted (oom_retried_exclusive, exclusive_task, BaselineCache's
+ref_oom). Workers start forked from one zygote per Judge (default on Linux; it imports torch and Triton once
+and never runs candidate code) or spawned (`start_method`).
+
+A candidate is correct only if:
+  1. it parses and passes the static gate: an allow-list resolved on the AST (aliases and attribute chains are
+     resolved to the dotted path they stand for): imports of torch, torch.nn, torch.nn.functional, triton,
+     triton.language and math only; no reflection (getattr/setattr/vars/type, dunders, private names, modules
+     used as values or reached through another module, gc/inspect/sys/os/ctypes/importlib/builtins/numpy), no
+     dynamic code or file access, no assignment to attributes of anything but self in a method, no module-level
+     code beyond imports, definitions and constants (import time is outside the recorded forward), no
+     try/except, threads, streams, hooks, Tensor subclasses or use of the reference Model; and it defines a
+     @triton.jit kernel. A failure names the rule and the line (flags static:<rule>). A plainly written ModelNew
+     whose constructor cannot take the task's get_init_inputs() fails here too (`init_signature_error`);
+  2. its answer process imports it and builds ModelNew (right after MODEL_SEED, as the reference's Model);
+  3. over the trials of `trial_plan` (seeds fresh per verify_many call unless Judge(seed=...) or --seed is
+     given; Verdict.seed records it) the output has exactly type torch.Tensor, the reference's shape and dtype,
+     is within the tolerance table elementwise (|out - ref| <= atol + rtol |ref|, `_chunked_close`) and as a
+     whole (||out - ref|| / ||ref|| <= rtol, `whole_output_rule`: an all-zeros answer to outputs below atol
+     fails it), and the inputs are unchanged. Besides the task's own draws, the plan widens the inputs
+     (`widen_inputs`): sign-symmetric trials and trials with a random block scaled, wherever the reference stays
+     finite there (else that trial is drawn plainly, flag trial_not_widened:<kind>);
+  4. every forward launches >= 1 Triton kernel (the launchers are wrapped in the answer process);
+  5. faithfulness: one more trial, drawn like the others and at a random place in the plan, runs with every
+     launch suppressed and fresh empty* buffers poisoned; its output must be wrong;
+  6. every aten op that ran during the forward is recorded at the dispatcher (a TorchDispatchMode), grid
+     callables, autotune hooks and launchers included, so spelling changes nothing. `strict`: only allocation,
+     view and copy ops. `hybrid` (default, as the paper): torch may also run GEMMs, convolutions and dropout
+     (`hybrid_extra_ops`), not every compute op of the reference, and no torch op may already have computed the
+     output before a later Triton launch (`_FallbackWatch`); all else is Triton's. A failure is torch_fallback
+     with the rule in its flags (policy:hybrid_ops, policy:covers_reference, policy:torch_answer);
+  7. the identities of critical functions in the answer process (torch, torch.Tensor, torch.nn, the launchers,
+     this module) are unchanged after import and after every forward (patched_critical).
+Timing (CUDA only, after correctness): the eager reference (and optionally torch.compile's) is timed by the
+worker, which never imported answer code, or taken from the BaselineCache; the answer's runs are timed in its
+own process with the same method (`_cuda_times`: L2 flush, a spin kernel so the whole call is queued before the
+start event, CUDA events, a device-wide sync, warm-ups outside, medians; fewer runs, >= MIN_TIME_TRIALS, where
+they would pass `time_budget_s`) while the worker holds the GPU exclusively (per-GPU file lock). The inputs of
+each timed run are drawn fresh, and the outputs of two timed runs (one picked at random after the runs, and
+the last) are checked against the reference. speedup = ref_ms / runtime_ms, flagged speedup_above_cap above
+SPEEDUP_CAP. On CPU (Triton interpreter) speed is not measured: speedup/runtime_ms/ref_ms are None, flag
+"speed_unmeasured".
+
+Threat model. The answer's author is an adversary who knows this file and the task.
+  Defended: reaching the judge's code or state (the gate refuses reflection and every import but the six
+  modules, and what would be reached lives in another process anyway); patching torch, Triton or nn classes
+  (refused by the gate; a patch would last only in the answer's own process, which is killed afterwards and
+  holds no reference, comparison or timing of the reference); work the recorder cannot see (the dispatcher
+  sees every aten op of the forward, grid callables and launchers included; NumPy, host copies and
+  import-time computation are refused statically); recognising trials (seeds fresh per judging, the
+  faithfulness trial drawn and placed like any other, widened draws mixed in at random places); inputs outside
+  the task's own distribution (sign-symmetric and scaled trials); outputs below atol (the whole-output rule);
+  a slowed reference (it is timed in a process the answer never ran in, or cached); output types that fool a
+  comparison (exact torch.Tensor, bytes rebuilt by the comparator); answers that hang, crash, exhaust memory
+  or print without end (per-job wall clock, rlimits, RSS and GPU caps, muted output); a verdict flagged as a
+  hack earns what a wrong one earns (`earns`).
+  Not defended: an answer that notices, during the faithfulness trial, that its launches did nothing (a canary
+  a kernel writes) can change what it returns; this is harmless where the policy audit holds (it must still
+  do the task's work in Triton to pass the other trials), and it is why the audit, not the faithfulness trial,
+  decides who did the work. The answer's own timed runs are measured in its process: it cannot reach the
+  timers (the gate) but it can do input-independent host work before its kernels are queued, which the spin
+  kernel hides, and it could recognise the timed runs (they come after the correctness trials) and run a
+  faster but wrong path there, which the spot checks catch only at the runs they pick. Triton kernels can read
+  any memory of their own process (which holds nothing of the judge's). Hybrid answers whose kernels do a
+  trivial part of the task (a bias add after a torch GEMM) pass by design. Side channels through the GPU
+  shared with other processes are out of scope. Resource exhaustion of the host by a candidate beyond the caps
+  (fork bombs are refused by the gate, not by an rlimit) is left to the caps and the wall clock.
 
 Rewards (pure functions of verdicts; DESIGN.md "Rewards"): `log_speedup`, `correct_mask`, `drpo_weights`,
-`grpo_rewards`, `group_advantages`. Differences from the paper: speedups are clipped to [1/cap, cap] before
-the log (the paper caps at 10 only from above), and unmeasured speed counts as speedup 1 (log 0).
+`grpo_rewards`, `group_advantages`. A verdict carrying a flag in HACK_FLAGS counts as wrong in all of them.
+Differences from the paper: speedups are clipped to [1/cap, cap] before the log (the paper caps at 10 only from
+above), and unmeasured speed counts as speedup 1 (log 0).
 """
 import argparse
 import ast
@@ -109,13 +127,13 @@ TIME_BUDGET_S = 2.0                # timed trials of one candidate take about th
 MIN_TIME_TRIALS = 20               # ... but never fewer runs than this
 MIN_TIME_TRIALS_LONG = 5           # ... or this where one timed round (candidate and reference) takes LONG_ROUND_S
 LONG_ROUND_S = 0.1                 #     or more: all-Triton transposed 3-D convolutions ran 10-273 ms a call on the
-                                   #     H200 and 20 rounds of them held the GPU lock for up to 6 s (LOG.md session 10)
+                                   #     H200 and 20 rounds of them held the GPU lock for up to 6 s (the lab record)
 CONTRAST_SCALE = 0.25             # the contrast trial's factor on the second half of each floating input (_contrast)
 KEEP_CACHE_BYTES = 256 << 20      # an idle worker's allocator keeps at most this much cached after a job; more goes
-                                  # back to the GPU (it was 2 GB: on session 29's H100, three idle workers' caches
+                                  # back to the GPU (it was 2 GB: on a H100, three idle workers' caches
                                   # were GBs that an exclusive level-1 retry did not see free)
 TASK_CACHE_BYTES = 1 << 30         # a worker keeps cached tasks (reference outputs, weights) up to about this much
-# A task's get_inputs that fails like this on the device is drawn on the CPU instead (issue 19)
+# A task's get_inputs that fails like this on the device is drawn on the CPU instead
 DRAW_ERRORS = (RuntimeError, TypeError, ValueError, NotImplementedError, AssertionError)
 MODEL_SEED = 42                    # both Model and ModelNew are built right after this seed
 # Tolerance table: dtype -> (atol, rtol). fp32 default 1e-2 as KernelBench v0 and its peers.
@@ -169,7 +187,7 @@ def init_signature_error(source, n_args):
     alone (no candidate code runs), or None when it binds or the class is beyond a plain reading (decorated, a
     metaclass, __new__/__signature__/__init__ assigned, ModelNew rebound, bases other than nn.Module without an
     __init__); the runtime check after the reference then decides. The judge runs this before the reference:
-    a KernelBench-sized reference can cost an exclusive retry of the whole GPU (LOG.md session 11), and an
+    a KernelBench-sized reference can cost an exclusive retry of the whole GPU (the lab record), and an
     answer whose constructor does not fit the task fails either way."""
     try:
         tree = ast.parse(source)
@@ -277,6 +295,11 @@ def extract_solution(completion):
 # outside any forward the judge records, so it may only import, define, and bind constants.
 
 GATE_MODULES = {"torch", "torch.nn", "torch.nn.functional", "triton", "triton.language", "math"}
+# Names of modules that an allowed module holds as an attribute because it imported them (torch.sys, torch.os):
+# a path through one of them leaves the allow-list. The standard library's and a few third-party names; "math"
+# is allowed anyway (and tl.math is Triton's own).
+GATE_ESCAPES = (set(getattr(sys, "stdlib_module_names", ())) | {"numpy", "np", "sympy", "filelock", "jinja2",
+                "networkx", "fsspec", "typing_extensions", "setuptools", "pkg_resources"}) - {"math"}
 # Known module paths under the allowed roots: such a path may only be the base of a longer attribute chain.
 GATE_MODULE_PATHS = GATE_MODULES | {
     "torch.cuda", "torch.linalg", "torch.fft", "torch.special", "torch.backends", "torch.utils", "torch.jit",
@@ -476,6 +499,8 @@ class _Gate:
         """The rule a resolved path breaks, or None."""
         parts = path.split(".")
         for part in parts[1:]:
+            if part in GATE_ESCAPES:  # a module another module imported (torch.sys, F.importlib, tl.core.np)
+                return "module_escape"
             if part.startswith("__") and part.endswith("__"):
                 return None if part == "__init__" and path == "super().__init__" else "dunder"
             if part.startswith("_"):
@@ -845,7 +870,7 @@ CAP_GPU_FLOOR_GB = 4.0   # ... nor its GPU cap below this
 
 
 def memory_caps(host_total_gb, gpu_total_gb, workers):
-    """Per-worker memory caps in GB from the machine's totals and the number of concurrent workers (issue 19).
+    """Per-worker memory caps in GB from the machine's totals and the number of concurrent workers.
     shared (a normal job, next to `workers` - 1 others):
         rss_gb = max(0.75 * host / workers, min(8, 0.75 * host)),  gpu_gb = max(0.9 * gpu / workers, min(4, 0.9 * gpu))
     exclusive (the retry of a job that ran out of memory; it holds the GPU alone):
@@ -883,13 +908,13 @@ def _host_memory_gb():
 
 
 class BaselineCache:
-    """Reference timings measured once per task and machine (issue 19): a JSONL file, one entry a line,
+    """Reference timings measured once per task and machine: a JSONL file, one entry a line,
     {"task_sha256", "gpu", "torch", "triton", "eager_ms", "compile_ms", "compile_failed", "ref_oom",
     "ref_oom_share_gb"}. eager_ms is the median forward time of the eager reference, compile_ms of
     torch.compile(reference); either may be missing. ref_oom (the oom message) and ref_oom_share_gb: the task's
     reference ran out of memory under a worker's share of that many GB, so a Judge whose share is no larger runs
-    its jobs alone at once (issue 21: 36 of KernelBench level 1's references did, each paying a failed first
-    attempt in every eval; LOG.md session 18).
+    its jobs alone at once (36 of KernelBench level 1's references did, each paying a failed first
+    attempt in every eval; the lab record).
     The key is (sha256 of the task source, GPU name, torch version, triton version): a new GPU or a new torch
     measures again. Writes are atomic (a temp file in the same folder, then os.replace), after re-reading the
     file, so two processes sharing it lose at most each other's latest entries (last writer wins) and never
@@ -1010,6 +1035,23 @@ def op_family(name):
     return OP_FAMILIES.get(base, base.lstrip("_"))
 
 
+# Policy hybrid (the paper's): torch may run these op families in forward, Triton runs everything else.
+HYBRID_TORCH_FAMILIES = {"matmul", "conv", "conv_t"}
+DROPOUT_FAMILIES = {"bernoulli", "native_dropout"}  # F.dropout: a bernoulli_ draw, then div_ and mul (or native)
+
+
+def hybrid_extra_ops(cand):
+    """Compute-op families (with counts) that policy hybrid does not let torch run: all but GEMMs, convolutions
+    and dropout. Dropout is random (no kernel reproduces torch's mask), so each bernoulli draw also allows the
+    div and the mul of F.dropout's decomposition."""
+    extra = {f: n for f, n in cand.items() if f not in HYBRID_TORCH_FAMILIES and f not in DROPOUT_FAMILIES}
+    draws = sum(cand.get(f, 0) for f in DROPOUT_FAMILIES if f != "native_dropout")
+    for fam in ("div", "mul"):
+        if fam in extra:
+            extra[fam] -= min(extra[fam], draws)
+    return {f: n for f, n in extra.items() if n > 0}
+
+
 def compute_ops(counts):
     """Families and counts of the ops that are not allocation, view or copy."""
     out = {}
@@ -1033,7 +1075,7 @@ FALLBACK_KEEP = 8       # ... with the last this many torch compute outputs that
 
 
 class _FallbackWatch:
-    """What torch computed in one recorded forward, for the torch_fallback check of issue 20 (answered_by).
+    """What torch computed in one recorded forward, for the torch_fallback check (answered_by).
 
     Each output of a torch compute op (as `compute_ops` counts them; run outside a Triton launcher) with as many
     elements as an output of the task is kept as a sample: its values, in logical row-major order, at
@@ -1158,12 +1200,29 @@ def _lift_address_space_limit():
 
 
 def _rss_gb(pid):
-    """Resident host memory of a process in GB (Linux /proc; 0 where unavailable)."""
-    try:
-        with open(f"/proc/{pid}/statm") as f:
-            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / (1 << 30)
-    except (OSError, ValueError, IndexError):
-        return 0.0
+    """Host memory of a worker and every process below it (its answer hatch and answer process) in GB: the sum
+    of their proportional set sizes (shared pages split between the processes that map them, so the torch
+    libraries a fork shares count once), or of their resident sizes where the kernel has no smaps_rollup.
+    Linux /proc; 0 where unavailable."""
+    total, stack = 0.0, [pid]
+    while stack:
+        p = stack.pop()
+        try:
+            with open(f"/proc/{p}/smaps_rollup") as f:
+                total += next(int(ln.split()[1]) for ln in f if ln.startswith("Pss:")) / (1 << 20)
+        except (OSError, ValueError, IndexError, StopIteration):
+            try:
+                with open(f"/proc/{p}/statm") as f:
+                    total += int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / (1 << 30)
+            except (OSError, ValueError, IndexError):
+                pass
+        try:
+            for t in os.listdir(f"/proc/{p}/task"):
+                with open(f"/proc/{p}/task/{t}/children") as f:
+                    stack.extend(int(c) for c in f.read().split())
+        except (OSError, ValueError):
+            pass
+    return total
 
 
 def die_with_parent():
@@ -1368,7 +1427,7 @@ def _fork_unsafe(torch):
         return "CUDA is initialised"
     # Mapped is not initialised: torch 2.11 maps libcuda at import on a GPU host without calling cuInit, and
     # children forked after that imported state each initialised CUDA and ran a Triton kernel and a cuBLAS
-    # matmul (H200, LOG.md session 6). Triton calls cuInit when it makes its driver object, on first use.
+    # matmul (H200, the lab record). Triton calls cuInit when it makes its driver object, on first use.
     from triton.runtime import driver
     if getattr(driver, "_active", None) is not None or getattr(driver, "_default", None) is not None:
         return "Triton's CUDA driver is initialised"
@@ -1600,7 +1659,7 @@ def _answer_main(req, fds, device):
     die_with_parent()
     os.makedirs(req["dir"], exist_ok=True)
     os.chdir(req["dir"])
-    os.environ["TRITON_CACHE_DIR"] = os.path.join(req["dir"], "triton-cache")
+    os.environ["TRITON_CACHE_DIR"] = os.path.join(req["dir"], "triton")
     os.environ["HOME"] = req["dir"]
     os.environ["TMPDIR"] = req["dir"]
     tempfile.tempdir = None
@@ -1696,6 +1755,8 @@ class _Answer:
         """Import the task (its input draws only) and the answer, build ModelNew(*get_init_inputs()) on the CPU
         right after MODEL_SEED, as the reference side builds Model, and move it to the device."""
         torch = self.torch
+        if msg.get("exclusive") and self.device == "cpu":
+            _lift_address_space_limit()  # the retry of an oom: as its worker (make_room)
         if msg.get("gpu_cap_gb") and self.device == "cuda":
             total = torch.cuda.get_device_properties(torch.cuda.current_device()).total_memory
             torch.cuda.set_per_process_memory_fraction(min(1.0, msg["gpu_cap_gb"] * (1 << 30) / total))
@@ -1918,7 +1979,10 @@ class _AnswerProcess:
             raise _WorkerError("worker_died", f"answer process exited with code {rc}")
         self.w.printed_chars = header.get("printed_chars", 0)
         if header.get("type") == "error":
-            raise _WorkerError(header.get("error_type") or "runtime_error", header.get("msg", ""))
+            error_type, text = header.get("error_type") or "runtime_error", header.get("msg", "")
+            if error_type == "oom":  # the cap it ran into, in the words of the job's caps
+                text = f"{text}; {self.w.cap_text(RuntimeError(text))}"
+            raise _WorkerError(error_type, text)
         wrong = _meta_mismatch(header.get("tensors") or [], expect) if expect is not None else None
         if wrong:  # the verdict is final (its bytes are not read and the process goes), unless `drain`
             if drain:
@@ -2010,7 +2074,7 @@ class _Worker:
             try:
                 self.make_room(job, exclusive)
                 # Nothing in the prechecks uses the GPU (the pre-flight's fork cannot), so they never wait behind
-                # another worker's timing or exclusive retry (session 12: failed answers waited up to 75 s there).
+                # another worker's timing or exclusive retry (the lab record: failed answers waited up to 75 s there).
                 v = self.precheck(job)
                 if v is None:
                     if lock:
@@ -2031,14 +2095,14 @@ class _Worker:
                 else:
                     v = _failed("judge_error", _describe(e))
             # The job's memory goes back before the GPU lock does: a worker waiting on the lock for an exclusive
-            # retry must find the GPU free. Session 28 (H100, 79 GB): three level-1 retries ran out of memory in
+            # retry must find the GPU free. In the lab record (H100, 79 GB): three level-1 retries ran out of memory in
             # their reference next to the 56-61 GB that the worker of the retry before them still held (its cached
             # reference and allocator cache) between releasing the lock and emptying its cache.
             self.free_job_memory(job, exclusive, v)
         finally:
             # A worker replaced after this job (every exclusive one, every recycle-kind verdict) keeps the lock
             # until it exits (_serve: os._exit right after the result), so the lock goes with the process and the
-            # next exclusive job's settle_gpu_memory sees its memory coming back. Released here, on session 34's
+            # next exclusive job's settle_gpu_memory sees its memory coming back. Released here, on the lab record's
             # H100 two level-1 retries (20_LeakyReLU, 33_BatchNorm) ran out of memory in their references beside
             # 68.8 GB held by another worker of the same Judge, outside any job the lock allowed.
             replaced = self.will_recycle(job, exclusive, v)
@@ -2093,7 +2157,7 @@ class _Worker:
         """The GPU memory an exclusive job had free as it started (ref_gpu_trials' `free`), read once its first
         reference output exists: what the driver reports free now plus what this process's allocator holds (the
         job's first input and output, the model; make_room emptied the rest). The driver's figure alone counts
-        those twice, since `working` has them: session 29's H100 level-1 retries read ~13 GB less than they had and
+        those twice, since `working` has them: a H100 level-1 retries read ~13 GB less than they had and
         kept 0-2 of an activation's 5 outputs on the GPU, where 4 fit; each output on the host cost ~5 s."""
         return self.torch.cuda.mem_get_info()[0] + self.torch.cuda.memory_reserved()
 
@@ -2114,7 +2178,7 @@ class _Worker:
         """After a job: its task's cached reference goes if it is over TASK_CACHE_BYTES and no other job of the task
         waits in the judge's queue. A KernelBench-sized reference (level 1: 5 trials x 6.4 GB) kept by an idle
         worker is GPU memory an exclusive retry does not see free, so the retry's reference outputs went to the host
-        and it took 20-60 s instead of 3-4 s (session 14: 7 of level 1's 23 retries). Small tasks stay cached (an RL
+        and it took 20-60 s instead of 3-4 s (the lab record: 7 of level 1's 23 retries). Small tasks stay cached (an RL
         group's rollouts share one), and so does a large one while more of its candidates are queued."""
         key = _task_key(job)
         if key in self.tasks and not job.get("task_queued", True) and self.tasks[key]["nbytes"] > TASK_CACHE_BYTES:
@@ -2125,7 +2189,7 @@ class _Worker:
         sticky CUDA error here keeps the verdict, flags it and has the worker replaced. The synchronize surfaces an
         error a candidate's kernel left pending: a verdict reached without a sync (a shape mismatch is read from
         the output's metadata) let an illegal memory access surface in the next task's reference, on the same
-        worker, as that task's error (session 16: KernelBench L1 19_ReLU "reference failed", a task_error)."""
+        worker, as that task's error (the lab record: KernelBench L1 19_ReLU "reference failed", a task_error)."""
         try:
             self.torch.cuda.synchronize()
             if self.torch.cuda.memory_reserved() > KEEP_CACHE_BYTES:
@@ -2137,7 +2201,7 @@ class _Worker:
     def precheck(self, job):
         """The checks before any process runs answer code, none of them on the GPU: the static gate and the
         constructor's signature from the AST. A failed Verdict, or None to go on to verify."""
-        err, bad = static_check(job["solution"])
+        err, bad = static_check(job["solution"]) if job.get("static_gate", True) else (None, [])
         if err:
             msg = "; ".join(f"line {ln}: {rule}: {text}" for rule, ln, text in bad[:8])
             return _failed(err, msg, flags=sorted({f"static:{r}" for r, _, _ in bad}))
@@ -2161,6 +2225,7 @@ class _Worker:
         ans = _AnswerProcess(self, job)
         try:
             ans.ask({"op": "load", "task": job["task"], "solution": job["solution"],
+                     "exclusive": bool(job.get("exclusive")),
                      "gpu_cap_gb": self.caps.get("gpu_gb") if self.device == "cuda" else None})
             timings["import_s"] = round(time.perf_counter() - t, 4)
             return self.verify_answer(job, ans)
@@ -2187,15 +2252,15 @@ class _Worker:
         # Correctness trials and the faithfulness trial, in the plan's order (trial_plan).
         t = time.perf_counter()
         atol_rtol = job["atol_rtol"]
-        max_err, faithful_seen, k = 0.0, False, 0
+        max_err, faithful_seen, unfaithful, k = 0.0, False, False, 0
         for entry, stored in zip(task["plan"], task["ref_outs"]):
             request = {"op": "trial", "seed": entry["seed"], "kind": entry["kind"], "faithful": entry["faithful"],
                        "on_device": task["draw_on_device"], "policy": job["policy"], "atol_rtol": atol_rtol,
                        "numels": [r.numel for r in stored.refs]}
             expect = [(r.shape, r.dtype) for r in stored.refs]
             label = f"trial {k} ({entry['kind']} inputs)"
-            if entry["faithful"]:
-                self.check_faithful(ans, request, stored, atol_rtol, expect, v)
+            if entry["faithful"]:  # decided after the other trials, so the verdict does not depend on its place
+                unfaithful = self.check_faithful(ans, request, stored, atol_rtol, expect, v)
                 faithful_seen = True
                 continue
             try:
@@ -2222,7 +2287,9 @@ class _Worker:
                                    "work (rule torch_answer)", **_partial(v, flags=v.flags + ["policy:torch_answer"]))
             del out, outs
             k += 1
-        assert faithful_seen
+        if not faithful_seen or unfaithful:
+            raise _WorkerError("unfaithful", "output stays correct with every Triton launch suppressed: the "
+                               "kernels do no work", **_partial(v))
         timings["check_s"] = round(time.perf_counter() - t, 4)
         v.correct = True
 
@@ -2247,7 +2314,7 @@ class _Worker:
 
     def check_faithful(self, ans, request, stored, atol_rtol, expect, v):
         """The faithfulness trial (its place in the plan is random): launches suppressed and fresh empty* buffers
-        poisoned in the answer process, the output must now be wrong."""
+        poisoned in the answer process, the output must now be wrong. True where it is still right."""
         try:
             head, outs = ans.ask(request, expect=expect, drain=True)
         except _WorkerError as e:
@@ -2256,22 +2323,21 @@ class _Worker:
             # It broke without its kernels, or returned another shape: counted as faithful.
             if e.error_type not in ("shape_mismatch", "dtype_mismatch"):
                 v.flags.append("faithfulness_raised")
-            return
+            return False
         if head.get("wrong_type") or (head.get("container") is not None) != (stored.container is not None):
-            return
+            return False
         out = outs[0] if stored.container is None else stored.container(outs)
         try:
             self.compare(out, stored, atol_rtol, "faithfulness", Verdict())
         except _WorkerError:
-            return
-        raise _WorkerError("unfaithful", "output stays correct with every Triton launch suppressed: the "
-                           "kernels do no work", **_partial(v))
+            return False
+        return True
 
     def refs_to_host(self, task, e):
         """After an out-of-memory error in a trial: the task's reference outputs that this worker kept on the GPU
         (ref_gpu_trials) move to the host, where that has room, so the trial can run again with the memory they
         held. True when any moved. Those outputs are the judge's own choice, so they must not fail an answer
-        that fits the GPU without them: on session 34's H100 (79 GB), a trial of L1 34_InstanceNorm's answer
+        that fits the GPU without them: on a H100 (79 GB), a trial of L1 34_InstanceNorm's answer
         (correct on an H200) ran out of memory drawing a 7 GB input, with 70 GB held by its own process: the
         outputs kept on the GPU and the previous trial's tensors (which verify now drops first)."""
         torch = self.torch
@@ -2369,16 +2435,25 @@ class _Worker:
         return err
 
     def check_policy(self, counts, ref_ops, policy, v):
+        """The policy on what the dispatcher saw during the whole forward (grid callables and launchers
+        included): strict allows no torch compute op; hybrid allows GEMMs, convolutions and dropout
+        (hybrid_extra_ops), and not all of the reference's compute ops."""
         cand = compute_ops(counts)
         if policy == "strict" and cand:
             raise _WorkerError("strict_policy", f"torch compute ops in forward under policy strict: {cand}",
-                               **_partial(v))
+                               **_partial(v, flags=v.flags + ["policy:strict"]))
+        extra = hybrid_extra_ops(cand)
+        if policy == "hybrid" and extra:
+            raise _WorkerError("torch_fallback", f"torch ran {extra} in forward: under policy hybrid torch may run "
+                               f"only {', '.join(sorted(HYBRID_TORCH_FAMILIES))} and dropout, Triton the rest "
+                               "(rule hybrid_ops)", **_partial(v, flags=v.flags + ["policy:hybrid_ops"]))
         if ref_ops and all(cand.get(fam, 0) >= n for fam, n in ref_ops.items()):
             raise _WorkerError("torch_fallback", f"torch ops in forward {cand} cover all reference compute "
-                               f"{ref_ops}: the Triton kernels do none of the task's work", **_partial(v))
+                               f"{ref_ops}: the Triton kernels do none of the task's work (rule covers_reference)",
+                               **_partial(v, flags=v.flags + ["policy:covers_reference"]))
 
     def check_torch_answer(self, out, watch, atol_rtol, where, v):
-        """Issue 20: under hybrid, no torch op may already have computed the output before a Triton launch
+        """under hybrid, no torch op may already have computed the output before a Triton launch
         that followed it (the kernels after it then only copy or rescale torch's answer)."""
         name = watch.answered_by([out] if isinstance(out, self.torch.Tensor) else list(out), atol_rtol)
         if name is not None:
@@ -2597,7 +2672,7 @@ class _Worker:
             if fresh:
                 return self.make_inputs(task, seed_base + 1 + i, draw_on_device=True)
             return self.make_inputs(task, *rotation[i % len(rotation)])
-        # Baselines the Judge found in its BaselineCache (job["baseline"]) are not timed again (issue 19).
+        # Baselines the Judge found in its BaselineCache (job["baseline"]) are not timed again.
         cached = job.get("baseline") or {}
         clone = lambda xs: [x.clone() if isinstance(x, torch.Tensor) else x for x in xs]  # noqa: E731
         fns, refill = {}, {}
@@ -2684,8 +2759,8 @@ class _GpuLock:
     before it queues for the gate, so no two workers can wait on each other. A candidate's Triton kernels
     compile under its shared hold although compiling needs no GPU: compiling runs candidate Python (constexpr
     functions, attributes of the globals a kernel reads), which could otherwise launch GPU work into another
-    candidate's timing (LOG.md, session 7: the timers' waits halve without the hold, 14.0 -> 9.9 s a batch).
-    The retry of an oom job (issue 19) holds it exclusive for the whole job, so no other worker's memory use
+    candidate's timing (the lab record: the timers' waits halve without the hold, 14.0 -> 9.9 s a batch).
+    The retry of an oom job holds it exclusive for the whole job, so no other worker's memory use
     grows while it runs with the GPU cap lifted."""
 
     def __init__(self, lock_dir, uuid):
@@ -2967,9 +3042,9 @@ def ref_gpu_trials(out_bytes: float, trials: int, working: float, cap: float, ho
     REF_GPU_SHARE of the cap allows stay on the GPU (L1 38_L1Norm_, 8.6 GB a tensor: 43 GB of outputs on the GPU
     left no room for its timing, which is still better than no verdict).
 
-    Per trial, not all or none: a host copy is the slow part (session 13: of the 29 s a level-1 activation's
-    retry took, 21 s were its reference phase with 5 x 6.4 GB of copies to the host; session 28 on an H100's
-    79 GB: 37 retries, 658 s of reference phases, where 2-4 of the 5 trials' outputs fit the GPU). Session 10
+    Per trial, not all or none: a host copy is the slow part (the lab record: of the 29 s a level-1 activation's
+    retry took, 21 s were its reference phase with 5 x 6.4 GB of copies to the host; a run on an H100's
+    79 GB: 37 retries, 658 s of reference phases, where 2-4 of the 5 trials' outputs fit the GPU). A run of the lab record
     kept every exclusive retry's outputs on the host after four level-1 tasks ran out of GPU memory next to the
     waiting workers' caches under the cap's arithmetic; `free` is what answers that."""
     if out_bytes <= 0:
@@ -2996,7 +3071,7 @@ def working_set_over_share(working: float, cap: float) -> bool:
     (level 1's activations: 5 x 6.4 GB, 24 s a task). Such a job stops after its first reference output and is
     run alone; the Judge remembers its task as it does a reference's oom. The slack keeps borderline tasks shared
     (level 1's reductions over 8 GB inputs, working set 32 GB against the H200's 31.5 GB share, were judged
-    shared in session 23). cap 0: no cap."""
+    shared in a run of the lab record). cap 0: no cap."""
     return cap > 0 and working > SHARED_WORKING_MAX * cap
 
 
@@ -3022,7 +3097,7 @@ def working_bytes(job, in_bytes, out_bytes, draw_on_device=True):
     next to the last draw and its pristine copy) and two outputs. With a cached eager time (level 1 on the
     H200 with a baseline cache) that is 4 inputs' and 2 outputs' worth, not the 5 and 4 of timing three
     functions: 37_FrobeniusNorm_'s 5 x 7 GB of outputs then stay on the GPU of an exclusive retry, where the
-    host copies took 25-31 s of the judge's serial time per norm task (session 23)."""
+    host copies took 25-31 s of the judge's serial time per norm task (the lab record)."""
     n = len(timed_functions(job))
     in_sets = max(4, n + (2 if draw_on_device else 3))
     return in_sets * in_bytes + max(2, n + 1) * out_bytes
@@ -3108,7 +3183,7 @@ def whole_output_rule(rel, rtol):
 def _chunked_close(torch, o, r, atol, rtol, isclose, equal, device, also_tol=None, whole=None):
     """(max |o - r| as a float, NaN -> inf; allclose) of output tensor `o` and _RefOut `r` (same shape and
     dtype), chunk by chunk on `device`: the same answer as torch.allclose(o, r, atol, rtol, equal_nan=r has a
-    NaN) for floating dtypes and torch.equal otherwise, without fp64 copies of the whole output (issue 19).
+    NaN) for floating dtypes and torch.equal otherwise, without fp64 copies of the whole output.
     The difference is taken in fp64 one chunk at a time, as the whole-output code did. With `also_tol` (an
     (atol, rtol) pair) a third value says whether the output is also close at that tolerance. With `whole` (a
     dict) the whole output's relative error ||o - r||_2 / ||r||_2 over the positions where the reference is
@@ -3192,7 +3267,7 @@ def _partial(v, **over):
 def _describe(e):
     """Exception type, message and the last candidate-file line of its traceback. A message over 1,500 characters
     keeps its head and its tail: Triton's CompilationError shows the kernel's source first and the reason last
-    (session 23's level-1 conv answers that load a None bias lost the reason to a 1,500-character cut)."""
+    (a level-1 conv answers that load a None bias lost the reason to a 1,500-character cut)."""
     import traceback
     where = ""
     for fr in traceback.extract_tb(e.__traceback__):
@@ -3439,7 +3514,7 @@ class Judge:
                  time_trials=100, compile_baseline=False, *, time_budget_s=TIME_BUDGET_S, strict_tol=False,
                  recycle_every=50, recycle_errors=None,
                  mem_limit_gb=8.0, rss_limit_gb=None, gpu_mem_limit_gb=None, oom_retry=None, baseline_cache=None,
-                 seed=None, threads_per_worker=1, startup_timeout_s=300.0, spare_workers=None, start_method=None,
+                 seed=None, static_gate=True, threads_per_worker=1, startup_timeout_s=300.0, spare_workers=None, start_method=None,
                  ):
         if device not in ("cpu", "cuda"):
             raise ValueError(f"device must be 'cpu' or 'cuda', got {device!r}")
@@ -3457,11 +3532,14 @@ class Judge:
         # None: trial seeds drawn fresh for every verify_many call (an answer cannot learn them from an earlier
         # judging); an int: that seed for every call, which reproduces a verdict (it is in Verdict.seed)
         self.seed = None if seed is None else int(seed)
+        # False only in tests of the layers beneath the gate (the sandbox, memory caps, crash reports), which need
+        # answers that do what the gate refuses; never when judging model output
+        self.static_gate = bool(static_gate)
         self.call_seed = None
         self.time_budget_s = float(time_budget_s) if time_budget_s else None  # None or 0: every time_trials run
         self.recycle_every, self.mem_limit_gb, self.threads = int(recycle_every), float(mem_limit_gb), int(threads_per_worker)
         self.recycle_errors = sorted(RECYCLE_ERRORS if recycle_errors is None else recycle_errors)
-        # Memory caps (issue 19): None derives them from the machine and `workers` (memory_caps); a number is
+        # Memory caps: None derives them from the machine and `workers` (memory_caps); a number is
         # the per-worker cap as given. The GPU's size comes with the first worker's ready message.
         self.rss_limit_arg, self.gpu_mem_limit_arg = rss_limit_gb, gpu_mem_limit_gb
         self.host_total_gb, self.gpu_total_gb = _host_memory_gb(), 0.0
@@ -3727,7 +3805,7 @@ class Judge:
         job = {"type": "job", "nonce": s.nonce, "task": task, "solution": sol, "policy": self.policy,
                "trials": self.trials, "atol_rtol": self.atol_rtol, "time_trials": self.time_trials,
                "time_budget_s": self.time_budget_s,
-               "compile_baseline": self.compile_baseline, "seed": self.call_seed, "lock_dir": self.lock_dir,
+               "compile_baseline": self.compile_baseline, "seed": self.call_seed, "static_gate": self.static_gate, "lock_dir": self.lock_dir,
                "recycle_every": self.recycle_every, "recycle_errors": self.recycle_errors,
                "caps": caps, "exclusive": first_oom is not None, "mem_limit_gb": self.mem_limit_gb,
                "baseline": baseline,
@@ -3826,7 +3904,7 @@ class Judge:
 
     def _finish(self, s, results, bar, v):
         if v.error_type == "oom" and self.oom_retry and s.first_oom is None:
-            # Out of memory under a per-worker share: judged again alone on the GPU (issue 19)
+            # Out of memory under a per-worker share: judged again alone on the GPU
             self._retries.append((s.job, s.task, s.sol, v.error_msg))
             if "oom_in_reference" in v.flags:
                 self._big_tasks[_sha(s.task)] = f"an earlier job of this task: {v.error_msg[:400]}"
