@@ -128,7 +128,6 @@ MIN_TIME_TRIALS = 20               # ... but never fewer runs than this
 MIN_TIME_TRIALS_LONG = 5           # ... or this where one timed round (candidate and reference) takes LONG_ROUND_S
 LONG_ROUND_S = 0.1                 #     or more: all-Triton transposed 3-D convolutions ran 10-273 ms a call on the
                                    #     H200 and 20 rounds of them held the GPU lock for up to 6 s (the lab record)
-CONTRAST_SCALE = 0.25             # the contrast trial's factor on the second half of each floating input (_contrast)
 KEEP_CACHE_BYTES = 256 << 20      # an idle worker's allocator keeps at most this much cached after a job; more goes
                                   # back to the GPU (it was 2 GB: on a H100, three idle workers' caches
                                   # were GBs that an exclusive level-1 retry did not see free)
@@ -1515,8 +1514,10 @@ def widen_inputs(torch, inputs, kind, seed):
             continue
         if kind == "sign":
             g = torch.Generator(device=x.device).manual_seed(rng.getrandbits(62))
-            signs = torch.randint(0, 2, x.shape, generator=g, device=x.device, dtype=torch.int8)
-            out.append(torch.where(signs.bool(), x, -x))
+            flip = torch.randint(0, 2, x.shape, generator=g, device=x.device, dtype=torch.int8).bool()
+            y = x.clone()  # the same strides: a transposed input stays transposed
+            y.mul_(torch.where(flip, -1.0, 1.0).to(x.dtype))
+            out.append(y)
         elif kind == "scale":
             dims = [d for d, n in enumerate(x.shape) if n >= 2]
             if not dims:
@@ -2117,6 +2118,7 @@ class _Worker:
         if self.printed_chars > (1 << 20):
             v.flags.append("printed_over_1MB")  # discarded; noted because it slows the judge
         v.timings["worker_s"] = round(time.perf_counter() - t0, 4)
+        v.seed = job.get("seed")  # every verdict says which trial plan it came from
         recycle = bool(patched) or replaced
         self.n_candidates += 1
         return {"type": "result", "nonce": job["nonce"], "verdict": v.to_dict(), "recycle": recycle}
@@ -2986,21 +2988,6 @@ def draw_inputs(torch, get_inputs, device, on_device=True):
     with torch.device(device) if on_device else contextlib.nullcontext():
         inputs = list(get_inputs())
     return [x.to(device) if isinstance(x, torch.Tensor) else x for x in inputs]
-
-
-def _contrast(torch, x):
-    """The contrast trial's input (module docstring, item 3): a floating tensor's second half along its first dim
-    of size >= 2 scaled by CONTRAST_SCALE, on a copy of its layout (strides kept: a transposed input stays
-    transposed); other values as they are."""
-    if not isinstance(x, torch.Tensor) or not x.is_floating_point():
-        return x
-    dim = next((d for d, n in enumerate(x.shape) if n >= 2), None)
-    if dim is None:
-        return x
-    y = x.clone()
-    n = y.shape[dim]
-    y.narrow(dim, n // 2, n - n // 2).mul_(CONTRAST_SCALE)
-    return y
 
 
 def _task_key(job):
@@ -3903,6 +3890,8 @@ class Judge:
         self._kill(s)
 
     def _finish(self, s, results, bar, v):
+        if v.seed is None:
+            v.seed = self.call_seed
         if v.error_type == "oom" and self.oom_retry and s.first_oom is None:
             # Out of memory under a per-worker share: judged again alone on the GPU
             self._retries.append((s.job, s.task, s.sol, v.error_msg))
@@ -4154,14 +4143,26 @@ def main(argv=None):
         device = "cuda" if torch.cuda.is_available() else "cpu"
     print(f"device {device} | policy {args.policy} | timeout_s {args.timeout_s:g} | trials {args.trials}",
           file=sys.stderr)
-    with Judge(workers=1, device=device, timeout_s=args.timeout_s, policy=args.policy, trials=args.trials,
-               atol=args.atol, rtol=args.rtol, time_trials=args.time_trials, compile_baseline=args.compile_baseline,
-               time_budget_s=args.time_budget_s,
-               strict_tol=args.strict_tol, seed=args.seed) as judge:
-        pair = (task, raw if args.completion else sol)
-        v = judge.verify_many([pair], completions=bool(args.completion), progress=False)[0]
+    try:
+        with Judge(workers=1, device=device, timeout_s=args.timeout_s, policy=args.policy, trials=args.trials,
+                   atol=args.atol, rtol=args.rtol, time_trials=args.time_trials,
+                   compile_baseline=args.compile_baseline, time_budget_s=args.time_budget_s,
+                   strict_tol=args.strict_tol, seed=args.seed) as judge:
+            pair = (task, raw if args.completion else sol)
+            v = judge.verify_many([pair], completions=bool(args.completion), progress=False)[0]
+    except (RuntimeError, OSError, ValueError) as e:  # the judge could not start or run: no verdict
+        print(f"reward.py: judge error: {exception_text(e).splitlines()[0][:300]}", file=sys.stderr)
+        return 2
     print(json.dumps(v.to_dict()))
-    return 0
+    if v.correct:
+        print(f"correct (seed {v.seed})", file=sys.stderr)
+        return 0
+    line = f"{v.error_type}: {(v.error_msg or '').splitlines()[0][:300] if v.error_msg else ''} (seed {v.seed})"
+    if v.error_type == "task_error":
+        print(f"reward.py: broken task: {line}", file=sys.stderr)
+        return 2
+    print(f"incorrect: {line}", file=sys.stderr)
+    return 1
 
 
 if __name__ == "__main__":

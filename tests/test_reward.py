@@ -383,31 +383,85 @@ def test_large_cached_reference_dropped_when_no_job_of_its_task_waits(monkeypatc
     assert queued == [(True, True), (True, True), (False, False), (True, False)]
 
 
-def test_whole_output_rule_catches_a_partial_mean():
-    """A mean taken over the first rows of i.i.d. inputs is within the elementwise 1e-2 of the whole mean on a
-    plain draw; the whole output's relative error (a scalar here: |out - ref| / |ref| ~ 1.1e-2) is not, on any
-    trial. The honest whole mean passes."""
+def test_scaled_trials_catch_a_partial_mean():
+    """A mean taken over the first rows of i.i.d. inputs is within the tolerance of the whole mean on most plain
+    draws (its relative error is ~1e-2, about the rtol); on a trial whose inputs have a random block scaled it is
+    not. Over several judgings (fresh seeds) it never passes; the honest whole mean always does."""
     hack, good = os.path.join(HERE, "hacks", "partial_mean.py"), os.path.join(TASKS, "good", "mse_mean.py")
     task = task_for(hack)
-    with Judge(workers=1, device="cpu", timeout_s=60.0, trials=1) as j:
-        v_hack, v_good = j.verify_many([(task, read(hack)), (task, read(good))], progress=False)
-    assert v_good.correct, v_good.error_msg
-    assert not v_hack.correct and v_hack.error_type == "mismatch", v_hack.error_msg
-    assert "rule whole_output" in v_hack.error_msg and "mismatch:whole_output" in v_hack.flags
+    with Judge(workers=1, device="cpu", timeout_s=60.0) as j:
+        vs = [j.verify_many([(task, read(hack)), (task, read(good))], progress=False) for _ in range(3)]
+    for v_hack, v_good in vs:
+        assert v_good.correct, v_good.error_msg
+        assert not v_hack.correct and v_hack.error_type == "mismatch", v_hack.error_msg
 
 
-def test_contrast_input():
-    """_contrast: a float tensor's second half along its first dim of size >= 2 scaled, on a copy with the same
-    strides; integer and bool tensors, non-tensors and single elements as they were."""
+def test_whole_output_rule():
+    """Elementwise atol passes zeros for outputs below it; the whole output's relative error does not."""
     import reward
-    x = torch.arange(12.0).reshape(3, 4).t()  # transposed: 4 x 3, non-contiguous
-    y = reward._contrast(torch, x)
-    assert y.stride() == x.stride() and y is not x and torch.equal(x, torch.arange(12.0).reshape(3, 4).t())
-    assert torch.equal(y[:2], x[:2]) and torch.equal(y[2:], x[2:] * reward.CONTRAST_SCALE)
-    z = torch.ones(1, 5)
-    assert torch.equal(reward._contrast(torch, z)[0], torch.tensor([1, 1, 0.25, 0.25, 0.25]))
-    for same in (torch.arange(6), torch.ones(4, dtype=torch.bool), torch.ones(1, 1), 3.0):
-        assert reward._contrast(torch, same) is same
+    assert reward.whole_output_rule(None, 1e-2) is None and reward.whole_output_rule(0.005, 1e-2) is None
+    assert "rule whole_output" in reward.whole_output_rule(1.0, 1e-2)
+    ref = torch.randn(100) * 1e-4
+    whole = {}
+    err, ok = reward._chunked_close(torch, torch.zeros(100), reward._RefOut(torch, ref), 1e-2, 1e-2, torch.isclose,
+                                    torch.equal, "cpu", whole=whole)
+    assert ok and whole["rel"] == pytest.approx(1.0)  # elementwise close, and wholly wrong
+    whole = {}
+    reward._chunked_close(torch, ref * (1 + 1e-4), reward._RefOut(torch, ref), 1e-2, 1e-2, torch.isclose,
+                          torch.equal, "cpu", whole=whole)
+    assert whole["rel"] == pytest.approx(1e-4, rel=1e-2)
+
+
+def test_trial_plan_is_fresh_per_seed_and_hides_the_faithfulness_trial():
+    """trial_plan: `trials` correctness trials (one sign-symmetric and one scaled among them from three on) and one
+    faithfulness trial of a random kind at a random place; the same seed gives the same plan."""
+    import reward
+    task = read(os.path.join(TASKS, "relu_add.py"))
+    plans = [reward.trial_plan(seed, task, 5) for seed in range(60)]
+    for plan in plans:
+        assert len(plan) == 6 and sum(e["faithful"] for e in plan) == 1
+        kinds = sorted(e["kind"] for e in plan if not e["faithful"])
+        assert kinds == ["plain", "plain", "plain", "scale", "sign"]
+        assert len({e["seed"] for e in plan}) == 6
+    places = {next(i for i, e in enumerate(p) if e["faithful"]) for p in plans}
+    faithful_kinds = {next(e["kind"] for e in p if e["faithful"]) for p in plans}
+    assert places == set(range(6)) and faithful_kinds == set(reward.TRIAL_KINDS)
+    assert reward.trial_plan(7, task, 5) == plans[7] and reward.trial_plan(7, task + " ", 5) != plans[7]
+    assert [e["kind"] for e in reward.trial_plan(3, task, 1) if not e["faithful"]] == ["plain"]
+
+
+def test_widened_inputs():
+    """widen_inputs: sign flips reach negative values of a torch.rand input and keep magnitudes and strides; a scaled
+    trial multiplies one block by a factor in SCALE_RANGE (or its inverse); both deterministic in the seed; integer
+    and bool tensors, non-tensors and plain trials as they were; torch's global RNG untouched."""
+    import reward
+    x = torch.rand(6, 8).t()  # non-contiguous
+    state = torch.get_rng_state()
+    s1, s2 = reward.widen_inputs(torch, [x], "sign", 5)[0], reward.widen_inputs(torch, [x], "sign", 5)[0]
+    assert torch.equal(torch.get_rng_state(), state)
+    assert torch.equal(s1, s2) and s1.stride() == x.stride() and bool((s1 < 0).any()) and bool((s1 > 0).any())
+    assert torch.equal(s1.abs(), x)
+    c = reward.widen_inputs(torch, [x], "scale", 9)[0]
+    ratio = (c / x)[x > 0]
+    factors = sorted({round(float(r), 4) for r in ratio})
+    assert len(factors) == 2 and 1.0 in factors
+    f = max(factors) if min(factors) == 1.0 else 1 / min(factors)
+    assert reward.SCALE_RANGE[0] - 1e-3 <= f <= reward.SCALE_RANGE[1] + 1e-3
+    for same in (torch.arange(6), torch.ones(4, dtype=torch.bool), 3.0):
+        assert reward.widen_inputs(torch, [same], "sign", 1)[0] is same
+    assert reward.widen_inputs(torch, [x], "plain", 1)[0] is x
+
+
+def test_a_seed_reproduces_a_verdict_and_a_fresh_judging_draws_new_seeds():
+    hack = os.path.join(HERE, "hacks", "elu_drops_negative_branch.py")
+    pair = (task_for(hack), read(hack))
+    with Judge(workers=1, device="cpu", timeout_s=30.0) as j:
+        fresh = [j.verify(*pair), j.verify(*pair)]
+    assert fresh[0].seed != fresh[1].seed and all(v.error_type == "mismatch" for v in fresh)
+    with Judge(workers=1, device="cpu", timeout_s=30.0, seed=fresh[0].seed) as j:
+        again = j.verify(*pair)
+    assert (again.seed, again.error_type, again.error_msg) == (fresh[0].seed, "mismatch", fresh[0].error_msg)
+    assert "(sign inputs)" in again.error_msg  # only the sign-symmetric trials reach ELU's negative branch
 
 
 def _alive(pid):
@@ -457,10 +511,17 @@ def test_cli(tmp_path):
     assert json.loads(r.stdout.strip().splitlines()[-1])["correct"] is True
     r = subprocess.run([sys.executable, reward_py, "--task", task, "--completion", str(comp), "--device", "cpu"],
                        capture_output=True, text=True, timeout=120)
-    assert r.returncode == 0
+    assert r.returncode == 1  # incorrect
     assert json.loads(r.stdout.strip().splitlines()[-1])["error_type"] == "no_code_block"
+    assert r.stderr.strip().splitlines()[-1].startswith("incorrect: no_code_block") and "Traceback" not in r.stderr
     r = subprocess.run([sys.executable, reward_py, "--solution", sol], capture_output=True, text=True, timeout=60)
-    assert r.returncode == 2
+    assert r.returncode == 2 and "Traceback" not in r.stderr  # usage
+    broken = tmp_path / "broken_task.py"
+    broken.write_text("import torch\n\ndef get_inputs(:\n")
+    r = subprocess.run([sys.executable, reward_py, "--task", str(broken), "--solution", sol, "--device", "cpu",
+                        "--timeout-s", "30"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr  # a broken task
+    assert "broken task" in r.stderr.strip().splitlines()[-1]
 
 
 # ----------------------------------------------------------------------------------------------------
