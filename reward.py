@@ -60,8 +60,8 @@ worker, which never imported answer code, or taken from the BaselineCache; the a
 own process with the same method (`_cuda_times`: L2 flush, a spin kernel so the whole call is queued before the
 start event, CUDA events, a device-wide sync, warm-ups outside, medians; fewer runs, >= MIN_TIME_TRIALS, where
 they would pass `time_budget_s`) while the worker holds the GPU exclusively (per-GPU file lock). The inputs of
-each timed run are drawn fresh, and the outputs of two timed runs (one picked at random after the runs, and
-the last) are checked against the reference. speedup = ref_ms / runtime_ms, flagged speedup_above_cap above
+each timed run are drawn fresh, and the outputs of up to five timed runs (picked at random, and the last) are
+checked against the reference. speedup = ref_ms / runtime_ms, flagged speedup_above_cap above
 SPEEDUP_CAP. On CPU (Triton interpreter) speed is not measured: speedup/runtime_ms/ref_ms are None, flag
 "speed_unmeasured".
 
@@ -141,14 +141,15 @@ STRICT_TOLERANCES = {"float32": (1e-4, 1e-4), "float16": (1e-3, 1e-3), "bfloat16
 # KernelBench's own per-precision tolerance (atol = rtol; its current harness, not v0's 1e-2): a correct verdict
 # whose outputs miss it carries the flag "fails_kb_tol", so one run reports Acc at both (eval.py acc_kb_tol).
 KB_TOLERANCES = {"float32": (1e-4, 1e-4), "float16": (1e-2, 1e-2), "bfloat16": (1e-2, 1e-2), "float64": (1e-4, 1e-4)}
-# Error types after which a worker is not reused (its interpreter or CUDA context may be damaged). Not in it:
-# failures that leave nothing behind -- a Triton compile error (raised before any launch), a missing
-# ModelNew, a constructor signature that does not bind, wrong outputs -- because a worker restart costs seconds
-# (CUDA init) and most early RL rollouts fail this way. Any candidate after which a critical function is no
-# longer the original is recycled whatever its verdict (Worker.run_job).
-RECYCLE_ERRORS = {"runtime_error", "kernel_error", "import_error", "init_error", "oom", "exit_called",
-                  "patched_critical", "task_error", "judge_error"}
-RECYCLE_ERRORS_CAUTIOUS = RECYCLE_ERRORS | {"compile_error", "missing_model_new", "signature_mismatch"}
+# Error types after which a worker is not reused: failures on the judge's own side (its reference ran out of
+# memory, the task or the judge failed, an answer process sent something unreadable). An answer's own failures
+# (runtime, kernel, import errors, a crash) happen in its answer process, which is gone after the verdict; the
+# worker never ran that code, so it stays (with its cached references and its GPU context).
+RECYCLE_ERRORS = {"oom", "task_error", "judge_error", "protocol_error"}
+# ... and, cautious, after every answer failure too (bench.py compares the two)
+RECYCLE_ERRORS_CAUTIOUS = RECYCLE_ERRORS | {"runtime_error", "kernel_error", "import_error", "init_error",
+                                            "exit_called", "patched_critical", "compile_error", "missing_model_new",
+                                            "signature_mismatch", "worker_crashed", "worker_died"}
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -294,11 +295,13 @@ def extract_solution(completion):
 # outside any forward the judge records, so it may only import, define, and bind constants.
 
 GATE_MODULES = {"torch", "torch.nn", "torch.nn.functional", "triton", "triton.language", "math"}
+ALLOWED_IMPORTS = f"only {', '.join(sorted(GATE_MODULES))} may be imported"
 # Names of modules that an allowed module holds as an attribute because it imported them (torch.sys, torch.os):
 # a path through one of them leaves the allow-list. The standard library's and a few third-party names; "math"
 # is allowed anyway (and tl.math is Triton's own).
 GATE_ESCAPES = (set(getattr(sys, "stdlib_module_names", ())) | {"numpy", "np", "sympy", "filelock", "jinja2",
-                "networkx", "fsspec", "typing_extensions", "setuptools", "pkg_resources"}) - {"math"}
+                "networkx", "fsspec", "typing_extensions", "setuptools", "pkg_resources"}) - {
+                "math", "chunk", "select", "trace"}  # torch.chunk, torch.select, torch.trace are functions
 # Known module paths under the allowed roots: such a path may only be the base of a longer attribute chain.
 GATE_MODULE_PATHS = GATE_MODULES | {
     "torch.cuda", "torch.linalg", "torch.fft", "torch.special", "torch.backends", "torch.utils", "torch.jit",
@@ -454,7 +457,7 @@ class _Gate:
             if isinstance(node, ast.Import):
                 for a in node.names:
                     if a.name not in GATE_MODULES:
-                        self.flag(_import_rule(a.name), node, f"import {a.name}: only {', '.join(sorted(GATE_MODULES))} may be imported")
+                        self.flag(_import_rule(a.name), node, f"import {a.name}: {ALLOWED_IMPORTS}")
                         continue
                     name, path = (a.asname, a.name) if a.asname else (a.name.split(".")[0], a.name.split(".")[0])
                     self.bind_alias(name, path, node)
@@ -466,7 +469,7 @@ class _Gate:
                 if mod == "__future__":
                     continue
                 if mod not in GATE_MODULES:
-                    self.flag(_import_rule(mod), node, f"from {mod} import ...: only {', '.join(sorted(GATE_MODULES))} may be imported")
+                    self.flag(_import_rule(mod), node, f"from {mod} import ...: {ALLOWED_IMPORTS}")
                     continue
                 for a in node.names:
                     if a.name == "*":
@@ -498,8 +501,8 @@ class _Gate:
         """The rule a resolved path breaks, or None."""
         parts = path.split(".")
         for part in parts[1:]:
-            if part in GATE_ESCAPES:  # a module another module imported (torch.sys, F.importlib, tl.core.np)
-                return "module_escape"
+            if part in GATE_ESCAPES and not (path.startswith("triton.language.random") and part == "random"):
+                return "module_escape"  # a module another module imported (torch.sys, F.importlib, tl.core.np)
             if part.startswith("__") and part.endswith("__"):
                 return None if part == "__init__" and path == "super().__init__" else "dunder"
             if part.startswith("_"):
@@ -530,7 +533,8 @@ class _Gate:
         for node in self.tree.body:
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 continue
-            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) \
+                    and isinstance(node.value.value, str):
                 continue  # a docstring
             if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
                 self.definition(node)
@@ -549,7 +553,8 @@ class _Gate:
         if isinstance(node, ast.FunctionDef):
             for d in node.decorator_list:
                 call = d.func if isinstance(d, ast.Call) else d
-                path = self.resolve(call) or (call.id if isinstance(call, ast.Name) and call.id in GATE_BUILTINS else None)
+                path = self.resolve(call) or (
+                    call.id if isinstance(call, ast.Name) and call.id in GATE_BUILTINS else None)
                 if path not in GATE_DECORATORS:
                     self.flag("decorator", d, f"@{ast.unparse(d)}: decorators allowed are "
                                               f"{', '.join(sorted(GATE_DECORATORS))}")
@@ -585,7 +590,8 @@ class _Gate:
             elif isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None and all(
                     isinstance(t, ast.Name) for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])):
                 self.import_time(stmt.value)
-            elif not (isinstance(stmt, ast.Pass) or isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)):
+            elif not (isinstance(stmt, ast.Pass)
+                      or isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)):
                 self.flag("module_code", stmt, f"class-body {type(stmt).__name__.lower()} runs at import: a class "
                                                "body may only define methods and constants")
 
@@ -618,7 +624,8 @@ class _Gate:
                     self.flag("rebinds_import", node, f"{n} (imported as {self.aliases[n]}) is rebound")
                 if n == "self" and not isinstance(node, ast.arg):
                     self.flag("rebinds_self", node, "self is reassigned")
-                if n.startswith("__") and n.endswith("__") and not (n == "__init__" and isinstance(node, ast.FunctionDef)):
+                if n.startswith("__") and n.endswith("__") \
+                        and not (n == "__init__" and isinstance(node, ast.FunctionDef)):
                     self.flag("dunder", node, f"binds {n}")
 
     def builtins(self):
@@ -1291,6 +1298,7 @@ def _serve(fd_in, fd_out, device, threads):
     torch.set_num_threads(threads)
     hatch, _ = _start_answer_hatch(device)  # before this process touches CUDA: the hatch must be clean
     w = _Worker(torch, triton, device, fd_out, hatch)
+    w.start_spare()
     # init_s: imports (none after a fork), CUDA's start and the warm-up kernel (bench.py verify reports it)
     info = {"torch": torch.__version__, "triton": triton.__version__, "gpu": "cpu", "gpu_total_gb": 0.0}
     if device == "cuda":  # the Judge derives the GPU caps and the baseline cache's key from these
@@ -1540,6 +1548,7 @@ def widen_inputs(torch, inputs, kind, seed):
 # --- tensors between processes: a JSON header and raw bytes, never pickle ----------------------------------
 
 MAX_TENSOR_BYTES = 64 << 30  # a header that claims more than this is a protocol error
+SPOT_CHECK_BYTES = 2 << 30   # host copies of timed outputs an answer process keeps for the spot checks
 
 
 def _tensor_meta(torch, t):
@@ -1845,7 +1854,7 @@ class _Answer:
 
     def time(self, msg):
         """The answer's timed runs (CUDA): msg["trials"] runs on fresh inputs (module docstring, Timing), each
-        after an L2 flush, between CUDA events; the outputs of a few runs, picked here at random after the runs,
+        after an L2 flush, between CUDA events; the outputs of a few runs, picked here at random, and of the last
         go back for the reference side to check."""
         torch = self.torch
         rot = msg["rotation"]  # [[seed, kind], ...]: the input sets the runs rotate over where draws are not fresh
@@ -1861,11 +1870,16 @@ class _Answer:
         fns, refill = {"new": lambda: self.model(*inputs_new)}, {"new": inputs_new}
         kept, picks = {}, {}
 
-        def check(i, n, outs, inputs):  # one run at random and the last: their outputs go back to be checked
-            if n not in picks:
-                picks[n] = {random.Random(os.urandom(8)).randrange(n), n - 1}
-            if i in picks[n]:
-                kept[i] = outs["new"]
+        def check(i, n, outs, inputs):  # runs picked at random and the last: their outputs go back to be checked
+            if n not in picks:  # as many as SPOT_CHECK_BYTES of host copies hold, 1 to 4, and the last
+                ts = [outs["new"]] if isinstance(outs["new"], torch.Tensor) else list(outs["new"])
+                size = sum(t.numel() * t.element_size() for t in ts if isinstance(t, torch.Tensor)) or 1
+                k = max(1, min(4, SPOT_CHECK_BYTES // size - 1, n - 1))
+                picks[n] = set(random.Random(os.urandom(8)).sample(range(max(n - 1, 1)), k)) | {n - 1}
+            if i in picks[n]:  # a host copy, made after the run's end event
+                out = outs["new"]
+                kept[i] = out.cpu() if isinstance(out, torch.Tensor) else type(out)(
+                    o.cpu() if isinstance(o, torch.Tensor) else o for o in out)
         times = _cuda_times(torch, fns, refill, inputs_for, msg["trials"], self.run_candidate, check=check,
                             budget_s=msg.get("budget_s"))
         spots = sorted(kept)
@@ -1943,9 +1957,9 @@ class _AnswerProcess:
     """The worker's handle on one answer process: forked from the hatch, fed requests, read back, killed and
     reaped at the end (close). Never reused for another answer."""
 
-    def __init__(self, worker, job):
+    def __init__(self, worker):
         self.w, self.torch = worker, worker.torch
-        self.dir = os.path.join(os.getcwd(), f"answer-{job['nonce'][:12]}")
+        self.dir = os.path.join(os.getcwd(), f"answer-{os.urandom(6).hex()}")
         job_r, self.job_w = os.pipe()
         self.res_r, res_w = os.pipe()
         import socket
@@ -1983,7 +1997,8 @@ class _AnswerProcess:
             error_type, text = header.get("error_type") or "runtime_error", header.get("msg", "")
             if error_type == "oom":  # the cap it ran into, in the words of the job's caps
                 text = f"{text}; {self.w.cap_text(RuntimeError(text))}"
-            raise _WorkerError(error_type, text)
+            flags = [error_type] if error_type == "patched_critical" else []
+            raise _WorkerError(error_type, text, **({"flags": flags} if flags else {}))
         wrong = _meta_mismatch(header.get("tensors") or [], expect) if expect is not None else None
         if wrong:  # the verdict is final (its bytes are not read and the process goes), unless `drain`
             if drain:
@@ -2043,6 +2058,7 @@ class _Worker:
     def __init__(self, torch, triton, device, fd_out, hatch):
         self.torch, self.triton, self.device, self.fd_out = torch, triton, device, fd_out
         self.hatch = hatch  # control socket of the answer hatch (_start_answer_hatch)
+        self.spare = None  # an answer process forked ahead of the next job (start_spare)
         self.tasks = {}    # sha256 of task source -> cached reference (LRU by insertion)
         self.last_import = None  # (sha256 of task source, its module): import_task
         self.n_candidates = 0
@@ -2074,7 +2090,7 @@ class _Worker:
         try:
             try:
                 self.make_room(job, exclusive)
-                # Nothing in the prechecks uses the GPU (the pre-flight's fork cannot), so they never wait behind
+                # Nothing in the prechecks uses the GPU, so they never wait behind
                 # another worker's timing or exclusive retry (the lab record: failed answers waited up to 75 s there).
                 v = self.precheck(job)
                 if v is None:
@@ -2109,8 +2125,8 @@ class _Worker:
             replaced = self.will_recycle(job, exclusive, v)
             if lock and not (lock.held and replaced):
                 lock.release()
-        # Whatever the verdict: a run that ended in an exception (the faithfulness run included) skipped the
-        # identity check that follows each forward, and a patched worker must judge nothing else.
+        # A tripwire: this process runs no answer code, so nothing here should ever be replaced; if something
+        # is, the worker judges nothing else.
         patched = self._patched()
         if patched and v.error_type != "patched_critical":
             v = _failed("patched_critical", "candidate replaced " + ", ".join(patched[:10]),
@@ -2221,10 +2237,11 @@ class _Worker:
         built costs no reference), the reference side computes each trial's reference here, then each trial's
         inputs (drawn from the same seed in both processes) go through the answer's forward there and its
         outputs come back to be compared here. The answer process is killed at the end, whatever the verdict."""
-        torch = self.torch
         timings = self.timings
         t = time.perf_counter()
-        ans = _AnswerProcess(self, job)
+        ans, self.spare = self.spare or _AnswerProcess(self), None
+        if not job.get("exclusive"):  # the next answer's process starts while this one is judged
+            self.start_spare()
         try:
             ans.ask({"op": "load", "task": job["task"], "solution": job["solution"],
                      "exclusive": bool(job.get("exclusive")),
@@ -2233,6 +2250,15 @@ class _Worker:
             return self.verify_answer(job, ans)
         finally:
             ans.close()
+
+    def start_spare(self):
+        """An answer process forked ahead for the next answer: it starts (CUDA, the warm-up kernel) while this
+        worker judges the current one. It has run no answer code, so it is as clean as one forked on demand."""
+        if self.spare is None:
+            try:
+                self.spare = _AnswerProcess(self)
+            except _WorkerError:  # no hatch: the next job forks on demand and reports why
+                self.spare = None
 
     def verify_answer(self, job, ans):
         torch = self.torch
@@ -2385,12 +2411,6 @@ class _Worker:
         finally:
             sys.stdout, sys.stderr = saved
             self.printed_chars += writer.n
-
-    def check_identities(self):
-        patched = self._patched()
-        if patched:
-            raise _WorkerError("patched_critical", "candidate replaced " + ", ".join(patched[:10]),
-                               flags=["patched_critical"])
 
     def compare(self, out, ref, atol_rtol, where, v):
         """Exact type/structure, shape, dtype, then allclose. `ref` is a stored reference (`_Stored`) or
@@ -2651,8 +2671,8 @@ class _Worker:
         answer code, unless the baseline cache has them; the answer's runs timed in its own process. Both with
         the same method (_cuda_times: L2 flush, a spin kernel before the start event, CUDA events, a device-wide
         sync, warm-ups outside, medians) while this worker holds the GPU exclusively (file lock). The outputs of
-        two of the answer's timed runs (one picked at random there after the runs, and the last) are checked here
-        against the reference on the same inputs."""
+        a few of the answer's timed runs (picked at random there, and the last) are checked here against the
+        reference on the same inputs."""
         torch = self.torch
         # Before every timed run the inputs are refilled (outside the timed region) with values never seen
         # before: the task's own get_inputs, run on the GPU under a seed drawn per job. A cache keyed on the

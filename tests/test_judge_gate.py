@@ -69,6 +69,9 @@ REFUSED = [
     (method("s = torch.get_rng_state()"), "rng_state", 6),
     (method("torch.set_default_dtype(torch.float64)"), "global_state", 6),
     (method("o = torch.ops.aten.relu(x)"), "dispatch_hook", 6),
+    (method("m = torch.sys.modules"), "module_escape", 6),
+    (method("i = F.importlib"), "module_escape", 6),
+    (method("p = torch.os.getpid()"), "module_escape", 6),
     # class 2: work the op recorder cannot see
     ("import numpy as np\n", "numpy", 1),
     (method("a = x.numpy()"), "host_compute", 6),
@@ -105,6 +108,8 @@ def test_gate_refuses_with_rule_and_line(src, rule, line):
 ALLOWED = [
     "from torch import nn as nn2\nfrom triton import language as tl2\nfrom torch.nn import functional as F2\n",
     "from math import sqrt\nSCALE = 1.0 / sqrt(2.0)\n",
+    "class ModelNew(nn.Module):\n    def forward(self, x):\n        a = torch.select(x, 0, 0) + torch.trace(x)\n"
+    "        return torch.chunk(a, 2)[0] + tl.random.rand(0, 0) * 0\n",
     "BLOCK = 1024\nDTYPE = torch.float16\nCONFIGS = [triton.Config({'B': b}, num_warps=4) for b in (64, 128)]\n",
     "@triton.autotune(configs=[triton.Config({'B': 64})], key=['n'])\n@triton.heuristics({'E': lambda a: a['n'] % 64 == 0})\n"
     "@triton.jit\ndef k2(x_ptr, n, B: tl.constexpr, E: tl.constexpr):\n    pass\n",

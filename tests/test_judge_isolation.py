@@ -14,8 +14,6 @@ import tempfile
 
 import pytest
 
-import reward
-
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the answer hatch is Linux-only")
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -69,7 +67,7 @@ class Worker:  # what _AnswerProcess uses of a worker
 
 
 def run(worker, solution, nonce, seed):
-    ans = reward._AnswerProcess(worker, {"nonce": nonce})
+    ans = reward._AnswerProcess(worker)
     try:
         ans.ask({"op": "load", "task": TASK, "solution": solution, "gpu_cap_gb": None})
         head, outs = ans.ask({"op": "trial", "seed": seed, "kind": "plain", "faithful": False, "on_device": False,
