@@ -1549,6 +1549,7 @@ def widen_inputs(torch, inputs, kind, seed):
 
 MAX_TENSOR_BYTES = 64 << 30  # a header that claims more than this is a protocol error
 SPOT_CHECK_BYTES = 2 << 30   # host copies of timed outputs an answer process keeps for the spot checks
+ANSWER_FILE = "answer.py"    # the answer's source in its process's directory (tracebacks name its lines)
 
 
 def _tensor_meta(torch, t):
@@ -1783,7 +1784,7 @@ class _Answer:
             init_inputs = list(self.task.get_init_inputs())
         except Exception as e:  # noqa: BLE001
             raise _WorkerError("task_error", f"get_init_inputs failed: {_describe(e)}") from None
-        path = os.path.join(os.getcwd(), "answer.py")
+        path = os.path.join(os.getcwd(), ANSWER_FILE)
         with open(path, "w") as f:
             f.write(msg["solution"])
         mod = self.run_candidate(lambda: _import_file(path, "answer"), "import_error")
@@ -1829,7 +1830,8 @@ class _Answer:
                                          "runtime_error")
         finally:
             _Launches.suppress = False
-        header = {"type": "trial", "launches": _Launches.count, "counts": dict(sorted(rec.counts.items()))}
+        header = {"type": "trial", "launches": _Launches.count, "counts": dict(sorted(rec.counts.items())),
+                  "op_lines": rec.lines}
         modified = [i for i, (a, b) in enumerate(zip(inputs, pristine))
                     if isinstance(a, torch.Tensor) and not (a.shape == b.shape and torch.equal(a, b))]
         header["inputs_modified"] = modified[0] if modified else None
@@ -1904,11 +1906,14 @@ def _op_recorder_class(torch):
         def __init__(self, poison=False, watch=None):
             super().__init__()
             self.counts, self.poison, self.watch = {}, poison, watch
+            self.lines = {}  # compute op -> "line N: source" of the answer's line that first ran it
 
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             out = func(*args, **(kwargs or {}))
             name = func.overloadpacket.__name__
             self.counts[name] = self.counts.get(name, 0) + 1
+            if self.counts[name] == 1 and name not in ALLOC_OPS and name not in VIEW_OPS:
+                self.lines[name] = _answer_line()
             if _Launches.depth == 0:
                 if self.poison and name in POISON_OPS and isinstance(out, torch.Tensor):
                     _poison(torch, out)
@@ -1917,6 +1922,15 @@ def _op_recorder_class(torch):
             return out
 
     return OpRecorder
+
+
+def _answer_line():
+    """ "line N: source" of the innermost frame of the answer's file on the stack now ("" if none)."""
+    import traceback
+    for fr in reversed(traceback.extract_stack(limit=40)):
+        if os.path.basename(fr.filename) == ANSWER_FILE:
+            return f"line {fr.lineno}: {(fr.line or '').strip()[:80]}"
+    return ""
 
 
 def _warm_up(torch, triton, device, OpRecorder):
@@ -2308,7 +2322,7 @@ class _Worker:
             if head.get("inputs_modified") is not None:
                 raise _WorkerError("inputs_modified", f"{label}: input {head['inputs_modified']} was modified in "
                                    "place", **_partial(v))
-            self.check_policy(head["counts"], task["ref_ops"], job["policy"], v)
+            self.check_policy(head["counts"], task["ref_ops"], job["policy"], v, head.get("op_lines") or {})
             if head.get("answered_by"):
                 raise _WorkerError("torch_fallback", f"{label}: a torch op ({head['answered_by']}) already computed "
                                    "the output before a later Triton launch; the Triton kernels after it do no "
@@ -2456,19 +2470,26 @@ class _Worker:
                                    **_partial(v, flags=v.flags + ["mismatch:whole_output"]))
         return err
 
-    def check_policy(self, counts, ref_ops, policy, v):
+    def check_policy(self, counts, ref_ops, policy, v, lines=None):
         """The policy on what the dispatcher saw during the whole forward (grid callables and launchers
         included): strict allows no torch compute op; hybrid allows GEMMs, convolutions and dropout
-        (hybrid_extra_ops), and not all of the reference's compute ops."""
+        (hybrid_extra_ops), and not all of the reference's compute ops. `lines`: aten op -> the answer's line
+        that first ran it, named in the message."""
+        lines = lines or {}
+
+        def where(families):
+            found = [f"{name} at {ln}" for name, ln in lines.items() if ln and op_family(name) in families]
+            return f"; {', '.join(found[:4])}" if found else ""
         cand = compute_ops(counts)
         if policy == "strict" and cand:
-            raise _WorkerError("strict_policy", f"torch compute ops in forward under policy strict: {cand}",
-                               **_partial(v, flags=v.flags + ["policy:strict"]))
+            raise _WorkerError("strict_policy", f"torch compute ops in forward under policy strict: {cand}"
+                               f"{where(set(cand))} (rule strict)", **_partial(v, flags=v.flags + ["policy:strict"]))
         extra = hybrid_extra_ops(cand)
         if policy == "hybrid" and extra:
             raise _WorkerError("torch_fallback", f"torch ran {extra} in forward: under policy hybrid torch may run "
                                f"only {', '.join(sorted(HYBRID_TORCH_FAMILIES))} and dropout, Triton the rest "
-                               "(rule hybrid_ops)", **_partial(v, flags=v.flags + ["policy:hybrid_ops"]))
+                               f"(rule hybrid_ops){where(set(extra))}",
+                               **_partial(v, flags=v.flags + ["policy:hybrid_ops"]))
         if ref_ops and all(cand.get(fam, 0) >= n for fam, n in ref_ops.items()):
             raise _WorkerError("torch_fallback", f"torch ops in forward {cand} cover all reference compute "
                                f"{ref_ops}: the Triton kernels do none of the task's work (rule covers_reference)",
@@ -3278,7 +3299,7 @@ def _describe(e):
     import traceback
     where = ""
     for fr in traceback.extract_tb(e.__traceback__):
-        if os.path.basename(fr.filename).startswith("cand_"):
+        if os.path.basename(fr.filename) == ANSWER_FILE:
             where = f" (solution line {fr.lineno}: {(fr.line or '').strip()[:120]})"
     text = str(e)
     if len(text) > 1500:
