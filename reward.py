@@ -2666,19 +2666,6 @@ class _Worker:
         gpu = isinstance(e, self.torch.OutOfMemoryError) or "CUDA" in str(e)
         return self.caps.get("gpu_text" if gpu else "host_text", "")
 
-    def poison_allocator(self):
-        """Fill every free block of the CUDA caching allocator with 0xFF bytes (NaN in fp16/bf16/fp32/fp64),
-        so a candidate that returns an uninitialised buffer cannot read a freed reference answer."""
-        torch = self.torch
-        if self.device != "cuda":
-            return  # CPU: the originals were NaN-filled before being freed; there is no caching allocator
-        torch.cuda.synchronize()
-        sizes = sorted((b["size"] for seg in torch.cuda.memory_snapshot() for b in seg["blocks"]
-                        if b["state"] == "inactive"), reverse=True)
-        held = [torch.empty(s, dtype=torch.uint8, device="cuda").fill_(255) for s in sizes]
-        torch.cuda.synchronize()
-        del held
-
     # --- timing (CUDA only) ---------------------------------------------------------------------------
 
     def gpu_lock(self, job):
