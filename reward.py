@@ -1041,7 +1041,12 @@ def op_family(name):
     return OP_FAMILIES.get(base, base.lstrip("_"))
 
 
-# Policy hybrid (the paper's): torch may run these op families in forward, Triton runs everything else.
+# Policies on the torch ops of a forward (Worker.check_policy). strict: allocation, view and copy ops only.
+# hybrid (the paper's; the default): torch may also run these op families, Triton runs everything else.
+# partial: torch may run any op next to faithful kernels, as long as it does not run every compute op of the
+# reference nor compute the output before a later launch. For the partial programs of test-time search
+# (search.py keeps unreplaced ops in PyTorch); it lets torch do most of the work, so RL rewards never use it.
+POLICIES = ("hybrid", "strict", "partial")
 HYBRID_TORCH_FAMILIES = {"matmul", "conv", "conv_t"}
 DROPOUT_FAMILIES = {"bernoulli", "native_dropout"}  # F.dropout: a bernoulli_ draw, then div_ and mul (or native)
 
@@ -1819,7 +1824,7 @@ class _Answer:
         pristine = [x.clone() if isinstance(x, torch.Tensor) else x for x in inputs]
         faithful = bool(msg.get("faithful"))
         watch = None
-        if msg["policy"] == "hybrid" and not faithful:
+        if msg["policy"] in ("hybrid", "partial") and not faithful:
             watch = _FallbackWatch(torch, msg["numels"], self.device)
         rec = self.OpRecorder(poison=faithful, watch=watch)
         _Launches.count = 0
@@ -3533,8 +3538,8 @@ class Judge:
                  ):
         if device not in ("cpu", "cuda"):
             raise ValueError(f"device must be 'cpu' or 'cuda', got {device!r}")
-        if policy not in ("hybrid", "strict"):
-            raise ValueError(f"policy must be 'hybrid' or 'strict', got {policy!r}")
+        if policy not in POLICIES:
+            raise ValueError(f"policy must be one of {', '.join(POLICIES)}, got {policy!r}")
         if workers < 1 or trials < 1:
             raise ValueError("workers and trials must be >= 1")
         linux = sys.platform.startswith("linux")
@@ -4136,8 +4141,9 @@ def main(argv=None):
     g.add_argument("--solution", help="solution source (.py) defining ModelNew")
     g.add_argument("--completion", help="raw model text; its last ```python block is the solution")
     p.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto", help="auto: cuda if available")
-    p.add_argument("--policy", choices=["hybrid", "strict"], default="hybrid",
-                   help="hybrid: torch ops allowed next to >=1 faithful kernel; strict: only alloc/view/copy")
+    p.add_argument("--policy", choices=POLICIES, default="hybrid",
+                   help="hybrid: torch may also run GEMMs, convolutions and dropout; strict: only alloc/view/copy; "
+                        "partial: any torch op next to the kernels (test-time search's partial programs, not RL)")
     p.add_argument("--timeout-s", type=float, default=60.0, help="wall-clock limit per candidate, seconds")
     p.add_argument("--trials", type=int, default=5, help="correctness trials with fresh seeded inputs")
     p.add_argument("--time-trials", type=int, default=100, help="timed runs per model (CUDA only)")

@@ -140,6 +140,18 @@ def test_strict_policy_forbids_torch_compute():
     assert v_pure.correct, v_pure.error_msg
 
 
+def test_partial_policy_lets_torch_keep_ops_but_not_do_the_task():
+    """Policy partial (test-time search's partial programs): an elementwise torch op next to a kernel passes, which
+    hybrid refuses; torch computing the whole answer that a kernel then copies is refused under both."""
+    after = os.path.join(HERE, "hacks", "torch_after_last_launch.py")
+    copy = os.path.join(HERE, "hacks", "torch_fallback_scaled.py")
+    pairs = [(task_for(after), read(after)), (task_for(copy), read(copy))]
+    with Judge(workers=1, device="cpu", timeout_s=30.0, policy="partial") as j:
+        v_after, v_copy = j.verify_many(pairs, progress=False)
+    assert v_after.correct, v_after.error_msg
+    assert v_copy.error_type == "torch_fallback" and "policy:torch_answer" in v_copy.flags, v_copy.error_msg
+
+
 def test_wait_ready_then_verify():
     """wait_ready returns once every worker (spares included) is up; the judge then verifies as usual."""
     with Judge(workers=1, device="cpu", timeout_s=30.0, spare_workers=1) as j:
