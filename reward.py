@@ -1773,9 +1773,7 @@ class _Answer:
         torch = self.torch
         if msg.get("exclusive") and self.device == "cpu":
             _lift_address_space_limit()  # the retry of an oom: as its worker (make_room)
-        if msg.get("gpu_cap_gb") and self.device == "cuda":
-            total = torch.cuda.get_device_properties(torch.cuda.current_device()).total_memory
-            torch.cuda.set_per_process_memory_fraction(min(1.0, msg["gpu_cap_gb"] * (1 << 30) / total))
+        self.cap(msg)
         path = os.path.join(os.getcwd(), "task_inputs.py")
         with open(path, "w") as f:
             f.write(msg["task"])
@@ -1816,10 +1814,17 @@ class _Answer:
         inputs = draw_inputs(torch, self.task.get_inputs, self.device, on_device)
         return widen_inputs(torch, inputs, kind, seed)
 
+    def cap(self, msg):
+        """The GPU memory this process may hold now (the worker's share less what the worker holds)."""
+        if msg.get("gpu_cap_gb") and self.device == "cuda":
+            total = self.torch.cuda.get_device_properties(self.torch.cuda.current_device()).total_memory
+            self.torch.cuda.set_per_process_memory_fraction(min(1.0, msg["gpu_cap_gb"] * (1 << 30) / total))
+
     def trial(self, msg):
         """One recorded forward on the inputs of (seed, kind): launches, aten ops, the torch-answer check, inputs
         unchanged. A faithfulness trial suppresses every launch and poisons fresh empty* buffers."""
         torch = self.torch
+        self.cap(msg)
         inputs = self.draw(msg["seed"], msg["kind"], msg["on_device"])
         pristine = [x.clone() if isinstance(x, torch.Tensor) else x for x in inputs]
         faithful = bool(msg.get("faithful"))
@@ -1864,6 +1869,7 @@ class _Answer:
         after an L2 flush, between CUDA events; the outputs of a few runs, picked here at random, and of the last
         go back for the reference side to check."""
         torch = self.torch
+        self.cap(msg)
         rot = msg["rotation"]  # [[seed, kind], ...]: the input sets the runs rotate over where draws are not fresh
 
         def inputs_for(i):
@@ -2264,7 +2270,7 @@ class _Worker:
         try:
             ans.ask({"op": "load", "task": job["task"], "solution": job["solution"],
                      "exclusive": bool(job.get("exclusive")),
-                     "gpu_cap_gb": self.caps.get("gpu_gb") if self.device == "cuda" else None})
+                     "gpu_cap_gb": self.answer_gpu_cap_gb()})
             timings["import_s"] = round(time.perf_counter() - t, 4)
             return self.verify_answer(job, ans)
         finally:
@@ -2303,7 +2309,7 @@ class _Worker:
         for entry, stored in zip(task["plan"], task["ref_outs"]):
             request = {"op": "trial", "seed": entry["seed"], "kind": entry["kind"], "faithful": entry["faithful"],
                        "on_device": task["draw_on_device"], "policy": job["policy"], "atol_rtol": atol_rtol,
-                       "numels": [r.numel for r in stored.refs]}
+                       "numels": [r.numel for r in stored.refs], "gpu_cap_gb": self.answer_gpu_cap_gb()}
             expect = [(r.shape, r.dtype) for r in stored.refs]
             label = f"trial {k} ({entry['kind']} inputs)"
             if entry["faithful"]:  # decided after the other trials, so the verdict does not depend on its place
@@ -2347,6 +2353,13 @@ class _Worker:
         else:
             v.flags.append("speed_unmeasured")
         return v
+
+    def answer_gpu_cap_gb(self):
+        """The GPU memory the answer process may hold now: the job's per-worker share less what this worker holds
+        (the two processes together stay within the share; at least 1 GB). None on the CPU."""
+        if self.device != "cuda" or not self.caps.get("gpu_gb"):
+            return None
+        return max(self.caps["gpu_gb"] - self.torch.cuda.memory_reserved() / (1 << 30), 1.0)
 
     def check_output_type(self, head, stored, label, v):
         if head.get("wrong_type"):
@@ -2750,6 +2763,7 @@ class _Worker:
                                     budget_s=job["time_budget_s"])
                 del fns, refill
             head, outs = ans.ask({"op": "time", "trials": job["time_trials"], "budget_s": job["time_budget_s"],
+                                  "gpu_cap_gb": self.answer_gpu_cap_gb(),
                                   "fresh": fresh, "seed_base": seed_base, "rotation": rotation,
                                   "on_device": task["draw_on_device"]})
         finally:
