@@ -119,7 +119,7 @@ def verify_by_cli(cands, args):
                "--device", args.device, "--timeout-s", str(args.timeout_s), "--time-trials", str(args.time_trials)]
         res = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout_s + 120)
         lines = res.stdout.strip().splitlines()
-        if res.returncode != 0 or not lines:
+        if res.returncode not in (0, 1, 2) or not lines:  # 1: incorrect, 2: broken task (a verdict either way)
             raise RuntimeError(f"reward.py exited {res.returncode} on candidate {i}: {res.stderr[-500:]}")
         return Verdict.from_dict(json.loads(lines[-1]))
 

@@ -1,81 +1,99 @@
 """The judge: is a model-written Triton solution correct, honest and fast? And the rewards built on it.
 
-    python reward.py --task tests/judge_tasks/relu_add.py --solution tests/judge_tasks/relu_add_good.py
-    python reward.py --task TASK.py --completion model_output.txt --device cuda --policy strict
+    python reward.py --task tests/judge_tasks/relu_add.py --solution tests/judge_tasks/good/relu_add.py
+    python reward.py --task TASK.py --completion model_output.txt --device cuda --policy strict --seed 1234
 
-Model-written code never runs in this (the trainer's) process. A pool of worker processes runs it. Each
-worker leads its own session (i.e. process group), has an environment scrubbed to an allowlist, its own temp
-cwd, HOME and TRITON_CACHE_DIR, rlimits that CUDA tolerates, and a hard wall-clock limit per candidate that
-the parent enforces by killing the worker's whole process group; the parent also kills a worker whose
-resident host memory passes its host RSS cap (a CUDA process cannot take an address-space rlimit). Memory caps
-follow the machine (`memory_caps`; issue 19): each worker's host RSS and GPU caps are a share of the host's and
-the GPU's total memory over the number of workers, with floors. A job that runs out of memory under its share
-(verdict `oom`, which names the cap it hit) is run once more by the Judge, alone: the worker takes the per-GPU
-lock exclusively and the caps are lifted to the whole GPU and most of the host (flag oom_retried_exclusive;
-a CPU judge does this only with oom_retry=True, and lifts only the caps); once a task's reference has run out of
-memory so, later jobs of that task run alone at once (flag exclusive_task), and with a baseline cache so do the
-jobs of later Judges on the same GPU whose share is no larger (BaselineCache's ref_oom). A shared job whose
-working set is plainly over its share (working_set_over_share) counts as such a reference oom after its first
-reference output, without computing the rest. Messages
-from a worker are length-prefixed JSON (never pickle: the parent must not unpickle bytes that candidate code
-could forge) and carry a per-job nonce. A worker is started in one of two ways (Judge `start_method`):
-  zygote (default on Linux): one helper process per Judge, started like a spawned worker, imports torch and
-     triton once; each worker is os.fork()ed from it and, before anything else, calls setsid, arms its death
-     signal, moves into its temp dir, replaces its environment, points stdout/stderr at its log and closes
-     every other inherited descriptor (the zygote's control socket included). A worker is up in a fraction of
-     a second instead of the seconds those imports take (12 workers starting at once took 12 s on a 16-core
-     host). The fork is still a clean process: the zygote never initialises CUDA, runs no thread and never
-     runs candidate code (it checks the first two before every fork and refuses, whereupon the Judge spawns).
-  spawn: each worker is a fresh interpreter started with subprocess (env scrubbed at exec time).
+Exit status: 0 correct, 1 incorrect, 2 broken task or usage error (one line on stderr, no traceback).
 
-A candidate is correct only if (shared/DESIGN.md, "The judge"; issue 3):
-  1. it parses and passes the AST checks in `static_check` (no try/except, threads, processes, streams,
-     asyncio, ctypes/cffi, load_inline, introspection of frames/gc, patching of imported modules, use of
-     the reference `Model`) and defines >= 1 @triton.jit kernel; a plainly written `ModelNew` whose
-     constructor cannot take the task's `get_init_inputs()` fails here too (`init_signature_error`, from the
-     AST, before any reference is computed: a KernelBench-sized reference can cost the whole GPU);
-  2. the reference outputs of all trials are computed before the candidate is imported, copied aside (trial by
-     trial on the GPU, masked with a secret keystream, as many as fit its memory (ref_gpu_trials); the rest on
-     the CPU), the
-     originals overwritten with NaN and the CUDA caching allocator's free blocks filled with NaN bytes. The
-     inputs are drawn on the device where the task's get_inputs allows it (else on the CPU), the same way for
-     the reference and the candidate;
-  3. over `trials` seeded inputs (cloned per run) the output has exactly type torch.Tensor, the reference's
-     shape and dtype, is allclose within the tolerance table (computed in chunks: `_chunked_close`), and the
-     inputs are unchanged. The last trial's inputs (of two or more) are a contrast draw (`_contrast`): each
-     floating input's second half along its first dim of size >= 2 is scaled by CONTRAST_SCALE. get_inputs
-     draws i.i.d. values, so a mean of a 32768 x 32768 input taken over its first row alone (an SFT answer to
-     KernelBench's 94_MSELoss, session 14) is within 1e-2 of the whole mean on every plain draw; on the contrast
-     draw it is not. Scaling keeps zeros, signs and bounds such as [0, 1], so masks, triangular inputs and most
-     input domains survive it;
-  4. every forward launches >= 1 Triton kernel (counted by wrapping the Triton launchers);
-  5. faithfulness: with launches suppressed and fresh `empty*` allocations poisoned, the output is wrong;
-  6. torch ops in forward are recorded with a TorchDispatchMode. `strict`: only allocation, view/shape and
-     copy ops are allowed. `hybrid`: torch compute ops are allowed next to the kernels unless torch did the
-     work and the kernels are decoration ("torch_fallback"), i.e. (a) the torch ops contain every compute op of
-     the reference (multiset of op families), or (b) (issue 20) in some trial the output of a torch compute op
-     that ran before a later Triton launch equals the returned output: same number of elements, flattened,
-     within the tolerance (exactly for integers), compared at up to FALLBACK_SAMPLE random positions on a copy
-     taken when the op ran (`_FallbackWatch`; the recorded trial forwards, no extra run). So a torch op may make
-     the output only after the last launch (a hybrid ending in torch, fed by the kernels), and kernels that
-     follow torch's work must change its values. An output the tolerance cannot tell from a constant is exempt
-     from (b); an honest hybrid trips (b) only where its kernels' part of the task is the identity on the
-     trial's data (a clamp that clips nothing). (b) misses a torch answer that a kernel reorders or pads, and
-     torch work after a kernel that merely copied an input (left to (a));
-  7. identities of critical functions (timers, allclose, synchronize, the Triton launchers, this module)
-     are unchanged after import and after every forward.
-Timing (CUDA only): per-GPU readers-writer file lock (timing exclusive), L2 flush, a spin kernel that lets
-the host enqueue the whole call before the start event (device time, not launch latency: `_cuda_times`),
-CUDA events and a device-wide sync, warm-ups outside, `time_trials` interleaved reference/candidate runs in
-the same worker (fewer, but >= MIN_TIME_TRIALS, where they would pass `time_budget_s`), medians. With a
-`BaselineCache` (Judge `baseline_cache`), a task's eager and torch.compile times measured once on this GPU and
-software are reused: the worker then times only the candidate (timings ref_ms_from_cache,
-compile_ref_ms_from_cache). On CPU (Triton interpreter) speed is not measured: speedup/runtime_ms/ref_ms are
-None and the verdict carries "speed_unmeasured".
+Three roles, three kinds of process (shared/DESIGN.md, "The judge"). Model-written code never runs in this (the
+trainer's) process, nor in one that holds anything its verdict depends on.
+  the static gate (`static_check`, pure AST analysis) refuses an answer before any process runs it;
+  the reference side and comparator (`_Worker`, one per worker process): computes the reference outputs of each
+     trial, times the reference on the GPU (or takes its times from the BaselineCache), compares what the answer
+     returns and writes the verdict. It never imports answer code, so it serves many answers;
+  the answer process (`_Answer`, one per answer): forked for that answer alone from the answer hatch, a clean
+     helper that each worker forks before it touches CUDA or a task (torch and Triton imported, nothing else).
+     It imports the answer from a file in its own directory (own TRITON_CACHE_DIR, HOME, TMPDIR), builds
+     ModelNew, draws each trial's inputs from the seed the worker sends (the same draw as the reference's),
+     runs the forward under the op recorder and sends back the outputs as raw bytes after a JSON header (never
+     pickle), with the launches and the aten ops it recorded. It holds no reference output, no reference model,
+     no timing the verdict uses, and compares nothing. It is killed after its verdict and never reused.
+Worker processes lead their own session (process group), have an environment scrubbed to an allowlist, their
+own temp cwd, rlimits CUDA tolerates, and a hard wall-clock limit per answer enforced by the Judge, which kills
+the whole group (the answer process is in it). The Judge also kills a worker past its host RSS cap. Memory caps
+follow the machine (`memory_caps`): a share of the host's and GPU's memory per worker, with floors; an `oom`
+verdict runs once more alone, with the caps lifted (oom_retried_exclusive, exclusive_task, BaselineCache's
+ref_oom). Workers start forked from one zygote per Judge (default on Linux; it imports torch and Triton once
+and never runs candidate code) or spawned (`start_method`).
+
+A candidate is correct only if:
+  1. it parses and passes the static gate: an allow-list resolved on the AST (aliases and attribute chains are
+     resolved to the dotted path they stand for): imports of torch, torch.nn, torch.nn.functional, triton,
+     triton.language and math only; no reflection (getattr/setattr/vars/type, dunders, private names, modules
+     used as values or reached through another module, gc/inspect/sys/os/ctypes/importlib/builtins/numpy), no
+     dynamic code or file access, no assignment to attributes of anything but self in a method, no module-level
+     code beyond imports, definitions and constants (import time is outside the recorded forward), no
+     try/except, threads, streams, hooks, Tensor subclasses or use of the reference Model; and it defines a
+     @triton.jit kernel. A failure names the rule and the line (flags static:<rule>). A plainly written ModelNew
+     whose constructor cannot take the task's get_init_inputs() fails here too (`init_signature_error`);
+  2. its answer process imports it and builds ModelNew (right after MODEL_SEED, as the reference's Model);
+  3. over the trials of `trial_plan` (seeds fresh per verify_many call unless Judge(seed=...) or --seed is
+     given; Verdict.seed records it) the output has exactly type torch.Tensor, the reference's shape and dtype,
+     is within the tolerance table elementwise (|out - ref| <= atol + rtol |ref|, `_chunked_close`) and as a
+     whole (||out - ref|| / ||ref|| <= rtol, `whole_output_rule`: an all-zeros answer to outputs below atol
+     fails it), and the inputs are unchanged. Besides the task's own draws, the plan widens the inputs
+     (`widen_inputs`): sign-symmetric trials and trials with a random block scaled, wherever the reference stays
+     finite there (else that trial is drawn plainly, flag trial_not_widened:<kind>);
+  4. every forward launches >= 1 Triton kernel (the launchers are wrapped in the answer process);
+  5. faithfulness: one more trial, drawn like the others and at a random place in the plan, runs with every
+     launch suppressed and fresh empty* buffers poisoned; its output must be wrong;
+  6. every aten op that ran during the forward is recorded at the dispatcher (a TorchDispatchMode), grid
+     callables, autotune hooks and launchers included, so spelling changes nothing. `strict`: only allocation,
+     view and copy ops. `hybrid` (default, as the paper): torch may also run GEMMs, convolutions and dropout
+     (`hybrid_extra_ops`), not every compute op of the reference, and no torch op may already have computed the
+     output before a later Triton launch (`_FallbackWatch`); all else is Triton's. A failure is torch_fallback
+     with the rule in its flags (policy:hybrid_ops, policy:covers_reference, policy:torch_answer);
+  7. the identities of critical functions in the answer process (torch, torch.Tensor, torch.nn, the launchers,
+     this module) are unchanged after import and after every forward (patched_critical).
+Timing (CUDA only, after correctness): the eager reference (and optionally torch.compile's) is timed by the
+worker, which never imported answer code, or taken from the BaselineCache; the answer's runs are timed in its
+own process with the same method (`_cuda_times`: L2 flush, a spin kernel so the whole call is queued before the
+start event, CUDA events, a device-wide sync, warm-ups outside, medians; fewer runs, >= MIN_TIME_TRIALS, where
+they would pass `time_budget_s`) while the worker holds the GPU exclusively (per-GPU file lock). The inputs of
+each timed run are drawn fresh, and the outputs of up to five timed runs (picked at random, and the last) are
+checked against the reference. speedup = ref_ms / runtime_ms, flagged speedup_above_cap above
+SPEEDUP_CAP. On CPU (Triton interpreter) speed is not measured: speedup/runtime_ms/ref_ms are None, flag
+"speed_unmeasured".
+
+Threat model. The answer's author is an adversary who knows this file and the task.
+  Defended: reaching the judge's code or state (the gate refuses reflection and every import but the six
+  modules, and what would be reached lives in another process anyway); patching torch, Triton or nn classes
+  (refused by the gate; a patch would last only in the answer's own process, which is killed afterwards and
+  holds no reference, comparison or timing of the reference); work the recorder cannot see (the dispatcher
+  sees every aten op of the forward, grid callables and launchers included; NumPy, host copies and
+  import-time computation are refused statically); recognising trials (seeds fresh per judging, the
+  faithfulness trial drawn and placed like any other, widened draws mixed in at random places); inputs outside
+  the task's own distribution (sign-symmetric and scaled trials); outputs below atol (the whole-output rule);
+  a slowed reference (it is timed in a process the answer never ran in, or cached); output types that fool a
+  comparison (exact torch.Tensor, bytes rebuilt by the comparator); answers that hang, crash, exhaust memory
+  or print without end (per-job wall clock, rlimits, RSS and GPU caps, muted output); a verdict flagged as a
+  hack earns what a wrong one earns (`earns`).
+  Not defended: an answer that notices, during the faithfulness trial, that its launches did nothing (a canary
+  a kernel writes) can change what it returns; this is harmless where the policy audit holds (it must still
+  do the task's work in Triton to pass the other trials), and it is why the audit, not the faithfulness trial,
+  decides who did the work. The answer's own timed runs are measured in its process: it cannot reach the
+  timers (the gate) but it can do input-independent host work before its kernels are queued, which the spin
+  kernel hides, and it could recognise the timed runs (they come after the correctness trials) and run a
+  faster but wrong path there, which the spot checks catch only at the runs they pick. Triton kernels can read
+  any memory of their own process (which holds nothing of the judge's). Hybrid answers whose kernels do a
+  trivial part of the task (a bias add after a torch GEMM) pass by design. Side channels through the GPU
+  shared with other processes are out of scope. Resource exhaustion of the host by a candidate beyond the caps
+  (fork bombs are refused by the gate, not by an rlimit) is left to the caps and the wall clock.
 
 Rewards (pure functions of verdicts; DESIGN.md "Rewards"): `log_speedup`, `correct_mask`, `drpo_weights`,
-`grpo_rewards`, `group_advantages`. Differences from the paper: speedups are clipped to [1/cap, cap] before
-the log (the paper caps at 10 only from above), and unmeasured speed counts as speedup 1 (log 0).
+`grpo_rewards`, `group_advantages`. A verdict carrying a flag in HACK_FLAGS counts as wrong in all of them.
+Differences from the paper: speedups are clipped to [1/cap, cap] before the log (the paper caps at 10 only from
+above), and unmeasured speed counts as speedup 1 (log 0).
 """
 import argparse
 import ast
@@ -109,13 +127,12 @@ TIME_BUDGET_S = 2.0                # timed trials of one candidate take about th
 MIN_TIME_TRIALS = 20               # ... but never fewer runs than this
 MIN_TIME_TRIALS_LONG = 5           # ... or this where one timed round (candidate and reference) takes LONG_ROUND_S
 LONG_ROUND_S = 0.1                 #     or more: all-Triton transposed 3-D convolutions ran 10-273 ms a call on the
-                                   #     H200 and 20 rounds of them held the GPU lock for up to 6 s (LOG.md session 10)
-CONTRAST_SCALE = 0.25             # the contrast trial's factor on the second half of each floating input (_contrast)
+                                   #     H200 and 20 rounds of them held the GPU lock for up to 6 s (the lab record)
 KEEP_CACHE_BYTES = 256 << 20      # an idle worker's allocator keeps at most this much cached after a job; more goes
-                                  # back to the GPU (it was 2 GB: on session 29's H100, three idle workers' caches
+                                  # back to the GPU (it was 2 GB: on a H100, three idle workers' caches
                                   # were GBs that an exclusive level-1 retry did not see free)
 TASK_CACHE_BYTES = 1 << 30         # a worker keeps cached tasks (reference outputs, weights) up to about this much
-# A task's get_inputs that fails like this on the device is drawn on the CPU instead (issue 19)
+# A task's get_inputs that fails like this on the device is drawn on the CPU instead
 DRAW_ERRORS = (RuntimeError, TypeError, ValueError, NotImplementedError, AssertionError)
 MODEL_SEED = 42                    # both Model and ModelNew are built right after this seed
 # Tolerance table: dtype -> (atol, rtol). fp32 default 1e-2 as KernelBench v0 and its peers.
@@ -124,20 +141,15 @@ STRICT_TOLERANCES = {"float32": (1e-4, 1e-4), "float16": (1e-3, 1e-3), "bfloat16
 # KernelBench's own per-precision tolerance (atol = rtol; its current harness, not v0's 1e-2): a correct verdict
 # whose outputs miss it carries the flag "fails_kb_tol", so one run reports Acc at both (eval.py acc_kb_tol).
 KB_TOLERANCES = {"float32": (1e-4, 1e-4), "float16": (1e-2, 1e-2), "bfloat16": (1e-2, 1e-2), "float64": (1e-4, 1e-4)}
-# Error types after which a worker is not reused (its interpreter or CUDA context may be damaged). Not in it:
-# failures that leave nothing behind -- a Triton compile error (raised before any launch), a missing
-# ModelNew, a constructor signature that does not bind, wrong outputs -- because a worker restart costs seconds
-# (CUDA init) and most early RL rollouts fail this way. Any candidate after which a critical function is no
-# longer the original is recycled whatever its verdict (Worker.run_job).
-RECYCLE_ERRORS = {"runtime_error", "kernel_error", "import_error", "init_error", "oom", "exit_called",
-                  "patched_critical", "task_error", "judge_error"}
-RECYCLE_ERRORS_CAUTIOUS = RECYCLE_ERRORS | {"compile_error", "missing_model_new", "signature_mismatch"}
-# The pre-flight (Worker.preflight): a throwaway child imports the candidate and builds ModelNew before the
-# reference is computed. Only these verdicts of it are final, and none whose message names CUDA, a fork or a
-# device: a fork of a CUDA worker cannot use CUDA, so such an error says nothing about the real run.
-PREFLIGHT_ERRORS = {"import_error", "missing_model_new", "signature_mismatch", "init_error"}
-PREFLIGHT_UNSURE = re.compile(r"cuda|fork|device|driver|nvml|out of memory", re.IGNORECASE)
-PREFLIGHT_TIMEOUT_S = 20.0
+# Error types after which a worker is not reused: failures on the judge's own side (its reference ran out of
+# memory, the task or the judge failed, an answer process sent something unreadable). An answer's own failures
+# (runtime, kernel, import errors, a crash) happen in its answer process, which is gone after the verdict; the
+# worker never ran that code, so it stays (with its cached references and its GPU context).
+RECYCLE_ERRORS = {"oom", "task_error", "judge_error", "protocol_error"}
+# ... and, cautious, after every answer failure too (bench.py compares the two)
+RECYCLE_ERRORS_CAUTIOUS = RECYCLE_ERRORS | {"runtime_error", "kernel_error", "import_error", "init_error",
+                                            "exit_called", "patched_critical", "compile_error", "missing_model_new",
+                                            "signature_mismatch", "worker_crashed", "worker_died"}
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -159,6 +171,7 @@ class Verdict:
     error_type: str | None = None
     error_msg: str = ""
     timings: dict = field(default_factory=dict)    # verify_s, import_s, check_s, time_s, ref_gpu_trials, ...
+    seed: int | None = None           # the judging's trial seed (trial_plan); Judge(seed=...) reproduces the verdict
 
     def to_dict(self):
         return dataclasses.asdict(self)
@@ -174,7 +187,7 @@ def init_signature_error(source, n_args):
     alone (no candidate code runs), or None when it binds or the class is beyond a plain reading (decorated, a
     metaclass, __new__/__signature__/__init__ assigned, ModelNew rebound, bases other than nn.Module without an
     __init__); the runtime check after the reference then decides. The judge runs this before the reference:
-    a KernelBench-sized reference can cost an exclusive retry of the whole GPU (LOG.md session 11), and an
+    a KernelBench-sized reference can cost an exclusive retry of the whole GPU (the lab record), and an
     answer whose constructor does not fit the task fails either way."""
     try:
         tree = ast.parse(source)
@@ -270,183 +283,543 @@ def extract_solution(completion):
 
 
 # ----------------------------------------------------------------------------------------------------
-# Static checks (AST). Pure analysis of text: safe in any process, but run in the worker anyway because
-# a pathological source can blow the parser's C stack.
+# The static gate: an allow-list, resolved on the AST. Pure analysis of text, safe in any process (run in a
+# worker anyway: a pathological source can blow the parser's C stack).
+#
+# What an answer may name is decided by what each name resolves to, not by how it is spelled: every import
+# binds an alias to a dotted path ("tl" -> "triton.language"), attribute chains on an alias extend that path
+# ("tl.math.exp" -> "triton.language.math.exp"), and the path is checked. An alias cannot be moved into
+# another name (a module used as a value is refused) nor rebound, so no spelling reaches a module the gate
+# did not resolve. The answer's own objects are reachable only through names it binds; on those, attribute
+# names are checked (dunders, private names, host-side data access, hooks). Module-level code runs at import,
+# outside any forward the judge records, so it may only import, define, and bind constants.
 
-# Imports that are refused, with the rule they break.
-FORBIDDEN_MODULES = {
+GATE_MODULES = {"torch", "torch.nn", "torch.nn.functional", "triton", "triton.language", "math"}
+ALLOWED_IMPORTS = f"only {', '.join(sorted(GATE_MODULES))} may be imported"
+# Names of modules that an allowed module holds as an attribute because it imported them (torch.sys, torch.os):
+# a path through one of them leaves the allow-list. The standard library's and a few third-party names; "math"
+# is allowed anyway (and tl.math is Triton's own).
+GATE_ESCAPES = (set(getattr(sys, "stdlib_module_names", ())) | {"numpy", "np", "sympy", "filelock", "jinja2",
+                "networkx", "fsspec", "typing_extensions", "setuptools", "pkg_resources"}) - {
+                "math", "chunk", "select", "trace"}  # torch.chunk, torch.select, torch.trace are functions
+# Known module paths under the allowed roots: such a path may only be the base of a longer attribute chain.
+GATE_MODULE_PATHS = GATE_MODULES | {
+    "torch.cuda", "torch.linalg", "torch.fft", "torch.special", "torch.backends", "torch.utils", "torch.jit",
+    "torch.autograd", "torch.random", "torch.testing", "torch.ops", "torch.library", "torch.distributions",
+    "torch.nn.init", "torch.nn.utils", "torch.nn.modules", "torch.nn.parameter", "torch.nn.parallel",
+    "torch.sparse", "torch.nested", "torch.masked", "torch.amp", "torch.func", "torch.fx", "torch.cpu",
+    "torch.overrides", "torch.profiler", "torch.hub", "torch.compiler", "torch.export", "torch.onnx",
+    "torch.distributed", "torch.multiprocessing", "torch.storage", "torch.serialization", "torch.version",
+    "triton.language.math", "triton.language.extra", "triton.language.core", "triton.language.standard",
+    "triton.runtime", "triton.testing", "triton.compiler", "triton.backends", "triton.tools", "triton.knobs"}
+# Public names under torch that the gate refuses, with the rule each breaks (a prefix covers what is below it).
+GATE_TORCH_DENIED = {
+    **dict.fromkeys(["torch.utils", "torch.library", "torch.ops", "torch.classes", "torch.overrides",
+                     "torch.fx", "torch.func", "torch.export"], "dispatch_hook"),
+    **dict.fromkeys(["torch.jit", "torch.compile", "torch.compiler", "torch.onnx", "torch.package"],
+                    "torch_compile"),
+    **dict.fromkeys(["torch.multiprocessing", "torch.distributed", "torch.nn.parallel"], "process"),
+    **dict.fromkeys(["torch.save", "torch.load", "torch.from_file", "torch.hub", "torch.serialization"],
+                    "file_access"),
+    **dict.fromkeys(["torch.from_numpy", "torch.frombuffer", "torch.asarray", "torch.UntypedStorage",
+                     "torch.TypedStorage", "torch.storage", "torch.Storage"], "host_memory"),
+    **dict.fromkeys(["torch.backends", "torch.use_deterministic_algorithms", "torch.set_grad_enabled",
+                     "torch.set_printoptions", "torch.set_num_threads", "torch.set_num_interop_threads",
+                     "torch.set_float32_matmul_precision", "torch.set_default_dtype", "torch.set_default_device",
+                     "torch.set_default_tensor_type", "torch.set_flush_denormal", "torch.set_warn_always",
+                     "torch.set_anomaly_enabled", "torch.set_autocast_enabled", "torch.set_deterministic_debug_mode",
+                     "torch.autograd", "torch.profiler", "torch.testing", "torch.version"], "global_state"),
+    **dict.fromkeys(["torch.random", "torch.seed", "torch.initial_seed", "torch.get_rng_state",
+                     "torch.set_rng_state", "torch.default_generator", "torch.Generator"], "rng_state"),
+    "torch.Tensor.__init__": "tensor_subclass",
+}
+# torch.cuda is refused except for these read-only queries and the device-wide sync.
+GATE_TORCH_CUDA = {"is_available", "current_device", "device_count", "get_device_capability",
+                   "get_device_properties", "get_device_name", "synchronize"}
+# triton: the decorators and helpers a kernel file needs; triton.language is open (kernels are compiled code).
+GATE_TRITON = {"jit", "autotune", "heuristics", "Config", "cdiv", "next_power_of_2", "language", "constexpr"}
+# Builtins an answer may call or name. Everything else (getattr, setattr, vars, globals, type, open, exec,
+# eval, compile, __import__, memoryview, exit, object, id, ...) is refused.
+GATE_BUILTINS = {
+    "abs", "all", "any", "bool", "callable", "dict", "divmod", "enumerate", "filter", "float", "format",
+    "frozenset", "int", "isinstance", "iter", "len", "list", "map", "max", "min", "next", "pow", "print",
+    "property", "range", "repr", "reversed", "round", "set", "slice", "sorted", "staticmethod", "str", "sum",
+    "super", "tuple", "zip", "True", "False", "None", "NotImplemented", "Ellipsis",
+    "ValueError", "RuntimeError", "TypeError", "AssertionError", "NotImplementedError", "IndexError",
+    "KeyError", "ZeroDivisionError", "ArithmeticError"}
+GATE_BUILTIN_RULES = {
+    **dict.fromkeys(["getattr", "setattr", "delattr", "hasattr", "vars", "dir", "type", "object", "id",
+                     "globals", "locals", "classmethod", "issubclass"], "reflection"),
+    **dict.fromkeys(["eval", "exec", "compile", "__import__"], "dynamic_code"),
+    **dict.fromkeys(["open", "input"], "file_access"),
+    **dict.fromkeys(["memoryview", "bytearray", "bytes"], "host_memory"),
+    **dict.fromkeys(["exit", "quit", "SystemExit", "KeyboardInterrupt", "BaseException"], "exit"),
+    "breakpoint": "introspection", "help": "introspection",
+}
+# Attribute names refused on any object (the gate cannot know an arbitrary object's type), with their rule.
+GATE_ATTRS = {
+    **dict.fromkeys(["numpy", "tolist", "apply_", "map_", "map2_", "__array__", "__array_interface__",
+                     "__cuda_array_interface__", "__dlpack__"], "host_compute"),
+    **dict.fromkeys(["storage", "untyped_storage", "_typed_storage", "set_", "share_memory_", "data_ptr",
+                     "storage_offset", "_base"], "host_memory"),
+    **dict.fromkeys(["as_subclass", "_make_subclass", "_make_wrapper_subclass"], "tensor_subclass"),
+    **dict.fromkeys(["f_back", "f_locals", "f_globals", "f_code", "tb_frame", "tb_next", "gi_frame", "cr_frame",
+                     "ag_frame", "_getframe", "exc_info"], "introspection"),
+    **dict.fromkeys(["Stream", "ExternalStream", "stream", "set_stream", "StreamContext", "CUDAGraph", "graph",
+                     "graphs", "make_graphed_callables", "Event"], "stream"),
+    **dict.fromkeys(["load_inline", "cpp_extension", "CDLL", "cdll", "dlopen"], "native_code"),
+    **dict.fromkeys(["fn", "cache", "device_caches", "src", "warmup", "run", "launch_metadata",
+                     "cache_key", "pre_hook", "post_hook", "kernel_decorators"], "launcher"),
+}
+# Rule names of refused imports (anything outside GATE_MODULES is refused; these say why in more words).
+GATE_IMPORT_RULES = {
     "threading": "thread", "_thread": "thread", "concurrent": "thread", "queue": "thread",
-    "multiprocessing": "process", "subprocess": "process", "signal": "process", "pty": "process",
-    "asyncio": "asyncio", "ctypes": "native_code", "cffi": "native_code", "mmap": "native_code",
+    "multiprocessing": "process", "subprocess": "process", "signal": "process", "pty": "process", "os": "os",
+    "sys": "sys", "asyncio": "asyncio", "ctypes": "native_code", "cffi": "native_code", "mmap": "native_code",
     "gc": "introspection", "inspect": "introspection", "traceback": "introspection", "weakref": "introspection",
-    "pdb": "introspection", "bdb": "introspection", "faulthandler": "introspection", "tracemalloc": "introspection",
-    "importlib": "import_machinery", "imp": "import_machinery", "runpy": "import_machinery", "pkgutil": "import_machinery",
+    "importlib": "import_machinery", "runpy": "import_machinery", "pkgutil": "import_machinery",
     "builtins": "patching", "__main__": "judge", "reward": "judge", "bench": "judge", "eval": "judge",
     "train": "judge", "search": "judge", "synth": "judge", "teacher": "judge", "policy": "judge",
-    "pickle": "serialisation", "marshal": "serialisation", "dill": "serialisation",
-    "io": "file_access", "pathlib": "file_access", "shutil": "file_access", "tempfile": "file_access",
-    "socket": "network", "urllib": "network", "http": "network", "requests": "network",
-    "torch.utils.cpp_extension": "native_code", "torch.multiprocessing": "process", "torch.distributed": "process", "torch.library": "patching", "torch.overrides": "dispatch_hook",
-    "torch.utils._python_dispatch": "dispatch_hook", "torch._C": "private_torch", "torch._dynamo": "torch_compile",
-    "torch._inductor": "torch_compile", "torch.cuda.streams": "stream", "triton.runtime": "patching",
+    "numpy": "numpy", "pickle": "serialisation", "marshal": "serialisation", "io": "file_access",
+    "pathlib": "file_access", "shutil": "file_access", "tempfile": "file_access", "socket": "network",
+    "urllib": "network", "http": "network", "time": "timing", "timeit": "timing",
 }
-# Attribute names refused wherever they appear, with the rule they break.
-FORBIDDEN_ATTRS = {
-    **dict.fromkeys(["f_back", "f_locals", "f_globals", "f_code", "tb_frame", "tb_next", "gi_frame", "cr_frame",
-                     "ag_frame", "__globals__", "__closure__", "__code__", "__subclasses__", "__dict__",
-                     "__builtins__", "__import__", "__loader__", "__spec__", "_getframe", "_current_frames",
-                     "settrace", "setprofile", "addaudithook", "meta_path", "path_hooks", "exc_info",
-                     "last_traceback", "get_referrers", "get_referents", "get_objects"], "introspection"),
-    **dict.fromkeys(["Stream", "ExternalStream", "stream", "set_stream", "StreamContext", "CUDAGraph", "graph",
-                     "graphs", "make_graphed_callables"], "stream"),
-    **dict.fromkeys(["load_inline", "cpp_extension", "CDLL", "cdll", "dlopen"], "native_code"),
-    **dict.fromkeys(["fork", "forkpty", "system", "popen", "execv", "execve", "execl", "execvp", "execlp",
-                     "spawnv", "spawnl", "posix_spawn", "posix_spawnp", "kill", "killpg", "setsid", "setpgid",
-                     "setpgrp", "pipe", "dup", "dup2", "fdopen", "putenv", "unsetenv", "chdir",
-                     "multiprocessing", "Thread", "Process", "Pool", "start_new_thread"], "process"),
-    **dict.fromkeys(["_C", "_dynamo", "_inductor", "library", "Library", "TorchDispatchMode",
-                     "TorchFunctionMode", "_python_dispatch", "overrides", "_disable_current_modes",
-                     "_pop_mode", "_push_mode"], "dispatch_hook"),
-    **dict.fromkeys(["__torch_function__", "__torch_dispatch__", "_make_subclass", "_make_wrapper_subclass"],
-                    "tensor_subclass"),
-    **dict.fromkeys(["set_per_process_memory_fraction", "empty_cache", "caching_allocator_alloc",
-                     "caching_allocator_delete", "CUDAPluggableAllocator", "change_current_allocator",
-                     "MemPool", "use_mem_pool", "memory_snapshot", "_snapshot", "_record_memory_history",
-                     "_dump_snapshot"], "allocator"),  # a snapshot lists the addresses of the judge's GPU buffers
-    "compile": "torch_compile",
-}
-FORBIDDEN_CALLS = {"eval": "dynamic_code", "exec": "dynamic_code", "compile": "dynamic_code",
-                   "__import__": "dynamic_code", "globals": "introspection", "locals": "introspection",
-                   "vars": "introspection", "breakpoint": "introspection", "open": "file_access",
-                   "input": "file_access"}
-# Module-level os attributes that read files; the candidate's cwd holds judge files.
-FORBIDDEN_OS_ATTRS = {"open", "read", "write", "listdir", "scandir", "walk", "remove", "unlink", "rename",
-                      "environ", "getenv"}
+GATE_DECORATORS = {"triton.jit", "triton.autotune", "triton.heuristics", "staticmethod", "property",
+                   "torch.no_grad", "torch.inference_mode"}
+# Calls that module-level code (constants, decorator arguments, default values) may make at import.
+GATE_IMPORT_TIME_CALLS = {"triton.Config", "triton.jit", "triton.autotune", "triton.heuristics", "triton.cdiv",
+                          "triton.next_power_of_2", "triton.language.constexpr", "torch.no_grad",
+                          "torch.inference_mode", "torch.device", "int", "float", "bool", "str", "tuple", "list",
+                          "dict", "range", "len", "min", "max", "abs", "round", "pow", "sum", "sorted", "zip",
+                          "enumerate", "staticmethod", "property"}
 
 
 def static_check(source):
-    """AST checks on a solution. Returns (error_type, violations): error_type None if all pass, else
-    "syntax_error", "static_check" or "no_triton_kernel"; violations are (rule, line, text) tuples."""
+    """The static gate (module docstring, item 1) on a solution's source. Returns (error_type, violations):
+    error_type None if it passes, else "syntax_error", "static_check" or "no_triton_kernel"; violations are
+    (rule, line, text) tuples, the rule named as in the flag "static:<rule>"."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError) as e:
         return "syntax_error", [("syntax_error", getattr(e, "lineno", 0) or 0, str(e))]
     except (RecursionError, MemoryError) as e:
         return "syntax_error", [("syntax_error", 0, f"parser gave up: {type(e).__name__}")]
-    bad = []
-    module_names = set()   # names bound by imports (module aliases and imported objects)
-    triton_names = set()   # names that refer to triton / triton.jit / triton.autotune
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            mods = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
-            if isinstance(node, ast.ImportFrom):
-                mods += [f"{node.module}.{a.name}" for a in node.names]
-                if node.level:
-                    bad.append(("relative_import", node.lineno, "relative import"))
-            for mod in mods:
-                for prefix, rule in FORBIDDEN_MODULES.items():
-                    if mod == prefix or mod.startswith(prefix + "."):
-                        bad.append((rule, node.lineno, f"import {mod}"))
-            for a in node.names:
-                bound = (a.asname or a.name).split(".")[0]
-                module_names.add(bound)
-                root = (node.module if isinstance(node, ast.ImportFrom) else a.name) or ""
-                if root.split(".")[0] == "triton":
-                    triton_names.add(bound)
-    for node in ast.walk(tree):
-        line = getattr(node, "lineno", 0)
-        if isinstance(node, (ast.Try, getattr(ast, "TryStar", ast.Try))):
-            bad.append(("try_except", line, "try/except (a fallback path hides kernel failures)"))
-        elif isinstance(node, (ast.AsyncFunctionDef, ast.Await, ast.AsyncWith, ast.AsyncFor)):
-            bad.append(("asyncio", line, "async code"))
-        elif isinstance(node, ast.Global):
-            bad.append(("global_state", line, "global statement"))
-        elif isinstance(node, ast.Attribute):
-            rule = FORBIDDEN_ATTRS.get(node.attr)
-            if rule:
-                bad.append((rule, line, f".{node.attr}"))
-            root = _root_name(node)
-            if root == "os" and node.attr in FORBIDDEN_OS_ATTRS:
-                bad.append(("file_access", line, f"os.{node.attr}"))
-            if root == "sys" and node.attr == "modules":
-                bad.append(("introspection", line, "sys.modules"))
-        elif isinstance(node, ast.Name):
-            if node.id == "Model":
-                bad.append(("uses_reference_model", line, "the reference Model"))
-            elif node.id in ("__builtins__", "__import__", "__loader__", "__spec__"):
-                bad.append(("introspection", line, node.id))
-        elif isinstance(node, ast.ClassDef):
-            for base in node.bases:
-                text = ast.unparse(base)
-                if text == "Model" or text.endswith(".Model"):
-                    bad.append(("subclasses_model", line, f"class {node.name}({text})"))
-                if text in ("torch.Tensor", "Tensor") or text.endswith(".Tensor"):
-                    bad.append(("tensor_subclass", line, f"class {node.name}({text})"))
-        elif isinstance(node, ast.Call):
-            name = node.func.id if isinstance(node.func, ast.Name) else None
-            if name in FORBIDDEN_CALLS:
-                bad.append((FORBIDDEN_CALLS[name], line, f"{name}()"))
-            if name in ("getattr", "setattr", "delattr", "hasattr") and len(node.args) >= 2:
-                attr = node.args[1]
-                if not (isinstance(attr, ast.Constant) and isinstance(attr.value, str)):
-                    bad.append(("dynamic_attribute", line, f"{name} with a computed name"))
-                elif attr.value in FORBIDDEN_ATTRS:
-                    bad.append((FORBIDDEN_ATTRS[attr.value], line, f"{name}(..., {attr.value!r})"))
-                if name in ("setattr", "delattr") and _root_name(node.args[0]) in module_names:
-                    bad.append(("patches_module", line, ast.unparse(node)[:80]))
-        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
-            targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
-            for t in targets:
-                for sub in ast.walk(t):
-                    if isinstance(sub, (ast.Attribute, ast.Subscript)) and _root_name(sub) in module_names:
-                        bad.append(("patches_module", line, f"assignment to {ast.unparse(sub)[:80]}"))
-                        break
-                    if isinstance(sub, ast.Attribute) and sub.attr.startswith("__") and sub.attr.endswith("__"):
-                        bad.append(("patches_dunder", line, f"assignment to {ast.unparse(sub)[:80]}"))
-                        break
+    try:
+        bad = _Gate(tree).run()
+    except RecursionError:
+        return "static_check", [("too_deep", 0, "the gate gave up on a too deeply nested source")]
     if bad:
-        return "static_check", bad
-    if not any(_is_triton_jit(d, triton_names) for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)
-               for d in node.decorator_list):
+        return "static_check", sorted(set(bad), key=lambda b: (b[1], b[0]))
+    if not any(isinstance(node, ast.FunctionDef) and "triton.jit" in node.gate_decorators
+               for node in ast.walk(tree)):
         return "no_triton_kernel", [("no_triton_kernel", 0, "no @triton.jit function")]
     return None, []
 
 
-def _root_name(node):
-    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
-        node = node.func if isinstance(node, ast.Call) else node.value
-    return node.id if isinstance(node, ast.Name) else None
+class _Gate:
+    """One pass of the static gate over a parsed answer (static_check)."""
+
+    def __init__(self, tree):
+        self.tree = tree
+        self.bad = []
+        self.aliases = {}      # name bound by an import -> dotted path it stands for
+        self.classes = {}      # class defined by the answer -> names of its methods
+        self.own_attrs = set()  # attribute names the answer binds on self (may be private)
+        self.parents = {}
+
+    def flag(self, rule, node, text):
+        self.bad.append((rule, getattr(node, "lineno", 0) or 0, text[:120]))
+
+    def run(self):
+        tree = self.tree
+        for node in ast.walk(tree):
+            for child in ast.iter_child_nodes(node):
+                self.parents[child] = node
+            if isinstance(node, ast.FunctionDef):
+                node.gate_decorators = set()
+        self.imports()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef):
+                self.classes[node.name] = {n.name for n in node.body if isinstance(n, ast.FunctionDef)}
+            if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and _is_name(node.value, "self"):
+                self.own_attrs.add(node.attr)
+        self.module_level()
+        self.bindings()
+        self.builtins()
+        for node in ast.walk(tree):
+            self.visit(node)
+        return self.bad
+
+    # --- imports and what names resolve to ----------------------------------------------------------
+
+    def imports(self):
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.Import):
+                for a in node.names:
+                    if a.name not in GATE_MODULES:
+                        self.flag(_import_rule(a.name), node, f"import {a.name}: {ALLOWED_IMPORTS}")
+                        continue
+                    name, path = (a.asname, a.name) if a.asname else (a.name.split(".")[0], a.name.split(".")[0])
+                    self.bind_alias(name, path, node)
+            elif isinstance(node, ast.ImportFrom):
+                mod = node.module or ""
+                if node.level or mod == "__future__" and any(a.name != "annotations" for a in node.names):
+                    self.flag("import_not_allowed", node, f"from {'.' * node.level}{mod} import ...")
+                    continue
+                if mod == "__future__":
+                    continue
+                if mod not in GATE_MODULES:
+                    self.flag(_import_rule(mod), node, f"from {mod} import ...: {ALLOWED_IMPORTS}")
+                    continue
+                for a in node.names:
+                    if a.name == "*":
+                        self.flag("star_import", node, f"from {mod} import *")
+                        continue
+                    path = f"{mod}.{a.name}"
+                    rule = self.path_rule(path)
+                    if rule:
+                        self.flag(rule, node, f"from {mod} import {a.name}")
+                    self.bind_alias(a.asname or a.name, path, node)
+
+    def bind_alias(self, name, path, node):
+        if self.aliases.get(name, path) != path:
+            self.flag("rebinds_import", node, f"{name} is imported as both {self.aliases[name]} and {path}")
+        self.aliases[name] = path
+
+    def resolve(self, node):
+        """The dotted path an expression stands for when it is an import alias or an attribute chain on one."""
+        if isinstance(node, ast.Name):
+            return self.aliases.get(node.id)
+        if isinstance(node, ast.Attribute):
+            base = self.resolve(node.value)
+            return f"{base}.{node.attr}" if base else None
+        if isinstance(node, ast.Call) and self.plain_super(node):
+            return "super()"
+        return None
+
+    def path_rule(self, path):
+        """The rule a resolved path breaks, or None."""
+        parts = path.split(".")
+        for part in parts[1:]:
+            if part in GATE_ESCAPES and not (path.startswith("triton.language.random") and part == "random"):
+                return "module_escape"  # a module another module imported (torch.sys, F.importlib, tl.core.np)
+            if part.startswith("__") and part.endswith("__"):
+                return None if part == "__init__" and path == "super().__init__" else "dunder"
+            if part.startswith("_"):
+                return "private_api"
+            if "hook" in part.lower() or part.startswith("register_"):
+                return "hook"
+        root = parts[0]
+        if root == "math":
+            return None
+        if root == "triton":
+            if len(parts) > 1 and parts[1] not in GATE_TRITON:
+                return "triton_internals" if parts[1] != "testing" else "timing"
+            return None
+        if root == "torch":
+            if len(parts) > 1 and parts[1] == "cuda":
+                return None if len(parts) == 2 or parts[2] in GATE_TORCH_CUDA else "cuda_state"
+            for prefix, rule in GATE_TORCH_DENIED.items():
+                if path == prefix or path.startswith(prefix + "."):
+                    return rule
+            if len(parts) > 1 and parts[1].startswith("set_"):
+                return "global_state"
+            return None
+        return None
+
+    # --- module-level code, bindings and builtins ---------------------------------------------------
+
+    def module_level(self):
+        for node in self.tree.body:
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                continue
+            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) \
+                    and isinstance(node.value.value, str):
+                continue  # a docstring
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                self.definition(node)
+                continue
+            if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None and all(
+                    isinstance(t, ast.Name) for t in (node.targets if isinstance(node, ast.Assign) else [node.target])):
+                self.import_time(node.value)
+                continue
+            if isinstance(node, ast.Pass):
+                continue
+            self.flag("module_code", node, f"module-level {type(node).__name__.lower()} runs at import, outside "
+                                           "the recorded forward: only imports, definitions and constants may")
+
+    def definition(self, node):
+        """A def or class at import time: its decorators, defaults, bases and (for a class) body."""
+        if isinstance(node, ast.FunctionDef):
+            for d in node.decorator_list:
+                call = d.func if isinstance(d, ast.Call) else d
+                path = self.resolve(call) or (
+                    call.id if isinstance(call, ast.Name) and call.id in GATE_BUILTINS else None)
+                if path not in GATE_DECORATORS:
+                    self.flag("decorator", d, f"@{ast.unparse(d)}: decorators allowed are "
+                                              f"{', '.join(sorted(GATE_DECORATORS))}")
+                else:
+                    node.gate_decorators.add(path)
+                if isinstance(d, ast.Call):
+                    for a in d.args + [k.value for k in d.keywords]:
+                        self.import_time(a)
+            args = node.args
+            for default in args.defaults + [d for d in args.kw_defaults if d is not None]:
+                self.import_time(default)
+            for a in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]:
+                if a is not None and a.annotation is not None:
+                    self.import_time(a.annotation)
+            if node.returns is not None:
+                self.import_time(node.returns)
+            return
+        if node.decorator_list or node.keywords:
+            self.flag("class_definition", node, f"class {node.name}: decorators and keywords (metaclass=) "
+                                                "are not allowed")
+        for base in node.bases:
+            path = self.resolve(base)
+            if isinstance(base, ast.Name) and base.id in self.classes:
+                continue
+            if path is None or not (path.startswith("torch.nn.") and path.split(".")[2][:1].isupper()):
+                rule = "subclasses_model" if ast.unparse(base).split(".")[-1] == "Model" else \
+                    "tensor_subclass" if (path or "").endswith("Tensor") else "class_base"
+                self.flag(rule, node, f"class {node.name}({ast.unparse(base)}): a class may derive only from "
+                                      "torch.nn classes and the answer's own classes")
+        for stmt in node.body:
+            if isinstance(stmt, ast.FunctionDef):
+                self.definition(stmt)
+            elif isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None and all(
+                    isinstance(t, ast.Name) for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])):
+                self.import_time(stmt.value)
+            elif not (isinstance(stmt, ast.Pass)
+                      or isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)):
+                self.flag("module_code", stmt, f"class-body {type(stmt).__name__.lower()} runs at import: a class "
+                                               "body may only define methods and constants")
+
+    def import_time(self, expr):
+        """An expression evaluated at import: constants, names, resolved attribute paths, lambdas (not run at
+        import), and calls of GATE_IMPORT_TIME_CALLS only."""
+        for node in _walk_outside_lambdas(expr):
+            if isinstance(node, ast.Call):
+                path = self.resolve(node.func) or (node.func.id if isinstance(node.func, ast.Name) else None)
+                if path not in GATE_IMPORT_TIME_CALLS and not (path or "").startswith("math."):
+                    self.flag("import_time_call", node, f"{ast.unparse(node)[:60]} runs at import, outside the "
+                                                        "recorded forward")
+            elif isinstance(node, (ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr)):
+                self.flag("import_time_call", node, ast.unparse(node)[:60])
+
+    def bindings(self):
+        """No import alias may be rebound, `self` is never reassigned, and no global/nonlocal statements."""
+        for node in ast.walk(self.tree):
+            names = []
+            if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+                names = [node.id]
+            elif isinstance(node, ast.arg):
+                names = [node.arg]
+            elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                names = [node.name]
+            elif isinstance(node, (ast.Global, ast.Nonlocal)):
+                self.flag("global_state", node, f"{type(node).__name__.lower()} statement")
+            for n in names:
+                if n in self.aliases:
+                    self.flag("rebinds_import", node, f"{n} (imported as {self.aliases[n]}) is rebound")
+                if n == "self" and not isinstance(node, ast.arg):
+                    self.flag("rebinds_self", node, "self is reassigned")
+                if n.startswith("__") and n.endswith("__") \
+                        and not (n == "__init__" and isinstance(node, ast.FunctionDef)):
+                    self.flag("dunder", node, f"binds {n}")
+
+    def builtins(self):
+        """Names read but bound nowhere in their scope chain are builtins: only GATE_BUILTINS may be."""
+        import symtable
+        try:
+            top = symtable.symtable(ast.unparse(self.tree), "answer", "exec")
+        except (SyntaxError, RecursionError, ValueError):
+            return
+        module_bound = {s.get_name() for s in top.get_symbols() if s.is_assigned() or s.is_imported()
+                        or s.is_namespace()}
+        free = set()
+        stack = [top]
+        while stack:
+            t = stack.pop()
+            stack.extend(t.get_children())
+            for s in t.get_symbols():
+                if not s.is_referenced():
+                    continue
+                if t is top or t.get_type() == "class":
+                    unbound = not (s.is_assigned() or s.is_imported() or s.is_namespace() or s.is_parameter()) \
+                        and s.get_name() not in module_bound
+                else:
+                    unbound = s.is_global() and s.get_name() not in module_bound
+                if unbound:
+                    free.add(s.get_name())
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in free \
+                    and node.id not in GATE_BUILTINS:
+                rule = GATE_BUILTIN_RULES.get(node.id, "builtin_not_allowed")
+                if node.id == "Model":
+                    rule = "uses_reference_model"
+                elif node.id.startswith("__") and node.id not in GATE_BUILTIN_RULES:
+                    rule = "dunder"
+                self.flag(rule, node, f"{node.id}: not an allowed builtin nor bound by the answer")
+
+    # --- every node ----------------------------------------------------------------------------------
+
+    def visit(self, node):
+        if isinstance(node, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+            self.flag("try_except", node, "try/except (a fallback path hides kernel failures)")
+        elif isinstance(node, (ast.AsyncFunctionDef, ast.Await, ast.AsyncWith, ast.AsyncFor)):
+            self.flag("asyncio", node, "async code")
+        elif isinstance(node, ast.Match):
+            self.flag("unsupported_syntax", node, "match statement")
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            if node.id in self.aliases:
+                self.module_value(node, node.id)
+            elif node.id == "Model":
+                self.flag("uses_reference_model", node, "the reference Model")
+        elif isinstance(node, ast.Attribute):
+            self.attribute(node)
+        elif isinstance(node, ast.Call):
+            self.call(node)
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
+            targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
+            for t in targets:
+                for sub in ast.walk(t):
+                    if isinstance(sub, (ast.Attribute, ast.Subscript)) and self.parents.get(sub) is not None \
+                            and not isinstance(self.parents[sub], (ast.Attribute, ast.Subscript)):
+                        self.assignment(sub, node)
+
+    def module_value(self, node, text):
+        """An alias or chain that stands for a module may only be the base of a longer chain."""
+        path = self.resolve(node)
+        parent = self.parents.get(node)
+        if path in GATE_MODULE_PATHS and not (isinstance(parent, ast.Attribute) and parent.value is node):
+            self.flag("module_as_value", node, f"{text} ({path}) used as a value: a module may only be "
+                                               "named in an attribute chain")
+
+    def attribute(self, node):
+        path = self.resolve(node)
+        if path is not None:
+            parent = self.parents.get(node)
+            if not (isinstance(parent, ast.Attribute) and parent.value is node):  # check the whole chain once
+                rule = self.path_rule(path)
+                if rule == "dunder" and path.startswith("torch.nn.") and path.endswith(".__init__") \
+                        and isinstance(parent, ast.Call) and parent.func is node and parent.args \
+                        and _is_name(parent.args[0], "self") and self.in_method(node):
+                    rule = None  # nn.Module.__init__(self), as a base class's constructor
+                if rule:
+                    self.flag(rule, node, f"{ast.unparse(node)} ({path})")
+                self.module_value(node, ast.unparse(node))
+            return
+        attr = node.attr
+        on_self = _is_name(node.value, "self")
+        if attr.startswith("__") and attr.endswith("__"):
+            if attr != "__init__" or not (isinstance(node.value, ast.Call) and self.plain_super(node.value)):
+                self.flag("dunder", node, f".{attr}: dunder attributes are reflection (only super().__init__)")
+        elif attr in GATE_ATTRS and not (on_self and attr in self.own_attrs):
+            self.flag(GATE_ATTRS[attr], node, f".{attr}")
+        elif attr.startswith("_") and not (on_self and (attr in self.own_attrs or any(
+                attr in methods for methods in self.classes.values()))):
+            self.flag("private_api", node, f".{attr}: private attribute of an object the answer did not define")
+        elif "hook" in attr.lower() or attr.startswith("register_"):
+            self.flag("hook", node, f".{attr}")
+        elif isinstance(node.value, ast.Name) and node.value.id in self.classes and attr in self.classes[node.value.id]:
+            self.flag("unbound_method", node, f"{node.value.id}.{attr}: a method is called only on an instance")
+
+    def call(self, node):
+        if _is_name(node.func, "super") and not self.plain_super(node):
+            self.flag("reflection", node, "super() with arguments other than (EnclosingClass, self)")
+
+    def plain_super(self, node):
+        """super() or super(C, self) inside a method of the answer's class C."""
+        if not _is_name(node.func, "super") or node.keywords:
+            return False
+        if not node.args:
+            return True
+        if len(node.args) != 2 or not _is_name(node.args[1], "self") or not isinstance(node.args[0], ast.Name):
+            return False
+        f = self.parents.get(node)
+        while f is not None and not isinstance(f, ast.ClassDef):
+            f = self.parents.get(f)
+        return f is not None and f.name == node.args[0].id and self.in_method(node)
+
+    def assignment(self, target, stmt):
+        """Attributes may be assigned only on `self` inside a method; subscripts only on the answer's own names."""
+        root = target
+        while isinstance(root, (ast.Attribute, ast.Subscript)):
+            root = root.value
+        text = ast.unparse(target)[:80]
+        if isinstance(root, ast.Name) and root.id in self.aliases:
+            self.flag("patches_module", stmt, f"assignment to {text}")
+            return
+        chain, has_attr = target, False
+        while isinstance(chain, (ast.Attribute, ast.Subscript)):
+            has_attr = has_attr or isinstance(chain, ast.Attribute)
+            chain = chain.value
+        if has_attr:
+            if not (isinstance(root, ast.Name) and root.id == "self" and self.in_method(stmt)):
+                self.flag("attribute_assignment", stmt, f"assignment to {text}: attributes may be set only on "
+                                                        "self, in a method")
+
+    def in_method(self, node):
+        """Whether `node` lies in a function defined directly in a class body whose first parameter is self."""
+        f = node
+        while f is not None and not isinstance(f, (ast.FunctionDef, ast.Lambda)):
+            f = self.parents.get(f)
+        if not isinstance(f, ast.FunctionDef) or not isinstance(self.parents.get(f), ast.ClassDef):
+            return False
+        first = (f.args.posonlyargs + f.args.args)[:1]
+        return bool(first) and first[0].arg == "self" and "staticmethod" not in {
+            ast.unparse(d) for d in f.decorator_list}
 
 
-def _is_triton_jit(dec, triton_names):
-    if isinstance(dec, ast.Call):
-        dec = dec.func
-    text = ast.unparse(dec)
-    return text in ("triton.jit", "triton.autotune", "triton.heuristics") or (
-        isinstance(dec, ast.Name) and dec.id in triton_names and dec.id in ("jit", "autotune", "heuristics"))
+def _is_name(node, name):
+    return isinstance(node, ast.Name) and node.id == name
+
+
+def _import_rule(mod):
+    return GATE_IMPORT_RULES.get(mod.split(".")[0], GATE_IMPORT_RULES.get(mod, "import_not_allowed"))
+
+
+def _walk_outside_lambdas(expr):
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, ast.Lambda):
+            stack.extend(ast.iter_child_nodes(node))
 
 
 # ----------------------------------------------------------------------------------------------------
 # Rewards: pure functions of verdicts (DESIGN.md "Rewards")
 
 
+# Flags that mark a verdict as a likely hack: such a verdict earns what a wrong one earns (DESIGN.md "Rewards":
+# S+ is the correct rollouts without a hack flag), whatever its `correct`.
+HACK_FLAGS = {"speedup_above_cap", "patched_critical"}
+
+
+def earns(v):
+    """Whether a verdict counts as correct in the rewards: correct and carrying no hack flag."""
+    return bool(v.correct) and not HACK_FLAGS.intersection(v.flags or ())
+
+
 def log_speedup(v, cap=SPEEDUP_CAP):
-    """r_s = log(clip(speedup, 1/cap, cap)) for a correct, timed verdict; None otherwise."""
-    if not v.correct or v.speedup is None:
+    """r_s = log(clip(speedup, 1/cap, cap)) for a correct, unflagged, timed verdict; None otherwise."""
+    if not earns(v) or v.speedup is None:
         return None
     return math.log(min(max(v.speedup, 1.0 / cap), cap))
 
 
 def correct_mask(verdicts):
-    """S+ membership: [v.correct for v in verdicts]."""
-    return [bool(v.correct) for v in verdicts]
+    """S+ membership: [earns(v) for v in verdicts] (a hack-flagged verdict is in S-)."""
+    return [earns(v) for v in verdicts]
 
 
 def drpo_weights(verdicts, lam=0.1, cap=SPEEDUP_CAP):
     """DRPO weights over a group: w = softmax(r_s / lam) over S+ (correct ones), 0 on S-.
     r_s = log_speedup, taken as 0 where speed was not measured, so on CPU every correct rollout weighs
     1/|S+|. An all-wrong group gets all zeros."""
-    r = [(log_speedup(v, cap) or 0.0) / lam if v.correct else None for v in verdicts]
+    r = [(log_speedup(v, cap) or 0.0) / lam if earns(v) else None for v in verdicts]
     top = max((x for x in r if x is not None), default=None)
     if top is None:
         return [0.0] * len(verdicts)
@@ -461,11 +834,11 @@ def grpo_rewards(verdicts, mode="coupled", cap=SPEEDUP_CAP):
     decoupled: r = z(c) + z_+(s): c = 1/0 correctness z-scored over the group; s = log_speedup z-scored
                over the correct rollouts only and 0 for incorrect ones. A component with zero spread is 0."""
     if mode == "coupled":
-        return [1.0 + (log_speedup(v, cap) or 0.0) if v.correct else 0.0 for v in verdicts]
+        return [1.0 + (log_speedup(v, cap) or 0.0) if earns(v) else 0.0 for v in verdicts]
     if mode != "decoupled":
         raise ValueError(f"mode must be 'coupled' or 'decoupled', got {mode!r}")
-    c = _zscore([1.0 if v.correct else 0.0 for v in verdicts])
-    pos = [i for i, v in enumerate(verdicts) if v.correct]
+    c = _zscore([1.0 if earns(v) else 0.0 for v in verdicts])
+    pos = [i for i, v in enumerate(verdicts) if earns(v)]
     s = [0.0] * len(verdicts)
     for i, z in zip(pos, _zscore([log_speedup(verdicts[i], cap) or 0.0 for i in pos])):
         s[i] = z
@@ -503,7 +876,7 @@ CAP_GPU_FLOOR_GB = 4.0   # ... nor its GPU cap below this
 
 
 def memory_caps(host_total_gb, gpu_total_gb, workers):
-    """Per-worker memory caps in GB from the machine's totals and the number of concurrent workers (issue 19).
+    """Per-worker memory caps in GB from the machine's totals and the number of concurrent workers.
     shared (a normal job, next to `workers` - 1 others):
         rss_gb = max(0.75 * host / workers, min(8, 0.75 * host)),  gpu_gb = max(0.9 * gpu / workers, min(4, 0.9 * gpu))
     exclusive (the retry of a job that ran out of memory; it holds the GPU alone):
@@ -541,13 +914,13 @@ def _host_memory_gb():
 
 
 class BaselineCache:
-    """Reference timings measured once per task and machine (issue 19): a JSONL file, one entry a line,
+    """Reference timings measured once per task and machine: a JSONL file, one entry a line,
     {"task_sha256", "gpu", "torch", "triton", "eager_ms", "compile_ms", "compile_failed", "ref_oom",
     "ref_oom_share_gb"}. eager_ms is the median forward time of the eager reference, compile_ms of
     torch.compile(reference); either may be missing. ref_oom (the oom message) and ref_oom_share_gb: the task's
     reference ran out of memory under a worker's share of that many GB, so a Judge whose share is no larger runs
-    its jobs alone at once (issue 21: 36 of KernelBench level 1's references did, each paying a failed first
-    attempt in every eval; LOG.md session 18).
+    its jobs alone at once (36 of KernelBench level 1's references did, each paying a failed first
+    attempt in every eval; the lab record).
     The key is (sha256 of the task source, GPU name, torch version, triton version): a new GPU or a new torch
     measures again. Writes are atomic (a temp file in the same folder, then os.replace), after re-reading the
     file, so two processes sharing it lose at most each other's latest entries (last writer wins) and never
@@ -668,6 +1041,28 @@ def op_family(name):
     return OP_FAMILIES.get(base, base.lstrip("_"))
 
 
+# Policies on the torch ops of a forward (Worker.check_policy). strict: allocation, view and copy ops only.
+# hybrid (the paper's; the default): torch may also run these op families, Triton runs everything else.
+# partial: torch may run any op next to faithful kernels, as long as it does not run every compute op of the
+# reference nor compute the output before a later launch. For the partial programs of test-time search
+# (search.py keeps unreplaced ops in PyTorch); it lets torch do most of the work, so RL rewards never use it.
+POLICIES = ("hybrid", "strict", "partial")
+HYBRID_TORCH_FAMILIES = {"matmul", "conv", "conv_t"}
+DROPOUT_FAMILIES = {"bernoulli", "native_dropout"}  # F.dropout: a bernoulli_ draw, then div_ and mul (or native)
+
+
+def hybrid_extra_ops(cand):
+    """Compute-op families (with counts) that policy hybrid does not let torch run: all but GEMMs, convolutions
+    and dropout. Dropout is random (no kernel reproduces torch's mask), so each bernoulli draw also allows the
+    div and the mul of F.dropout's decomposition."""
+    extra = {f: n for f, n in cand.items() if f not in HYBRID_TORCH_FAMILIES and f not in DROPOUT_FAMILIES}
+    draws = sum(cand.get(f, 0) for f in DROPOUT_FAMILIES if f != "native_dropout")
+    for fam in ("div", "mul"):
+        if fam in extra:
+            extra[fam] -= min(extra[fam], draws)
+    return {f: n for f, n in extra.items() if n > 0}
+
+
 def compute_ops(counts):
     """Families and counts of the ops that are not allocation, view or copy."""
     out = {}
@@ -691,7 +1086,7 @@ FALLBACK_KEEP = 8       # ... with the last this many torch compute outputs that
 
 
 class _FallbackWatch:
-    """What torch computed in one recorded forward, for the torch_fallback check of issue 20 (answered_by).
+    """What torch computed in one recorded forward, for the torch_fallback check (answered_by).
 
     Each output of a torch compute op (as `compute_ops` counts them; run outside a Triton launcher) with as many
     elements as an output of the task is kept as a sample: its values, in logical row-major order, at
@@ -816,12 +1211,29 @@ def _lift_address_space_limit():
 
 
 def _rss_gb(pid):
-    """Resident host memory of a process in GB (Linux /proc; 0 where unavailable)."""
-    try:
-        with open(f"/proc/{pid}/statm") as f:
-            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / (1 << 30)
-    except (OSError, ValueError, IndexError):
-        return 0.0
+    """Host memory of a worker and every process below it (its answer hatch and answer process) in GB: the sum
+    of their proportional set sizes (shared pages split between the processes that map them, so the torch
+    libraries a fork shares count once), or of their resident sizes where the kernel has no smaps_rollup.
+    Linux /proc; 0 where unavailable."""
+    total, stack = 0.0, [pid]
+    while stack:
+        p = stack.pop()
+        try:
+            with open(f"/proc/{p}/smaps_rollup") as f:
+                total += next(int(ln.split()[1]) for ln in f if ln.startswith("Pss:")) / (1 << 20)
+        except (OSError, ValueError, IndexError, StopIteration):
+            try:
+                with open(f"/proc/{p}/statm") as f:
+                    total += int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / (1 << 30)
+            except (OSError, ValueError, IndexError):
+                pass
+        try:
+            for t in os.listdir(f"/proc/{p}/task"):
+                with open(f"/proc/{p}/task/{t}/children") as f:
+                    stack.extend(int(c) for c in f.read().split())
+        except (OSError, ValueError):
+            pass
+    return total
 
 
 def die_with_parent():
@@ -889,7 +1301,9 @@ def _serve(fd_in, fd_out, device, threads):
     if device == "cpu":
         _fix_interpreter_bf16_dot()
     torch.set_num_threads(threads)
-    w = _Worker(torch, triton, device, fd_out)
+    hatch, _ = _start_answer_hatch(device)  # before this process touches CUDA: the hatch must be clean
+    w = _Worker(torch, triton, device, fd_out, hatch)
+    w.start_spare()
     # init_s: imports (none after a fork), CUDA's start and the warm-up kernel (bench.py verify reports it)
     info = {"torch": torch.__version__, "triton": triton.__version__, "gpu": "cpu", "gpu_total_gb": 0.0}
     if device == "cuda":  # the Judge derives the GPU caps and the baseline cache's key from these
@@ -1025,7 +1439,7 @@ def _fork_unsafe(torch):
         return "CUDA is initialised"
     # Mapped is not initialised: torch 2.11 maps libcuda at import on a GPU host without calling cuInit, and
     # children forked after that imported state each initialised CUDA and ran a Triton kernel and a cuBLAS
-    # matmul (H200, LOG.md session 6). Triton calls cuInit when it makes its driver object, on first use.
+    # matmul (H200, the lab record). Triton calls cuInit when it makes its driver object, on first use.
     from triton.runtime import driver
     if getattr(driver, "_active", None) is not None or getattr(driver, "_default", None) is not None:
         return "Triton's CUDA driver is initialised"
@@ -1071,9 +1485,605 @@ def _close_fds_except(keep):
         lo = fd + 1
 
 
-class _Worker:
+# --- trials: a plan drawn per judging ------------------------------------------------------------------
+
+TRIAL_KINDS = ("plain", "sign", "scale")  # how a trial's inputs are drawn (widen_inputs)
+SCALE_RANGE = (2.0, 8.0)                 # a "scale" trial multiplies a block of each floating input by a factor
+                                         # of this size (or its inverse), log-uniform
+
+
+def trial_plan(seed, task_source, trials):
+    """The trials of one task under one judging's `seed`: a list of {"seed", "kind", "faithful"} in the order they
+    run. Of `trials` correctness trials the first kinds are one of each contrast ("sign", "scale") where there are
+    three or more trials, the rest "plain"; then one faithfulness trial, drawn like the others (a random kind, its
+    own seed); the order is shuffled, so neither a position nor a count tells the faithfulness trial or a
+    contrast trial apart. Deterministic in (seed, task source, trials): `--seed` reproduces a verdict."""
+    rng = random.Random(f"{seed}:{_sha(task_source)}:{trials}")
+    kinds = (["sign", "scale"] if trials >= 3 else []) + ["plain"] * trials
+    plan = [{"seed": rng.getrandbits(62), "kind": k, "faithful": False} for k in kinds[:trials]]
+    plan.append({"seed": rng.getrandbits(62), "kind": rng.choice(TRIAL_KINDS), "faithful": True})
+    rng.shuffle(plan)
+    return plan
+
+
+def widen_inputs(torch, inputs, kind, seed):
+    """A trial's inputs drawn from the task's own distribution (`inputs`), widened by `kind`:
+      plain: as drawn;
+      sign:  each element of each floating input multiplied by an independent random sign (a task drawing from
+             torch.rand never reaches the negative branch of an activation otherwise);
+      scale: in each floating input a random block (a random split of a random dim of size >= 2) multiplied by a
+             random factor in SCALE_RANGE or its inverse (a statistic read from part of the input, or a scale
+             assumed from the distribution, is off).
+    Deterministic in `seed` (a private generator on each input's device; torch's global RNG is untouched, so a
+    forward that draws from it, e.g. dropout, draws the same in the reference and the answer process). Other
+    values, integer and boolean tensors are kept."""
+    if kind == "plain":
+        return inputs
+    rng = random.Random(seed)
+    out = []
+    for x in inputs:
+        if not isinstance(x, torch.Tensor) or not x.is_floating_point() or x.numel() == 0:
+            out.append(x)
+            continue
+        if kind == "sign":
+            g = torch.Generator(device=x.device).manual_seed(rng.getrandbits(62))
+            flip = torch.randint(0, 2, x.shape, generator=g, device=x.device, dtype=torch.int8).bool()
+            y = x.clone()  # the same strides: a transposed input stays transposed
+            y.mul_(torch.where(flip, -1.0, 1.0).to(x.dtype))
+            out.append(y)
+        elif kind == "scale":
+            dims = [d for d, n in enumerate(x.shape) if n >= 2]
+            if not dims:
+                out.append(x)
+                continue
+            dim = rng.choice(dims)
+            n = x.shape[dim]
+            split = rng.randrange(1, n)
+            factor = math.exp(rng.uniform(math.log(SCALE_RANGE[0]), math.log(SCALE_RANGE[1])))
+            factor = factor if rng.random() < 0.5 else 1.0 / factor
+            y = x.clone()
+            start, length = (0, split) if rng.random() < 0.5 else (split, n - split)
+            y.narrow(dim, start, length).mul_(factor)
+            out.append(y)
+        else:
+            raise ValueError(f"unknown trial kind {kind!r}")
+    return out
+
+
+# --- tensors between processes: a JSON header and raw bytes, never pickle ----------------------------------
+
+MAX_TENSOR_BYTES = 64 << 30  # a header that claims more than this is a protocol error
+SPOT_CHECK_BYTES = 2 << 30   # host copies of timed outputs an answer process keeps for the spot checks
+ANSWER_FILE = "answer.py"    # the answer's source in its process's directory (tracebacks name its lines)
+
+
+def _tensor_meta(torch, t):
+    return {"dtype": str(t.dtype).replace("torch.", ""), "shape": list(t.shape),
+            "nbytes": t.numel() * t.element_size()}
+
+
+def _send_tensors(fd, header, tensors, torch):
+    """`header` (a dict) with "tensors": the metas of `tensors`, then each tensor's bytes (contiguous, on the
+    host), in order."""
+    header = dict(header, tensors=[_tensor_meta(torch, t) for t in tensors])
+    _send(fd, header)
+    for t in tensors:
+        flat = t.detach().contiguous().view(-1)
+        for a in range(0, flat.numel(), REF_CHUNK_ELEMS):
+            raw = flat[a:a + REF_CHUNK_ELEMS].cpu().view(torch.uint8).numpy().tobytes()
+            view = memoryview(raw)
+            while view:
+                view = view[os.write(fd, view):]
+
+
+def _recv_tensors(fd, header, torch, device):
+    """The tensors announced by `header` (sent by _send_tensors), rebuilt on `device`. A header whose sizes do
+    not add up is refused before any bytes are read (ValueError)."""
+    metas = header.get("tensors") or []
+    out = []
+    for k, m in enumerate(metas):
+        dtype = getattr(torch, str(m.get("dtype")), None)
+        shape = [int(s) for s in m.get("shape", [])]
+        if not isinstance(dtype, torch.dtype):
+            raise ValueError(f"unknown dtype {m.get('dtype')!r}")
+        numel = math.prod(shape)
+        nbytes = numel * torch.empty((), dtype=dtype).element_size()
+        if nbytes != m.get("nbytes") or nbytes > MAX_TENSOR_BYTES:
+            raise ValueError(f"tensor {k}: {m.get('nbytes')} bytes announced for {shape} {dtype}")
+        t = torch.empty(numel, dtype=dtype, device=device)
+        raw = t.view(torch.uint8) if numel else t
+        step = REF_CHUNK_ELEMS
+        for a in range(0, nbytes, step):
+            b = _read_exact(fd, min(step, nbytes - a))
+            if b is None:
+                raise EOFError("the answer process closed its pipe")
+            chunk = torch.frombuffer(bytearray(b), dtype=torch.uint8)
+            raw[a:a + len(b)].copy_(chunk)
+        out.append(t.view(shape))
+    return out
+
+
+# --- the answer process ---------------------------------------------------------------------------------
+#
+# Each answer runs in a process of its own, forked for it from a clean helper (the answer hatch) and never
+# reused. The hatch is forked by a worker before the worker touches CUDA or any task: it holds torch and triton
+# imported and nothing else. The worker (the reference side and the comparator) sends the answer process the
+# solution and the task's source (get_inputs and get_init_inputs, to draw the same inputs from the same seeds),
+# then one message per trial; the answer process returns the forward's outputs as bytes, with what it recorded
+# (launches, aten ops at the dispatcher). It never holds a reference output, the reference model or a timing
+# the verdict depends on; it compares nothing.
+
+
+def _start_answer_hatch(device):
+    """Fork the answer hatch (`_answer_hatch_main`) from this worker, before it has touched CUDA. Returns the
+    worker's end of the control socket and the hatch's pid."""
+    import socket
+    mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            mine.close()
+            _answer_hatch_main(theirs, device)
+        finally:
+            os._exit(1)
+    theirs.close()
+    return mine, pid
+
+
+def _answer_hatch_main(sock, device):
+    """The answer hatch: dies with its worker; forks one answer process per request
+    {"op": "fork", "dir", "threads"} with its two pipe ends attached -> {"pid"} or {"why"};
+    {"op": "wait", "pid"} reaps it -> {"rc"} (Popen's convention)."""
+    import socket
+    die_with_parent()
+    import torch
+    while True:
+        msg, fds, _, _ = socket.recv_fds(sock, 1 << 16, 2)
+        if not msg:
+            os._exit(0)
+        req = json.loads(msg)
+        if req["op"] == "wait":
+            try:
+                _, status = os.waitpid(req["pid"], 0)
+                rc = os.waitstatus_to_exitcode(status)
+            except ChildProcessError:
+                rc = None
+            sock.send(json.dumps({"rc": rc}).encode())
+            continue
+        why = _fork_unsafe(torch) if len(fds) == 2 else f"{len(fds)} file descriptors attached, not 2"
+        pid = None
+        if why is None:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            pid = os.fork()
+            if pid == 0:
+                try:
+                    sock.close()
+                    _answer_main(req, fds, device)
+                finally:
+                    os._exit(1)
+        for fd in fds:
+            os.close(fd)
+        sock.send(json.dumps({"pid": pid} if why is None else {"why": why}).encode())
+
+
+def _answer_main(req, fds, device):
+    """In a new answer process: its own directory and Triton cache, stdout/stderr to its log, every other
+    descriptor closed; then serve the worker's messages (`_Answer`) until it says exit or closes the pipe."""
+    die_with_parent()
+    os.makedirs(req["dir"], exist_ok=True)
+    os.chdir(req["dir"])
+    os.environ["TRITON_CACHE_DIR"] = os.path.join(req["dir"], "triton")
+    os.environ["HOME"] = req["dir"]
+    os.environ["TMPDIR"] = req["dir"]
+    tempfile.tempdir = None
+    log = os.open(os.path.join(req["dir"], "answer.log"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.dup2(log, 1)
+    os.dup2(log, 2)
+    fd_in, fd_out = fds
+    _close_fds_except({0, 1, 2, fd_in, fd_out})
+    import torch
+    import triton
+    if device == "cpu":
+        _fix_interpreter_bf16_dot()
+    torch.set_num_threads(req.get("threads", 1))
+    a = _Answer(torch, triton, device, fd_out)
+    while True:
+        msg = _recv_blocking(fd_in)
+        if msg is None or msg.get("op") == "exit":
+            os._exit(0)
+        try:
+            header, tensors = a.handle(msg)
+        except _WorkerError as e:
+            header, tensors = {"type": "error", "error_type": e.error_type, "msg": str(e)[:4000]}, []
+        except BaseException as e:  # noqa: BLE001  (the answer's SystemExit included: reported, not obeyed)
+            header, tensors = {"type": "error", "error_type": "runtime_error", "msg": _describe(e)[:4000]}, []
+        patched = a.patched()
+        if patched:
+            header, tensors = {"type": "error", "error_type": "patched_critical",
+                               "msg": "answer replaced " + ", ".join(patched[:10])}, []
+        header["printed_chars"] = a.printed_chars
+        _send_tensors(fd_out, header, tensors, torch)
+
+
+class _Answer:
+    """The answer process's side (module comment above): import and build the answer, run recorded trials and
+    timed runs, return outputs."""
+
     def __init__(self, torch, triton, device, fd_out):
         self.torch, self.triton, self.device, self.fd_out = torch, triton, device, fd_out
+        self.printed_chars = 0
+        self.model = self.task = None
+        from triton.runtime.jit import JITFunction
+        from triton.runtime.interpreter import InterpretedFunction
+        for cls in (JITFunction, InterpretedFunction):
+            if not hasattr(cls.run, "__wrapped__"):
+                cls.run = _counting_run(cls.run)
+        self.OpRecorder = _op_recorder_class(torch)
+        import torch._dynamo  # noqa: F401  (rebinds torch.manual_seed; before the snapshot)
+        _warm_up(torch, triton, device, self.OpRecorder)
+        self.critical = _snapshot(torch)
+
+    def patched(self):
+        snap, spaces = self.critical
+        return sorted(f"{s}.{k}" for (s, k), v in snap.items() if vars(spaces[s]).get(k) is not v)
+
+    def handle(self, msg):
+        op = msg.get("op")
+        if op == "load":
+            return self.load(msg), []
+        if op == "trial":
+            return self.trial(msg)
+        if op == "time":
+            return self.time(msg)
+        raise _WorkerError("judge_error", f"unknown request {op!r}")
+
+    def run_candidate(self, fn, error_type):
+        """Run answer code with stdout/stderr muted; its exceptions become a typed _WorkerError."""
+        torch = self.torch
+        saved = sys.stdout, sys.stderr
+        sys.stdout = sys.stderr = writer = _CappedWriter()
+        _Launches.raised = False
+        try:
+            return fn()
+        except (SystemExit, KeyboardInterrupt) as e:
+            raise _WorkerError("exit_called", f"candidate raised {type(e).__name__}({e})") from None
+        except MemoryError as e:
+            raise _WorkerError("oom", _describe(e)) from None
+        except Exception as e:
+            text = _describe(e)
+            if _is_oom(torch, e):
+                raise _WorkerError("oom", text) from None
+            if type(e).__name__ in ("CompilationError", "CompileTimeAssertionFailure", "PTXASError"):
+                raise _WorkerError("compile_error", text) from None
+            if _Launches.raised:
+                raise _WorkerError("kernel_error", text) from None
+            raise _WorkerError(error_type, text) from None
+        finally:
+            sys.stdout, sys.stderr = saved
+            self.printed_chars += writer.n
+
+    def load(self, msg):
+        """Import the task (its input draws only) and the answer, build ModelNew(*get_init_inputs()) on the CPU
+        right after MODEL_SEED, as the reference side builds Model, and move it to the device."""
+        torch = self.torch
+        if msg.get("exclusive") and self.device == "cpu":
+            _lift_address_space_limit()  # the retry of an oom: as its worker (make_room)
+        self.cap(msg)
+        path = os.path.join(os.getcwd(), "task_inputs.py")
+        with open(path, "w") as f:
+            f.write(msg["task"])
+        try:
+            self.task = _import_file(path, "task_inputs", register=False)
+        except Exception as e:  # noqa: BLE001  (the task's own fault; the reference side reports it)
+            raise _WorkerError("task_error", f"task import failed: {_describe(e)}") from None
+        finally:
+            os.unlink(path)
+        try:
+            init_inputs = list(self.task.get_init_inputs())
+        except Exception as e:  # noqa: BLE001
+            raise _WorkerError("task_error", f"get_init_inputs failed: {_describe(e)}") from None
+        path = os.path.join(os.getcwd(), ANSWER_FILE)
+        with open(path, "w") as f:
+            f.write(msg["solution"])
+        mod = self.run_candidate(lambda: _import_file(path, "answer"), "import_error")
+        if not hasattr(mod, "ModelNew"):
+            raise _WorkerError("missing_model_new", "the solution defines no class ModelNew")
+        ModelNew = mod.ModelNew
+        try:
+            import inspect
+            inspect.signature(ModelNew).bind(*init_inputs)
+        except TypeError as e:
+            raise _WorkerError("signature_mismatch", f"ModelNew(*get_init_inputs()) does not bind: {e}") from None
+        except ValueError:
+            pass
+        torch.manual_seed(MODEL_SEED)
+        model = self.run_candidate(lambda: ModelNew(*init_inputs), "init_error")
+        if isinstance(model, torch.nn.Module):
+            model = self.run_candidate(lambda: model.to(self.device), "init_error")
+        self.model = model
+        return {"type": "loaded"}
+
+    def draw(self, seed, kind, on_device):
+        torch = self.torch
+        torch.manual_seed(seed)
+        inputs = draw_inputs(torch, self.task.get_inputs, self.device, on_device)
+        return widen_inputs(torch, inputs, kind, seed)
+
+    def cap(self, msg):
+        """The GPU memory this process may hold now (the worker's share less what the worker holds)."""
+        if msg.get("gpu_cap_gb") and self.device == "cuda":
+            total = self.torch.cuda.get_device_properties(self.torch.cuda.current_device()).total_memory
+            self.torch.cuda.set_per_process_memory_fraction(min(1.0, msg["gpu_cap_gb"] * (1 << 30) / total))
+
+    def trial(self, msg):
+        """One recorded forward on the inputs of (seed, kind): launches, aten ops, the torch-answer check, inputs
+        unchanged. A faithfulness trial suppresses every launch and poisons fresh empty* buffers."""
+        torch = self.torch
+        self.cap(msg)
+        inputs = self.draw(msg["seed"], msg["kind"], msg["on_device"])
+        pristine = [x.clone() if isinstance(x, torch.Tensor) else x for x in inputs]
+        faithful = bool(msg.get("faithful"))
+        watch = None
+        if msg["policy"] in ("hybrid", "partial") and not faithful:
+            watch = _FallbackWatch(torch, msg["numels"], self.device)
+        rec = self.OpRecorder(poison=faithful, watch=watch)
+        _Launches.count = 0
+        _Launches.suppress = faithful
+        try:
+            with torch.no_grad():
+                out = self.run_candidate(lambda: _call_recorded(self.model, inputs, rec, self.device),
+                                         "runtime_error")
+        finally:
+            _Launches.suppress = False
+        header = {"type": "trial", "launches": _Launches.count, "counts": dict(sorted(rec.counts.items())),
+                  "op_lines": rec.lines}
+        modified = [i for i, (a, b) in enumerate(zip(inputs, pristine))
+                    if isinstance(a, torch.Tensor) and not (a.shape == b.shape and torch.equal(a, b))]
+        header["inputs_modified"] = modified[0] if modified else None
+        tensors = self.outputs(out, header)
+        if watch is not None and header.get("wrong_type") is None:
+            header["answered_by"] = watch.answered_by(tensors, msg["atol_rtol"])
+        return header, tensors
+
+    def outputs(self, out, header):
+        """The output's tensors, with its container in the header; a wrong type is described, not sent."""
+        torch = self.torch
+        container = None if isinstance(out, torch.Tensor) and type(out) is torch.Tensor else \
+            type(out).__name__ if type(out) in (tuple, list) else None
+        items = [out] if container is None else list(out)
+        header["container"] = container
+        for o in items:
+            if type(o) is not torch.Tensor or o.layout != torch.strided or o.is_meta:
+                header["wrong_type"] = f"{type(o).__module__}.{type(o).__qualname__}" + (
+                    f" ({o.layout}, {o.device})" if type(o) is torch.Tensor else "")
+                return []
+        return [o.detach() for o in items]
+
+    def time(self, msg):
+        """The answer's timed runs (CUDA): msg["trials"] runs on fresh inputs (module docstring, Timing), each
+        after an L2 flush, between CUDA events; the outputs of a few runs, picked here at random, and of the last
+        go back for the reference side to check."""
+        torch = self.torch
+        self.cap(msg)
+        rot = msg["rotation"]  # [[seed, kind], ...]: the input sets the runs rotate over where draws are not fresh
+
+        def inputs_for(i):
+            if msg["fresh"]:
+                return self.draw(msg["seed_base"] + 1 + i, "plain", True)
+            seed, kind = rot[i % len(rot)]
+            return self.draw(seed, kind, msg["on_device"])
+        first = inputs_for(0)
+        inputs_new = [x.clone() if isinstance(x, torch.Tensor) else x for x in first]
+        del first
+        fns, refill = {"new": lambda: self.model(*inputs_new)}, {"new": inputs_new}
+        kept, picks = {}, {}
+
+        def check(i, n, outs, inputs):  # runs picked at random and the last: their outputs go back to be checked
+            if n not in picks:  # as many as SPOT_CHECK_BYTES of host copies hold, 1 to 4, and the last
+                ts = [outs["new"]] if isinstance(outs["new"], torch.Tensor) else list(outs["new"])
+                size = sum(t.numel() * t.element_size() for t in ts if isinstance(t, torch.Tensor)) or 1
+                k = max(1, min(4, SPOT_CHECK_BYTES // size - 1, n - 1))
+                picks[n] = set(random.Random(os.urandom(8)).sample(range(max(n - 1, 1)), k)) | {n - 1}
+            if i in picks[n]:  # a host copy, made after the run's end event
+                out = outs["new"]
+                kept[i] = out.cpu() if isinstance(out, torch.Tensor) else type(out)(
+                    o.cpu() if isinstance(o, torch.Tensor) else o for o in out)
+        times = _cuda_times(torch, fns, refill, inputs_for, msg["trials"], self.run_candidate, check=check,
+                            budget_s=msg.get("budget_s"))
+        spots = sorted(kept)
+        tensors, shapes = [], []
+        for i in spots:
+            h = {}
+            ts = self.outputs(kept[i], h)
+            if h.get("wrong_type"):
+                return {"type": "time", "times": times["new"], "wrong_type": h["wrong_type"], "spots": []}, []
+            shapes.append(len(ts))
+            tensors.extend(ts)
+        return {"type": "time", "times": times["new"], "spots": spots, "per_spot": shapes}, tensors
+
+
+def _op_recorder_class(torch):
+    """The TorchDispatchMode that records what ran during a forward: every aten op, whoever called it (the
+    forward, a grid callable, a launcher's hooks), is counted; fresh empty* allocations outside a launcher
+    are poisoned for a faithfulness trial, and outputs of compute ops outside a launcher go to a _FallbackWatch."""
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class OpRecorder(TorchDispatchMode):
+        def __init__(self, poison=False, watch=None):
+            super().__init__()
+            self.counts, self.poison, self.watch = {}, poison, watch
+            self.lines = {}  # compute op -> "line N: source" of the answer's line that first ran it
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            out = func(*args, **(kwargs or {}))
+            name = func.overloadpacket.__name__
+            self.counts[name] = self.counts.get(name, 0) + 1
+            if self.counts[name] == 1 and name not in ALLOC_OPS and name not in VIEW_OPS:
+                self.lines[name] = _answer_line()
+            if _Launches.depth == 0:
+                if self.poison and name in POISON_OPS and isinstance(out, torch.Tensor):
+                    _poison(torch, out)
+                if self.watch is not None and name not in ALLOC_OPS and name not in VIEW_OPS:
+                    self.watch.record(name, out)
+            return out
+
+    return OpRecorder
+
+
+def _answer_line():
+    """ "line N: source" of the innermost frame of the answer's file on the stack now ("" if none)."""
+    import traceback
+    for fr in reversed(traceback.extract_stack(limit=40)):
+        if os.path.basename(fr.filename) == ANSWER_FILE:
+            return f"line {fr.lineno}: {(fr.line or '').strip()[:80]}"
+    return ""
+
+
+def _warm_up(torch, triton, device, OpRecorder):
+    """One tiny kernel through the launcher and the dispatch mode: first use replaces some torch attributes
+    (e.g. torch.manual_seed), so the identity snapshot is taken after it."""
+    import triton.language as tl
+
+    @triton.jit
+    def _copy(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
+
+    x = torch.randn(8, device=device)
+    y = torch.empty_like(x)
+    with OpRecorder():
+        _copy[(1,)](x, y, 8, BLOCK=8)
+    torch.manual_seed(0)
+    if device == "cuda":
+        torch.cuda.synchronize()
+
+
+def _snapshot(torch):
+    """Identities of what a patch would replace: torch, torch.Tensor, torch.cuda, time, builtins, torch.testing,
+    torch.nn.functional, the Triton launchers and this module's functions."""
+    import builtins
+    from triton.runtime.jit import JITFunction
+    from triton.runtime.interpreter import InterpretedFunction
+    spaces = {"torch": torch, "torch.Tensor": torch.Tensor, "torch.cuda": torch.cuda, "time": time,
+              "builtins": builtins, "torch.testing": torch.testing, "JITFunction": JITFunction,
+              "InterpretedFunction": InterpretedFunction, "torch.nn.functional": torch.nn.functional,
+              "torch.nn.Module": torch.nn.Module, "torch.nn.Linear": torch.nn.Linear,
+              "judge": sys.modules[__name__]}
+    return {(space, k): v for space, obj in spaces.items() for k, v in list(vars(obj).items())
+            if callable(v) and not isinstance(v, type(sys))}, spaces
+
+
+class _AnswerProcess:
+    """The worker's handle on one answer process: forked from the hatch, fed requests, read back, killed and
+    reaped at the end (close). Never reused for another answer."""
+
+    def __init__(self, worker):
+        self.w, self.torch = worker, worker.torch
+        self.dir = os.path.join(os.getcwd(), f"answer-{os.urandom(6).hex()}")
+        job_r, self.job_w = os.pipe()
+        self.res_r, res_w = os.pipe()
+        import socket
+        try:
+            socket.send_fds(worker.hatch, [json.dumps({"op": "fork", "dir": self.dir,
+                                                        "threads": torch_threads(worker.torch)}).encode()],
+                            [job_r, res_w])
+            reply = json.loads(worker.hatch.recv(1 << 16) or b"{}")
+        finally:
+            os.close(job_r)
+            os.close(res_w)
+        self.pid = reply.get("pid")
+        if self.pid is None:
+            os.close(self.job_w)
+            os.close(self.res_r)
+            raise _WorkerError("judge_error", f"no answer process: {reply.get('why', 'the hatch is gone')}")
+        self.closed = False
+
+    def ask(self, msg, expect=None, device=None, drain=False):
+        """Send one request; (header, tensors) back. An error reply becomes a _WorkerError; a process that died
+        becomes worker_crashed (killed by a signal) or worker_died."""
+        try:
+            _send(self.job_w, msg)
+            header = _recv_blocking(self.res_r)
+        except OSError:
+            header = None
+        if header is None:
+            rc = self.close()
+            if rc is not None and rc < 0:
+                name = signal.Signals(-rc).name if -rc in signal.Signals._value2member_map_ else str(-rc)
+                raise _WorkerError("worker_crashed", f"answer process killed by signal {name}")
+            raise _WorkerError("worker_died", f"answer process exited with code {rc}")
+        self.w.printed_chars = header.get("printed_chars", 0)
+        if header.get("type") == "error":
+            error_type, text = header.get("error_type") or "runtime_error", header.get("msg", "")
+            if error_type == "oom":  # the cap it ran into, in the words of the job's caps
+                text = f"{text}; {self.w.cap_text(RuntimeError(text))}"
+            flags = [error_type] if error_type == "patched_critical" else []
+            raise _WorkerError(error_type, text, **({"flags": flags} if flags else {}))
+        wrong = _meta_mismatch(header.get("tensors") or [], expect) if expect is not None else None
+        if wrong:  # the verdict is final (its bytes are not read and the process goes), unless `drain`
+            if drain:
+                try:
+                    _recv_tensors(self.res_r, header, self.torch, "cpu")
+                except (ValueError, EOFError, OSError):
+                    self.close()
+            else:
+                self.close()
+            raise _WorkerError(*wrong)
+        try:
+            tensors = _recv_tensors(self.res_r, header, self.torch, device or self.w.device)
+        except (ValueError, EOFError, OSError) as e:
+            self.close()
+            raise _WorkerError("protocol_error", f"answer process output unreadable: {e}") from None
+        return header, tensors
+
+    def close(self):
+        """Kill and reap the answer process (once); its exit code, Popen's convention."""
+        if self.closed:
+            return self.rc
+        self.closed = True
+        for fd in (self.job_w, self.res_r):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self.pid, signal.SIGKILL)
+        try:
+            self.w.hatch.send(json.dumps({"op": "wait", "pid": self.pid}).encode())
+            self.rc = json.loads(self.w.hatch.recv(1 << 16) or b"{}").get("rc")
+        except OSError:
+            self.rc = None
+        shutil.rmtree(self.dir, ignore_errors=True)
+        return self.rc
+
+
+def _meta_mismatch(metas, expect):
+    """(error_type, message) where the announced output tensors differ from the expected (shape, dtype) list in
+    shape or dtype (their number is checked by the caller), else None."""
+    for k, (m, (shape, dtype)) in enumerate(zip(metas, expect)):
+        if tuple(m.get("shape", ())) != tuple(shape):
+            return "shape_mismatch", f"output {k}: shape {tuple(m.get('shape', ()))} != {tuple(shape)}"
+        if m.get("dtype") != str(dtype).replace("torch.", ""):
+            return "dtype_mismatch", f"output {k}: dtype torch.{m.get('dtype')} != {dtype}"
+    return None
+
+
+def torch_threads(torch):
+    return torch.get_num_threads()
+
+
+class _Worker:
+    """The reference side and the comparator of one worker process: it computes reference outputs (and, on the
+    GPU, reference timings), has each answer run in an answer process of its own (_AnswerProcess), and compares
+    what comes back. It never imports answer code, so it may serve many answers."""
+
+    def __init__(self, torch, triton, device, fd_out, hatch):
+        self.torch, self.triton, self.device, self.fd_out = torch, triton, device, fd_out
+        self.hatch = hatch  # control socket of the answer hatch (_start_answer_hatch)
+        self.spare = None  # an answer process forked ahead of the next job (start_spare)
         self.tasks = {}    # sha256 of task source -> cached reference (LRU by insertion)
         self.last_import = None  # (sha256 of task source, its module): import_task
         self.n_candidates = 0
@@ -1081,74 +2091,12 @@ class _Worker:
         self._gpu_lock = None  # _GpuLock, made on first CUDA job (needs the device's uuid)
         self._gpu_cap_gb = None  # the GPU cap now set (cap_gpu_memory)
         self.caps = {}  # the running job's caps in words, for oom messages (Judge._caps)
-        from triton.runtime.jit import JITFunction
-        from triton.runtime.interpreter import InterpretedFunction
-        for cls in (JITFunction, InterpretedFunction):
-            cls.run = _counting_run(cls.run)
-        from torch.utils._python_dispatch import TorchDispatchMode
-
-        class OpRecorder(TorchDispatchMode):
-            """Counts aten ops called by the candidate (not by the Triton launcher); optionally fills fresh
-            `empty*` allocations with NaN / a sentinel for the faithfulness run, and hands the outputs of
-            compute ops to a _FallbackWatch (`watch`) for the torch_fallback check."""
-
-            def __init__(self, poison=False, watch=None):
-                super().__init__()
-                self.counts, self.poison, self.watch = {}, poison, watch
-
-            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-                out = func(*args, **(kwargs or {}))
-                if _Launches.depth == 0:
-                    name = func.overloadpacket.__name__
-                    self.counts[name] = self.counts.get(name, 0) + 1
-                    if self.poison and name in POISON_OPS and isinstance(out, torch.Tensor):
-                        _poison(torch, out)
-                    if self.watch is not None and name not in ALLOC_OPS and name not in VIEW_OPS:
-                        self.watch.record(name, out)
-                return out
-
-        self.OpRecorder = OpRecorder
-        # Importing torch._dynamo rebinds torch.manual_seed (a dynamo-disabled wrapper). Whether and when
-        # it is imported differs by torch version and device (on CUDA it came after the snapshot and every
-        # candidate was flagged patched_critical), so import it before the identity snapshot.
+        self.OpRecorder = _op_recorder_class(torch)
+        # Importing torch._dynamo rebinds torch.manual_seed (a dynamo-disabled wrapper): before the snapshot.
         import torch._dynamo  # noqa: F401
-        self._warm_up()
-        self.critical = self._snapshot()
-        # The comparison functions are bound now, so later patching cannot change what the judge uses.
+        _warm_up(torch, triton, device, self.OpRecorder)
+        self.critical = _snapshot(torch)
         self.isclose, self.equal = torch.isclose, torch.equal
-
-    def _warm_up(self):
-        """One tiny kernel through the launcher and the dispatch mode: first use replaces some torch
-        attributes (e.g. torch.manual_seed), so the identity snapshot is taken after it."""
-        torch, triton = self.torch, self.triton
-        import triton.language as tl
-
-        @triton.jit
-        def _copy(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
-            offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-            tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
-
-        x = torch.randn(8, device=self.device)
-        y = torch.empty_like(x)
-        with self.OpRecorder():
-            _copy[(1,)](x, y, 8, BLOCK=8)
-        torch.manual_seed(0)
-        if self.device == "cuda":
-            torch.cuda.synchronize()
-
-    def _snapshot(self):
-        """Identities of everything a cheat would patch: torch, torch.Tensor, torch.cuda, time, builtins,
-        torch.testing, the Triton launchers and this module's functions."""
-        import builtins
-        from triton.runtime.jit import JITFunction
-        from triton.runtime.interpreter import InterpretedFunction
-        torch = self.torch
-        spaces = {"torch": torch, "torch.Tensor": torch.Tensor, "torch.cuda": torch.cuda, "time": time,
-                  "builtins": builtins, "torch.testing": torch.testing, "JITFunction": JITFunction,
-                  "InterpretedFunction": InterpretedFunction, "torch.nn.functional": torch.nn.functional,
-                  "judge": sys.modules[__name__]}
-        return {(space, k): v for space, obj in spaces.items() for k, v in list(vars(obj).items())
-                if callable(v) and not isinstance(v, type(sys))}, spaces
 
     def _patched(self):
         snap, spaces = self.critical
@@ -1167,8 +2115,8 @@ class _Worker:
         try:
             try:
                 self.make_room(job, exclusive)
-                # Nothing in the prechecks uses the GPU (the pre-flight's fork cannot), so they never wait behind
-                # another worker's timing or exclusive retry (session 12: failed answers waited up to 75 s there).
+                # Nothing in the prechecks uses the GPU, so they never wait behind
+                # another worker's timing or exclusive retry (the lab record: failed answers waited up to 75 s there).
                 v = self.precheck(job)
                 if v is None:
                     if lock:
@@ -1189,21 +2137,21 @@ class _Worker:
                 else:
                     v = _failed("judge_error", _describe(e))
             # The job's memory goes back before the GPU lock does: a worker waiting on the lock for an exclusive
-            # retry must find the GPU free. Session 28 (H100, 79 GB): three level-1 retries ran out of memory in
+            # retry must find the GPU free. In the lab record (H100, 79 GB): three level-1 retries ran out of memory in
             # their reference next to the 56-61 GB that the worker of the retry before them still held (its cached
             # reference and allocator cache) between releasing the lock and emptying its cache.
             self.free_job_memory(job, exclusive, v)
         finally:
             # A worker replaced after this job (every exclusive one, every recycle-kind verdict) keeps the lock
             # until it exits (_serve: os._exit right after the result), so the lock goes with the process and the
-            # next exclusive job's settle_gpu_memory sees its memory coming back. Released here, on session 34's
+            # next exclusive job's settle_gpu_memory sees its memory coming back. Released here, on the lab record's
             # H100 two level-1 retries (20_LeakyReLU, 33_BatchNorm) ran out of memory in their references beside
             # 68.8 GB held by another worker of the same Judge, outside any job the lock allowed.
             replaced = self.will_recycle(job, exclusive, v)
             if lock and not (lock.held and replaced):
                 lock.release()
-        # Whatever the verdict: a run that ended in an exception (the faithfulness run included) skipped the
-        # identity check that follows each forward, and a patched worker must judge nothing else.
+        # A tripwire: this process runs no answer code, so nothing here should ever be replaced; if something
+        # is, the worker judges nothing else.
         patched = self._patched()
         if patched and v.error_type != "patched_critical":
             v = _failed("patched_critical", "candidate replaced " + ", ".join(patched[:10]),
@@ -1211,6 +2159,7 @@ class _Worker:
         if self.printed_chars > (1 << 20):
             v.flags.append("printed_over_1MB")  # discarded; noted because it slows the judge
         v.timings["worker_s"] = round(time.perf_counter() - t0, 4)
+        v.seed = job.get("seed")  # every verdict says which trial plan it came from
         recycle = bool(patched) or replaced
         self.n_candidates += 1
         return {"type": "result", "nonce": job["nonce"], "verdict": v.to_dict(), "recycle": recycle}
@@ -1251,7 +2200,7 @@ class _Worker:
         """The GPU memory an exclusive job had free as it started (ref_gpu_trials' `free`), read once its first
         reference output exists: what the driver reports free now plus what this process's allocator holds (the
         job's first input and output, the model; make_room emptied the rest). The driver's figure alone counts
-        those twice, since `working` has them: session 29's H100 level-1 retries read ~13 GB less than they had and
+        those twice, since `working` has them: a H100 level-1 retries read ~13 GB less than they had and
         kept 0-2 of an activation's 5 outputs on the GPU, where 4 fit; each output on the host cost ~5 s."""
         return self.torch.cuda.mem_get_info()[0] + self.torch.cuda.memory_reserved()
 
@@ -1272,7 +2221,7 @@ class _Worker:
         """After a job: its task's cached reference goes if it is over TASK_CACHE_BYTES and no other job of the task
         waits in the judge's queue. A KernelBench-sized reference (level 1: 5 trials x 6.4 GB) kept by an idle
         worker is GPU memory an exclusive retry does not see free, so the retry's reference outputs went to the host
-        and it took 20-60 s instead of 3-4 s (session 14: 7 of level 1's 23 retries). Small tasks stay cached (an RL
+        and it took 20-60 s instead of 3-4 s (the lab record: 7 of level 1's 23 retries). Small tasks stay cached (an RL
         group's rollouts share one), and so does a large one while more of its candidates are queued."""
         key = _task_key(job)
         if key in self.tasks and not job.get("task_queued", True) and self.tasks[key]["nbytes"] > TASK_CACHE_BYTES:
@@ -1283,7 +2232,7 @@ class _Worker:
         sticky CUDA error here keeps the verdict, flags it and has the worker replaced. The synchronize surfaces an
         error a candidate's kernel left pending: a verdict reached without a sync (a shape mismatch is read from
         the output's metadata) let an illegal memory access surface in the next task's reference, on the same
-        worker, as that task's error (session 16: KernelBench L1 19_ReLU "reference failed", a task_error)."""
+        worker, as that task's error (the lab record: KernelBench L1 19_ReLU "reference failed", a task_error)."""
         try:
             self.torch.cuda.synchronize()
             if self.torch.cuda.memory_reserved() > KEEP_CACHE_BYTES:
@@ -1293,10 +2242,9 @@ class _Worker:
             self.n_candidates = job["recycle_every"]
 
     def precheck(self, job):
-        """The checks before the task's reference is computed, none of them on the GPU: the static checks, the
-        constructor's signature from the AST, then the pre-flight (when the job asks for it and this worker has
-        not cached the task's reference). A failed Verdict, or None to go on to verify."""
-        err, bad = static_check(job["solution"])
+        """The checks before any process runs answer code, none of them on the GPU: the static gate and the
+        constructor's signature from the AST. A failed Verdict, or None to go on to verify."""
+        err, bad = static_check(job["solution"]) if job.get("static_gate", True) else (None, [])
         if err:
             msg = "; ".join(f"line {ln}: {rule}: {text}" for rule, ln, text in bad[:8])
             return _failed(err, msg, flags=sorted({f"static:{r}" for r, _, _ in bad}))
@@ -1307,11 +2255,37 @@ class _Worker:
         if why:
             return _failed("signature_mismatch", f"ModelNew(*get_init_inputs()) does not bind: {why}",
                            flags=["static:signature"])
-        if job.get("preflight") and init_inputs is not None and _task_key(job) not in self.tasks:
-            return self.preflight(job, init_inputs)
         return None
 
     def verify(self, job):
+        """Judge one answer: its own process builds it (before any reference exists: an answer that cannot be
+        built costs no reference), the reference side computes each trial's reference here, then each trial's
+        inputs (drawn from the same seed in both processes) go through the answer's forward there and its
+        outputs come back to be compared here. The answer process is killed at the end, whatever the verdict."""
+        timings = self.timings
+        t = time.perf_counter()
+        ans, self.spare = self.spare or _AnswerProcess(self), None
+        if not job.get("exclusive"):  # the next answer's process starts while this one is judged
+            self.start_spare()
+        try:
+            ans.ask({"op": "load", "task": job["task"], "solution": job["solution"],
+                     "exclusive": bool(job.get("exclusive")),
+                     "gpu_cap_gb": self.answer_gpu_cap_gb()})
+            timings["import_s"] = round(time.perf_counter() - t, 4)
+            return self.verify_answer(job, ans)
+        finally:
+            ans.close()
+
+    def start_spare(self):
+        """An answer process forked ahead for the next answer: it starts (CUDA, the warm-up kernel) while this
+        worker judges the current one. It has run no answer code, so it is as clean as one forked on demand."""
+        if self.spare is None:
+            try:
+                self.spare = _AnswerProcess(self)
+            except _WorkerError:  # no hatch: the next job forks on demand and reports why
+                self.spare = None
+
+    def verify_answer(self, job, ans):
         torch = self.torch
         timings = self.timings
         t = time.perf_counter()
@@ -1325,77 +2299,105 @@ class _Worker:
             raise
         _send(self.fd_out, {"type": "resume", "nonce": job["nonce"]})
         timings["ref_s"] = round(time.perf_counter() - t, 4)
-        self.poison_allocator()
         flags = list(task["flags"])
-        v = Verdict(flags=flags, timings=timings)
+        v = Verdict(flags=flags, timings=timings, seed=job["seed"])
 
-        t = time.perf_counter()
-        model = self.construct(job, f"cand_{self.n_candidates}_{job['nonce'][:8]}", task["init_inputs"])
-        if isinstance(model, torch.nn.Module):
-            model = self.run_candidate(lambda: model.to(self.device), "init_error")
-        timings["import_s"] = round(time.perf_counter() - t, 4)
-
-        # Correctness trials.
+        # Correctness trials and the faithfulness trial, in the plan's order (trial_plan).
         t = time.perf_counter()
         atol_rtol = job["atol_rtol"]
-        max_err = 0.0
-        for k, seed in enumerate(task["seeds"]):
-            def trial():
-                inputs = self.make_inputs(task, seed)
-                pristine = [x.clone() if isinstance(x, torch.Tensor) else x for x in inputs]
-                _Launches.count = 0
-                watch = None
-                if job["policy"] == "hybrid":  # strict forbids every torch compute op anyway
-                    watch = _FallbackWatch(torch, [r.numel for r in task["ref_outs"][k].refs], self.device)
-                rec = self.OpRecorder(watch=watch)
-                with torch.no_grad():
-                    out = self.run_candidate(lambda: _call_recorded(model, inputs, rec, self.device), "runtime_error")
-                return inputs, pristine, watch, rec, out
+        max_err, faithful_seen, unfaithful, k = 0.0, False, False, 0
+        for entry, stored in zip(task["plan"], task["ref_outs"]):
+            request = {"op": "trial", "seed": entry["seed"], "kind": entry["kind"], "faithful": entry["faithful"],
+                       "on_device": task["draw_on_device"], "policy": job["policy"], "atol_rtol": atol_rtol,
+                       "numels": [r.numel for r in stored.refs], "gpu_cap_gb": self.answer_gpu_cap_gb()}
+            expect = [(r.shape, r.dtype) for r in stored.refs]
+            label = f"trial {k} ({entry['kind']} inputs)"
+            if entry["faithful"]:  # decided after the other trials, so the verdict does not depend on its place
+                unfaithful = self.check_faithful(ans, request, stored, atol_rtol, expect, v)
+                faithful_seen = True
+                continue
             try:
-                inputs, pristine, watch, rec, out = trial()
-            except Exception as e:  # the candidate's oom (a _WorkerError) or the judge's own input draw's
-                if not ((getattr(e, "error_type", None) == "oom" or _is_oom(torch, e))
-                        and self.refs_to_host(task, e)):
-                    raise
-                v.flags.append("ref_outs_to_host")
-                inputs, pristine, watch, rec, out = trial()  # the same trial again, with the GPU memory they held
-            self.check_identities()
+                head, outs = ans.ask(request, expect=expect)
+            except _WorkerError as e:
+                raise _WorkerError(e.error_type, f"{label}: {e}", **{**_partial(v), **e.kw}) from None
             if k == 0:
                 v.compiled = True
-                v.triton_launches, v.torch_ops = _Launches.count, dict(sorted(rec.counts.items()))
-            if _Launches.count == 0:
-                raise _WorkerError("no_triton_launch", f"trial {k}: forward launched no Triton kernel",
-                                   compiled=True, torch_ops=dict(rec.counts), flags=flags)
-            label = f"trial {k}" if seed != task.get("contrast_seed") else \
-                f"trial {k} (the contrast draw: each input's second half scaled by {CONTRAST_SCALE:g})"
-            err_k = self.compare(out, task["ref_outs"][k], atol_rtol, label, v)
-            max_err = max(max_err, err_k)
+                v.triton_launches, v.torch_ops = head["launches"], head["counts"]
+            if head["launches"] == 0:
+                raise _WorkerError("no_triton_launch", f"{label}: forward launched no Triton kernel",
+                                   **_partial(v, compiled=True, torch_ops=head["counts"]))
+            self.check_output_type(head, stored, label, v)
+            out = outs[0] if stored.container is None else stored.container(outs)
+            max_err = max(max_err, self.compare(out, stored, atol_rtol, label, v))
             v.max_abs_err = max_err
-            for i, (a, b) in enumerate(zip(inputs, pristine)):
-                if isinstance(a, torch.Tensor) and not (a.shape == b.shape and self.equal(a, b)):
-                    raise _WorkerError("inputs_modified", f"trial {k}: input {i} was modified in place",
-                                       **_partial(v))
-            self.check_policy(rec.counts, task["ref_ops"], job["policy"], v)
-            if watch is not None:
-                self.check_torch_answer(out, watch, atol_rtol, f"trial {k}", v)
-            del inputs, pristine, out, watch, rec  # not alive beside the next trial's (a level-1 tensor is 6-8 GB)
-        self.check_faithful(model, task, atol_rtol, v)
+            if head.get("inputs_modified") is not None:
+                raise _WorkerError("inputs_modified", f"{label}: input {head['inputs_modified']} was modified in "
+                                   "place", **_partial(v))
+            self.check_policy(head["counts"], task["ref_ops"], job["policy"], v, head.get("op_lines") or {})
+            if head.get("answered_by"):
+                raise _WorkerError("torch_fallback", f"{label}: a torch op ({head['answered_by']}) already computed "
+                                   "the output before a later Triton launch; the Triton kernels after it do no "
+                                   "work (rule torch_answer)", **_partial(v, flags=v.flags + ["policy:torch_answer"]))
+            del out, outs
+            k += 1
+        if not faithful_seen or unfaithful:
+            raise _WorkerError("unfaithful", "output stays correct with every Triton launch suppressed: the "
+                               "kernels do no work", **_partial(v))
         timings["check_s"] = round(time.perf_counter() - t, 4)
         v.correct = True
 
         if self.device == "cuda" and job["time_trials"] > 0:
             t = time.perf_counter()
-            self.time_candidate(model, task, job, v)
+            self.time_candidate(ans, task, job, v)
             timings["time_s"] = round(time.perf_counter() - t, 4)
         else:
             v.flags.append("speed_unmeasured")
         return v
 
+    def answer_gpu_cap_gb(self):
+        """The GPU memory the answer process may hold now: the job's per-worker share less what this worker holds
+        (the two processes together stay within the share; at least 1 GB). None on the CPU."""
+        if self.device != "cuda" or not self.caps.get("gpu_gb"):
+            return None
+        return max(self.caps["gpu_gb"] - self.torch.cuda.memory_reserved() / (1 << 30), 1.0)
+
+    def check_output_type(self, head, stored, label, v):
+        if head.get("wrong_type"):
+            raise _WorkerError("wrong_output_type", f"{label}: output type is {head['wrong_type']}, expected "
+                               "exactly a dense torch.Tensor", **_partial(v))
+        container = head.get("container")
+        want = None if stored.container is None else stored.container.__name__
+        if container != want or len(head.get("tensors") or []) != len(stored.refs):
+            raise _WorkerError("wrong_output_type", f"{label}: output is {container or 'a tensor'} of "
+                               f"{len(head.get('tensors') or [])}, expected {want or 'a tensor'} of "
+                               f"{len(stored.refs)}", **_partial(v))
+
+    def check_faithful(self, ans, request, stored, atol_rtol, expect, v):
+        """The faithfulness trial (its place in the plan is random): launches suppressed and fresh empty* buffers
+        poisoned in the answer process, the output must now be wrong. True where it is still right."""
+        try:
+            head, outs = ans.ask(request, expect=expect, drain=True)
+        except _WorkerError as e:
+            if e.error_type in ("patched_critical", "worker_crashed", "worker_died", "protocol_error"):
+                raise
+            # It broke without its kernels, or returned another shape: counted as faithful.
+            if e.error_type not in ("shape_mismatch", "dtype_mismatch"):
+                v.flags.append("faithfulness_raised")
+            return False
+        if head.get("wrong_type") or (head.get("container") is not None) != (stored.container is not None):
+            return False
+        out = outs[0] if stored.container is None else stored.container(outs)
+        try:
+            self.compare(out, stored, atol_rtol, "faithfulness", Verdict())
+        except _WorkerError:
+            return False
+        return True
+
     def refs_to_host(self, task, e):
         """After an out-of-memory error in a trial: the task's reference outputs that this worker kept on the GPU
         (ref_gpu_trials) move to the host, where that has room, so the trial can run again with the memory they
         held. True when any moved. Those outputs are the judge's own choice, so they must not fail an answer
-        that fits the GPU without them: on session 34's H100 (79 GB), a trial of L1 34_InstanceNorm's answer
+        that fits the GPU without them: on a H100 (79 GB), a trial of L1 34_InstanceNorm's answer
         (correct on an H200) ran out of memory drawing a 7 GB input, with 70 GB held by its own process: the
         outputs kept on the GPU and the previous trial's tensors (which verify now drops first)."""
         torch = self.torch
@@ -1416,79 +2418,6 @@ class _Worker:
     def host_room(self):
         """Bytes of reference outputs the job may keep on the host: 0.75 of its host memory cap."""
         return 0.75 * self.caps.get("rss_gb", 0.0) * (1 << 30)
-
-    def construct(self, job, stem, init_inputs):
-        """Import the candidate from cwd/<stem>.py (Triton reads kernel source lines) with stdout/stderr muted
-        and build ModelNew(*init_inputs) on the CPU right after MODEL_SEED, as the reference was built. Raises
-        _WorkerError (import_error, missing_model_new, signature_mismatch, init_error, ...)."""
-        path = os.path.join(os.getcwd(), f"{stem}.py")
-        with open(path, "w") as f:
-            f.write(job["solution"])
-        mod = self.run_candidate(lambda: _import_file(path, f"cand_{job['nonce'][:12]}"), "import_error")
-        self.check_identities()
-        if not hasattr(mod, "ModelNew"):
-            raise _WorkerError("missing_model_new", "the solution defines no class ModelNew")
-        ModelNew = mod.ModelNew
-        try:
-            import inspect
-            inspect.signature(ModelNew).bind(*init_inputs)
-        except TypeError as e:
-            raise _WorkerError("signature_mismatch", f"ModelNew(*get_init_inputs()) does not bind: {e}") from None
-        except ValueError:
-            pass
-        self.torch.manual_seed(MODEL_SEED)
-        return self.run_candidate(lambda: ModelNew(*init_inputs), "init_error")
-
-    def preflight(self, job, init_inputs):
-        """Issue 21: the candidate is imported and its ModelNew built (on 'meta', then on the CPU where that fails)
-        in a throwaway child forked from this worker before the task's reference is computed (the reference must
-        exist, hidden, before candidate code runs in this process; the child never sees it, and its patches die
-        with it). A failed verdict
-        (flag "preflight") when that fails the way the real import would, so an answer that cannot even be
-        built costs no reference: a KernelBench reference can need the whole GPU and the exclusive retry
-        (LOG.md session 11: 20 of 41 such retries were answers that failed at import or construction).
-        None (go on as usual) when it passes or says nothing sure: the child touches CUDA (which a fork of this
-        CUDA process cannot use), exits, runs out of time (PREFLIGHT_TIMEOUT_S) or past the job's host memory
-        cap. Only for jobs whose reference this worker has not cached and whose get_init_inputs() worked
-        (precheck, which hands them in)."""
-        r, w = os.pipe()
-        sys.stdout.flush()
-        sys.stderr.flush()
-        pid = os.fork()
-        if pid == 0:  # the child: build, report, exit; never returns into the worker's loop
-            try:
-                os.close(r)
-                self.torch.set_num_threads(1)  # no thread pool is reused across the fork
-                try:
-                    try:  # on 'meta' first: no weights drawn (level 2's 32768 x 32768 Linears took 5-12 s each)
-                        with self.torch.device("meta"):
-                            self.construct(job, f"cand_preflight_{os.getpid()}", init_inputs)
-                    except _WorkerError:  # meta refuses reads of values: a failure is confirmed on the CPU
-                        self.construct(job, f"cand_preflight_{os.getpid()}", init_inputs)
-                    _send(w, {"ok": True})
-                except _WorkerError as e:
-                    _send(w, {"error_type": e.error_type, "msg": str(e)})
-            finally:
-                os._exit(0)
-        os.close(w)
-        msg, deadline = None, time.monotonic() + PREFLIGHT_TIMEOUT_S
-        try:
-            while time.monotonic() < deadline:
-                if select.select([r], [], [], 0.05)[0]:
-                    msg = _recv_blocking(r)
-                    break
-                if _rss_gb(pid) > self.caps.get("rss_gb", float("inf")):
-                    break
-        finally:
-            os.close(r)
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-            with contextlib.suppress(OSError):
-                os.unlink(os.path.join(os.getcwd(), f"cand_preflight_{pid}.py"))
-        if not msg or msg.get("error_type") not in PREFLIGHT_ERRORS or PREFLIGHT_UNSURE.search(msg["msg"]):
-            return None
-        return _failed(msg["error_type"], msg["msg"], flags=["preflight"])
 
     def run_candidate(self, fn, error_type):
         """Run candidate code with stdout/stderr muted; exceptions become a typed _WorkerError."""
@@ -1514,12 +2443,6 @@ class _Worker:
         finally:
             sys.stdout, sys.stderr = saved
             self.printed_chars += writer.n
-
-    def check_identities(self):
-        patched = self._patched()
-        if patched:
-            raise _WorkerError("patched_critical", "candidate replaced " + ", ".join(patched[:10]),
-                               flags=["patched_critical"])
 
     def compare(self, out, ref, atol_rtol, where, v):
         """Exact type/structure, shape, dtype, then allclose. `ref` is a stored reference (`_Stored`) or
@@ -1547,57 +2470,57 @@ class _Worker:
             dtype = str(r.dtype).replace("torch.", "")
             atol, rtol = atol_rtol.get(dtype, atol_rtol["float32"])
             kb_tol = KB_TOLERANCES.get(dtype, KB_TOLERANCES["float32"])
-            e, ok, ok_kb = _chunked_close(torch, o, r, atol, rtol, self.isclose, self.equal, self.device, kb_tol)
+            whole = {}
+            e, ok, ok_kb = _chunked_close(torch, o, r, atol, rtol, self.isclose, self.equal, self.device, kb_tol,
+                                          whole=whole)
             if ok and not ok_kb and where.startswith("trial") and "fails_kb_tol" not in v.flags:
                 v.flags.append("fails_kb_tol")
             err = max(err, e)
             if not ok:
                 v.max_abs_err = max(v.max_abs_err or 0.0, e)
-                raise _WorkerError("mismatch", f"{where}: max_abs_err {e:.3g} outside tolerance",
-                                   **_partial(v))
+                raise _WorkerError("mismatch", f"{where}: max_abs_err {e:.3g} outside the elementwise tolerance "
+                                   f"(rule elementwise: |out - ref| <= {atol:g} + {rtol:g} |ref|)",
+                                   **_partial(v, flags=v.flags + ["mismatch:elementwise"]))
+            why = whole_output_rule(whole.get("rel"), rtol)
+            if why:
+                v.max_abs_err = max(v.max_abs_err or 0.0, e)
+                raise _WorkerError("mismatch", f"{where}: {why}",
+                                   **_partial(v, flags=v.flags + ["mismatch:whole_output"]))
         return err
 
-    def check_policy(self, counts, ref_ops, policy, v):
+    def check_policy(self, counts, ref_ops, policy, v, lines=None):
+        """The policy on what the dispatcher saw during the whole forward (grid callables and launchers
+        included): strict allows no torch compute op; hybrid allows GEMMs, convolutions and dropout
+        (hybrid_extra_ops), and not all of the reference's compute ops. `lines`: aten op -> the answer's line
+        that first ran it, named in the message."""
+        lines = lines or {}
+
+        def where(families):
+            found = [f"{name} at {ln}" for name, ln in lines.items() if ln and op_family(name) in families]
+            return f"; {', '.join(found[:4])}" if found else ""
         cand = compute_ops(counts)
         if policy == "strict" and cand:
-            raise _WorkerError("strict_policy", f"torch compute ops in forward under policy strict: {cand}",
-                               **_partial(v))
+            raise _WorkerError("strict_policy", f"torch compute ops in forward under policy strict: {cand}"
+                               f"{where(set(cand))} (rule strict)", **_partial(v, flags=v.flags + ["policy:strict"]))
+        extra = hybrid_extra_ops(cand)
+        if policy == "hybrid" and extra:
+            raise _WorkerError("torch_fallback", f"torch ran {extra} in forward: under policy hybrid torch may run "
+                               f"only {', '.join(sorted(HYBRID_TORCH_FAMILIES))} and dropout, Triton the rest "
+                               f"(rule hybrid_ops){where(set(extra))}",
+                               **_partial(v, flags=v.flags + ["policy:hybrid_ops"]))
         if ref_ops and all(cand.get(fam, 0) >= n for fam, n in ref_ops.items()):
             raise _WorkerError("torch_fallback", f"torch ops in forward {cand} cover all reference compute "
-                               f"{ref_ops}: the Triton kernels do none of the task's work", **_partial(v))
+                               f"{ref_ops}: the Triton kernels do none of the task's work (rule covers_reference)",
+                               **_partial(v, flags=v.flags + ["policy:covers_reference"]))
 
     def check_torch_answer(self, out, watch, atol_rtol, where, v):
-        """Issue 20: under hybrid, no torch op may already have computed the output before a Triton launch
+        """under hybrid, no torch op may already have computed the output before a Triton launch
         that followed it (the kernels after it then only copy or rescale torch's answer)."""
         name = watch.answered_by([out] if isinstance(out, self.torch.Tensor) else list(out), atol_rtol)
         if name is not None:
             raise _WorkerError("torch_fallback", f"{where}: a torch op ({name}) already computed the output "
                                "before a later Triton launch; the Triton kernels after it do no work",
                                **_partial(v))
-
-    def check_faithful(self, model, task, atol_rtol, v):
-        """Launches suppressed and fresh empty* buffers poisoned: a faithful solution must now be wrong."""
-        torch = self.torch
-        inputs = self.make_inputs(task, task["seeds"][0])
-        rec = self.OpRecorder(poison=True)
-        _Launches.suppress = True
-        try:
-            with torch.no_grad():
-                out = self.run_candidate(lambda: _call_recorded(model, inputs, rec, self.device), "runtime_error")
-        except _WorkerError:
-            # It broke without its kernels: counted as faithful. A candidate that raises on purpose when it
-            # notices suppression would pass here; the flag makes such cases findable.
-            v.flags.append("faithfulness_raised")
-            return
-        finally:
-            _Launches.suppress = False
-        self.check_identities()
-        try:
-            self.compare(out, task["ref_outs"][0], atol_rtol, "faithfulness", Verdict())
-        except _WorkerError:
-            return
-        raise _WorkerError("unfaithful", "output stays correct with every Triton launch suppressed: the "
-                           "kernels do no work", **_partial(v))
 
     # --- reference ----------------------------------------------------------------------------------
 
@@ -1648,27 +2571,30 @@ class _Worker:
             init_inputs = list(mod.get_init_inputs())
             torch.manual_seed(MODEL_SEED)
             model = mod.Model(*init_inputs).to(self.device)
-            seeds = [job["seed"] * 1000 + 17 * k + 1 for k in range(job["trials"])]
+            plan = trial_plan(job["seed"], job["task"], job["trials"])
             task = {"model": model, "mod": mod, "init_inputs": init_inputs, "flags": [], "ref_outs": [],
-                    "seeds": seeds, "contrast_seed": seeds[-1] if len(seeds) >= 2 else None,
-                    "draw_on_device": False}
+                    "plan": plan, "draw_on_device": False}
             first = None
             if self.device != "cpu":
                 try:
-                    first = self.make_inputs(task, task["seeds"][0], draw_on_device=True)
+                    first = self.make_inputs(task, plan[0]["seed"], plan[0]["kind"], draw_on_device=True)
                     task["draw_on_device"] = True
                 except DRAW_ERRORS:
                     first = None  # drawn on the CPU below
             ref_ops, on_gpu = None, 0  # on_gpu: trials whose outputs stay on the GPU (0 on the CPU)
-            for k, seed in enumerate(task["seeds"]):
-                inputs = first if k == 0 and first is not None else self.make_inputs(task, seed)
+            for k, entry in enumerate(plan):
+                inputs = first if k == 0 and first is not None else \
+                    self.make_inputs(task, entry["seed"], entry["kind"])
                 first = None
-                rec = self.OpRecorder()
-                with torch.no_grad(), rec:
-                    out = model(*inputs)
+                out, rec = self.reference_forward(model, inputs, entry)
+                if out is None:  # a widened draw the reference cannot take: this trial is drawn plainly
+                    task["flags"].append(f"trial_not_widened:{entry['kind']}")
+                    entry["kind"] = "plain"
+                    inputs = self.make_inputs(task, entry["seed"], "plain")
+                    out, rec = self.reference_forward(model, inputs, entry)
                 ref_ops = ref_ops or compute_ops(rec.counts)
                 if k == 0 and self.device == "cuda":
-                    out_b, n_trials = _output_bytes(torch, out), len(task["seeds"])
+                    out_b, n_trials = _output_bytes(torch, out), len(task["plan"])
                     exclusive = bool(job.get("exclusive"))
                     host_room = self.host_room()
                     working = working_bytes(job, _output_bytes(torch, inputs), out_b, task["draw_on_device"])
@@ -1705,16 +2631,37 @@ class _Worker:
         self.tasks[key] = task
         return task
 
-    def make_inputs(self, task, seed, draw_on_device=None):
-        """The task's get_inputs under `seed`, moved to the device. draw_on_device: with the device as the
-        default device, so its random draws happen there (fast: the timing draws a new set per run); None:
-        as the task's reference was drawn (task["draw_on_device"], set by load_task)."""
+    def make_inputs(self, task, seed, kind="plain", draw_on_device=None):
+        """The task's get_inputs under `seed`, moved to the device and widened by `kind` (widen_inputs), as the
+        answer process draws them. draw_on_device: with the device as the default device, so its random draws
+        happen there (fast: the timing draws a new set per run); None: as the task's reference was drawn
+        (task["draw_on_device"], set by load_task)."""
         torch = self.torch
         if draw_on_device is None:
             draw_on_device = task.get("draw_on_device", False)
         torch.manual_seed(seed)
         inputs = draw_inputs(torch, task["mod"].get_inputs, self.device, draw_on_device)
-        return [_contrast(torch, x) for x in inputs] if seed == task.get("contrast_seed") else inputs
+        return widen_inputs(torch, inputs, kind, seed)
+
+    def reference_forward(self, model, inputs, entry):
+        """(output, recorder) of the reference on one trial's inputs. A widened trial (not "plain") whose
+        reference raises or is not finite gives (None, None): the widening left the task's domain (a log of a
+        negative, probabilities out of [0, 1]), and the trial is drawn plainly instead."""
+        torch = self.torch
+        rec = self.OpRecorder()
+        if entry["kind"] == "plain":
+            with torch.no_grad(), rec:
+                return model(*inputs), rec
+        try:
+            with torch.no_grad(), rec:
+                out = model(*inputs)
+        except DRAW_ERRORS:
+            return None, None
+        outs = [out] if isinstance(out, torch.Tensor) else list(out) if isinstance(out, (tuple, list)) else []
+        if any(isinstance(o, torch.Tensor) and o.is_floating_point() and not bool(torch.isfinite(o).all())
+               for o in outs):
+            return None, None
+        return out, rec
 
     def cap_gpu_memory(self, limit_gb):
         """The caching allocator may hold at most `limit_gb` of the GPU (0: all of it), so a candidate that
@@ -1737,19 +2684,6 @@ class _Worker:
         gpu = isinstance(e, self.torch.OutOfMemoryError) or "CUDA" in str(e)
         return self.caps.get("gpu_text" if gpu else "host_text", "")
 
-    def poison_allocator(self):
-        """Fill every free block of the CUDA caching allocator with 0xFF bytes (NaN in fp16/bf16/fp32/fp64),
-        so a candidate that returns an uninitialised buffer cannot read a freed reference answer."""
-        torch = self.torch
-        if self.device != "cuda":
-            return  # CPU: the originals were NaN-filled before being freed; there is no caching allocator
-        torch.cuda.synchronize()
-        sizes = sorted((b["size"] for seg in torch.cuda.memory_snapshot() for b in seg["blocks"]
-                        if b["state"] == "inactive"), reverse=True)
-        held = [torch.empty(s, dtype=torch.uint8, device="cuda").fill_(255) for s in sizes]
-        torch.cuda.synchronize()
-        del held
-
     # --- timing (CUDA only) ---------------------------------------------------------------------------
 
     def gpu_lock(self, job):
@@ -1758,19 +2692,25 @@ class _Worker:
             self._gpu_lock = _GpuLock(job["lock_dir"], uuid)
         return self._gpu_lock
 
-    def time_candidate(self, model, task, job, v):
-        """Median of `time_trials` interleaved reference/candidate runs, each after an L2 flush, timed with
-        CUDA events and a device-wide sync; warm-ups outside; one timing per GPU at a time (file lock)."""
+    def time_candidate(self, ans, task, job, v):
+        """Timing (CUDA): the eager reference (and torch.compile's) timed here, in a process that never imported
+        answer code, unless the baseline cache has them; the answer's runs timed in its own process. Both with
+        the same method (_cuda_times: L2 flush, a spin kernel before the start event, CUDA events, a device-wide
+        sync, warm-ups outside, medians) while this worker holds the GPU exclusively (file lock). The outputs of
+        a few of the answer's timed runs (picked at random there, and the last) are checked here against the
+        reference on the same inputs."""
         torch = self.torch
         # Before every timed run the inputs are refilled (outside the timed region) with values never seen
-        # before: the task's own get_inputs, run on the GPU under a seed drawn from the job's nonce. A cache
-        # keyed on the input pointer or on the input's content cannot serve them. If the task's get_inputs
-        # cannot run that way, the runs rotate over three seeded sets instead (flag timing_inputs_rotated).
-        sets = [self.make_inputs(task, task["seeds"][0])]  # warm-ups and buffers; the rotation made if needed
+        # before: the task's own get_inputs, run on the GPU under a seed drawn per job. A cache keyed on the
+        # input pointer or on the input's content cannot serve them. If the task's get_inputs cannot run that
+        # way, the runs rotate over three of the trials' input sets instead (flag timing_inputs_rotated).
+        plain = [e for e in task["plan"] if not e["faithful"]]
+        rotation = [[e["seed"], e["kind"]] for e in plain[:3]]
+        first = self.make_inputs(task, *rotation[0])
         seed_base = random.Random(job["nonce"] + ":inputs").randrange(1 << 30)
         layout = lambda xs: [(tuple(x.shape), x.dtype) for x in xs if isinstance(x, torch.Tensor)]  # noqa: E731
         try:
-            fresh = layout(self.make_inputs(task, seed_base, draw_on_device=True)) == layout(sets[0])
+            fresh = layout(self.make_inputs(task, seed_base, draw_on_device=True)) == layout(first)
         except DRAW_ERRORS:
             fresh = False
         if not fresh:
@@ -1778,86 +2718,75 @@ class _Worker:
 
         def inputs_for(i):
             if fresh:
-                try:
-                    return self.make_inputs(task, seed_base + 1 + i, draw_on_device=True)
-                except DRAW_ERRORS:
-                    pass  # the judge's own input draw failed (out of memory, say): not the candidate's fault
-            if sets[0] is None:
-                sets[0] = self.make_inputs(task, task["seeds"][0])
-            if len(sets) == 1:
-                sets.extend(self.make_inputs(task, seed) for seed in task["seeds"][1:3])
-            return sets[i % len(sets)]
-        # Baselines the Judge found in its BaselineCache (job["baseline"]) are not timed again: the eager
-        # reference then does not run in the timed loop, and torch.compile is not paid again (issue 19).
+                return self.make_inputs(task, seed_base + 1 + i, draw_on_device=True)
+            return self.make_inputs(task, *rotation[i % len(rotation)])
+        # Baselines the Judge found in its BaselineCache (job["baseline"]) are not timed again.
         cached = job.get("baseline") or {}
         clone = lambda xs: [x.clone() if isinstance(x, torch.Tensor) else x for x in xs]  # noqa: E731
         fns, refill = {}, {}
         timed = timed_functions(job)
         if "ref" in timed:
-            inputs_ref = clone(sets[0])
+            inputs_ref = clone(first)
             fns["ref"], refill["ref"] = (lambda: task["model"](*inputs_ref)), inputs_ref
-        inputs_new = clone(sets[0])
-        fns["new"], refill["new"] = (lambda: model(*inputs_new)), inputs_new
         if "compile" in timed:
             if "compiled" not in task:
-                self.check_identities()  # the candidate's last chance to be caught before the re-snapshot
                 _send(self.fd_out, {"type": "pause", "nonce": job["nonce"]})  # compile time is the judge's
                 t = time.perf_counter()
                 try:
                     task["compiled"] = torch.compile(task["model"])
                     with torch.no_grad():
-                        task["compiled"](*clone(sets[0]))
+                        task["compiled"](*clone(first))
                     torch.cuda.synchronize()
                 except Exception as e:  # a baseline that does not compile is reported, not fatal
                     task["compiled"], task["compile_error"] = None, _describe(e)
                 task["compile_ms"] = (time.perf_counter() - t) * 1e3
                 _send(self.fd_out, {"type": "resume", "nonce": job["nonce"]})
-                self.critical = self._snapshot()  # dynamo rebinds some torch functions on first use
             v.timings["compile_ms"] = round(task["compile_ms"], 1)  # how long compiling took (or failed after)
             if task["compiled"] is not None:
-                inputs_cmp = clone(sets[0])
+                inputs_cmp = clone(first)
                 fns["compile"], refill["compile"] = (lambda: task["compiled"](*inputs_cmp)), inputs_cmp
             else:
                 v.flags.append("compile_baseline_failed")
         elif job["compile_baseline"] and cached.get("compile_failed"):
             v.flags.append("compile_baseline_failed")
-        if fresh:
-            # fresh draws serve every trial, so the first set is only a fallback: drawn again if ever needed (one
-            # input set less on the GPU while timing; KernelBench L1 45 has a 17 GB input)
-            sets[0] = None
+        del first
         lock = self.gpu_lock(job)
         _send(self.fd_out, {"type": "pause", "nonce": job["nonce"]})  # waiting is not the candidate's time
         t = time.perf_counter()
         lock.exclusive()
         v.timings["lock_wait_s"] = round(time.perf_counter() - t, 4)  # part of time_s: other workers' holds
         _send(self.fd_out, {"type": "resume", "nonce": job["nonce"]})
-        # Spot checks of the timed outputs against the reference's on the same inputs, at trials the candidate
-        # cannot predict (and the last): a solution that is right while checked and cheap garbage once the
-        # timing starts (counting its calls, say) is a mismatch, not a speedup. With a cached eager time the
-        # reference runs here, untimed, on the trial's inputs drawn again (the draws are seeded).
-        spots = {}
-
-        def check(i, n, outs, inputs):  # n: the number of timed trials, known once the warm-ups measured a run
-            if n not in spots:
-                spots[n] = set(random.Random(job["nonce"]).sample(range(n), min(5, n))) | {n - 1}
-            if i in spots[n]:
-                if "ref" in outs:
-                    ref = outs["ref"]
-                else:  # the trial's own input set: every fn ran on copies of it, so it is as drawn
-                    with torch.no_grad():
-                        ref = task["model"](*inputs)
-                self.compare(outs["new"], ref, job["atol_rtol"], f"timed run {i}", v)
         try:
-            times = _cuda_times(torch, fns, refill, inputs_for, job["time_trials"], self.run_candidate, check=check,
-                                budget_s=job["time_budget_s"])
+            times = {}
+            if fns:  # the reference side's own timing, before the answer's
+                times = _cuda_times(torch, fns, refill, inputs_for, job["time_trials"], self.run_candidate,
+                                    budget_s=job["time_budget_s"])
+                del fns, refill
+            head, outs = ans.ask({"op": "time", "trials": job["time_trials"], "budget_s": job["time_budget_s"],
+                                  "gpu_cap_gb": self.answer_gpu_cap_gb(),
+                                  "fresh": fresh, "seed_base": seed_base, "rotation": rotation,
+                                  "on_device": task["draw_on_device"]})
         finally:
             lock.release()
-        self.check_identities()
-        if len(times["new"]) < job["time_trials"]:
-            v.timings["time_trials"] = len(times["new"])
+        if head.get("wrong_type"):
+            raise _WorkerError("wrong_output_type", f"timed run: output type is {head['wrong_type']}", **_partial(v))
+        stored0 = task["ref_outs"][0]
+        per = len(stored0.refs)
+        for j, i in enumerate(head.get("spots", [])):
+            ts = outs[j * per:(j + 1) * per]
+            if [(tuple(t.shape), t.dtype) for t in ts] != [(r.shape, r.dtype) for r in stored0.refs]:
+                raise _WorkerError("shape_mismatch", f"timed run {i}: output shapes differ from the reference's",
+                                   **_partial(v))
+            with torch.no_grad():
+                ref = task["model"](*inputs_for(i))
+            self.compare(ts[0] if stored0.container is None else stored0.container(ts), ref, job["atol_rtol"],
+                         f"timed run {i}", v)
+        new_times = [float(x) for x in head["times"]]
+        if len(new_times) < job["time_trials"]:
+            v.timings["time_trials"] = len(new_times)
         v.ref_ms = cached["eager_ms"] if "ref" not in times else _median(times["ref"])
         v.timings["ref_ms_from_cache"] = "ref" not in times
-        v.runtime_ms = _median(times["new"])
+        v.runtime_ms = _median(new_times)
         v.speedup = v.ref_ms / v.runtime_ms if v.runtime_ms > 0 else None
         if v.speedup is not None and v.speedup > SPEEDUP_CAP:
             v.flags.append("speedup_above_cap")
@@ -1879,8 +2808,8 @@ class _GpuLock:
     before it queues for the gate, so no two workers can wait on each other. A candidate's Triton kernels
     compile under its shared hold although compiling needs no GPU: compiling runs candidate Python (constexpr
     functions, attributes of the globals a kernel reads), which could otherwise launch GPU work into another
-    candidate's timing (LOG.md, session 7: the timers' waits halve without the hold, 14.0 -> 9.9 s a batch).
-    The retry of an oom job (issue 19) holds it exclusive for the whole job, so no other worker's memory use
+    candidate's timing (the lab record: the timers' waits halve without the hold, 14.0 -> 9.9 s a batch).
+    The retry of an oom job holds it exclusive for the whole job, so no other worker's memory use
     grows while it runs with the GPU cap lifted."""
 
     def __init__(self, lock_dir, uuid):
@@ -2108,21 +3037,6 @@ def draw_inputs(torch, get_inputs, device, on_device=True):
     return [x.to(device) if isinstance(x, torch.Tensor) else x for x in inputs]
 
 
-def _contrast(torch, x):
-    """The contrast trial's input (module docstring, item 3): a floating tensor's second half along its first dim
-    of size >= 2 scaled by CONTRAST_SCALE, on a copy of its layout (strides kept: a transposed input stays
-    transposed); other values as they are."""
-    if not isinstance(x, torch.Tensor) or not x.is_floating_point():
-        return x
-    dim = next((d for d, n in enumerate(x.shape) if n >= 2), None)
-    if dim is None:
-        return x
-    y = x.clone()
-    n = y.shape[dim]
-    y.narrow(dim, n // 2, n - n // 2).mul_(CONTRAST_SCALE)
-    return y
-
-
 def _task_key(job):
     """A worker's cache key of a job's task: its source, seed and trial count (what its reference depends on)."""
     return _sha(job["task"] + str(job["seed"]) + str(job["trials"]))
@@ -2162,9 +3076,9 @@ def ref_gpu_trials(out_bytes: float, trials: int, working: float, cap: float, ho
     REF_GPU_SHARE of the cap allows stay on the GPU (L1 38_L1Norm_, 8.6 GB a tensor: 43 GB of outputs on the GPU
     left no room for its timing, which is still better than no verdict).
 
-    Per trial, not all or none: a host copy is the slow part (session 13: of the 29 s a level-1 activation's
-    retry took, 21 s were its reference phase with 5 x 6.4 GB of copies to the host; session 28 on an H100's
-    79 GB: 37 retries, 658 s of reference phases, where 2-4 of the 5 trials' outputs fit the GPU). Session 10
+    Per trial, not all or none: a host copy is the slow part (the lab record: of the 29 s a level-1 activation's
+    retry took, 21 s were its reference phase with 5 x 6.4 GB of copies to the host; a run on an H100's
+    79 GB: 37 retries, 658 s of reference phases, where 2-4 of the 5 trials' outputs fit the GPU). A run of the lab record
     kept every exclusive retry's outputs on the host after four level-1 tasks ran out of GPU memory next to the
     waiting workers' caches under the cap's arithmetic; `free` is what answers that."""
     if out_bytes <= 0:
@@ -2191,7 +3105,7 @@ def working_set_over_share(working: float, cap: float) -> bool:
     (level 1's activations: 5 x 6.4 GB, 24 s a task). Such a job stops after its first reference output and is
     run alone; the Judge remembers its task as it does a reference's oom. The slack keeps borderline tasks shared
     (level 1's reductions over 8 GB inputs, working set 32 GB against the H200's 31.5 GB share, were judged
-    shared in session 23). cap 0: no cap."""
+    shared in a run of the lab record). cap 0: no cap."""
     return cap > 0 and working > SHARED_WORKING_MAX * cap
 
 
@@ -2217,7 +3131,7 @@ def working_bytes(job, in_bytes, out_bytes, draw_on_device=True):
     next to the last draw and its pristine copy) and two outputs. With a cached eager time (level 1 on the
     H200 with a baseline cache) that is 4 inputs' and 2 outputs' worth, not the 5 and 4 of timing three
     functions: 37_FrobeniusNorm_'s 5 x 7 GB of outputs then stay on the GPU of an exclusive retry, where the
-    host copies took 25-31 s of the judge's serial time per norm task (session 23)."""
+    host copies took 25-31 s of the judge's serial time per norm task (the lab record)."""
     n = len(timed_functions(job))
     in_sets = max(4, n + (2 if draw_on_device else 3))
     return in_sets * in_bytes + max(2, n + 1) * out_bytes
@@ -2290,19 +3204,37 @@ class _RefOut:
                 _poison(torch, dec)
 
 
-def _chunked_close(torch, o, r, atol, rtol, isclose, equal, device, also_tol=None):
+def whole_output_rule(rel, rtol):
+    """Why an output fails the whole-output rule, or None. Elementwise atol lets an output whose every value is
+    below atol be answered by zeros; the relative L2 error of the whole output, ||out - ref|| / ||ref||, must
+    also be within the dtype's rtol (an all-zeros answer has 1.0). Not applied where ||ref|| is 0."""
+    if rel is None or rel <= rtol:
+        return None
+    return (f"relative error of the whole output ||out - ref|| / ||ref|| = {rel:.3g} > {rtol:g} "
+            "(rule whole_output)")
+
+
+def _chunked_close(torch, o, r, atol, rtol, isclose, equal, device, also_tol=None, whole=None):
     """(max |o - r| as a float, NaN -> inf; allclose) of output tensor `o` and _RefOut `r` (same shape and
     dtype), chunk by chunk on `device`: the same answer as torch.allclose(o, r, atol, rtol, equal_nan=r has a
-    NaN) for floating dtypes and torch.equal otherwise, without fp64 copies of the whole output (issue 19).
+    NaN) for floating dtypes and torch.equal otherwise, without fp64 copies of the whole output.
     The difference is taken in fp64 one chunk at a time, as the whole-output code did. With `also_tol` (an
-    (atol, rtol) pair) a third value says whether the output is also close at that tolerance."""
+    (atol, rtol) pair) a third value says whether the output is also close at that tolerance. With `whole` (a
+    dict) the whole output's relative error ||o - r||_2 / ||r||_2 over the positions where the reference is
+    finite goes into whole["rel"] (None where that norm is 0 or the dtype is not floating: whole_output_rule)."""
     o = o.detach()
     o = (o if o.is_contiguous() else o.contiguous()).view(-1)
     err, ok, ok_also = 0.0, True, True
+    diff_sq, ref_sq = 0.0, 0.0
     for a, b, rc in r.chunks(torch):
         oc, rc = o[a:b].to(device), rc.to(device)
         if r.dtype.is_floating_point:
-            e = float((oc.double() - rc.double()).abs().max())
+            d = oc.double() - rc.double()
+            e = float(d.abs().max())
+            if whole is not None:
+                fin = torch.isfinite(rc)
+                diff_sq += float(torch.where(fin, d, torch.zeros_like(d)).square().sum())
+                ref_sq += float(torch.where(fin, rc.double(), torch.zeros_like(d)).square().sum())
             ok = ok and bool(isclose(oc, rc, rtol=rtol, atol=atol, equal_nan=r.has_nan).all())
             if also_tol is not None and ok_also:
                 ok_also = bool(isclose(oc, rc, rtol=also_tol[1], atol=also_tol[0], equal_nan=r.has_nan).all())
@@ -2311,6 +3243,9 @@ def _chunked_close(torch, o, r, atol, rtol, isclose, equal, device, also_tol=Non
             ok = ok and equal(oc, rc)
             ok_also = ok_also and ok
         err = max(err, e if e == e else float("inf"))
+    if whole is not None:
+        whole["rel"] = math.sqrt(diff_sq / ref_sq) if ref_sq > 0 and diff_sq == diff_sq else (
+            float("inf") if ref_sq > 0 else None)
     return (err, ok) if also_tol is None else (err, ok, ok_also)
 
 
@@ -2358,19 +3293,19 @@ def _is_oom(torch, e):
             or "can't allocate memory" in text)
 
 
-def _partial(v):
+def _partial(v, **over):
     return {"compiled": v.compiled, "triton_launches": v.triton_launches, "torch_ops": v.torch_ops,
-            "flags": v.flags, "max_abs_err": v.max_abs_err, "timings": v.timings}
+            "flags": v.flags, "max_abs_err": v.max_abs_err, "timings": v.timings, **over}
 
 
 def _describe(e):
     """Exception type, message and the last candidate-file line of its traceback. A message over 1,500 characters
     keeps its head and its tail: Triton's CompilationError shows the kernel's source first and the reason last
-    (session 23's level-1 conv answers that load a None bias lost the reason to a 1,500-character cut)."""
+    (a level-1 conv answers that load a None bias lost the reason to a 1,500-character cut)."""
     import traceback
     where = ""
     for fr in traceback.extract_tb(e.__traceback__):
-        if os.path.basename(fr.filename).startswith("cand_"):
+        if os.path.basename(fr.filename) == ANSWER_FILE:
             where = f" (solution line {fr.lineno}: {(fr.line or '').strip()[:120]})"
     text = str(e)
     if len(text) > 1500:
@@ -2595,10 +3530,8 @@ class Judge:
     `workers`. oom_retry (None: on for CUDA, off for CPU, whose memory is the trainer's too): a job whose verdict
     is oom runs once more on a worker that holds the GPU lock exclusively, with the GPU cap lifted to the whole
     GPU and the RSS cap to most of the host (on the CPU, when asked for: the RSS cap lifted and the address-space
-    rlimit removed); that worker is replaced afterwards. preflight (None: on for CUDA, off for CPU): before a
-    worker computes a task's reference (not cached yet), a throwaway fork of it imports the candidate and
-    builds ModelNew; an import, constructor or signature error there is the verdict (flag "preflight"), so
-    an answer that cannot be built costs no reference (Worker.preflight).
+    rlimit removed); that worker is replaced afterwards. An answer is imported and built in its own process
+    before its task's reference is computed, so an answer that cannot be built costs no reference.
     baseline_cache: path of a BaselineCache file (None: none); cached eager/compile times of a task on this
     GPU go out with its job and are not timed again, and times measured go into the file. A worker is replaced after `recycle_every` candidates, after a verdict whose
     error type is in `recycle_errors` (default RECYCLE_ERRORS; RECYCLE_ERRORS_CAUTIOUS also replaces it after
@@ -2615,12 +3548,12 @@ class Judge:
                  time_trials=100, compile_baseline=False, *, time_budget_s=TIME_BUDGET_S, strict_tol=False,
                  recycle_every=50, recycle_errors=None,
                  mem_limit_gb=8.0, rss_limit_gb=None, gpu_mem_limit_gb=None, oom_retry=None, baseline_cache=None,
-                 seed=0, threads_per_worker=1, startup_timeout_s=300.0, spare_workers=None, start_method=None,
-                 preflight=None):
+                 seed=None, static_gate=True, threads_per_worker=1, startup_timeout_s=300.0, spare_workers=None, start_method=None,
+                 ):
         if device not in ("cpu", "cuda"):
             raise ValueError(f"device must be 'cpu' or 'cuda', got {device!r}")
-        if policy not in ("hybrid", "strict"):
-            raise ValueError(f"policy must be 'hybrid' or 'strict', got {policy!r}")
+        if policy not in POLICIES:
+            raise ValueError(f"policy must be one of {', '.join(POLICIES)}, got {policy!r}")
         if workers < 1 or trials < 1:
             raise ValueError("workers and trials must be >= 1")
         linux = sys.platform.startswith("linux")
@@ -2629,16 +3562,22 @@ class Judge:
             raise ValueError(f"start_method must be 'spawn' or, on Linux, 'zygote'; got {start_method!r}")
         self.device, self.timeout_s, self.policy, self.trials = device, float(timeout_s), policy, int(trials)
         self.workers = int(workers)
-        self.time_trials, self.compile_baseline, self.seed = int(time_trials), bool(compile_baseline), int(seed)
+        self.time_trials, self.compile_baseline = int(time_trials), bool(compile_baseline)
+        # None: trial seeds drawn fresh for every verify_many call (an answer cannot learn them from an earlier
+        # judging); an int: that seed for every call, which reproduces a verdict (it is in Verdict.seed)
+        self.seed = None if seed is None else int(seed)
+        # False only in tests of the layers beneath the gate (the sandbox, memory caps, crash reports), which need
+        # answers that do what the gate refuses; never when judging model output
+        self.static_gate = bool(static_gate)
+        self.call_seed = None
         self.time_budget_s = float(time_budget_s) if time_budget_s else None  # None or 0: every time_trials run
         self.recycle_every, self.mem_limit_gb, self.threads = int(recycle_every), float(mem_limit_gb), int(threads_per_worker)
         self.recycle_errors = sorted(RECYCLE_ERRORS if recycle_errors is None else recycle_errors)
-        # Memory caps (issue 19): None derives them from the machine and `workers` (memory_caps); a number is
+        # Memory caps: None derives them from the machine and `workers` (memory_caps); a number is
         # the per-worker cap as given. The GPU's size comes with the first worker's ready message.
         self.rss_limit_arg, self.gpu_mem_limit_arg = rss_limit_gb, gpu_mem_limit_gb
         self.host_total_gb, self.gpu_total_gb = _host_memory_gb(), 0.0
         self.oom_retry = device == "cuda" if oom_retry is None else bool(oom_retry)
-        self.preflight = device == "cuda" if preflight is None else bool(preflight)
         self.rss_limit_gb = self._caps(False)["rss_gb"]
         self.gpu_mem_limit_gb = None  # known once a CUDA worker is ready
         self.device_info = None  # {"gpu", "gpu_total_gb", "torch", "triton"} from the first ready worker
@@ -2722,6 +3661,7 @@ class Judge:
             pending.append((i, task, sol, None))
         pending.reverse()  # pop() from the end keeps input order of dispatch
         self._queued = collections.Counter(_sha(task) for _, task, _, _ in pending)
+        self.call_seed = self.seed if self.seed is not None else int.from_bytes(os.urandom(6), "little")
         bar = _progress_bar(len(pairs), progress)
         if bar is not None:
             bar.update(len(pairs) - len(pending))
@@ -2899,10 +3839,10 @@ class Judge:
         job = {"type": "job", "nonce": s.nonce, "task": task, "solution": sol, "policy": self.policy,
                "trials": self.trials, "atol_rtol": self.atol_rtol, "time_trials": self.time_trials,
                "time_budget_s": self.time_budget_s,
-               "compile_baseline": self.compile_baseline, "seed": self.seed, "lock_dir": self.lock_dir,
+               "compile_baseline": self.compile_baseline, "seed": self.call_seed, "static_gate": self.static_gate, "lock_dir": self.lock_dir,
                "recycle_every": self.recycle_every, "recycle_errors": self.recycle_errors,
                "caps": caps, "exclusive": first_oom is not None, "mem_limit_gb": self.mem_limit_gb,
-               "baseline": baseline, "preflight": self.preflight,
+               "baseline": baseline,
                # whether the worker keeps a large reference cached after this job: only while more jobs of its task
                # wait in this call (Worker.drop_large_task)
                "task_queued": self._queued[_sha(task)] > 0}
@@ -2997,8 +3937,10 @@ class Judge:
         self._kill(s)
 
     def _finish(self, s, results, bar, v):
+        if v.seed is None:
+            v.seed = self.call_seed
         if v.error_type == "oom" and self.oom_retry and s.first_oom is None:
-            # Out of memory under a per-worker share: judged again alone on the GPU (issue 19)
+            # Out of memory under a per-worker share: judged again alone on the GPU
             self._retries.append((s.job, s.task, s.sol, v.error_msg))
             if "oom_in_reference" in v.flags:
                 self._big_tasks[_sha(s.task)] = f"an earlier job of this task: {v.error_msg[:400]}"
@@ -3213,8 +4155,9 @@ def main(argv=None):
     g.add_argument("--solution", help="solution source (.py) defining ModelNew")
     g.add_argument("--completion", help="raw model text; its last ```python block is the solution")
     p.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto", help="auto: cuda if available")
-    p.add_argument("--policy", choices=["hybrid", "strict"], default="hybrid",
-                   help="hybrid: torch ops allowed next to >=1 faithful kernel; strict: only alloc/view/copy")
+    p.add_argument("--policy", choices=POLICIES, default="hybrid",
+                   help="hybrid: torch may also run GEMMs, convolutions and dropout; strict: only alloc/view/copy; "
+                        "partial: any torch op next to the kernels (test-time search's partial programs, not RL)")
     p.add_argument("--timeout-s", type=float, default=60.0, help="wall-clock limit per candidate, seconds")
     p.add_argument("--trials", type=int, default=5, help="correctness trials with fresh seeded inputs")
     p.add_argument("--time-trials", type=int, default=100, help="timed runs per model (CUDA only)")
@@ -3226,7 +4169,9 @@ def main(argv=None):
     p.add_argument("--rtol", type=float, default=None, help="override the tolerance table's rtol")
     p.add_argument("--strict-tol", action="store_true", help="stricter tolerance table (fp32 1e-4)")
     p.add_argument("--compile-baseline", action="store_true", help="also time torch.compile of the reference")
-    p.add_argument("--seed", type=int, default=0, help="seed of the trial inputs")
+    p.add_argument("--seed", type=int, default=None,
+                   help="seed of the trial plan (inputs, widened kinds, the faithfulness trial's place); default: "
+                        "fresh, recorded in the verdict's seed, which --seed then reproduces")
     args = p.parse_args(argv)
     try:
         with open(args.task) as f:
@@ -3246,14 +4191,26 @@ def main(argv=None):
         device = "cuda" if torch.cuda.is_available() else "cpu"
     print(f"device {device} | policy {args.policy} | timeout_s {args.timeout_s:g} | trials {args.trials}",
           file=sys.stderr)
-    with Judge(workers=1, device=device, timeout_s=args.timeout_s, policy=args.policy, trials=args.trials,
-               atol=args.atol, rtol=args.rtol, time_trials=args.time_trials, compile_baseline=args.compile_baseline,
-               time_budget_s=args.time_budget_s,
-               strict_tol=args.strict_tol, seed=args.seed) as judge:
-        pair = (task, raw if args.completion else sol)
-        v = judge.verify_many([pair], completions=bool(args.completion), progress=False)[0]
+    try:
+        with Judge(workers=1, device=device, timeout_s=args.timeout_s, policy=args.policy, trials=args.trials,
+                   atol=args.atol, rtol=args.rtol, time_trials=args.time_trials,
+                   compile_baseline=args.compile_baseline, time_budget_s=args.time_budget_s,
+                   strict_tol=args.strict_tol, seed=args.seed) as judge:
+            pair = (task, raw if args.completion else sol)
+            v = judge.verify_many([pair], completions=bool(args.completion), progress=False)[0]
+    except (RuntimeError, OSError, ValueError) as e:  # the judge could not start or run: no verdict
+        print(f"reward.py: judge error: {exception_text(e).splitlines()[0][:300]}", file=sys.stderr)
+        return 2
     print(json.dumps(v.to_dict()))
-    return 0
+    if v.correct:
+        print(f"correct (seed {v.seed})", file=sys.stderr)
+        return 0
+    line = f"{v.error_type}: {(v.error_msg or '').splitlines()[0][:300] if v.error_msg else ''} (seed {v.seed})"
+    if v.error_type == "task_error":
+        print(f"reward.py: broken task: {line}", file=sys.stderr)
+        return 2
+    print(f"incorrect: {line}", file=sys.stderr)
+    return 1
 
 
 if __name__ == "__main__":

@@ -1247,7 +1247,7 @@ def main(argv=None):
           f"samples {args.samples} | beam {args.beam} | speed {'measured' if args.device == 'cuda' else 'not measured: CPU covers prefer most ops in Triton, fewest fragments'}",
           flush=True)
     summary = []
-    with Judge(workers=args.workers, device=args.device, timeout_s=args.timeout_s, trials=args.trials,
+    with Judge(workers=args.workers, device=args.device, timeout_s=args.timeout_s, trials=args.trials, policy="partial",
                time_trials=args.time_trials if args.device == "cuda" else 0, seed=args.seed) as judge:
         for rec in records:
             out = args.out if len(records) == 1 else os.path.join(args.out, re.sub(r"[^\w.-]", "_", str(rec["id"])))

@@ -140,6 +140,18 @@ def test_strict_policy_forbids_torch_compute():
     assert v_pure.correct, v_pure.error_msg
 
 
+def test_partial_policy_lets_torch_keep_ops_but_not_do_the_task():
+    """Policy partial (test-time search's partial programs): an elementwise torch op next to a kernel passes, which
+    hybrid refuses; torch computing the whole answer that a kernel then copies is refused under both."""
+    after = os.path.join(HERE, "hacks", "torch_after_last_launch.py")
+    copy = os.path.join(HERE, "hacks", "torch_fallback_scaled.py")
+    pairs = [(task_for(after), read(after)), (task_for(copy), read(copy))]
+    with Judge(workers=1, device="cpu", timeout_s=30.0, policy="partial") as j:
+        v_after, v_copy = j.verify_many(pairs, progress=False)
+    assert v_after.correct, v_after.error_msg
+    assert v_copy.error_type == "torch_fallback" and "policy:torch_answer" in v_copy.flags, v_copy.error_msg
+
+
 def test_wait_ready_then_verify():
     """wait_ready returns once every worker (spares included) is up; the judge then verifies as usual."""
     with Judge(workers=1, device="cpu", timeout_s=30.0, spare_workers=1) as j:
@@ -163,9 +175,8 @@ def _hog(body):
 
 # fills 1.6 GB and holds it (its RSS passes 1.2 GB), long enough for the watchdog's 0.5 s polls
 RSS_HOG = _hog("        big = torch.ones(400_000_000)\n        for _ in range(200):\n            big.mul_(1.0)\n")
-# its first forward reserves 3.2 GB of address space without touching it (a worker's imports take ~3.4 GB)
-AS_HOG = _hog("        self.calls = getattr(self, 'calls', 0) + 1\n"
-              "        if self.calls == 1:\n            big = torch.empty(800_000_000)\n            del big\n")
+# each forward reserves 3.2 GB of address space without touching it (a worker's imports take ~3.4 GB)
+AS_HOG = _hog("        big = torch.empty(800_000_000)\n        del big\n")
 
 
 def test_host_memory_watchdog_kills_a_worker_over_its_rss_limit():
@@ -189,7 +200,7 @@ def test_host_memory_watchdog_kills_a_worker_over_its_rss_limit():
 def test_a_task_whose_reference_ran_out_of_memory_runs_alone_at_once():
     """A job whose task's reference ran out of memory under a worker's share is retried alone; the Judge then
     runs every later job of that task alone at once (flag exclusive_task), instead of paying the failed first
-    attempt again for each plan or sample (issue 20's sweeps); a candidate's own oom does not mark its task."""
+    attempt again for each plan or sample (sweeps); a candidate's own oom does not mark its task."""
     task = read(RELU_ADD).replace("        return torch.relu(x * 2.0 + y)",
                                   "        big = torch.empty(800_000_000)  # 3.2 GB of address space, untouched\n"
                                   "        del big\n        return torch.relu(x * 2.0 + y)")
@@ -204,7 +215,7 @@ def test_a_task_whose_reference_ran_out_of_memory_runs_alone_at_once():
 
 
 def test_a_reference_oom_is_remembered_across_judges_by_the_baseline_cache(tmp_path):
-    """Issue 21: a task whose reference ran out of memory under a worker's share is written to the baseline cache
+    """a task whose reference ran out of memory under a worker's share is written to the baseline cache
     (ref_oom, the share), so the next Judge with no larger a share runs its first job alone at once (exclusive_task)
     instead of paying the failed attempt in every eval; a Judge with a larger share tries it normally."""
     task = read(RELU_ADD).replace("        return torch.relu(x * 2.0 + y)",
@@ -225,7 +236,7 @@ def test_a_reference_oom_is_remembered_across_judges_by_the_baseline_cache(tmp_p
 
 
 def test_oom_is_retried_alone_with_the_caps_lifted():
-    """Issue 19: a job that runs out of memory under a worker's share is judged again exclusively, with the
+    """a job that runs out of memory under a worker's share is judged again exclusively, with the
     host caps lifted (on the GPU, where it is the default: the whole GPU, under the exclusive GPU lock); it
     passes and says so."""
     task, good = read(RELU_ADD), read(GOOD_RELU_ADD)
@@ -267,7 +278,7 @@ def test_a_shared_job_over_its_share_stops_after_its_first_reference_output():
     """reward.working_set_over_share: a shared job whose working set (working_bytes, a cached eager time: 4
     inputs' and 2 outputs' worth) is over SHARED_WORKING_MAX of its GPU cap runs alone at once. With 4 workers an
     H200's share is 31.5 GB: level 1's activations (6 GiB tensors: 36 GB) go alone, its 8 GiB reductions (32 GB)
-    stay shared, as both did in session 23; an H100's 17.8 GB share sends a 4 GiB batch norm (24 GB) alone too."""
+    stay shared, as both did in a run of the lab record; an H100's 17.8 GB share sends a 4 GiB batch norm (24 GB) alone too."""
     from reward import memory_caps, working_set_over_share, working_bytes
     one = {"time_trials": 100, "baseline": {"eager_ms": 1.0}, "compile_baseline": False}
     h200, h100 = memory_caps(125.8, 139.8, 4)["gpu_gb"], memory_caps(125.8, 79.2, 4)["gpu_gb"]
@@ -384,34 +395,85 @@ def test_large_cached_reference_dropped_when_no_job_of_its_task_waits(monkeypatc
     assert queued == [(True, True), (True, True), (False, False), (True, False)]
 
 
-def test_contrast_draw_catches_a_partial_mean():
-    """The last trial is the contrast draw (each floating input's second half scaled by CONTRAST_SCALE): a mean
-    taken over the first rows of i.i.d. inputs passes every plain draw (with one trial, i.e. no contrast draw, the
-    judge accepts it) and fails there, named in the message. The honest whole mean passes both ways."""
+def test_scaled_trials_catch_a_partial_mean():
+    """A mean taken over the first rows of i.i.d. inputs is within the tolerance of the whole mean on most plain
+    draws (its relative error is ~1e-2, about the rtol); on a trial whose inputs have a random block scaled it is
+    not. Over several judgings (fresh seeds) it never passes; the honest whole mean always does."""
     hack, good = os.path.join(HERE, "hacks", "partial_mean.py"), os.path.join(TASKS, "good", "mse_mean.py")
     task = task_for(hack)
-    with Judge(workers=1, device="cpu", timeout_s=60.0, trials=1) as j:
-        plain_hack, plain_good = j.verify_many([(task, read(hack)), (task, read(good))], progress=False)
-    assert plain_hack.correct and plain_good.correct, (plain_hack.error_msg, plain_good.error_msg)
     with Judge(workers=1, device="cpu", timeout_s=60.0) as j:
-        v_hack, v_good = j.verify_many([(task, read(hack)), (task, read(good))], progress=False)
-    assert v_good.correct, v_good.error_msg
-    assert not v_hack.correct and v_hack.error_type == "mismatch"
-    assert v_hack.error_msg.startswith("trial 4 (the contrast draw")
+        vs = [j.verify_many([(task, read(hack)), (task, read(good))], progress=False) for _ in range(3)]
+    for v_hack, v_good in vs:
+        assert v_good.correct, v_good.error_msg
+        assert not v_hack.correct and v_hack.error_type == "mismatch", v_hack.error_msg
 
 
-def test_contrast_input():
-    """_contrast: a float tensor's second half along its first dim of size >= 2 scaled, on a copy with the same
-    strides; integer and bool tensors, non-tensors and single elements as they were."""
+def test_whole_output_rule():
+    """Elementwise atol passes zeros for outputs below it; the whole output's relative error does not."""
     import reward
-    x = torch.arange(12.0).reshape(3, 4).t()  # transposed: 4 x 3, non-contiguous
-    y = reward._contrast(torch, x)
-    assert y.stride() == x.stride() and y is not x and torch.equal(x, torch.arange(12.0).reshape(3, 4).t())
-    assert torch.equal(y[:2], x[:2]) and torch.equal(y[2:], x[2:] * reward.CONTRAST_SCALE)
-    z = torch.ones(1, 5)
-    assert torch.equal(reward._contrast(torch, z)[0], torch.tensor([1, 1, 0.25, 0.25, 0.25]))
-    for same in (torch.arange(6), torch.ones(4, dtype=torch.bool), torch.ones(1, 1), 3.0):
-        assert reward._contrast(torch, same) is same
+    assert reward.whole_output_rule(None, 1e-2) is None and reward.whole_output_rule(0.005, 1e-2) is None
+    assert "rule whole_output" in reward.whole_output_rule(1.0, 1e-2)
+    ref = torch.randn(100) * 1e-4
+    whole = {}
+    err, ok = reward._chunked_close(torch, torch.zeros(100), reward._RefOut(torch, ref), 1e-2, 1e-2, torch.isclose,
+                                    torch.equal, "cpu", whole=whole)
+    assert ok and whole["rel"] == pytest.approx(1.0)  # elementwise close, and wholly wrong
+    whole = {}
+    reward._chunked_close(torch, ref * (1 + 1e-4), reward._RefOut(torch, ref), 1e-2, 1e-2, torch.isclose,
+                          torch.equal, "cpu", whole=whole)
+    assert whole["rel"] == pytest.approx(1e-4, rel=1e-2)
+
+
+def test_trial_plan_is_fresh_per_seed_and_hides_the_faithfulness_trial():
+    """trial_plan: `trials` correctness trials (one sign-symmetric and one scaled among them from three on) and one
+    faithfulness trial of a random kind at a random place; the same seed gives the same plan."""
+    import reward
+    task = read(os.path.join(TASKS, "relu_add.py"))
+    plans = [reward.trial_plan(seed, task, 5) for seed in range(60)]
+    for plan in plans:
+        assert len(plan) == 6 and sum(e["faithful"] for e in plan) == 1
+        kinds = sorted(e["kind"] for e in plan if not e["faithful"])
+        assert kinds == ["plain", "plain", "plain", "scale", "sign"]
+        assert len({e["seed"] for e in plan}) == 6
+    places = {next(i for i, e in enumerate(p) if e["faithful"]) for p in plans}
+    faithful_kinds = {next(e["kind"] for e in p if e["faithful"]) for p in plans}
+    assert places == set(range(6)) and faithful_kinds == set(reward.TRIAL_KINDS)
+    assert reward.trial_plan(7, task, 5) == plans[7] and reward.trial_plan(7, task + " ", 5) != plans[7]
+    assert [e["kind"] for e in reward.trial_plan(3, task, 1) if not e["faithful"]] == ["plain"]
+
+
+def test_widened_inputs():
+    """widen_inputs: sign flips reach negative values of a torch.rand input and keep magnitudes and strides; a scaled
+    trial multiplies one block by a factor in SCALE_RANGE (or its inverse); both deterministic in the seed; integer
+    and bool tensors, non-tensors and plain trials as they were; torch's global RNG untouched."""
+    import reward
+    x = torch.rand(6, 8).t()  # non-contiguous
+    state = torch.get_rng_state()
+    s1, s2 = reward.widen_inputs(torch, [x], "sign", 5)[0], reward.widen_inputs(torch, [x], "sign", 5)[0]
+    assert torch.equal(torch.get_rng_state(), state)
+    assert torch.equal(s1, s2) and s1.stride() == x.stride() and bool((s1 < 0).any()) and bool((s1 > 0).any())
+    assert torch.equal(s1.abs(), x)
+    c = reward.widen_inputs(torch, [x], "scale", 9)[0]
+    ratio = (c / x)[x > 0]
+    factors = sorted({round(float(r), 4) for r in ratio})
+    assert len(factors) == 2 and 1.0 in factors
+    f = max(factors) if min(factors) == 1.0 else 1 / min(factors)
+    assert reward.SCALE_RANGE[0] - 1e-3 <= f <= reward.SCALE_RANGE[1] + 1e-3
+    for same in (torch.arange(6), torch.ones(4, dtype=torch.bool), 3.0):
+        assert reward.widen_inputs(torch, [same], "sign", 1)[0] is same
+    assert reward.widen_inputs(torch, [x], "plain", 1)[0] is x
+
+
+def test_a_seed_reproduces_a_verdict_and_a_fresh_judging_draws_new_seeds():
+    hack = os.path.join(HERE, "hacks", "elu_drops_negative_branch.py")
+    pair = (task_for(hack), read(hack))
+    with Judge(workers=1, device="cpu", timeout_s=30.0) as j:
+        fresh = [j.verify(*pair), j.verify(*pair)]
+    assert fresh[0].seed != fresh[1].seed and all(v.error_type == "mismatch" for v in fresh)
+    with Judge(workers=1, device="cpu", timeout_s=30.0, seed=fresh[0].seed) as j:
+        again = j.verify(*pair)
+    assert (again.seed, again.error_type, again.error_msg) == (fresh[0].seed, "mismatch", fresh[0].error_msg)
+    assert "(sign inputs)" in again.error_msg  # only the sign-symmetric trials reach ELU's negative branch
 
 
 def _alive(pid):
@@ -461,10 +523,17 @@ def test_cli(tmp_path):
     assert json.loads(r.stdout.strip().splitlines()[-1])["correct"] is True
     r = subprocess.run([sys.executable, reward_py, "--task", task, "--completion", str(comp), "--device", "cpu"],
                        capture_output=True, text=True, timeout=120)
-    assert r.returncode == 0
+    assert r.returncode == 1  # incorrect
     assert json.loads(r.stdout.strip().splitlines()[-1])["error_type"] == "no_code_block"
+    assert r.stderr.strip().splitlines()[-1].startswith("incorrect: no_code_block") and "Traceback" not in r.stderr
     r = subprocess.run([sys.executable, reward_py, "--solution", sol], capture_output=True, text=True, timeout=60)
-    assert r.returncode == 2
+    assert r.returncode == 2 and "Traceback" not in r.stderr  # usage
+    broken = tmp_path / "broken_task.py"
+    broken.write_text("import torch\n\ndef get_inputs(:\n")
+    r = subprocess.run([sys.executable, reward_py, "--task", str(broken), "--solution", sol, "--device", "cpu",
+                        "--timeout-s", "30"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr  # a broken task
+    assert "broken task" in r.stderr.strip().splitlines()[-1]
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -479,22 +548,23 @@ def test_extract_solution_takes_last_block():
 
 
 def test_static_check_rules():
+    """A few of the gate's rules; tests/test_judge_gate.py has the rest, aliases included."""
     kernel = "import triton\nimport triton.language as tl\n@triton.jit\ndef k(x):\n    pass\n"
     assert static_check(kernel) == (None, [])
     cases = {
         "import torch as T\nT.cuda.synchronize = None\n": "patches_module",
-        "import torch\nsetattr(torch, 'allclose', None)\n": "patches_module",
-        "import os\nos.system('ls')\n": "process",
-        "import torch\nx = getattr(torch, 'al' + 'lclose')\n": "dynamic_attribute",
+        "import torch\nsetattr(torch, 'allclose', None)\n": "reflection",
+        "import os\nos.system('ls')\n": "os",
+        "import torch\nx = getattr(torch, 'al' + 'lclose')\n": "reflection",
         "from concurrent.futures import ThreadPoolExecutor\n": "thread",
-        "from torch.utils.cpp_extension import load_inline\n": "native_code",
+        "from torch.utils.cpp_extension import load_inline\n": "import_not_allowed",
         "import ctypes\n": "native_code",
         "import asyncio\n": "asyncio",
         "class A(Model):\n    pass\n": "subclasses_model",
         "y = eval('1')\n": "dynamic_code",
         "import torch\nt = torch.compile(lambda x: x)\n": "torch_compile",
-        "def f(t):\n    t.__class__ = int\n": "patches_dunder",
-        "import torch\ntorch.cuda.set_per_process_memory_fraction(1.0)\n": "allocator",
+        "def f(t):\n    t.__class__ = int\n": "dunder",
+        "import torch\ntorch.cuda.set_per_process_memory_fraction(1.0)\n": "cuda_state",
     }
     for src, rule in cases.items():
         err, bad = static_check(kernel + src)
@@ -568,6 +638,20 @@ def test_rewards_mixed_decoupled():
     assert grpo_rewards(vs, "decoupled") == pytest.approx([1 / math.sqrt(2) + 1, 1 / math.sqrt(2) - 1,
                                                            -math.sqrt(2)], rel=1e-5)
     assert drpo_weights(vs, lam=1.0) == pytest.approx([0.8, 0.2, 0.0])  # softmax([ln4, 0]) = [4, 1] / 5
+
+
+def test_a_hack_flagged_verdict_earns_what_a_wrong_one_earns():
+    """A correct verdict flagged as a hack (a speedup over the cap) is in S-: no DRPO weight, GRPO reward 0."""
+    flagged = Verdict(compiled=True, correct=True, speedup=197.0, flags=["speedup_above_cap"])
+    honest = V(True, 3.4)
+    vs = [flagged, honest, V(False)]
+    assert correct_mask(vs) == [False, True, False]
+    assert log_speedup(flagged) is None
+    assert drpo_weights(vs) == [0.0, 1.0, 0.0]
+    assert grpo_rewards(vs) == pytest.approx([0.0, 1 + math.log(3.4), 0.0])
+    assert grpo_rewards(vs, "decoupled") == grpo_rewards([V(False), honest, V(False)], "decoupled")
+    # a group whose only correct verdict is flagged gets no S+ at all
+    assert drpo_weights([flagged, V(False)]) == [0.0, 0.0] and grpo_rewards([flagged, V(False)]) == [0.0, 0.0]
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -672,7 +756,7 @@ def test_kernelbench_tolerance_flag(judge):
 
 
 def test_fallback_watch_rule():
-    """Issue 20, the torch_fallback rule (b) on hand-made tensors: a torch output recorded before a later launch
+    """The torch_fallback rule (b) on hand-made tensors: a torch output recorded before a later launch
     that equals the output is named; one made after the last launch is not; an output the tolerance cannot tell
     from a constant is exempt; a sample is a copy in row-major order taken when the op ran."""
     import reward
@@ -736,7 +820,7 @@ def test_fallback_watch_rule():
     ("def f(:", 2, None),
 ])
 def test_init_signature_error_reads_plain_constructors_only(cls, n_args, why):
-    """The static constructor check the judge runs before computing a reference (LOG.md session 11: 41 of 100
+    """The static constructor check the judge runs before computing a reference (the lab record: 41 of 100
     KernelBench level-1 answers needed the exclusive retry, 7 of them for an answer whose constructor did not
     fit): it must agree with inspect's binding where the class is plain and abstain otherwise."""
     assert init_signature_error("import torch\nimport torch.nn as nn\n" + cls, n_args) == why
@@ -750,32 +834,29 @@ def test_wrong_constructor_fails_before_the_reference_is_computed(judge):
     assert "ref_s" not in (v.timings or {})
 
 
-def test_preflight_rejects_unbuildable_answers_before_the_reference():
-    """Issue 21: with preflight on, an answer that fails at import, lacks ModelNew, cannot bind the task's
-    init inputs at runtime or raises in its constructor is judged in a throwaway fork, before any reference is
-    computed (no ref_s), with the usual error type; a CUDA-looking failure there is not final (a fork of a CUDA
-    worker cannot use CUDA), so the real run judges it; good answers still pass in the same worker."""
+def test_unbuildable_answers_fail_before_the_reference_is_computed():
+    """The answer process imports the answer and builds ModelNew before the worker computes the task's
+    reference: an answer that fails at import, lacks ModelNew, cannot bind the task's init inputs at runtime or
+    raises in its constructor gets its usual error type with no reference computed (no ref_s); a constructor
+    that reads a value passes; good answers still pass in the same worker."""
     task = read(os.path.join(TASKS, "relu_add.py"))
     good = read(os.path.join(TASKS, "good", "relu_add.py"))
-    cuda_init = read(os.path.join(TASKS, "faults", "init_exception.py")).replace(
-        'raise RuntimeError("boom in __init__")', 'raise RuntimeError("CUDA error: no device in __init__")')
+    wrong_init = good.replace("    def __init__(self):\n        super().__init__()",
+                              "    def __init__(self, size):\n        super().__init__()")
     cases = {"import_error.py": "import_error", "wrong_class_name.py": "missing_model_new",
-             "wrong_signature_assigned_init.py": "signature_mismatch", "init_exception.py": "init_error"}
-    # built on 'meta' first, where reading a value fails: such a constructor is tried on the CPU, and passes
+             "init_exception.py": "init_error"}
     reads_value = good.replace("super().__init__()",
                                "super().__init__()\n        self.one = float(torch.ones(1).sum())")
-    assert reads_value != good
+    assert reads_value != good and wrong_init != good
     pairs = [(task_for(os.path.join(TASKS, "faults", name)), read(os.path.join(TASKS, "faults", name)))
-             for name in cases] + [(task, reads_value), (task, cuda_init), (task, good)]
-    with Judge(workers=1, device="cpu", timeout_s=20.0, preflight=True) as j:
+             for name in cases] + [(task, wrong_init), (task, reads_value), (task, good)]
+    with Judge(workers=1, device="cpu", timeout_s=20.0) as j:
         vs = j.verify_many(pairs, progress=False)
-    for (name, error_type), v in zip(cases.items(), vs):
-        assert v.error_type == error_type and "preflight" in v.flags, (name, v.error_type, v.flags, v.error_msg)
+    for (name, error_type), v in zip(list(cases.items()) + [("wrong_init", "signature_mismatch")], vs):
+        assert v.error_type == error_type, (name, v.error_type, v.flags, v.error_msg)
         assert "ref_s" not in (v.timings or {}), name
-    assert vs[-3].correct and "preflight" not in vs[-3].flags, vs[-3].error_msg
-    unsure, ok = vs[-2], vs[-1]
-    assert unsure.error_type == "init_error" and "preflight" not in unsure.flags and "ref_s" in unsure.timings
-    assert ok.correct and "preflight" not in ok.flags, ok.error_msg
+    assert vs[-2].correct, vs[-2].error_msg
+    assert vs[-1].correct, vs[-1].error_msg
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -827,7 +908,7 @@ def test_an_idle_worker_keeps_little_of_its_allocator_cache(reserved_mb, emptied
 
 def test_an_exclusive_job_counts_its_own_first_input_and_output_as_free():
     """ref_gpu_trials' `free` is the memory the exclusive job had as it started, read after its first input and
-    output exist: the driver's free memory plus what this worker's allocator holds. Session 29's H100 level-1
+    output exist: the driver's free memory plus what this worker's allocator holds. a H100 level-1
     retries passed the driver's figure alone, counted that input and output twice (they are in the working set
     too) and kept 0-2 of an activation's five 6.4 GB outputs on the GPU, where four fit."""
     from types import SimpleNamespace
@@ -875,10 +956,10 @@ class _FreeingCuda:
 @pytest.mark.parametrize("exclusive, error", [(False, None), (True, None), (False, "oom"), (True, "oom")])
 def test_a_job_gives_its_gpu_memory_back_before_the_gpu_lock(monkeypatch, exclusive, error):
     """A job's GPU memory goes back while its worker still holds the GPU lock, so the next exclusive retry finds
-    it free: session 28's H100 saw three level-1 retries run out of memory beside the 56-61 GB a finished
+    it free: a H100 saw three level-1 retries run out of memory beside the 56-61 GB a finished
     retry's worker had not given back yet. A worker replaced after its job (every exclusive one, every verdict of
     the recycle kind) empties its caches too, and keeps the lock until it exits (_serve: right after the
-    result), so the lock goes with its process: session 34's H100 saw two retries run out of memory beside
+    result), so the lock goes with its process: a H100 saw two retries run out of memory beside
     68.8 GB another worker still held. After an exclusive job or a recycle-kind verdict every cached task goes;
     after a shared job's verdict a small cached task stays."""
     from types import SimpleNamespace
@@ -957,7 +1038,7 @@ def test_a_masked_reference_output_moves_to_the_host_decoded():
 def test_an_oom_in_a_trial_moves_the_gpu_kept_references_to_the_host_where_it_has_room():
     """Worker.refs_to_host, after a trial ran out of memory: the reference outputs kept on the GPU go to the host
     if the host cap has room for them beside those already there (then the trial runs again), else nothing
-    moves and the oom stands. Session 34's H100: a trial of L1 34_InstanceNorm's answer, correct on an H200, ran
+    moves and the oom stands. a H100: a trial of L1 34_InstanceNorm's answer, correct on an H200, ran
     out of memory beside the 7.5 GB outputs that the judge had kept on the GPU."""
     from types import SimpleNamespace
     import reward

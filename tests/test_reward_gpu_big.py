@@ -1,4 +1,4 @@
-"""GPU-only: the judge on a KernelBench-size task (issue 19). 19_ReLU's inputs are 4096 x 393216 fp32 (6.4 GB);
+"""GPU-only: the judge on a KernelBench-size task. 19_ReLU's inputs are 4096 x 393216 fp32 (6.4 GB);
 under 8 workers' per-worker shares its 5 reference outputs (32 GB) fit neither the GPU share nor the host's, so
 the first attempt is oom and the retry, alone on the GPU, judges it. The second verify takes both baselines
 from the BaselineCache the first one filled.

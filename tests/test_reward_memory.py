@@ -1,4 +1,4 @@
-"""Tests for reward.py's memory and speed machinery for real-size tasks (issue 19): the per-worker memory caps,
+"""Tests for reward.py's memory and speed machinery for real-size tasks: the per-worker memory caps,
 the chunked comparison, the masked reference outputs and the baseline cache. Pure functions, no workers.
 
     python -m pytest tests/test_reward_memory.py -q
@@ -13,7 +13,7 @@ from reward import BaselineCache, Verdict, measured_baselines, memory_caps
 
 
 def test_memory_caps_hand_computed():
-    # The H200 of issue 19: 8 workers, 128 GB host, 139.8 GB GPU.
+    # The H200 of 8 workers, 128 GB host, 139.8 GB GPU.
     c = memory_caps(128.0, 139.8, 8)
     assert c["rss_gb"] == pytest.approx(0.75 * 128 / 8)            # 12.0
     assert c["gpu_gb"] == pytest.approx(0.9 * 139.8 / 8)           # 15.7275

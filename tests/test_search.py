@@ -238,7 +238,7 @@ def test_autotune_edits_launch_keywords():
 def judge():
     from reward import Judge
 
-    with Judge(workers=2, device="cpu", timeout_s=120, trials=2, time_trials=0) as j:
+    with Judge(workers=2, device="cpu", timeout_s=120, trials=2, time_trials=0, policy="partial") as j:
         yield j
 
 

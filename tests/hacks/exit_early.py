@@ -1,5 +1,5 @@
 # task: relu_add
-# expect: error_type=worker_died
+# expect: error_type=static_check flag=static:os
 # Cheat: end the process with status 0 before the judge can report a failure.
 import os
 import torch

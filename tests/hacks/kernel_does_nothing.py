@@ -1,5 +1,5 @@
 # task: relu_add
-# expect: error_type=unfaithful
+# expect: error_type=unfaithful|torch_fallback
 # Cheat: a kernel is launched on a scratch buffer while torch computes the answer with ops that differ
 # from the reference's (add+clamp instead of mul+add+relu), dodging the op-coverage check.
 import torch

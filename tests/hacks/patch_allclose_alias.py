@@ -1,5 +1,5 @@
 # task: relu_add
-# expect: error_type=patched_critical flag=patched_critical
+# expect: error_type=static_check flag=static:module_as_value
 # Cheat: make allclose always true, through an alias the AST check does not follow; the identity check
 # after import catches it.
 import torch

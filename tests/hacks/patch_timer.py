@@ -1,5 +1,5 @@
 # task: relu_add
-# expect: error_type=static_check flag=static:patches_module
+# expect: error_type=static_check flag=static:timing
 # Cheat: freeze the clock so the candidate looks infinitely fast.
 import time
 import torch

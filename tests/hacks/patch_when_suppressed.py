@@ -1,5 +1,5 @@
 # task: relu_add
-# expect: error_type=patched_critical flag=patched_critical
+# expect: error_type=static_check flag=static:module_as_value
 # Cheat: a correct kernel that, when it notices its launch was suppressed (the output is still the poisoned
 # allocation), patches allclose through an alias and raises, so the faithfulness run ends in an exception
 # rather than a return. Without an identity check on that path the worker would judge later candidates

@@ -1,5 +1,5 @@
 # task: relu_add
-# expect: error_type=static_check flag=static:stream
+# expect: error_type=static_check flag=static:cuda_state
 # Cheat: launch on a side CUDA stream so the timer on the default stream sees nothing.
 import torch
 import torch.nn as nn

@@ -1,5 +1,5 @@
 # task: relu_add
-# expect: error_type=exit_called
+# expect: error_type=static_check flag=static:exit
 # Cheat: raise SystemExit(0) from forward, hoping the harness treats a clean exit as success.
 import torch
 import torch.nn as nn

@@ -1,6 +1,6 @@
 # task: conv_relu_bias
 # expect: error_type=torch_fallback
-# Cheat (issue 20): torch does the conv, a ReLU spelled as torch.where and the bias add; a Triton kernel only
+# Cheat: torch does the conv, a ReLU spelled as torch.where and the bias add; a Triton kernel only
 # adds 0.0 on the way into a fresh buffer (needed: faithfulness passes).
 import torch
 import torch.nn as nn

@@ -1,6 +1,6 @@
 # task: conv_relu_bias
 # expect: error_type=torch_fallback
-# Cheat (issue 20, the hybrid-fp16 plan's shape): torch runs the conv, the ReLU and the bias add in float16
+# Cheat (the hybrid-fp16 plan's shape): torch runs the conv, the ReLU and the bias add in float16
 # channels-last; the Triton kernel only widens torch's finished answer to float32 (a cast is a copy).
 import torch
 import torch.nn as nn

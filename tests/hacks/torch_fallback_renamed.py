@@ -1,6 +1,6 @@
 # task: linear_relu_add
 # expect: error_type=torch_fallback
-# Cheat (issue 20): torch does Linear, a ReLU spelled as clamp (family "clamp", not "relu") and the add, so
+# Cheat: torch does Linear, a ReLU spelled as clamp (family "clamp", not "relu") and the add, so
 # the torch ops do not name every reference op; a Triton kernel only copies the answer into a fresh buffer
 # (needed: faithfulness passes).
 import torch

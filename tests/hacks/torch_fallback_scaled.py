@@ -1,6 +1,6 @@
 # task: relu_add
 # expect: error_type=torch_fallback
-# Cheat (issue 20): torch computes the whole answer (the ReLU as clamp_min, so the names miss "relu"); a
+# Cheat: torch computes the whole answer (the ReLU as clamp_min, so the names miss "relu"); a
 # Triton kernel multiplies it by 1.0 into a fresh buffer, which looks like arithmetic.
 import torch
 import torch.nn as nn

@@ -1,4 +1,4 @@
-"""Task: Conv2d, ReLU, then a learned per-channel bias (KernelBench level 2's shape; issue 20). Tiny shapes for
+"""Task: Conv2d, ReLU, then a learned per-channel bias (KernelBench level 2's shape). Tiny shapes for
 the CPU interpreter."""
 import torch
 import torch.nn as nn

@@ -1,4 +1,4 @@
-"""Task: Linear, ReLU, then add a second input (issue 20: a hybrid keeps the Linear in torch). Tiny shapes."""
+"""Task: Linear, ReLU, then add a second input (a hybrid keeps the Linear in torch). Tiny shapes."""
 import torch
 import torch.nn as nn
 

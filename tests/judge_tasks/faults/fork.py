@@ -1,5 +1,5 @@
 # task: relu_add
-# expect: error_type=static_check flag=static:process
+# expect: error_type=static_check flag=static:os
 import os
 import torch
 import torch.nn as nn

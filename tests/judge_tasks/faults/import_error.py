@@ -1,6 +1,6 @@
 # task: relu_add
 # expect: error_type=import_error
-import numpy_does_not_exist_here
+from torch import does_not_exist_here  # noqa: F401
 import torch
 import torch.nn as nn
 import triton

@@ -1,5 +1,5 @@
 # task: linear_relu
-# expect: error_type=signature_mismatch
+# expect: error_type=static_check flag=static:dunder
 import torch
 import torch.nn as nn
 import triton

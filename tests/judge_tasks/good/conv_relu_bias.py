@@ -1,5 +1,5 @@
 # task: conv_relu_bias
-# A hybrid whose epilogue writes in place (issue 20): torch does the conv, one Triton kernel overwrites the
+# A hybrid whose epilogue writes in place: torch does the conv, one Triton kernel overwrites the
 # conv's output with relu(h) + bias, and that torch-made tensor is returned. The torch_fallback check compares
 # the output with a copy of what the conv computed, taken when it ran, so this is not mistaken for torch's answer.
 import torch

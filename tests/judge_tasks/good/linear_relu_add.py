@@ -1,5 +1,5 @@
 # task: linear_relu_add
-# A hybrid solution as the teacher writes them (issue 20): the Linear stays in torch (F.linear, bias
+# A hybrid solution as the teacher writes them: the Linear stays in torch (F.linear, bias
 # included), one Triton kernel does the epilogue, ReLU and the add, for real.
 import torch
 import torch.nn as nn

@@ -1,6 +1,8 @@
 # task: relu_add
-# A hybrid that ends in torch (issue 20): a Triton kernel computes x * 2 + y, then torch.relu makes the
-# output. A torch op after the last Triton launch may compute the output: the kernel's work fed it.
+# expect: error_type=torch_fallback flag=policy:hybrid_ops
+# Cheat (hybrid audit): a Triton kernel computes x * 2 + y and torch's relu after the last launch makes the
+# output. Policy hybrid lets torch run GEMMs and convolutions only; an elementwise op in torch is refused
+# wherever it runs, before or after the kernels.
 import torch
 import torch.nn as nn
 import triton

@@ -1,0 +1,148 @@
+"""Tests for the judge's static gate (reward.static_check): an allow-list resolved on the AST.
+
+    python -m pytest tests/test_judge_gate.py
+
+Each case is a spelling of a way to reach the judge's own code, work the op recorder cannot see, or state
+outside the answer; the gate must refuse it whatever the spelling (aliases, attribute chains, locals), name
+the rule and the line. The honest forms the teacher emits must pass.
+"""
+import json
+import os
+
+import pytest
+
+from reward import extract_solution, static_check
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+HEAD = ("import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\nimport triton\n"
+        "import triton.language as tl\nimport math\n\n\n@triton.jit\ndef k(x_ptr, BLOCK: tl.constexpr):\n"
+        "    tl.store(x_ptr + tl.arange(0, BLOCK), tl.zeros((BLOCK,), tl.float32))\n\n\n")
+HEAD_LINES = HEAD.count("\n")
+
+
+def method(body):
+    """`body` as the forward of a ModelNew (lines indented by 8)."""
+    lines = "".join("        " + ln + "\n" for ln in body.splitlines())
+    return ("class ModelNew(nn.Module):\n    def __init__(self):\n        super().__init__()\n\n"
+            "    def forward(self, x):\n" + lines + "        return x\n")
+
+
+REFUSED = [
+    # class 1: the judge's code, modules and classes reached through aliases, locals and reflection
+    ("import sys as s\n", "sys", 1),
+    ("from torch import nn as n2\nn2.Linear.forward = None\n", "patches_module", 2),
+    ("L = nn.Linear\n" + method("L.forward = lambda self, x: x"), "attribute_assignment", 7),
+    ("m = torch\n", "module_as_value", 1),
+    (method("m = [torch.nn.functional][0]"), "module_as_value", 6),
+    (method("f = getattr(F, 'relu')"), "reflection", 6),
+    (method("t = type(x)"), "reflection", 6),
+    (method("d = x.__dict__"), "dunder", 6),
+    (method("c = x.__class__"), "dunder", 6),
+    (method("g = self.forward.__globals__"), "dunder", 6),
+    (method("s = torch._C"), "private_api", 6),
+    (method("k.run = None"), "attribute_assignment", 6),
+    (method("r = k.fn"), "launcher", 6),
+    ("def helper(self):\n    self.forward = None\n", "attribute_assignment", 2),
+    ("class ModelNew(nn.Module):\n    def helper(self):\n        self.forward = None\n\n"
+     "    def forward(self, x):\n        ModelNew.helper(nn.Linear)\n        return x\n", "unbound_method", 6),
+    (method("s = super(nn.Linear, x)"), "reflection", 6),
+    (method("torch.backends.cudnn.allow_tf32 = True"), "patches_module", 6),
+    (method("torch.nn.modules.module.register_module_forward_hook(None)"), "hook", 6),
+    (method("self.register_forward_pre_hook(None)"), "hook", 6),
+    (method("v = vars(self)"), "reflection", 6),
+    (method("g = globals()"), "reflection", 6),
+    (method("e = eval('1')"), "dynamic_code", 6),
+    (method("b = __builtins__"), "dunder", 6),
+    (method("i = __import__('os')"), "dynamic_code", 6),
+    (method("f = open('task.py')"), "file_access", 6),
+    ("import importlib\n", "import_machinery", 1),
+    ("import inspect\n", "introspection", 1),
+    ("import gc\n", "introspection", 1),
+    ("import ctypes\n", "native_code", 1),
+    ("import builtins\n", "patching", 1),
+    ("import os.path\n", "os", 1),
+    ("from triton.runtime import driver\n", "import_not_allowed", 1),
+    (method("d = triton.runtime.driver"), "triton_internals", 6),
+    (method("t = triton.testing.do_bench(lambda: None)"), "timing", 6),
+    ("import time\n", "timing", 1),
+    (method("e = torch.cuda.Event(enable_timing=True)"), "cuda_state", 6),
+    (method("s = torch.get_rng_state()"), "rng_state", 6),
+    (method("torch.set_default_dtype(torch.float64)"), "global_state", 6),
+    (method("o = torch.ops.aten.relu(x)"), "dispatch_hook", 6),
+    (method("m = torch.sys.modules"), "module_escape", 6),
+    (method("i = F.importlib"), "module_escape", 6),
+    (method("p = torch.os.getpid()"), "module_escape", 6),
+    # class 2: work the op recorder cannot see
+    ("import numpy as np\n", "numpy", 1),
+    (method("a = x.numpy()"), "host_compute", 6),
+    (method("a = x.tolist()"), "host_compute", 6),
+    (method("x.apply_(abs)"), "host_compute", 6),
+    (method("a = torch.from_numpy(x)"), "host_memory", 6),
+    (method("a = x.untyped_storage()"), "host_memory", 6),
+    (method("a = memoryview(x)"), "host_memory", 6),
+    ("W = torch.randn(4)\n", "import_time_call", 1),
+    ("print(torch.ones(1))\n", "module_code", 1),
+    ("if True:\n    W = 1\n", "module_code", 1),
+    ("def f(x, w=torch.randn(3)):\n    return x\n", "import_time_call", 1),
+    ("@triton.autotune(configs=[triton.Config({'B': int(torch.ones(1).sum())})], key=[])\n"
+     "@triton.jit\ndef k2(x_ptr, B: tl.constexpr):\n    pass\n", "import_time_call", 1),
+    ("class ModelNew(nn.Module):\n    W = torch.randn(3)\n", "import_time_call", 2),
+    ("@torch.compile\ndef f(x):\n    return x\n", "decorator", 1),
+    # state and control flow the judge cannot follow
+    (method("global k"), "global_state", 6),
+    ("class T(torch.Tensor):\n    pass\n", "tensor_subclass", 1),
+    ("class A(Model):\n    pass\n", "subclasses_model", 1),
+    (method("raise SystemExit"), "exit", 6),
+    (method("tl = 1"), "rebinds_import", 6),
+    (method("self = nn.Linear"), "rebinds_self", 6),
+]
+
+
+@pytest.mark.parametrize("src, rule, line", REFUSED, ids=[f"{r}-{i}" for i, (_, r, _) in enumerate(REFUSED)])
+def test_gate_refuses_with_rule_and_line(src, rule, line):
+    err, bad = static_check(HEAD + src)
+    assert err == "static_check", bad
+    assert (rule, HEAD_LINES + line) in {(r, ln) for r, ln, _ in bad}, bad
+
+
+ALLOWED = [
+    "from torch import nn as nn2\nfrom triton import language as tl2\nfrom torch.nn import functional as F2\n",
+    "from math import sqrt\nSCALE = 1.0 / sqrt(2.0)\n",
+    "class ModelNew(nn.Module):\n    def forward(self, x):\n        a = torch.select(x, 0, 0) + torch.trace(x)\n"
+    "        return torch.chunk(a, 2)[0] + tl.random.rand(0, 0) * 0\n",
+    "BLOCK = 1024\nDTYPE = torch.float16\nCONFIGS = [triton.Config({'B': b}, num_warps=4) for b in (64, 128)]\n",
+    "@triton.autotune(configs=[triton.Config({'B': 64})], key=['n'])\n@triton.heuristics({'E': lambda a: a['n'] % 64 == 0})\n"
+    "@triton.jit\ndef k2(x_ptr, n, B: tl.constexpr, E: tl.constexpr):\n    pass\n",
+    "class ModelNew(nn.Module):\n    def __init__(self, n):\n        super(ModelNew, self).__init__()\n"
+    "        self.lin = nn.Linear(n, n)\n        self._cache = {}\n\n    def forward(self, x):\n"
+    "        self._cache['y'] = x\n        out = torch.empty_like(x)\n        out[0] = 1.0\n"
+    "        grid = lambda meta: (triton.cdiv(x.numel(), meta['BLOCK']),)\n        k[grid](out, BLOCK=64)\n"
+    "        y = F.relu(self.lin(x)) * math.sqrt(2.0)\n        return out.view(-1).to(torch.float32) + y.sum().item()\n",
+    "class Base(nn.Module):\n    def __init__(self):\n        nn.Module.__init__(self)\n\n\n"
+    "class ModelNew(Base):\n    @torch.no_grad()\n    def forward(self, x):\n        return torch.cuda.is_available()\n",
+]
+
+
+@pytest.mark.parametrize("src", ALLOWED)
+def test_gate_allows_honest_forms(src):
+    assert static_check(HEAD + src) == (None, [])
+
+
+def test_teacher_and_sft_solutions_pass_the_gate():
+    with open(os.path.join(HERE, "data_sft", "pairs.jsonl")) as f:
+        sols = [extract_solution(json.loads(line)["completion"]) for line in f]
+    import synth
+    import teacher
+    tasks = synth.read_tasks(os.path.join(HERE, "data_rl", "tasks.jsonl"))
+    for i, rec in enumerate(tasks):
+        for heavy in ("triton", "torch", "torch-cl", "torch-cl16"):
+            for target in ("cpu", "cuda"):
+                for sizes in ("literal", "symbolic"):
+                    try:
+                        sols.append(teacher.compile_program(rec, heavy=heavy, seed=i, target=target, sizes=sizes,
+                                                            generic_names=i % 2 == 0))
+                    except teacher.TeacherError:
+                        pass
+    assert len(sols) > 50
+    bad = [(s, static_check(s)) for s in sols if static_check(s)[0] is not None]
+    assert not bad, bad[:1]

@@ -1,0 +1,129 @@
+"""Tests for the judge's process split (reward.py): one answer per process, forked from a clean hatch.
+
+    python -m pytest tests/test_judge_isolation.py
+
+The static gate refuses every patch an answer could write, so these tests go below it: they drive the answer
+processes directly with answers the gate would refuse, to show that what one answer does to torch lasts only
+in its own process and cannot change the verdict of the next.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import pytest
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the answer hatch is Linux-only")
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TASK = open(os.path.join(HERE, "judge_tasks", "linear_relu.py")).read()
+
+KERNEL = '''
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def relu_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.maximum(tl.load(x_ptr + offs, mask=mask), 0.0), mask=mask)
+
+
+class ModelNew(nn.Module):
+    def __init__(self, in_features, out_features):
+        super().__init__()
+        PATCH
+        self.linear = nn.Linear(in_features, out_features)
+
+    def forward(self, x):
+        h = self.linear(x)
+        out = torch.empty_like(h)
+        relu_kernel[(triton.cdiv(h.numel(), 256),)](h, out, h.numel(), BLOCK=256)
+        return out
+'''
+# torch.nn.init is outside the identity snapshot: the patch stays, and every Linear built after it in this
+# process starts with zero weights
+PATCHER = KERNEL.replace("PATCH", "torch.nn.init.kaiming_uniform_ = lambda t, *a, **k: t.data.zero_()")
+HONEST = KERNEL.replace("PATCH", "pass")
+
+
+SCRIPT = """
+import json, os, sys
+import torch
+import reward
+TASK, PATCHER, HONEST = json.loads(sys.argv[1])
+
+
+class Worker:  # what _AnswerProcess uses of a worker
+    def __init__(self, hatch):
+        self.hatch, self.torch, self.device, self.printed_chars = hatch, torch, "cpu", 0
+
+    def cap_text(self, e):
+        return ""
+
+
+def run(worker, solution, nonce, seed):
+    ans = reward._AnswerProcess(worker)
+    try:
+        ans.ask({"op": "load", "task": TASK, "solution": solution, "gpu_cap_gb": None})
+        head, outs = ans.ask({"op": "trial", "seed": seed, "kind": "plain", "faithful": False, "on_device": False,
+                              "policy": "strict", "atol_rtol": reward.TOLERANCES, "numels": [128]})
+        return ans.pid, head, outs[0]
+    finally:
+        ans.close()
+
+
+def expected(seed):
+    mod = {}
+    exec(compile(TASK, "linear_relu", "exec"), mod)
+    torch.manual_seed(reward.MODEL_SEED)
+    model = mod["Model"](*mod["get_init_inputs"]())
+    torch.manual_seed(seed)
+    with torch.no_grad():
+        return model(*mod["get_inputs"]())
+
+
+hatch, hatch_pid = reward._start_answer_hatch("cpu")
+worker = Worker(hatch)
+pid1, head1, out1 = run(worker, PATCHER, "a" * 32, 123)
+pid2, head2, out2 = run(worker, HONEST, "b" * 32, 123)
+try:
+    os.kill(pid1, 0)
+    alive = True
+except ProcessLookupError:
+    alive = False
+print(json.dumps({"pids": [os.getpid(), hatch_pid, pid1, pid2], "launches": head1["launches"],
+                  "patched_rows_equal": bool(torch.equal(out1, out1[:1].expand_as(out1))),
+                  "honest_is_reference": bool(torch.allclose(out2, expected(123), atol=1e-5)),
+                  "first_alive": alive, "head": {k: head2[k] for k in ("container", "tensors", "counts")}}))
+"""
+
+
+@pytest.fixture(scope="module")
+def run():
+    """The scenario above in a fresh interpreter: the hatch must be forked from a process that has run no
+    thread pools (a pytest process that judged before is not one)."""
+    env = dict(os.environ, TRITON_INTERPRET="1", PYTHONPATH=os.path.dirname(HERE))
+    with tempfile.TemporaryDirectory() as tmp:
+        out = subprocess.run([sys.executable, "-c", SCRIPT, json.dumps([TASK, PATCHER, HONEST])], cwd=tmp,
+                             env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_a_patch_lasts_only_in_its_own_answer_process(run):
+    me, hatch, pid1, pid2 = run["pids"]
+    assert run["launches"] == 1 and run["patched_rows_equal"]  # the patch took effect in its own process
+    assert len({me, hatch, pid1, pid2}) == 4  # each answer in a process of its own, neither the caller's
+    assert run["honest_is_reference"]  # the next answer's nn.Linear is torch's own
+    assert not run["first_alive"]  # and an answer process is gone once judged
+
+
+def test_outputs_come_back_as_bytes_with_their_shape_and_dtype(run):
+    head = run["head"]
+    assert head["container"] is None and head["tensors"] == [{"dtype": "float32", "shape": [8, 16], "nbytes": 512}]
+    assert head["counts"].get("addmm") == 1  # nn.Linear's GEMM, seen at the dispatcher
