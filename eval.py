@@ -527,8 +527,11 @@ def build_parser():
     p.add_argument("--device", choices=["cpu", "cuda"], default="cpu", help="judge and model device; speed needs cuda")
     p.add_argument("--workers", type=int, default=2, help="judge worker processes")
     p.add_argument("--timeout-s", type=float, default=120.0, help="wall-clock limit per candidate, seconds")
-    p.add_argument("--judge-policy", choices=["hybrid", "strict"], default="hybrid",
-                   help="hybrid: torch ops allowed next to faithful kernels (paper); strict: only alloc/view/copy")
+    p.add_argument("--judge-policy", choices=["hybrid", "strict", "partial"], default="hybrid",
+                   help="hybrid: torch may run GEMMs, convolutions and dropout beside faithful kernels, Triton does "
+                        "the rest (paper); strict: torch only allocates, views and copies; partial: any torch op "
+                        "that does not already compute the answer (programs with unreplaced ops, as a search keeps "
+                        "them; not what a verdict under hybrid means)")
     p.add_argument("--trials", type=int, default=5, help="correctness trials with fresh seeded inputs")
     p.add_argument("--time-trials", type=int, default=100, help="timed runs per model (cuda only)")
     p.add_argument("--stop-after-s", type=float, default=None,

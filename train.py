@@ -138,7 +138,7 @@ import torch
 import eval as eval_lib  # the evaluation, and torchrun's process group (init_distributed, all_reduce_dict, ...)
 import policy as policy_lib
 import synth  # the command-line conventions shared by every script: UsageError, RunError, ArgumentParser
-from reward import gpu_work  # the trainer's GPU work holds the judges' timing lock, shared (--pipeline-parallel-ablation)
+from reward import HACK_FLAGS, earns, gpu_work  # earns: correct and unflagged, the judge's one definition
 from search import run_info, write_json_atomic  # what produced a run, shared with eval.py and search.py
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -1271,7 +1271,7 @@ def judged_generation(pol, tasks, judge: LazyJudge, step, run_dir, args) -> dict
                                 "verdict": verdicts[i].to_dict() if verdicts else None}) + "\n")
     out = {"gen_mean_tokens": sum(len(s.completion_ids) for s in samples) / len(samples)}
     if verdicts:
-        out["gen_correct_frac"] = sum(bool(v.correct) for v in verdicts) / len(verdicts)
+        out["gen_correct_frac"] = sum(earns(v) for v in verdicts) / len(verdicts)
         out["gen_compiled_frac"] = sum(bool(v.compiled) for v in verdicts) / len(verdicts)
     return out
 
@@ -1283,7 +1283,7 @@ def judged_generation(pol, tasks, judge: LazyJudge, step, run_dir, args) -> dict
 # verdict with any of them earns what a wrong answer earns (DESIGN.md "Rewards": S+ holds no flagged verdict).
 HACK_ERROR_TYPES = {"static_check", "torch_fallback", "strict_policy", "unfaithful", "inputs_modified",
                     "patched_critical", "exit_called", "no_triton_launch"}
-HACK_VERDICT_FLAGS = {"faithfulness_raised", "speedup_above_cap", "patched_critical", "printed_over_1MB"}
+HACK_VERDICT_FLAGS = HACK_FLAGS  # flags that put even a correct verdict in S- (reward.earns)
 FAILURE_ERROR_TYPES = {"timeout", "worker_crashed", "worker_died", "protocol_error"}  # no verdict on the answer itself
 # Of those, the ones that say nothing about the answer: the worker vanished without a verdict, or the message broke.
 # A timeout (the answer hung) and a crash under a signal while the answer ran (a bad kernel) are the answer's doing.
@@ -1296,6 +1296,8 @@ def hack_names(v) -> set:
     names |= {f for f in v.flags if f in HACK_VERDICT_FLAGS}
     if v.error_type == "static_check":  # forbidden constructs; a syntax error or a missing kernel is not a hack
         names |= {f for f in v.flags if f.startswith("static:")}
+    if v.error_type in ("torch_fallback", "strict_policy"):  # which policy rule the dispatcher record broke
+        names |= {f for f in v.flags if f.startswith("policy:")}
     return names
 
 
@@ -1322,7 +1324,7 @@ def rollout_classes(verdicts, args) -> list:
     for v in verdicts:
         if args.judge_faults == "skip" and judge_fault(v):
             out.append("skip")
-        elif v.correct and not hack_names(v):
+        elif earns(v) and not hack_names(v):
             out.append("correct")
         else:
             out.append("wrong")
@@ -1978,7 +1980,7 @@ def heldout_pass1(pol, judge, records, args, step) -> float | None:
                                       logprob_chunk_tokens=args.logprob_chunk_tokens)
         verdicts = judge.verify_many([(r["source"], s.text) for r, s in zip(mine, samples)], completions=True,
                                      progress=False)
-        correct = sum(v.correct for v in verdicts)
+        correct = sum(earns(v) for v in verdicts)
     sums = eval_lib.all_reduce_dict({"correct": correct, "n": len(mine)})
     return sums["correct"] / sums["n"]
 
