@@ -875,7 +875,7 @@ def run_all(args):
           + (f"\nKernelBench acc: {_kb_accs(kb_evals)}" if kb_evals else "")
           + f"\n{note}\nreport: {os.path.join(run_dir, 'report.md')}", flush=True)
     if side_error:  # the report holds everything else; the exit code says a stage is missing
-        raise train.UsageError(side_error)
+        raise train.RunError(side_error)
     return summary
 
 

@@ -95,7 +95,6 @@ Rewards (pure functions of verdicts; DESIGN.md "Rewards"): `log_speedup`, `corre
 Differences from the paper: speedups are clipped to [1/cap, cap] before the log (the paper caps at 10 only from
 above), and unmeasured speed counts as speedup 1 (log 0).
 """
-import argparse
 import ast
 import collections
 import contextlib
@@ -4148,8 +4147,9 @@ def solution_text(candidate):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0],
-                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    import synth  # the scripts' shared command line: one-line flag errors, each default shown once
+
+    p = synth.ArgumentParser(description=__doc__.split("\n")[0], formatter_class=synth.HelpFormatter)
     p.add_argument("--task", required=True, help="KernelBench-format task source (.py)")
     g = p.add_mutually_exclusive_group(required=True)
     g.add_argument("--solution", help="solution source (.py) defining ModelNew")
@@ -4202,9 +4202,12 @@ def main(argv=None):
         print(f"reward.py: judge error: {exception_text(e).splitlines()[0][:300]}", file=sys.stderr)
         return 2
     print(json.dumps(v.to_dict()))
-    if v.correct:
+    if earns(v):
         print(f"correct (seed {v.seed})", file=sys.stderr)
         return 0
+    if v.correct:  # right outputs, but a hack flag: it earns what a wrong answer earns
+        print(f"incorrect: flagged {sorted(HACK_FLAGS.intersection(v.flags))} (seed {v.seed})", file=sys.stderr)
+        return 1
     line = f"{v.error_type}: {(v.error_msg or '').splitlines()[0][:300] if v.error_msg else ''} (seed {v.seed})"
     if v.error_type == "task_error":
         print(f"reward.py: broken task: {line}", file=sys.stderr)
@@ -4219,4 +4222,6 @@ if __name__ == "__main__":
     elif len(sys.argv) > 1 and sys.argv[1] == "--zygote":
         _zygote_main(int(sys.argv[2]), sys.argv[3])
     else:
-        sys.exit(main())
+        import synth
+
+        sys.exit(synth.run_main(main, prog="reward.py"))

@@ -14,9 +14,9 @@ and a cosine decay, held-out loss, and every `--gen-every` steps a few held-out 
 reward.py. Checkpoints hold the adapter (or weights), optimizer, scheduler, RNG states and the data
 position; each is written to a temporary directory and renamed, so a kill never loses the last good
 one, and `--resume` replays the run bit for bit on the same machine (CPU; CUDA kernels may differ in
-the last bits). The policy of the lowest held-out loss so far is kept in <run>/best (`--sft-keep-best`, default:
-what the pipeline evaluates and starts RL from), and `--sft-patience N` stops after N evaluations without a new
-lowest. A run resumed at its last step trains nothing; `export_run` writes the last checkpoint as a run
+the last bits). The best policy so far is kept in <run>/best (`--sft-keep-best`, default: what the pipeline
+evaluates and starts RL from): by judged pass@1 on held-out tasks where `--gen-every` is on, else by held-out loss
+(`--sft-best-by`); `--sft-patience N` stops after N evaluations without a new best. A run resumed at its last step trains nothing; `export_run` writes the last checkpoint as a run
 of its own in bf16 without optimizer state, small enough to carry from one machine to the next.
 
 RL (DRTriton Sec. 3.3; shared/DESIGN.md "Rewards"). One step: take P tasks from the curriculum bucket, sample G
@@ -86,7 +86,7 @@ checkpoint (what `--preset gpu-small` uses for the DRPO vs GRPO comparison). `--
 eval_<name>_kb<level> and a KernelBench table in report.md (an RL checkpoint's answer identical to the SFT
 checkpoint's takes its verdict: eval.py --reuse-verdicts); `--pipeline-kernelbench-search 2` (gpu-small) judges
 each checkpoint on level 2 once more with the test-time search (eval.py --search, the checkpoint proposing the
-fragments' kernels, epilogue first; train.search_argv) into eval_<name>_kb2_search (with
+fragments' kernels, epilogue first; pipeline.search_argv) into eval_<name>_kb2_search (with
 `--pipeline-kernelbench-search-checkpoints sft` or `rl` that checkpoint's only; gpu-small: rl);
 `--pipeline-parallel-ablation` (gpu-small) runs the ablation's RL stage and its evals in a process of its own beside
 the main one (SideStage; the trainers' GPU work holds the judges' timing lock shared, reward.gpu_work);
@@ -329,8 +329,9 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--sft-best-by", choices=["auto", "loss", "pass1"], default="auto",
                    help="what 'best' means for --sft-keep-best and --sft-patience: the lowest held-out loss (every "
                         "--eval-every steps), or the highest judged pass@1 on held-out tasks (every --gen-every steps; "
-                        "ties go to the later step); auto = pass1 where --gen-every is on, else loss. The tiny "
-                        "pipeline's lowest-loss policy solved 14 of 30 held-out tasks where its last one solved 21")
+                        "ties go to the later step); auto = pass1 where --gen-every is on, else loss. Held-out loss is a "
+                        "weak proxy for writing correct kernels (the lab record has a run where it picked a worse "
+                        "policy)")
     g.add_argument("--sft-patience", type=int, default=0, metavar="N",
                    help="SFT: stop after N evaluations in a row without a new best (0 = never), with a checkpoint")
     g.add_argument("--gen-every", type=int, default=0,
@@ -663,6 +664,8 @@ def check_args(parser, args):
                      f"(got {args.pipeline_sft_levels!r})")
     if args.resume and not args.out:
         parser.error("--resume needs --out RUN_DIR")
+    if args.stage == "sft" and args.sft_best_by == "pass1" and not args.gen_every:
+        parser.error("--sft-best-by pass1 needs --gen-every N (the judged pass@1 it ranks by)")
     if args.tensorboard and importlib.util.find_spec("tensorboard") is None:
         parser.error("--tensorboard needs the tensorboard package: pip install tensorboard")
     if args.rl_eval_every is not None and args.rl_eval_every < 0:
@@ -948,12 +951,18 @@ def latest_intact_checkpoint(run_dir):
     for ckpt in reversed(ckpts):
         problem = checkpoint_problem(ckpt)
         if problem is None:
-            for skipped in problems:
-                print(f"note: skipping a damaged checkpoint ({skipped}); resuming from {ckpt}", flush=True)
+            for skipped, problem in problems:
+                # renamed out of the step_* names: left there it would count as the newest checkpoint, so pruning
+                # would delete the good ones after it and --init/eval.py would pick it
+                aside = os.path.join(os.path.dirname(skipped), f".damaged-{os.path.basename(skipped)}")
+                shutil.rmtree(aside, ignore_errors=True)
+                os.replace(skipped, aside)
+                print(f"note: skipping a damaged checkpoint ({problem}), kept as {aside}; resuming from {ckpt}",
+                      flush=True)
             return ckpt
-        problems.append(problem)
+        problems.append((ckpt, problem))
     if problems:
-        raise RunError(f"no intact checkpoint in {run_dir}; the newest is damaged: {problems[0]}")
+        raise RunError(f"no intact checkpoint in {run_dir}; the newest is damaged: {problems[0][1]}")
     return None
 
 
@@ -2221,6 +2230,9 @@ def run_sft(args) -> dict:
     def better(value, best):  # a tie goes to the later step: more training at the same score
         return best is None or sign * value > sign * best[key] or (sign > 0 and value == best[key])
     best_seen, stale = None, 0
+    kept = read_best(run_dir)
+    if kept and kept["step"] > step and eval_lib.is_main():  # from steps this resume replays: chosen again below
+        shutil.rmtree(kept["dir"], ignore_errors=True)
     for r in metrics_rows(run_dir, step):
         if r.get(key) is not None:
             if better(r[key], best_seen):

@@ -89,6 +89,8 @@ def test_resume_skips_a_damaged_checkpoint_for_the_newest_intact_one(sft_run, tm
         assert f"skipping a damaged checkpoint ({os.path.join(newest, damage)}" in out
         assert "resuming" in out and "step_000002" in out and "step 0003/0003" in out  # step 3 trained again
         assert train.checkpoint_problem(train.checkpoint_dirs(str(run))[-1]) is None  # and saved whole
+        # the damaged one is kept aside, out of the step_* names, so pruning and --init never take it for the newest
+        assert os.path.isdir(os.path.join(os.path.dirname(newest), ".damaged-step_000003"))
 
 
 def test_every_checkpoint_damaged_is_a_one_line_failure(sft_run, tmp_path, capsys):

@@ -1,4 +1,4 @@
-"""train.py --stage rl (issue 6): DRPO and GRPO losses against hand computations, the direction of the
+"""train.py --stage rl: DRPO and GRPO losses against hand computations, the direction of the
 gradient, curriculum promotion, timeouts as failures, resume exactness on a very small stand-in model, and
 bad flags. CPU, pinned to fp32 so exact comparisons hold on a CUDA machine too."""
 import json

@@ -3,7 +3,7 @@ import torch.nn as nn
 
 
 class Model(nn.Module):
-    """KernelBench level-2 shapes of three search failures (issue 19): clamp with min only (task 100), a
+    """KernelBench level-2 shapes of three search failures: clamp with min only (task 100), a
     parameter-free nn.LeakyReLU module (task 12), torch.max(x, dim, keepdim)[0] then reductions (task 18)."""
 
     def __init__(self, in_features, out_features, min_value, negative_slope):

@@ -3,7 +3,7 @@ import torch.nn as nn
 
 
 class Model(nn.Module):
-    """KernelBench level-2 task 14's shape (issue 19): x @ weight.T hands the matmul a transposed view of a
+    """KernelBench level-2 task 14's shape: x @ weight.T hands the matmul a transposed view of a
     parameter; the fragment is judged on contiguous inputs, so the hybrid must hand it a contiguous one."""
 
     def __init__(self, input_size, hidden_size):
