@@ -148,7 +148,7 @@ RECYCLE_ERRORS = {"oom", "task_error", "judge_error", "protocol_error"}
 # ... and, cautious, after every answer failure too (bench.py compares the two)
 RECYCLE_ERRORS_CAUTIOUS = RECYCLE_ERRORS | {"runtime_error", "kernel_error", "import_error", "init_error",
                                             "exit_called", "patched_critical", "compile_error", "missing_model_new",
-                                            "signature_mismatch", "worker_crashed", "worker_died"}
+                                            "signature_mismatch", "worker_crashed", "worker_died", "answer_died"}
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -2004,7 +2004,8 @@ class _AnswerProcess:
 
     def ask(self, msg, expect=None, device=None, drain=False):
         """Send one request; (header, tensors) back. An error reply becomes a _WorkerError; a process that died
-        becomes worker_crashed (killed by a signal) or worker_died."""
+        becomes worker_crashed (killed by a signal) or answer_died (it exited: the answer's doing, not the judge's;
+        worker_died is kept for a worker that vanished)."""
         try:
             _send(self.job_w, msg)
             header = _recv_blocking(self.res_r)
@@ -2015,7 +2016,7 @@ class _AnswerProcess:
             if rc is not None and rc < 0:
                 name = signal.Signals(-rc).name if -rc in signal.Signals._value2member_map_ else str(-rc)
                 raise _WorkerError("worker_crashed", f"answer process killed by signal {name}")
-            raise _WorkerError("worker_died", f"answer process exited with code {rc}")
+            raise _WorkerError("answer_died", f"answer process exited with code {rc}")  # the answer's doing
         self.w.printed_chars = header.get("printed_chars", 0)
         if header.get("type") == "error":
             error_type, text = header.get("error_type") or "runtime_error", header.get("msg", "")
@@ -2377,7 +2378,7 @@ class _Worker:
         try:
             head, outs = ans.ask(request, expect=expect, drain=True)
         except _WorkerError as e:
-            if e.error_type in ("patched_critical", "worker_crashed", "worker_died", "protocol_error"):
+            if e.error_type in ("patched_critical", "worker_crashed", "worker_died", "answer_died", "protocol_error"):
                 raise
             # It broke without its kernels, or returned another shape: counted as faithful.
             if e.error_type not in ("shape_mismatch", "dtype_mismatch"):

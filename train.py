@@ -1293,7 +1293,7 @@ def judged_generation(pol, tasks, judge: LazyJudge, step, run_dir, args) -> dict
 HACK_ERROR_TYPES = {"static_check", "torch_fallback", "strict_policy", "unfaithful", "inputs_modified",
                     "patched_critical", "exit_called", "no_triton_launch"}
 HACK_VERDICT_FLAGS = HACK_FLAGS  # flags that put even a correct verdict in S- (reward.earns)
-FAILURE_ERROR_TYPES = {"timeout", "worker_crashed", "worker_died", "protocol_error"}  # no verdict on the answer itself
+FAILURE_ERROR_TYPES = {"timeout", "worker_crashed", "worker_died", "answer_died", "protocol_error"}  # no output judged
 # Of those, the ones that say nothing about the answer: the worker vanished without a verdict, or the message broke.
 # A timeout (the answer hung) and a crash under a signal while the answer ran (a bad kernel) are the answer's doing.
 JUDGE_FAULT_TYPES = {"worker_died", "protocol_error"}
