@@ -121,8 +121,8 @@ def test_launch_geometry_at_real_sizes_allocates_nothing():
 
 @pytest.mark.slow
 def test_cli_run_survives_a_failing_task(tmp_path):
-    """One task the teacher cannot compile (a TeacherError) and one whose import crashes (a bug in any file
-    below the teacher) are that task's failures; the run goes on, verifies the rest and counts them."""
+    """One task the teacher cannot compile (a TeacherError) and one whose import crashes (the task file's own
+    error, named by its path) are that task's failures; the run goes on, verifies the rest and counts them."""
     good = open(os.path.join(HERE, "kernelbench_small", "level1", "23_Softmax.py")).read()
     (tmp_path / "a_good.py").write_text(good)
     (tmp_path / "b_crash.py").write_text(good.replace("def get_inputs():", "def get_inputs():\n    raise RuntimeError('boom')"))
@@ -132,8 +132,8 @@ def test_cli_run_survives_a_failing_task(tmp_path):
                           "--out", str(tmp_path / "pairs.jsonl"), "--workers", "1"],
                          capture_output=True, text=True, cwd=ROOT, env=env, timeout=300)
     assert res.returncode == 0, res.stderr[-2000:]
-    assert "failures: 2 {'teacher_bug': 1, 'teacher_error': 1}" in res.stdout, res.stdout[-2000:]
-    assert "b_crash [] teacher_bug: RuntimeError: boom" in res.stdout
+    assert "failures: 2 {'import_error': 1, 'teacher_error': 1}" in res.stdout, res.stdout[-2000:]
+    assert f"b_crash [] import_error: {tmp_path / 'b_crash.py'}: RuntimeError: boom" in res.stdout
     assert "verified 1/3" in res.stdout
     pairs = [json.loads(line) for line in (tmp_path / "pairs.jsonl").read_text().splitlines()]
     assert [p["task_id"] for p in pairs] == ["a_good"]

@@ -34,7 +34,7 @@ def test_pipeline_evaluates_checkpoints_and_teacher_on_kernelbench(tmp_path, cap
              "--rollout-max-new-tokens", "16", "--rl-heldout-per-level", "1", "--pipeline-ablation-loss", "grpo",
              "--judge-workers", "2", "--pipeline-max-seq-len", "8192", *TINY_FLAGS, *KB_FLAGS,
              "--pipeline-kernelbench-search", "2", "--pipeline-kernelbench-search-budget", "3",
-             "--pipeline-parallel-ablation"]
+             "--pipeline-parallel-ablation", "--pipeline-rl-seeds", "1"]
     assert pipeline.main(flags) == 0
     stdout = capsys.readouterr().out
     # the GRPO ablation ran in a process of its own (SideStage), beside DRPO: its stages, evals and rows came back
@@ -57,7 +57,9 @@ def test_pipeline_evaluates_checkpoints_and_teacher_on_kernelbench(tmp_path, cap
             assert eval_args["tasks"] == os.path.join(SMALL, f"level{level}")
             assert eval_args["baseline"] == "eager" and eval_args["limit"] == 2 and eval_args["timeout_s"] == 120.0
             assert eval_args["chunk_size"] == pipeline.KB_CHUNK  # a level in one chunk
-            assert eval_args["policy"] == ("teacher" if name == "teacher" else str(out / name))
+            # SFT is evaluated as the policy it hands RL: its kept best (train.py --sft-keep-best)
+            want = {"teacher": "teacher", "sft": str(out / "sft" / "best")}.get(name, str(out / name))
+            assert eval_args["policy"] == want
             # an RL checkpoint's answer identical to the SFT checkpoint's takes its verdict
             assert eval_args["reuse_verdicts"] == (str(out / f"eval_sft_kb{level}") if name.startswith("rl")
                                                    else None)
@@ -66,7 +68,8 @@ def test_pipeline_evaluates_checkpoints_and_teacher_on_kernelbench(tmp_path, cap
             assert [r["task_id"] for r in read_jsonl(eval_dir / "results.jsonl")] == FIRST_TWO["2"]
             eval_args = json.load(open(eval_dir / "run.json"))["args"]
             assert eval_args["search"] and eval_args["search_budget"] == 3
-            assert eval_args["search_order"] == "epilogue-first" and eval_args["policy"] == str(out / name)
+            assert eval_args["search_order"] == "epilogue-first"
+            assert eval_args["policy"] == (str(out / "sft" / "best") if name == "sft" else str(out / name))
             assert (eval_args["search_beam"], eval_args["time_budget_s"], eval_args["workers"],
                     eval_args["chunk_size"]) == (2, 0.3, 2, 50)  # search_argv's flags win over kernelbench_argv's
             assert all(s["search"] is not None for s in read_jsonl(eval_dir / "samples.jsonl"))
