@@ -2456,6 +2456,10 @@ def main(argv=None, run_pipeline=None) -> int:
     except KeyboardInterrupt:
         print(f"\ntrain.py: interrupted: {resume_hint(args)}", file=sys.stderr)
         return 130
+    except OSError as e:  # a file that cannot be read or written (a full disk, a vanished folder), named
+        where = f"{e.filename}: " if e.filename is not None else ""
+        print(f"train.py: error: {where}{synth.one_line(e.strerror or e)}; {resume_hint(args)}", file=sys.stderr)
+        return 1
     finally:
         eval_lib.cleanup_distributed(finished)
     return 0

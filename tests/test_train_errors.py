@@ -142,3 +142,17 @@ def test_an_offline_hub_id_fails_fast_and_makes_no_run_dir(tmp_path):
     assert "no-such-org/no-such-model" in line and "--model DIR" in line
     assert time.time() - t0 < 60  # the interpreter and torch import dominate; the check itself is instant offline
     assert not out.exists()
+
+
+def test_a_file_error_mid_run_is_one_line_with_the_resume_command(tmp_path, capsys, monkeypatch):
+    """An OSError once the run has started (a full disk while saving, say) ends in one line naming the file and
+    how to continue, exit 1: the checkpoints already written stay."""
+    out = tmp_path / "run"
+
+    def full_disk(*a, **k):
+        raise OSError(28, "No space left on device", str(out / "checkpoints" / "step_000001"))
+
+    monkeypatch.setattr(train, "save_checkpoint", full_disk)
+    assert train.main(sft_argv(out, "--max-steps", "1")) == 1
+    line = one_line(capsys.readouterr().err)
+    assert "No space left on device" in line and "step_000001" in line and "--resume" in line
