@@ -2427,42 +2427,38 @@ def main(argv=None, run_pipeline=None) -> int:
     pipeline.run_all, which sits above this file on the import ladder and so is passed in by the entry point."""
     argv = sys.argv[1:] if argv is None else argv
     args = parse_args(argv)  # exits with code 2 on bad flags
-    finished = False
-    try:
-        with contextlib.ExitStack() as stack:
-            # torchrun: join its process group; a single process has none and runs as it always did
-            device = eval_lib.init_distributed(policy_lib.resolve_device(args.device).type)
-            if device is not None and device.type == "cuda":
-                args.device = str(device)  # cuda:LOCAL_RANK
-            if not eval_lib.is_main():  # rank 0 prints the log; the other ranks' stdout is dropped, stderr kept
-                stack.enter_context(contextlib.redirect_stdout(stack.enter_context(open(os.devnull, "w"))))
-            if args.model and not args.resume:  # a hub id with no network fails in seconds, before a run dir exists
-                policy_lib.check_model_source(args.model)
-            if args.stage == "sft":
-                run_sft(args)
-            elif args.stage == "rl":
-                run_rl(args)
-            elif run_pipeline is None:
-                raise UsageError("--stage all is the pipeline: run `python train.py` or `python pipeline.py`")
-            else:
-                run_pipeline(args)
-        finished = True
-    except UsageError as e:  # eval.UsageError is the same class
-        print(f"train.py: error: {synth.one_line(e)}", file=sys.stderr)
-        return 2
-    except RunError as e:  # policy.ModelLoadError and CheckpointError are RunErrors
-        print(f"train.py: error: {synth.one_line(e)}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print(f"\ntrain.py: interrupted: {resume_hint(args)}", file=sys.stderr)
-        return 130
-    except OSError as e:  # a file that cannot be read or written (a full disk, a vanished folder), named
-        where = f"{e.filename}: " if e.filename is not None else ""
-        print(f"train.py: error: {where}{synth.one_line(e.strerror or e)}; {resume_hint(args)}", file=sys.stderr)
-        return 1
-    finally:
-        eval_lib.cleanup_distributed(finished)
-    return 0
+
+    def run(_argv) -> int:
+        finished = False
+        try:
+            with contextlib.ExitStack() as stack:
+                # torchrun: join its process group; a single process has none and runs as it always did
+                device = eval_lib.init_distributed(policy_lib.resolve_device(args.device).type)
+                if device is not None and device.type == "cuda":
+                    args.device = str(device)  # cuda:LOCAL_RANK
+                if not eval_lib.is_main():  # rank 0 prints the log; the other ranks' stdout is dropped, stderr kept
+                    stack.enter_context(contextlib.redirect_stdout(stack.enter_context(open(os.devnull, "w"))))
+                if args.model and not args.resume:  # a hub id with no network fails in seconds, before a run dir
+                    policy_lib.check_model_source(args.model)
+                if args.stage == "sft":
+                    run_sft(args)
+                elif args.stage == "rl":
+                    run_rl(args)
+                elif run_pipeline is None:
+                    raise UsageError("--stage all is the pipeline: run `python train.py` or `python pipeline.py`")
+                else:
+                    run_pipeline(args)
+            finished = True
+        except OSError as e:  # a file that cannot be read or written once the run started: named, with the way on
+            where = f"{e.filename}: " if e.filename is not None else ""
+            raise RunError(f"{where}{e.strerror or e}; {resume_hint(args)}") from None
+        finally:
+            eval_lib.cleanup_distributed(finished)
+        return 0
+
+    # one line on stderr and the exit code for UsageError (2; eval.UsageError is the same class), RunError (1;
+    # policy.ModelLoadError and CheckpointError are RunErrors) and Ctrl-C (130, with the command that continues)
+    return synth.run_main(run, argv, prog="train.py", on_interrupt=lambda: f"interrupted: {resume_hint(args)}")
 
 
 def resume_hint(args) -> str:
