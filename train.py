@@ -1333,7 +1333,7 @@ def rollout_classes(verdicts, args) -> list:
     for v in verdicts:
         if args.judge_faults == "skip" and judge_fault(v):
             out.append("skip")
-        elif earns(v) and not hack_names(v):
+        elif earns(v):  # correct and no hack flag (a correct verdict has no error type for hack_names to see)
             out.append("correct")
         else:
             out.append("wrong")
