@@ -1510,9 +1510,10 @@ def widen_inputs(torch, inputs, kind, seed):
       plain: as drawn;
       sign:  each element of each floating input multiplied by an independent random sign (a task drawing from
              torch.rand never reaches the negative branch of an activation otherwise);
-      scale: in each floating input a random block (a random split of a random dim of size >= 2) multiplied by a
-             random factor in SCALE_RANGE or its inverse (a statistic read from part of the input, or a scale
-             assumed from the distribution, is off).
+      scale: in each floating input, along two random dims of size >= 2 (one where it has one), a block (a
+             random split in the dim's middle half) multiplied by a random factor in SCALE_RANGE or its inverse
+             (a statistic read from part of the input, along any dim, or a scale assumed from the distribution,
+             is off).
     Deterministic in `seed` (a private generator on each input's device; torch's global RNG is untouched, so a
     forward that draws from it, e.g. dropout, draws the same in the reference and the answer process). Other
     values, integer and boolean tensors are kept."""
@@ -1532,17 +1533,14 @@ def widen_inputs(torch, inputs, kind, seed):
             out.append(y)
         elif kind == "scale":
             dims = [d for d, n in enumerate(x.shape) if n >= 2]
-            if not dims:
-                out.append(x)
-                continue
-            dim = rng.choice(dims)
-            n = x.shape[dim]
-            split = rng.randrange(1, n)
-            factor = math.exp(rng.uniform(math.log(SCALE_RANGE[0]), math.log(SCALE_RANGE[1])))
-            factor = factor if rng.random() < 0.5 else 1.0 / factor
             y = x.clone()
-            start, length = (0, split) if rng.random() < 0.5 else (split, n - split)
-            y.narrow(dim, start, length).mul_(factor)
+            for dim in rng.sample(dims, min(2, len(dims))):
+                n = x.shape[dim]
+                split = rng.randrange(max(1, n // 4), max(2, 3 * n // 4 + 1))  # the middle half: no sliver
+                factor = math.exp(rng.uniform(math.log(SCALE_RANGE[0]), math.log(SCALE_RANGE[1])))
+                factor = factor if rng.random() < 0.5 else 1.0 / factor
+                start, length = (0, split) if rng.random() < 0.5 else (split, n - split)
+                y.narrow(dim, start, length).mul_(factor)
             out.append(y)
         else:
             raise ValueError(f"unknown trial kind {kind!r}")
@@ -1701,6 +1699,11 @@ def _answer_main(req, fds, device):
             header, tensors = {"type": "error", "error_type": e.error_type, "msg": str(e)[:4000]}, []
         except BaseException as e:  # noqa: BLE001  (the answer's SystemExit included: reported, not obeyed)
             header, tensors = {"type": "error", "error_type": "runtime_error", "msg": _describe(e)[:4000]}, []
+        if device == "cuda":  # nothing it queued runs on after its reply, when the worker may give up its GPU hold
+            try:
+                torch.cuda.synchronize()
+            except Exception as e:  # noqa: BLE001  (a sticky CUDA error the answer's kernel left)
+                header, tensors = {"type": "error", "error_type": "kernel_error", "msg": _describe(e)[:4000]}, []
         patched = a.patched()
         if patched:
             header, tensors = {"type": "error", "error_type": "patched_critical",
@@ -1733,6 +1736,8 @@ class _Answer:
 
     def handle(self, msg):
         op = msg.get("op")
+        if op == "ping":  # the worker waits for this process's start-up (CUDA, warm-up) outside the GPU lock
+            return {"type": "ready"}, []
         if op == "load":
             return self.load(msg), []
         if op == "trial":
@@ -2091,6 +2096,7 @@ class _Worker:
         self._gpu_lock = None  # _GpuLock, made on first CUDA job (needs the device's uuid)
         self._gpu_cap_gb = None  # the GPU cap now set (cap_gpu_memory)
         self.caps = {}  # the running job's caps in words, for oom messages (Judge._caps)
+        self._paused = 0  # depth of judge_time
         self.OpRecorder = _op_recorder_class(torch)
         # Importing torch._dynamo rebinds torch.manual_seed (a dynamo-disabled wrapper): before the snapshot.
         import torch._dynamo  # noqa: F401
@@ -2103,6 +2109,42 @@ class _Worker:
         return sorted(f"{s}.{k}" for (s, k), v in snap.items() if vars(spaces[s]).get(k) is not v)
 
     # --- one job -------------------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def judge_time(self, job):
+        """The judge's own time (a GPU lock wait, the reference, a baseline's compile, an answer process's
+        start-up): the Judge stops the candidate's clock meanwhile. Nests."""
+        self._paused += 1
+        if self._paused == 1:
+            _send(self.fd_out, {"type": "pause", "nonce": job["nonce"]})
+        try:
+            yield
+        finally:
+            self._paused -= 1
+            if self._paused == 0:
+                _send(self.fd_out, {"type": "resume", "nonce": job["nonce"]})
+
+    @contextlib.contextmanager
+    def gpu_hold(self, job):
+        """The GPU lock held shared for one step of correctness work (the answer's build, the reference, one
+        trial and its comparison, a timed run's check), not for the whole verify: a waiting timer then waits for
+        one step, not for every other worker's whole answer. Between steps nothing runs on the GPU for this job:
+        both processes synchronise the device before a step ends, and an answer process runs code only while
+        it serves a request (the gate refuses threads, streams, CUDA graphs and jit forks). A no-op on the CPU
+        and inside a hold (an exclusive job holds the lock throughout)."""
+        lock = self._gpu_lock if self.device == "cuda" else None
+        if lock is None or lock.held:
+            yield
+            return
+        with self.judge_time(job):
+            lock.shared()
+        try:
+            yield
+        finally:
+            try:
+                self.torch.cuda.synchronize()
+            finally:
+                lock.release()
 
     def run_job(self, job):
         t0 = time.perf_counter()
@@ -2119,12 +2161,10 @@ class _Worker:
                 # another worker's timing or exclusive retry (the lab record: failed answers waited up to 75 s there).
                 v = self.precheck(job)
                 if v is None:
-                    if lock:
-                        _send(self.fd_out, {"type": "pause", "nonce": job["nonce"]})
-                        lock.exclusive() if exclusive else lock.shared()
-                        if exclusive:
+                    if lock and exclusive:  # the whole job; other jobs' steps take it shared (gpu_hold)
+                        with self.judge_time(job):
+                            lock.exclusive()
                             self.settle_gpu_memory()
-                        _send(self.fd_out, {"type": "resume", "nonce": job["nonce"]})
                     v = self.verify(job)
             except _WorkerError as e:
                 v = _failed(e.error_type, str(e), **e.kw)
@@ -2136,10 +2176,13 @@ class _Worker:
                     v = _failed("oom", f"{_describe(e)}; {self.cap_text(e)}")
                 else:
                     v = _failed("judge_error", _describe(e))
-            # The job's memory goes back before the GPU lock does: a worker waiting on the lock for an exclusive
-            # retry must find the GPU free. In the lab record (H100, 79 GB): three level-1 retries ran out of memory in
+            # The job's memory goes back under the GPU lock: a worker waiting on the lock for an exclusive retry
+            # must find the GPU free. In the lab record (H100, 79 GB): three level-1 retries ran out of memory in
             # their reference next to the 56-61 GB that the worker of the retry before them still held (its cached
             # reference and allocator cache) between releasing the lock and emptying its cache.
+            if lock and not lock.held:
+                with self.judge_time(job):
+                    lock.shared()
             self.free_job_memory(job, exclusive, v)
         finally:
             # A worker replaced after this job (every exclusive one, every recycle-kind verdict) keeps the lock
@@ -2248,9 +2291,8 @@ class _Worker:
         if err:
             msg = "; ".join(f"line {ln}: {rule}: {text}" for rule, ln, text in bad[:8])
             return _failed(err, msg, flags=sorted({f"static:{r}" for r, _, _ in bad}))
-        _send(self.fd_out, {"type": "pause", "nonce": job["nonce"]})  # the task's import is the judge's time
-        init_inputs = self.init_inputs(job)
-        _send(self.fd_out, {"type": "resume", "nonce": job["nonce"]})
+        with self.judge_time(job):  # the task's import
+            init_inputs = self.init_inputs(job)
         why = None if init_inputs is None else init_signature_error(job["solution"], len(init_inputs))
         if why:
             return _failed("signature_mismatch", f"ModelNew(*get_init_inputs()) does not bind: {why}",
@@ -2268,9 +2310,13 @@ class _Worker:
         if not job.get("exclusive"):  # the next answer's process starts while this one is judged
             self.start_spare()
         try:
-            ans.ask({"op": "load", "task": job["task"], "solution": job["solution"],
-                     "exclusive": bool(job.get("exclusive")),
-                     "gpu_cap_gb": self.answer_gpu_cap_gb()})
+            with self.judge_time(job):  # its start-up (CUDA, the warm-up kernel), outside the GPU lock
+                ans.ask({"op": "ping"})
+            timings["start_s"] = round(time.perf_counter() - t, 4)
+            with self.gpu_hold(job):
+                ans.ask({"op": "load", "task": job["task"], "solution": job["solution"],
+                         "exclusive": bool(job.get("exclusive")),
+                         "gpu_cap_gb": self.answer_gpu_cap_gb()})
             timings["import_s"] = round(time.perf_counter() - t, 4)
             return self.verify_answer(job, ans)
         finally:
@@ -2289,15 +2335,14 @@ class _Worker:
         torch = self.torch
         timings = self.timings
         t = time.perf_counter()
-        _send(self.fd_out, {"type": "pause", "nonce": job["nonce"]})  # the reference is the judge's time
         try:
-            task = self.load_task(job)
+            with self.judge_time(job), self.gpu_hold(job):  # the reference
+                task = self.load_task(job)
         except Exception as e:
             if _is_oom(torch, e):  # the task's own size, whatever the candidate: the Judge remembers the task
                 msg = str(e) if isinstance(e, _WorkerError) else f"{_describe(e)}; {self.cap_text(e)}"
                 raise _WorkerError("oom", msg, flags=["oom_in_reference"]) from None
             raise
-        _send(self.fd_out, {"type": "resume", "nonce": job["nonce"]})
         timings["ref_s"] = round(time.perf_counter() - t, 4)
         flags = list(task["flags"])
         v = Verdict(flags=flags, timings=timings, seed=job["seed"])
@@ -2311,35 +2356,37 @@ class _Worker:
                        "on_device": task["draw_on_device"], "policy": job["policy"], "atol_rtol": atol_rtol,
                        "numels": [r.numel for r in stored.refs], "gpu_cap_gb": self.answer_gpu_cap_gb()}
             expect = [(r.shape, r.dtype) for r in stored.refs]
-            label = f"trial {k} ({entry['kind']} inputs)"
-            if entry["faithful"]:  # decided after the other trials, so the verdict does not depend on its place
-                unfaithful = self.check_faithful(ans, request, stored, atol_rtol, expect, v)
-                faithful_seen = True
-                continue
-            try:
-                head, outs = ans.ask(request, expect=expect)
-            except _WorkerError as e:
-                raise _WorkerError(e.error_type, f"{label}: {e}", **{**_partial(v), **e.kw}) from None
-            if k == 0:
-                v.compiled = True
-                v.triton_launches, v.torch_ops = head["launches"], head["counts"]
-            if head["launches"] == 0:
-                raise _WorkerError("no_triton_launch", f"{label}: forward launched no Triton kernel",
-                                   **_partial(v, compiled=True, torch_ops=head["counts"]))
-            self.check_output_type(head, stored, label, v)
-            out = outs[0] if stored.container is None else stored.container(outs)
-            max_err = max(max_err, self.compare(out, stored, atol_rtol, label, v))
-            v.max_abs_err = max_err
-            if head.get("inputs_modified") is not None:
-                raise _WorkerError("inputs_modified", f"{label}: input {head['inputs_modified']} was modified in "
-                                   "place", **_partial(v))
-            self.check_policy(head["counts"], task["ref_ops"], job["policy"], v, head.get("op_lines") or {})
-            if head.get("answered_by"):
-                raise _WorkerError("torch_fallback", f"{label}: a torch op ({head['answered_by']}) already computed "
-                                   "the output before a later Triton launch; the Triton kernels after it do no "
-                                   "work (rule torch_answer)", **_partial(v, flags=v.flags + ["policy:torch_answer"]))
-            del out, outs
-            k += 1
+            with self.gpu_hold(job):  # one trial and its comparison
+                label = f"trial {k} ({entry['kind']} inputs)"
+                if entry["faithful"]:  # decided after the other trials: the verdict does not depend on its place
+                    unfaithful = self.check_faithful(ans, request, stored, atol_rtol, expect, v)
+                    faithful_seen = True
+                    continue
+                try:
+                    head, outs = ans.ask(request, expect=expect)
+                except _WorkerError as e:
+                    raise _WorkerError(e.error_type, f"{label}: {e}", **{**_partial(v), **e.kw}) from None
+                if k == 0:
+                    v.compiled = True
+                    v.triton_launches, v.torch_ops = head["launches"], head["counts"]
+                if head["launches"] == 0:
+                    raise _WorkerError("no_triton_launch", f"{label}: forward launched no Triton kernel",
+                                       **_partial(v, compiled=True, torch_ops=head["counts"]))
+                self.check_output_type(head, stored, label, v)
+                out = outs[0] if stored.container is None else stored.container(outs)
+                max_err = max(max_err, self.compare(out, stored, atol_rtol, label, v))
+                v.max_abs_err = max_err
+                if head.get("inputs_modified") is not None:
+                    raise _WorkerError("inputs_modified", f"{label}: input {head['inputs_modified']} was "
+                                       "modified in place", **_partial(v))
+                self.check_policy(head["counts"], task["ref_ops"], job["policy"], v, head.get("op_lines") or {})
+                if head.get("answered_by"):
+                        raise _WorkerError("torch_fallback", f"{label}: a torch op ({head['answered_by']}) already "
+                                       "computed the output before a later Triton launch; the Triton kernels after "
+                                       "it do no work (rule torch_answer)",
+                                       **_partial(v, flags=v.flags + ["policy:torch_answer"]))
+                del out, outs
+                k += 1
         if not faithful_seen or unfaithful:
             raise _WorkerError("unfaithful", "output stays correct with every Triton launch suppressed: the "
                                "kernels do no work", **_partial(v))
@@ -2391,28 +2438,6 @@ class _Worker:
             self.compare(out, stored, atol_rtol, "faithfulness", Verdict())
         except _WorkerError:
             return False
-        return True
-
-    def refs_to_host(self, task, e):
-        """After an out-of-memory error in a trial: the task's reference outputs that this worker kept on the GPU
-        (ref_gpu_trials) move to the host, where that has room, so the trial can run again with the memory they
-        held. True when any moved. Those outputs are the judge's own choice, so they must not fail an answer
-        that fits the GPU without them: on a H100 (79 GB), a trial of L1 34_InstanceNorm's answer
-        (correct on an H200) ran out of memory drawing a 7 GB input, with 70 GB held by its own process: the
-        outputs kept on the GPU and the previous trial's tensors (which verify now drops first)."""
-        torch = self.torch
-        on_gpu = [s for s in task["ref_outs"] if any(r.data.device.type != "cpu" for r in s.refs)]
-        moving = sum(s.nbytes for s in on_gpu)
-        on_host = sum(s.nbytes for s in task["ref_outs"]) - moving
-        room = self.host_room() - on_host
-        if self.device != "cuda" or not moving or moving > room:
-            return False
-        e.__traceback__ = e.__context__ = e.__cause__ = None  # the failed run's frames and tensors go now
-        gc.collect()
-        for s in on_gpu:
-            s.to_host(torch)
-        torch.cuda.empty_cache()
-        self.timings["ref_gpu_trials"] = 0
         return True
 
     def host_room(self):
@@ -2513,15 +2538,6 @@ class _Worker:
                                f"{ref_ops}: the Triton kernels do none of the task's work (rule covers_reference)",
                                **_partial(v, flags=v.flags + ["policy:covers_reference"]))
 
-    def check_torch_answer(self, out, watch, atol_rtol, where, v):
-        """under hybrid, no torch op may already have computed the output before a Triton launch
-        that followed it (the kernels after it then only copy or rescale torch's answer)."""
-        name = watch.answered_by([out] if isinstance(out, self.torch.Tensor) else list(out), atol_rtol)
-        if name is not None:
-            raise _WorkerError("torch_fallback", f"{where}: a torch op ({name}) already computed the output "
-                               "before a later Triton launch; the Triton kernels after it do no work",
-                               **_partial(v))
-
     # --- reference ----------------------------------------------------------------------------------
 
     def init_inputs(self, job):
@@ -2554,7 +2570,7 @@ class _Worker:
 
     def load_task(self, job):
         """Import the task and compute the reference outputs of every trial (before any candidate code runs in
-        this job), keep them aside and NaN-fill the originals. Kept (`_Stored`) on the GPU, masked, for as many
+        this job), keep them aside and NaN-fill the originals. Kept (`_Stored`) on the GPU for as many
         trials as fit this worker's GPU memory (ref_gpu_trials), the rest on the CPU. The task's inputs
         are drawn on the device where its get_inputs runs there (task["draw_on_device"]; a 6 GB torch.rand on
         the CPU took seconds), else on the CPU; every draw of the task in this worker (trials, faithfulness,
@@ -2614,7 +2630,7 @@ class _Worker:
                                            f"{out_b * n_trials / (1 << 30):.1f} GB: over {REF_GPU_SHARE:g} of the "
                                            f"{self.caps['gpu_text']} and 0.75 of the {self.caps['rss_text']}")
                 where = "cuda" if k < on_gpu else "cpu"
-                task["ref_outs"].append(_Stored(torch, out, where, mask=where != "cpu"))
+                task["ref_outs"].append(_Stored(torch, out, where))
                 _poison_tree(torch, out)
                 del out, inputs
         except _WorkerError:
@@ -2704,6 +2720,57 @@ class _Worker:
         # before: the task's own get_inputs, run on the GPU under a seed drawn per job. A cache keyed on the
         # input pointer or on the input's content cannot serve them. If the task's get_inputs cannot run that
         # way, the runs rotate over three of the trials' input sets instead (flag timing_inputs_rotated).
+        with self.gpu_hold(job):  # the inputs and the baselines' compile (shared, like correctness work)
+            seed_base, rotation, fns, refill = self.timing_setup(task, job, v)
+        lock = self.gpu_lock(job)
+        owned = lock.held != "exclusive"  # an exclusive job keeps its hold to the end
+        with self.judge_time(job):  # waiting is not the candidate's time
+            t = time.perf_counter()
+            lock.exclusive()
+            v.timings["lock_wait_s"] = round(time.perf_counter() - t, 4)  # part of time_s: other workers' holds
+        try:
+            times = {}
+            if fns:  # the reference side's own timing, before the answer's
+                times = _cuda_times(torch, fns, refill, self.timing_inputs(task, seed_base, rotation),
+                                    job["time_trials"], self.run_candidate, budget_s=job["time_budget_s"])
+                del fns, refill
+            head, outs = ans.ask({"op": "time", "trials": job["time_trials"], "budget_s": job["time_budget_s"],
+                                  "gpu_cap_gb": self.answer_gpu_cap_gb(),
+                                  "fresh": seed_base is not None, "seed_base": seed_base or 0, "rotation": rotation,
+                                  "on_device": task["draw_on_device"]})
+        finally:
+            if owned:
+                try:
+                    torch.cuda.synchronize()
+                finally:
+                    lock.release()
+        with self.gpu_hold(job):
+            self.check_timed_runs(head, outs, task, job, v, self.timing_inputs(task, seed_base, rotation))
+        new_times = [float(x) for x in head["times"]]
+        if len(new_times) < job["time_trials"]:
+            v.timings["time_trials"] = len(new_times)
+        v.ref_ms = cached_ms(job, "eager_ms") if "ref" not in times else _median(times["ref"])
+        v.timings["ref_ms_from_cache"] = "ref" not in times
+        v.runtime_ms = _median(new_times)
+        v.speedup = v.ref_ms / v.runtime_ms if v.runtime_ms > 0 else None
+        if v.speedup is not None and v.speedup > SPEEDUP_CAP:
+            v.flags.append("speedup_above_cap")
+        compile_ms = _median(times["compile"]) if "compile" in times else cached_ms(job, "compile_ms")
+        if job["compile_baseline"] and compile_ms is not None:
+            v.timings["compile_ref_ms"] = compile_ms
+            v.timings["compile_ref_ms_from_cache"] = "compile" not in times
+            v.timings["speedup_vs_compile"] = compile_ms / v.runtime_ms
+
+    def timing_inputs(self, task, seed_base, rotation):
+        """inputs_for(i) of the timed runs: fresh draws from seed_base, or (None) a rotation over trial inputs."""
+        if seed_base is not None:
+            return lambda i: self.make_inputs(task, seed_base + 1 + i, draw_on_device=True)
+        return lambda i: self.make_inputs(task, *rotation[i % len(rotation)])
+
+    def timing_setup(self, task, job, v):
+        """Before the timed runs: the seed of their fresh inputs (None where they rotate over trial inputs), that
+        rotation, and the reference side's functions to time with their input buffers."""
+        torch = self.torch
         plain = [e for e in task["plan"] if not e["faithful"]]
         rotation = [[e["seed"], e["kind"]] for e in plain[:3]]
         first = self.make_inputs(task, *rotation[0])
@@ -2716,10 +2783,6 @@ class _Worker:
         if not fresh:
             v.flags.append("timing_inputs_rotated")
 
-        def inputs_for(i):
-            if fresh:
-                return self.make_inputs(task, seed_base + 1 + i, draw_on_device=True)
-            return self.make_inputs(task, *rotation[i % len(rotation)])
         # Baselines the Judge found in its BaselineCache (job["baseline"]) are not timed again.
         cached = job.get("baseline") or {}
         clone = lambda xs: [x.clone() if isinstance(x, torch.Tensor) else x for x in xs]  # noqa: E731
@@ -2730,17 +2793,16 @@ class _Worker:
             fns["ref"], refill["ref"] = (lambda: task["model"](*inputs_ref)), inputs_ref
         if "compile" in timed:
             if "compiled" not in task:
-                _send(self.fd_out, {"type": "pause", "nonce": job["nonce"]})  # compile time is the judge's
-                t = time.perf_counter()
-                try:
-                    task["compiled"] = torch.compile(task["model"])
-                    with torch.no_grad():
-                        task["compiled"](*clone(first))
-                    torch.cuda.synchronize()
-                except Exception as e:  # a baseline that does not compile is reported, not fatal
-                    task["compiled"], task["compile_error"] = None, _describe(e)
-                task["compile_ms"] = (time.perf_counter() - t) * 1e3
-                _send(self.fd_out, {"type": "resume", "nonce": job["nonce"]})
+                with self.judge_time(job):  # compile time is the judge's
+                    t = time.perf_counter()
+                    try:
+                        task["compiled"] = torch.compile(task["model"])
+                        with torch.no_grad():
+                            task["compiled"](*clone(first))
+                        torch.cuda.synchronize()
+                    except Exception as e:  # a baseline that does not compile is reported, not fatal
+                        task["compiled"], task["compile_error"] = None, _describe(e)
+                    task["compile_ms"] = (time.perf_counter() - t) * 1e3
             v.timings["compile_ms"] = round(task["compile_ms"], 1)  # how long compiling took (or failed after)
             if task["compiled"] is not None:
                 inputs_cmp = clone(first)
@@ -2749,25 +2811,12 @@ class _Worker:
                 v.flags.append("compile_baseline_failed")
         elif job["compile_baseline"] and cached.get("compile_failed"):
             v.flags.append("compile_baseline_failed")
-        del first
-        lock = self.gpu_lock(job)
-        _send(self.fd_out, {"type": "pause", "nonce": job["nonce"]})  # waiting is not the candidate's time
-        t = time.perf_counter()
-        lock.exclusive()
-        v.timings["lock_wait_s"] = round(time.perf_counter() - t, 4)  # part of time_s: other workers' holds
-        _send(self.fd_out, {"type": "resume", "nonce": job["nonce"]})
-        try:
-            times = {}
-            if fns:  # the reference side's own timing, before the answer's
-                times = _cuda_times(torch, fns, refill, inputs_for, job["time_trials"], self.run_candidate,
-                                    budget_s=job["time_budget_s"])
-                del fns, refill
-            head, outs = ans.ask({"op": "time", "trials": job["time_trials"], "budget_s": job["time_budget_s"],
-                                  "gpu_cap_gb": self.answer_gpu_cap_gb(),
-                                  "fresh": fresh, "seed_base": seed_base, "rotation": rotation,
-                                  "on_device": task["draw_on_device"]})
-        finally:
-            lock.release()
+        return (seed_base if fresh else None), rotation, fns, refill
+
+    def check_timed_runs(self, head, outs, task, job, v, inputs_for):
+        """The outputs of the answer's timed runs that came back (picked at random there, and the last) against
+        the reference on the same inputs."""
+        torch = self.torch
         if head.get("wrong_type"):
             raise _WorkerError("wrong_output_type", f"timed run: output type is {head['wrong_type']}", **_partial(v))
         stored0 = task["ref_outs"][0]
@@ -2781,20 +2830,11 @@ class _Worker:
                 ref = task["model"](*inputs_for(i))
             self.compare(ts[0] if stored0.container is None else stored0.container(ts), ref, job["atol_rtol"],
                          f"timed run {i}", v)
-        new_times = [float(x) for x in head["times"]]
-        if len(new_times) < job["time_trials"]:
-            v.timings["time_trials"] = len(new_times)
-        v.ref_ms = cached["eager_ms"] if "ref" not in times else _median(times["ref"])
-        v.timings["ref_ms_from_cache"] = "ref" not in times
-        v.runtime_ms = _median(new_times)
-        v.speedup = v.ref_ms / v.runtime_ms if v.runtime_ms > 0 else None
-        if v.speedup is not None and v.speedup > SPEEDUP_CAP:
-            v.flags.append("speedup_above_cap")
-        compile_ms = _median(times["compile"]) if "compile" in times else cached.get("compile_ms")
-        if job["compile_baseline"] and compile_ms is not None:
-            v.timings["compile_ref_ms"] = compile_ms
-            v.timings["compile_ref_ms_from_cache"] = "compile" not in times
-            v.timings["speedup_vs_compile"] = compile_ms / v.runtime_ms
+
+
+def cached_ms(job, key):
+    """A baseline time the Judge found in its BaselineCache for this job (job["baseline"]), or None."""
+    return (job.get("baseline") or {}).get(key)
 
 
 class _GpuLock:
@@ -3055,7 +3095,7 @@ def _import_file(path, name, register=True):
     return mod
 
 
-REF_CHUNK_ELEMS = 1 << 24  # reference outputs are stored, masked and compared this many elements at a time
+REF_CHUNK_ELEMS = 1 << 24  # reference outputs are stored and compared this many elements at a time
 REF_GPU_SHARE = 0.4        # a shared job keeps as many trials' reference outputs on the GPU as fit this share of
                            # its cap
 EXCLUSIVE_FREE_SHARE = 0.85  # ... an exclusive retry as many as fit, with the job's working set, this share of the
@@ -3139,69 +3179,28 @@ def working_bytes(job, in_bytes, out_bytes, draw_on_device=True):
 
 class _RefOut:
     """One reference output kept for comparison: flat and contiguous on `device`, read in chunks of
-    REF_CHUNK_ELEMS elements (`chunks`), so a 6 GB output is never copied whole for a comparison.
+    REF_CHUNK_ELEMS elements (`chunks`), so a 6 GB output is never copied whole for a comparison. Kept in clear:
+    no answer runs in the worker's process, and another process's kernels cannot address its GPU memory.
+    device None: a view of `t` itself, without a copy (the timing's spot checks)."""
 
-    masked (the GPU copies of the judge's reference outputs): the stored bytes are XORed with a keystream
-    drawn from a secret 56-bit seed per output (torch's Philox generator, seeded per chunk), and each chunk is
-    decoded when compared and NaN-filled right after. Why: a Triton kernel can load from any address of its
-    process's GPU memory, so an answer kept there in clear could be read by a kernel that guesses where it
-    lies; masked, those bytes are noise without the seed, which lives only in this object (reachable from the
-    candidate only by the introspection the static checks refuse, as the CPU copies were before). device None
-    and mask False: a view of `t` itself, without a copy (the timing's spot checks)."""
-
-    def __init__(self, torch, t, device=None, mask=False):
+    def __init__(self, torch, t, device=None):
         t = t.detach()
         self.shape, self.dtype, self.numel = tuple(t.shape), t.dtype, t.numel()
         flat = t.contiguous().view(-1)
-        self.key = int.from_bytes(os.urandom(7), "little") if mask else None
         self.has_nan, self.finite = False, True
         if t.dtype.is_floating_point:
             for a in range(0, self.numel, REF_CHUNK_ELEMS):
                 c = flat[a:a + REF_CHUNK_ELEMS]
                 self.has_nan = self.has_nan or bool(torch.isnan(c).any())
                 self.finite = self.finite and bool(torch.isfinite(c).all())
-        if device is None and not mask:
-            self.data = flat
-        elif not mask:
-            self.data = flat.to(device, copy=True)
-        else:
-            es = t.element_size()
-            self.data = torch.empty(self.numel * es, dtype=torch.uint8, device=device)
-            for c, a in enumerate(range(0, self.numel, REF_CHUNK_ELEMS)):
-                raw = flat[a:a + REF_CHUNK_ELEMS].to(device).view(torch.uint8)
-                torch.bitwise_xor(raw, self._keystream(torch, c, raw.numel()), out=self.data[a * es:a * es + raw.numel()])
+        self.data = flat if device is None else flat.to(device, copy=True)
         self.nbytes = self.data.numel() * self.data.element_size()
-
-    def to_host(self, torch):
-        """Decoded, chunk by chunk, into a plain copy on the host (as host copies are kept: unmasked); the GPU
-        copy goes (Worker.refs_to_host)."""
-        if self.data.device.type == "cpu" and self.key is None:
-            return
-        host = torch.empty(self.numel, dtype=self.dtype, device="cpu")
-        for a, b, c in self.chunks(torch):
-            host[a:b].copy_(c)
-        self.data, self.key = host, None
-        self.nbytes = host.numel() * host.element_size()
-
-    def _keystream(self, torch, chunk, n):
-        g = torch.Generator(device=self.data.device)
-        g.manual_seed((self.key + chunk) & ((1 << 63) - 1))
-        return torch.randint(0, 256, (n,), dtype=torch.uint8, device=g.device, generator=g)
 
     def chunks(self, torch):
         """(start, end, tensor of the elements [start, end) in self.dtype) over the flat output."""
-        es = torch.empty((), dtype=self.dtype).element_size()
-        for c, a in enumerate(range(0, self.numel, REF_CHUNK_ELEMS)):
+        for a in range(0, self.numel, REF_CHUNK_ELEMS):
             b = min(a + REF_CHUNK_ELEMS, self.numel)
-            if self.key is None:
-                yield a, b, self.data[a:b]
-                continue
-            raw = self.data[a * es:b * es]
-            dec = torch.bitwise_xor(raw, self._keystream(torch, c, raw.numel())).view(self.dtype)
-            try:
-                yield a, b, dec
-            finally:  # the decoded answer must not wait in a free block of the caching allocator
-                _poison(torch, dec)
+            yield a, b, self.data[a:b]
 
 
 def whole_output_rule(rel, rtol):
@@ -3253,18 +3252,13 @@ class _Stored:
     """A reference output (a tensor, or a tuple/list of tensors) as kept: `container` (None for one tensor, else
     tuple or list) and one _RefOut per tensor."""
 
-    def __init__(self, torch, out, device=None, mask=False):
+    def __init__(self, torch, out, device=None):
         if isinstance(out, torch.Tensor):
-            self.container, self.refs = None, [_RefOut(torch, out, device, mask)]
+            self.container, self.refs = None, [_RefOut(torch, out, device)]
         elif isinstance(out, (tuple, list)) and all(isinstance(o, torch.Tensor) for o in out):
-            self.container, self.refs = type(out), [_RefOut(torch, o, device, mask) for o in out]
+            self.container, self.refs = type(out), [_RefOut(torch, o, device) for o in out]
         else:
             raise TypeError(f"reference output must be a tensor or a tuple/list of tensors, got {type(out).__name__}")
-        self.nbytes = sum(r.nbytes for r in self.refs)
-
-    def to_host(self, torch):
-        for r in self.refs:
-            r.to_host(torch)
         self.nbytes = sum(r.nbytes for r in self.refs)
 
 

@@ -444,7 +444,7 @@ def test_trial_plan_is_fresh_per_seed_and_hides_the_faithfulness_trial():
 
 def test_widened_inputs():
     """widen_inputs: sign flips reach negative values of a torch.rand input and keep magnitudes and strides; a scaled
-    trial multiplies one block by a factor in SCALE_RANGE (or its inverse); both deterministic in the seed; integer
+    trial multiplies a middle-half block along each of two dims by a factor in SCALE_RANGE (or its inverse); both deterministic in the seed; integer
     and bool tensors, non-tensors and plain trials as they were; torch's global RNG untouched."""
     import reward
     x = torch.rand(6, 8).t()  # non-contiguous
@@ -453,12 +453,17 @@ def test_widened_inputs():
     assert torch.equal(torch.get_rng_state(), state)
     assert torch.equal(s1, s2) and s1.stride() == x.stride() and bool((s1 < 0).any()) and bool((s1 > 0).any())
     assert torch.equal(s1.abs(), x)
-    c = reward.widen_inputs(torch, [x], "scale", 9)[0]
-    ratio = (c / x)[x > 0]
-    factors = sorted({round(float(r), 4) for r in ratio})
+    v = torch.rand(40) + 0.5  # one dim: one block, one factor
+    c = reward.widen_inputs(torch, [v], "scale", 9)[0]
+    factors = sorted({round(float(r), 4) for r in c / v})
     assert len(factors) == 2 and 1.0 in factors
     f = max(factors) if min(factors) == 1.0 else 1 / min(factors)
     assert reward.SCALE_RANGE[0] - 1e-3 <= f <= reward.SCALE_RANGE[1] + 1e-3
+    scaled = (c / v - 1).abs() > 1e-3  # the block is a prefix or a suffix, 10 to 30 of the 40
+    assert 10 <= int(scaled.sum()) <= 30 and (bool(scaled[0]) or bool(scaled[-1]))
+    for seed in range(20):  # two dims: a block along each, so ratios vary along rows and along columns
+        ratio = reward.widen_inputs(torch, [x + 0.5], "scale", seed)[0] / (x + 0.5)
+        assert (ratio.std(dim=0) > 1e-3).any() and (ratio.std(dim=1) > 1e-3).any()
     for same in (torch.arange(6), torch.ones(4, dtype=torch.bool), 3.0):
         assert reward.widen_inputs(torch, [same], "sign", 1)[0] is same
     assert reward.widen_inputs(torch, [x], "plain", 1)[0] is x
@@ -955,8 +960,8 @@ class _FreeingCuda:
 
 @pytest.mark.parametrize("exclusive, error", [(False, None), (True, None), (False, "oom"), (True, "oom")])
 def test_a_job_gives_its_gpu_memory_back_before_the_gpu_lock(monkeypatch, exclusive, error):
-    """A job's GPU memory goes back while its worker still holds the GPU lock, so the next exclusive retry finds
-    it free: a H100 saw three level-1 retries run out of memory beside the 56-61 GB a finished
+    """A job's GPU memory goes back while its worker holds the GPU lock (an exclusive job's hold, else a shared one
+    taken for it after the verdict), so the next exclusive retry finds it free: a H100 saw three level-1 retries run out of memory beside the 56-61 GB a finished
     retry's worker had not given back yet. A worker replaced after its job (every exclusive one, every verdict of
     the recycle kind) empties its caches too, and keeps the lock until it exits (_serve: right after the
     result), so the lock goes with its process: a H100 saw two retries run out of memory beside
@@ -988,7 +993,7 @@ def test_a_job_gives_its_gpu_memory_back_before_the_gpu_lock(monkeypatch, exclus
         return Verdict(compiled=True, correct=True)
 
     w = object.__new__(reward._Worker)
-    w.device, w.fd_out, w.n_candidates, w.caps = "cuda", None, 0, {}
+    w.device, w.fd_out, w.n_candidates, w.caps, w._paused = "cuda", None, 0, {}, 0
     w.torch = SimpleNamespace(cuda=_FreeingCuda(events))
     w.tasks = {"small": {"nbytes": 1 << 20}}
     monkeypatch.setattr(reward, "_send", lambda fd, obj: None)
@@ -1000,7 +1005,8 @@ def test_a_job_gives_its_gpu_memory_back_before_the_gpu_lock(monkeypatch, exclus
     out = w.run_job(job)
     replaced = exclusive or error is not None
     assert out["verdict"]["correct"] == (error is None) and out["recycle"] == replaced
-    assert events == ["lock", "verify", "empty_cache"] + ([] if replaced else [("release", ["small"])])
+    start = ["lock", "verify"] if exclusive else ["verify", "lock"]
+    assert events == start + ["empty_cache"] + ([] if replaced else [("release", ["small"])])
     assert (lock.held is not None) == replaced and (not w.tasks) == replaced
 
 
@@ -1019,47 +1025,6 @@ def test_a_worker_keeps_the_gpu_lock_on_its_last_job_only():
     w.n_candidates = 0
     assert w.will_recycle(job, True, ok) and w.will_recycle(job, False, Verdict(error_type="oom"))
     assert w.will_recycle(job, True, None) and not w.will_recycle(job, False, None)
-
-
-def test_a_masked_reference_output_moves_to_the_host_decoded():
-    """_RefOut.to_host: a masked copy (the GPU's form; masked on the CPU here) comes back as the plain values,
-    and compares as before."""
-    import torch
-    import reward
-    t = torch.randn(3, 1000)
-    r = reward._RefOut(torch, t, device="cpu", mask=True)
-    assert r.key is not None and r.data.dtype == torch.uint8
-    r.to_host(torch)
-    assert r.key is None and r.data.dtype == t.dtype and torch.equal(r.data.view(t.shape), t)
-    err, ok = reward._chunked_close(torch, t, r, 1e-4, 1e-4, torch.isclose, torch.equal, "cpu")
-    assert err == 0.0 and ok
-
-
-def test_an_oom_in_a_trial_moves_the_gpu_kept_references_to_the_host_where_it_has_room():
-    """Worker.refs_to_host, after a trial ran out of memory: the reference outputs kept on the GPU go to the host
-    if the host cap has room for them beside those already there (then the trial runs again), else nothing
-    moves and the oom stands. a H100: a trial of L1 34_InstanceNorm's answer, correct on an H200, ran
-    out of memory beside the 7.5 GB outputs that the judge had kept on the GPU."""
-    from types import SimpleNamespace
-    import reward
-    gb = 1 << 30
-    events = []
-
-    def stored(where):
-        s = SimpleNamespace(refs=[SimpleNamespace(data=SimpleNamespace(device=SimpleNamespace(type=where)))],
-                            nbytes=7.5 * gb)
-        s.to_host = lambda torch: events.append("to_host") or s.refs[0].data.device.__setattr__("type", "cpu")
-        return s
-    w = object.__new__(reward._Worker)
-    w.device, w.timings = "cuda", {}
-    w.torch = SimpleNamespace(cuda=SimpleNamespace(empty_cache=lambda: events.append("empty_cache")))
-    task = {"ref_outs": [stored("cuda"), stored("cuda"), stored("cuda"), stored("cpu"), stored("cpu")]}
-    w.caps = {"rss_gb": 40}   # 0.75 of it is 30 GB, 15 of them taken: no room for the 22.5 GB to move
-    assert not w.refs_to_host(task, RuntimeError("CUDA out of memory")) and events == []
-    w.caps = {"rss_gb": 60}   # 45 GB, 15 taken: room for 22.5
-    assert w.refs_to_host(task, RuntimeError("CUDA out of memory"))
-    assert events == ["to_host"] * 3 + ["empty_cache"] and w.timings["ref_gpu_trials"] == 0
-    assert not w.refs_to_host(task, RuntimeError("CUDA out of memory"))   # nothing left on the GPU: the oom stands
 
 
 def test_an_exclusive_job_waits_while_gpu_memory_is_still_being_given_back():
