@@ -1997,6 +1997,8 @@ class _AnswerProcess:
                                                         "threads": torch_threads(worker.torch)}).encode()],
                             [job_r, res_w])
             reply = json.loads(worker.hatch.recv(1 << 16) or b"{}")
+        except OSError as e:  # the hatch died (its worker's judge_error says so; the worker is replaced)
+            reply = {"why": f"the answer hatch is gone ({e})"}
         finally:
             os.close(job_r)
             os.close(res_w)
@@ -2444,30 +2446,16 @@ class _Worker:
         """Bytes of reference outputs the job may keep on the host: 0.75 of its host memory cap."""
         return 0.75 * self.caps.get("rss_gb", 0.0) * (1 << 30)
 
-    def run_candidate(self, fn, error_type):
-        """Run candidate code with stdout/stderr muted; exceptions become a typed _WorkerError."""
-        torch = self.torch
-        saved = sys.stdout, sys.stderr
-        sys.stdout = sys.stderr = writer = _CappedWriter()
-        _Launches.raised = False
+    def run_reference(self, fn, error_type):
+        """Run the reference (its timed runs; _cuda_times' runner): no answer code runs here, so an exception is
+        the task's (or the caps'), never the answer's."""
         try:
             return fn()
-        except (SystemExit, KeyboardInterrupt) as e:
-            raise _WorkerError("exit_called", f"candidate raised {type(e).__name__}({e})") from None
-        except MemoryError as e:
-            raise _WorkerError("oom", f"{_describe(e)}; {self.cap_text(e)}") from None
         except Exception as e:
-            text = _describe(e)
-            if _is_oom(torch, e):
-                raise _WorkerError("oom", f"{text}; {self.cap_text(e)}") from None
-            if type(e).__name__ in ("CompilationError", "CompileTimeAssertionFailure", "PTXASError"):
-                raise _WorkerError("compile_error", text) from None
-            if _Launches.raised:  # on CPU the interpreter reports compile-time errors this way too
-                raise _WorkerError("kernel_error", text) from None
-            raise _WorkerError(error_type, text) from None
-        finally:
-            sys.stdout, sys.stderr = saved
-            self.printed_chars += writer.n
+            if _is_oom(self.torch, e):
+                raise _WorkerError("oom", f"reference: {_describe(e)}; {self.cap_text(e)}",
+                                   flags=["oom_in_reference"]) from None
+            raise _WorkerError("task_error", f"reference failed in its timed runs: {_describe(e)}") from None
 
     def compare(self, out, ref, atol_rtol, where, v):
         """Exact type/structure, shape, dtype, then allclose. `ref` is a stored reference (`_Stored`) or
@@ -2732,7 +2720,7 @@ class _Worker:
             times = {}
             if fns:  # the reference side's own timing, before the answer's
                 times = _cuda_times(torch, fns, refill, self.timing_inputs(task, seed_base, rotation),
-                                    job["time_trials"], self.run_candidate, budget_s=job["time_budget_s"])
+                                    job["time_trials"], self.run_reference, budget_s=job["time_budget_s"])
                 del fns, refill
             head, outs = ans.ask({"op": "time", "trials": job["time_trials"], "budget_s": job["time_budget_s"],
                                   "gpu_cap_gb": self.answer_gpu_cap_gb(),
