@@ -918,15 +918,30 @@ def whole_task(record, program, comp):
             "ops": ops, "span": [0, len(comp) - 1], "level": record.get("level", len(comp)), "whole": True}
 
 
+PRECISIONS = ("any", "fp32")
+KB_TOL_FLAG = "fails_kb_tol"  # the judge's flag on a correct verdict outside KernelBench's fp32 atol = rtol = 1e-4
+
+
+def preferred(verdicts, indices, precision):
+    """Of `indices` (correct verdicts), those a precision mode prefers: under "fp32", the ones within
+    KernelBench's 1e-4 where any is (else all of them, so a task keeps its answer at the judge's tolerance);
+    under "any", all."""
+    if precision != "fp32":
+        return list(indices)
+    return [i for i in indices if KB_TOL_FLAG not in verdicts[i].flags] or list(indices)
+
+
 def search_steps(record, proposer, device, time_trials, *, workers=2, max_fragment=5, samples=1, beam=BEAM, seed=0,
                  sample_budget=None, time_budget_s=None, do_autotune=False, allow_reference=True, log=None,
-                 progress=True, order="shortest"):
+                 progress=True, order="shortest", precision="any"):
     """search_program as a generator (`drive` runs it): it yields a Propose for each batch of fragments and is
     sent their candidates, and yields (records, candidates) for the judge and is sent their verdicts
     (reward.judge_candidates' shape); it returns search_program's result. workers: fragments per batch (the
     judge's workers), so the time budget is checked once per round of the pool. order (ORDERS): "shortest" tries
     the fragments shortest first; "epilogue-first" tries those without a GEMM or convolution first (shortest
-    first), then the rest, so a sample budget goes to the ops a policy's kernel can win and that judge fast."""
+    first), then the rest, so a sample budget goes to the ops a policy's kernel can win and that judge fast.
+    precision (PRECISIONS): "fp32" prefers a fragment's kernels, and a cover's end-to-end verdicts, within
+    KernelBench's 1e-4 over faster ones outside it (`preferred`)."""
     from policy import answer
     log = log or (lambda row: None)
     t0 = time.time()
@@ -981,7 +996,7 @@ def search_steps(record, proposer, device, time_trials, *, workers=2, max_fragme
         stats["judged"] += sum(c["text"] is not None for cs in cands for c in cs)
         for frag, cs, vs in zip(part, cands, verdicts):
             a, b = frag["span"]
-            ok = [j for j, v in enumerate(vs) if v.correct]
+            ok = preferred(vs, [j for j, v in enumerate(vs) if v.correct], precision)
             best = min(ok, key=lambda j: (vs[j].runtime_ms if vs[j].runtime_ms is not None else 0.0, j)) if ok else None
             if best is not None:
                 kernels[(a, b)] = {"solution": solution_text(cs[best]), "fragment": frag,
@@ -1068,6 +1083,9 @@ def search_steps(record, proposer, device, time_trials, *, workers=2, max_fragme
                  "speedup": v.speedup, "plans": plans})
             faster = speed_measured and winner is not None and \
                 (v.runtime_ms or math.inf) < (winner["verdict"].runtime_ms or math.inf)
+            if precision == "fp32" and winner is not None and v.correct:  # within 1e-4 first, then speed
+                within, won_within = KB_TOL_FLAG not in v.flags, KB_TOL_FLAG not in winner["verdict"].flags
+                faster = within > won_within or (within == won_within and faster)
             if v.correct and (winner is None or faster):
                 winner = {"kind": "hybrid", "solution": src, "verdict": v, "cover": segs, "plans": plans}
         if winner is not None or not round_covers:
@@ -1101,7 +1119,7 @@ def search_steps(record, proposer, device, time_trials, *, workers=2, max_fragme
 
 
 def search_tasks(records, proposer, judge, samples=1, seed=0, sample_budget=None, time_budget_s=None, logs=None,
-                 order="shortest", beam=BEAM, progress=None):
+                 order="shortest", beam=BEAM, progress=None, precision="any"):
     """eval.py --search contract: the searches of several tasks run together (`drive`: one judge call a round for
     all of them). Returns one item per record: search_program's result (allow_reference=False, so "kind" is
     "hybrid" or "failed"; a hybrid's "verdict" is the judge's end-to-end verdict of its "solution" on the task
@@ -1109,7 +1127,7 @@ def search_tasks(records, proposer, judge, samples=1, seed=0, sample_budget=None
     or the exception that ended that task's search. sample_budget and time_budget_s as search_program's (the
     time budget counts from the start of the batch); logs[i] receives record i's events and then one
     {"event": "result", "kind", "cover", "stats", "plans"}. beam: covers judged end to end a round per task
-    (search_program's); progress: drive's line callback. proposer None (the reference policy) gives
+    (search_program's); progress: drive's line callback; precision: search_steps'. proposer None (the reference policy) gives
     "failed" results: the judge has no reference mode (see --policy reference above)."""
     logs = logs or [None] * len(records)
     from policy import ReferencePolicy
@@ -1121,7 +1139,8 @@ def search_tasks(records, proposer, judge, samples=1, seed=0, sample_budget=None
     for rec, log in zip(records, logs):
         steps.append(search_steps(rec, proposer, judge.device, judge.time_trials, workers=getattr(judge, "workers", 2),
                                   samples=samples, seed=seed, sample_budget=sample_budget, time_budget_s=time_budget_s,
-                                  allow_reference=False, log=log, progress=False, order=order, beam=beam))
+                                  allow_reference=False, log=log, progress=False, order=order, beam=beam,
+                                  precision=precision))
     results = drive(steps, judge, progress=progress)
     for res, log in zip(results, logs):
         if isinstance(res, dict):

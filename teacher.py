@@ -3462,6 +3462,9 @@ def compile_program(record_or_program, seed: int = 0, target: str = "cpu", sourc
 
 
 PLANS = ("triton", "triton-tf32x3", "triton-tf32", "triton-bf16x3", "hybrid", "hybrid-cl", "hybrid-fp16")
+# Plans with fp16 operands or outputs: outside what the reference itself computes in, so a precision-faithful run
+# (eval.py --precision fp32) leaves them out. TF32 convolutions stay: eager's own cuDNN convolutions run in TF32.
+FP16_PLANS = ("hybrid-fp16",)
 CONV_OPS = {op for op in HEAVY_OPS if op.startswith("conv")}
 
 

@@ -339,7 +339,7 @@ def test_teacher_and_search_wiring_with_stand_ins(tmp_path, capsys, monkeypatch)
     calls = []
 
     def search_tasks(records, proposer, judge, samples, seed, sample_budget=None, time_budget_s=None, logs=None,
-                     order="shortest", beam=4, progress=None):
+                     order="shortest", beam=4, progress=None, precision="any"):
         from reward import Verdict
 
         out = []

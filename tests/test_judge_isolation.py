@@ -127,3 +127,25 @@ def test_outputs_come_back_as_bytes_with_their_shape_and_dtype(run):
     head = run["head"]
     assert head["container"] is None and head["tensors"] == [{"dtype": "float32", "shape": [8, 16], "nbytes": 512}]
     assert head["counts"].get("addmm") == 1  # nn.Linear's GEMM, seen at the dispatcher
+
+
+def test_a_reference_failing_in_its_timed_runs_is_the_tasks_error():
+    """_Worker.run_reference (the runner of the reference's timed runs): no answer code runs there, so a failure
+    is a task_error and an out-of-memory is oom_in_reference, never a runtime_error billed to the answer."""
+    import torch
+    import reward
+    w = object.__new__(reward._Worker)
+    w.torch, w.caps = torch, {}
+
+    def boom():
+        raise ValueError("boom")
+
+    def oom():
+        raise RuntimeError("CUDA out of memory. Tried to allocate 2.00 GiB")
+    assert w.run_reference(lambda: 3, "runtime_error") == 3
+    with pytest.raises(reward._WorkerError) as e:
+        w.run_reference(boom, "runtime_error")
+    assert e.value.error_type == "task_error" and "boom" in str(e.value)
+    with pytest.raises(reward._WorkerError) as e:
+        w.run_reference(oom, "runtime_error")
+    assert e.value.error_type == "oom" and e.value.kw.get("flags") == ["oom_in_reference"]
