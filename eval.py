@@ -36,7 +36,8 @@ Metrics (KernelBench's definitions; pure functions below, tested against hand-co
              for p in 0, 1, 1.5, 2; speedup = eager reference time / candidate time. fast_0 = Acc.
   geomean    geometric-mean speedup over the correct tasks (tasks whose speed was measured).
   pass@k     Chen et al.'s unbiased estimator 1 - C(n-c, k) / C(n, k), averaged over tasks (--samples n > 1).
-  vs compile the same fast_p / geomean against torch.compile of the reference (--baseline eager,compile).
+  vs compile the same fast_p / geomean against torch.compile of the reference (--baseline eager,compile), and
+  vs max-autotune against torch.compile(mode="max-autotune") (--baseline eager,compile,max-autotune).
 Choices to know about:
   * With --samples N > 1 a task's row is the best of its N samples (the fastest correct one; else the first
     that compiled; else the first), so Acc = pass@N there; pass@k for k < N are the unbiased estimates.
@@ -157,8 +158,8 @@ def pass_at_k(n, c, k):
 
 
 def aggregate(rows, speed_measured=None, compile_measured=None, ps=FAST_PS):
-    """Aggregates of per-task rows. Row keys used: correct, compiled, speedup, speedup_vs_compile, n_samples,
-    n_correct. speed_measured None means "some correct row has a speedup". Keys that cannot be computed are
+    """Aggregates of per-task rows. Row keys used: correct, compiled, speedup, speedup_vs_compile,
+    speedup_vs_max_autotune (measured where some correct row has it), n_samples, n_correct. speed_measured None means "some correct row has a speedup". Keys that cannot be computed are
     absent (fast_p for p > 0 and geomeans without measured speed, pass@k for k above the samples per task)."""
     n = len(rows)
     if speed_measured is None:
@@ -173,12 +174,14 @@ def aggregate(rows, speed_measured=None, compile_measured=None, ps=FAST_PS):
             out[f"fast_{p:g}"] = fast_p(rows, p)
     if speed_measured:
         out["geomean_speedup"] = geomean(r["speedup"] for r in rows if r.get("correct") and r.get("speedup"))
-    if compile_measured:
-        for p in ps:
-            if p > 0:
-                out[f"fast_{p:g}_vs_compile"] = fast_p(rows, p, "speedup_vs_compile")
-        out["geomean_speedup_vs_compile"] = geomean(r["speedup_vs_compile"] for r in rows
-                                                    if r.get("correct") and r.get("speedup_vs_compile"))
+    autotune_measured = any(r.get("correct") and r.get("speedup_vs_max_autotune") is not None for r in rows)
+    for suffix, measured in (("_vs_compile", compile_measured), ("_vs_max_autotune", autotune_measured)):
+        if measured:
+            for p in ps:
+                if p > 0:
+                    out[f"fast_{p:g}{suffix}"] = fast_p(rows, p, f"speedup{suffix}")
+            out[f"geomean_speedup{suffix}"] = geomean(r[f"speedup{suffix}"] for r in rows
+                                                      if r.get("correct") and r.get(f"speedup{suffix}"))
     n_samples = min((r.get("n_samples", 1) for r in rows), default=1)
     if n_samples > 1:
         for k in sorted({k for k in PASS_KS if k <= n_samples} | {n_samples}):
@@ -230,6 +233,8 @@ def task_row(record, verdicts, precision="any"):
     v = verdicts[best]
     return {"task_id": str(record["id"]), "level": task_level(record), "compiled": bool(v.compiled),
             "correct": bool(v.correct), "speedup": v.speedup, "speedup_vs_compile": v.timings.get("speedup_vs_compile"),
+            "speedup_vs_max_autotune": v.timings.get("speedup_vs_max_autotune"),
+            "max_autotune_ref_ms": v.timings.get("max_autotune_ref_ms"),
             "runtime_ms": v.runtime_ms, "ref_ms": v.ref_ms, "compile_ref_ms": v.timings.get("compile_ref_ms"),
             "max_abs_err": v.max_abs_err, "error_type": v.error_type, "error_msg": v.error_msg[:ERROR_MSG_CHARS],
             "flags": v.flags, "n_samples": len(verdicts), "n_correct": sum(bool(x.correct) for x in verdicts),
@@ -376,15 +381,19 @@ def level_table(agg, speed_measured, compile_measured):
     """Markdown rows: one per level and one for all tasks."""
     head = ["level", "tasks", "compiled", "Acc", "Acc at 1e-4"] + [f"fast_{p:g}" for p in FAST_PS[1:]] + \
         ["geomean speedup"]
+    autotune = "geomean_speedup_vs_max_autotune" in agg["overall"]
     if compile_measured:
         head += [f"fast_{p:g} vs compile" for p in FAST_PS[1:]] + ["geomean vs compile"]
+    if autotune:
+        head += [f"fast_{p:g} vs max-autotune" for p in FAST_PS[1:]] + ["geomean vs max-autotune"]
     ks = sorted({k for a in [agg["overall"]] for k in a if k.startswith("pass@")}, key=lambda k: int(k[5:]))
     head += ks
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for name, a in list(agg["levels"].items()) + [("all", agg["overall"])]:
         cells = [f"**{name}**" if name == "all" else name, str(a["n_tasks"]), _pct(a["compiled"]), _pct(a["acc"]),
                  _pct(a.get("acc_kb_tol"))]
-        for suffix, measured in [("", speed_measured)] + ([("_vs_compile", True)] if compile_measured else []):
+        for suffix, measured in [("", speed_measured)] + ([("_vs_compile", True)] if compile_measured else []) \
+                + ([("_vs_max_autotune", True)] if autotune else []):
             for p in FAST_PS[1:]:
                 cells.append(_pct(a.get(f"fast_{p:g}{suffix}")) if measured else "not measured")
             g = a.get(f"geomean_speedup{suffix}")
@@ -458,11 +467,14 @@ def write_report(out_dir, rows, agg, run, speed_measured, compile_measured, plot
         lines += ["", "## Failures", "", "| task | level | error type | message |", "|---|---|---|---|"]
         lines += [f"| {r['task_id']} | {r['level']} | {r['error_type'] or 'unknown'} | {short_message(r)} |"
                   for r in failed]
+    autotune = any(r.get("speedup_vs_max_autotune") is not None for r in rows)
     lines += ["", "## Tasks", "", "| task | level | compiled | correct | speedup | "
-              + ("vs compile | " if compile_measured else "") + "error |", "|---|---|---|---|---|"
-              + ("---|" if compile_measured else "") + "---|"]
+              + ("vs compile | " if compile_measured else "") + ("vs max-autotune | " if autotune else "")
+              + "error |", "|---|---|---|---|---|" + ("---|" if compile_measured else "")
+              + ("---|" if autotune else "") + "---|"]
     for r in rows:
         svc = f"{fmt_speed(r.get('speedup_vs_compile'), True)} | " if compile_measured else ""
+        svc += f"{fmt_speed(r.get('speedup_vs_max_autotune'), True)} | " if autotune else ""
         lines.append(f"| {r['task_id']} | {r['level']} | {int(r['compiled'])} | {r['n_correct']}/{r['n_samples']} | "
                      f"{fmt_speed(r['speedup'], speed_measured)} | {svc}{r['error_type'] or '-'} |")
     if plots:
@@ -478,7 +490,9 @@ def write_plots(out_dir, rows, compile_measured):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    series = [("vs eager", "speedup")] + ([("vs torch.compile", "speedup_vs_compile")] if compile_measured else [])
+    series = [("vs eager", "speedup")] + ([("vs torch.compile", "speedup_vs_compile")] if compile_measured else []) \
+        + ([("vs max-autotune", "speedup_vs_max_autotune")]
+           if any(r.get("speedup_vs_max_autotune") for r in rows) else [])
     paths = []
     fig, ax = plt.subplots(figsize=(6, 4))
     for label, key in series:
@@ -527,7 +541,10 @@ def build_parser():
                    help="checkpoint dir | model:ID_OR_PATH | teacher | solutions:DIR | samples:FILE | reference "
                         "(see the docstring)")
     p.add_argument("--out", required=True, help="output directory; rerunning with the same one skips finished tasks")
-    p.add_argument("--baseline", default="eager", help="comma list of eager,compile (speedup is always vs eager)")
+    p.add_argument("--baseline", default="eager",
+                   help="comma list of eager,compile,max-autotune: torch.compile of the reference in its default mode "
+                        "and in mode='max-autotune' (compiled once per task and GPU, then cached: "
+                        "--baseline-cache), timed like eager; speedup is always vs eager")
     p.add_argument("--search", action="store_true", help="test-time search (search.py) per task")
     p.add_argument("--samples", type=int, default=1, help="samples per task (model policies); pass@k when > 1")
     p.add_argument("--device", choices=["cpu", "cuda"], default="cpu", help="judge and model device; speed needs cuda")
@@ -627,10 +644,11 @@ def default_baseline_cache():
 def check_args(args):
     """Validate flags and compute derived values; raises UsageError."""
     baselines = [b.strip() for b in args.baseline.split(",") if b.strip()]
-    bad = [b for b in baselines if b not in ("eager", "compile")]
+    known = ["eager", "compile", "max-autotune"]
+    bad = [b for b in baselines if b not in known]
     if bad or not baselines:
-        raise UsageError(f"--baseline takes a comma list of eager,compile; got {args.baseline!r}")
-    args.baseline = ",".join(sorted(set(baselines) | {"eager"}, key=["eager", "compile"].index))
+        raise UsageError(f"--baseline takes a comma list of {','.join(known)}; got {args.baseline!r}")
+    args.baseline = ",".join(sorted(set(baselines) | {"eager"}, key=known.index))
     for name, lo in [("samples", 1), ("workers", 1), ("trials", 1), ("time_trials", 0), ("gen_batch_size", 1),
                      ("max_new_tokens", 1)]:
         if getattr(args, name) < lo:
@@ -723,7 +741,8 @@ def check_args(args):
         if not hasattr(search, "search_tasks"):
             raise UsageError("--search: search.py has no search_tasks(records, proposer, judge, samples=, seed=)")
     args.speed_measured = args.device == "cuda" and args.time_trials > 0
-    args.compile_measured = args.speed_measured and "compile" in args.baseline
+    args.compile_measured = args.speed_measured and "compile" in args.baseline.split(",")
+    args.autotune_measured = args.speed_measured and "max-autotune" in args.baseline.split(",")
     return args
 
 
@@ -863,6 +882,8 @@ def judge_kwargs(args):
     kw = dict(workers=args.workers, device=args.device, timeout_s=args.timeout_s, policy=args.judge_policy,
               trials=args.trials, time_trials=args.time_trials if args.speed_measured else 0,
               compile_baseline=args.compile_measured, seed=args.seed)
+    if getattr(args, "autotune_measured", False):
+        kw["autotune_baseline"] = True
     if args.time_budget_s is not None:
         kw["time_budget_s"] = args.time_budget_s
     if "baseline_cache" in inspect.signature(Judge.__init__).parameters:

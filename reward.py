@@ -889,16 +889,34 @@ def memory_caps(host_total_gb, gpu_total_gb, workers):
             "rss_exclusive_gb": CAP_HOST_SHARE * host, "gpu_exclusive_gb": gpu}
 
 
+# The torch.compile baselines a Judge can time beside eager, by name: the torch.compile mode, and the Judge flag
+# that asks for it. Each has a stem ("compile", "max_autotune": baseline_stem) naming its keys: a verdict's timings
+# <stem>_ref_ms (its median time), speedup_vs_<stem>, <stem>_ms (how long compiling took, or failed after) and
+# <stem>_ref_ms_from_cache; the BaselineCache's <stem>_ms (the median time) or <stem>_failed; the flag
+# <stem>_baseline_failed where it does not compile.
+COMPILE_BASELINES = {"compile": ("default", "compile_baseline"), "max-autotune": ("max-autotune", "autotune_baseline")}
+
+
+def baseline_stem(name):
+    return name.replace("-", "_")
+
+
+def compile_baselines(job):
+    """The names (COMPILE_BASELINES) of the torch.compile baselines a job measures."""
+    return [name for name, (_, flag) in COMPILE_BASELINES.items() if job.get(flag)]
+
+
 def measured_baselines(v):
     """The baseline times a verdict measured itself (not taken from the cache), as BaselineCache.put takes
-    them: eager_ms, compile_ms, or compile_failed. Empty for an untimed verdict."""
+    them: eager_ms, and per compile baseline <stem>_ms or <stem>_failed. Empty for an untimed verdict."""
     out = {}
     if v.ref_ms is not None and not v.timings.get("ref_ms_from_cache"):
         out["eager_ms"] = v.ref_ms
-    if v.timings.get("compile_ref_ms") is not None and not v.timings.get("compile_ref_ms_from_cache"):
-        out["compile_ms"] = v.timings["compile_ref_ms"]
-    elif "compile_baseline_failed" in v.flags and v.ref_ms is not None and "compile_ms" in v.timings:
-        out["compile_failed"] = True  # it failed to compile here, now (compile_ms: the attempt's time)
+    for stem in map(baseline_stem, COMPILE_BASELINES):
+        if v.timings.get(f"{stem}_ref_ms") is not None and not v.timings.get(f"{stem}_ref_ms_from_cache"):
+            out[f"{stem}_ms"] = v.timings[f"{stem}_ref_ms"]
+        elif f"{stem}_baseline_failed" in v.flags and v.ref_ms is not None and f"{stem}_ms" in v.timings:
+            out[f"{stem}_failed"] = True  # it failed to compile here, now (<stem>_ms: the attempt's time)
     return out
 
 
@@ -914,9 +932,10 @@ def _host_memory_gb():
 
 class BaselineCache:
     """Reference timings measured once per task and machine: a JSONL file, one entry a line,
-    {"task_sha256", "gpu", "torch", "triton", "eager_ms", "compile_ms", "compile_failed", "ref_oom",
-    "ref_oom_share_gb"}. eager_ms is the median forward time of the eager reference, compile_ms of
-    torch.compile(reference); either may be missing. ref_oom (the oom message) and ref_oom_share_gb: the task's
+    {"task_sha256", "gpu", "torch", "triton", "eager_ms", "compile_ms", "compile_failed", "max_autotune_ms",
+    "max_autotune_failed", "ref_oom", "ref_oom_share_gb"}. eager_ms is the median forward time of the eager
+    reference, compile_ms of torch.compile(reference), max_autotune_ms of its mode="max-autotune"; any may be
+    missing. ref_oom (the oom message) and ref_oom_share_gb: the task's
     reference ran out of memory under a worker's share of that many GB, so a Judge whose share is no larger runs
     its jobs alone at once (36 of KernelBench level 1's references did, each paying a failed first
     attempt in every eval; the lab record).
@@ -925,7 +944,8 @@ class BaselineCache:
     file, so two processes sharing it lose at most each other's latest entries (last writer wins) and never
     leave a corrupt file. Unreadable lines are skipped with one warning on stderr."""
 
-    FIELDS = ("eager_ms", "compile_ms", "compile_failed", "ref_oom", "ref_oom_share_gb")
+    FIELDS = ("eager_ms", "compile_ms", "compile_failed", "max_autotune_ms", "max_autotune_failed", "ref_oom",
+              "ref_oom_share_gb")
 
     def __init__(self, path):
         self.path = os.path.abspath(path)
@@ -2743,11 +2763,13 @@ class _Worker:
         v.speedup = v.ref_ms / v.runtime_ms if v.runtime_ms > 0 else None
         if v.speedup is not None and v.speedup > SPEEDUP_CAP:
             v.flags.append("speedup_above_cap")
-        compile_ms = _median(times["compile"]) if "compile" in times else cached_ms(job, "compile_ms")
-        if job["compile_baseline"] and compile_ms is not None:
-            v.timings["compile_ref_ms"] = compile_ms
-            v.timings["compile_ref_ms_from_cache"] = "compile" not in times
-            v.timings["speedup_vs_compile"] = compile_ms / v.runtime_ms
+        for name in compile_baselines(job):
+            stem = baseline_stem(name)
+            ms = _median(times[name]) if name in times else cached_ms(job, f"{stem}_ms")
+            if ms is not None:
+                v.timings[f"{stem}_ref_ms"] = ms
+                v.timings[f"{stem}_ref_ms_from_cache"] = name not in times
+                v.timings[f"speedup_vs_{stem}"] = ms / v.runtime_ms
 
     def timing_inputs(self, task, seed_base, rotation):
         """inputs_for(i) of the timed runs: fresh draws from seed_base, or (None) a rotation over trial inputs."""
@@ -2779,27 +2801,38 @@ class _Worker:
         if "ref" in timed:
             inputs_ref = clone(first)
             fns["ref"], refill["ref"] = (lambda: task["model"](*inputs_ref)), inputs_ref
-        if "compile" in timed:
-            if "compiled" not in task:
-                with self.judge_time(job):  # compile time is the judge's
-                    t = time.perf_counter()
-                    try:
-                        task["compiled"] = torch.compile(task["model"])
-                        with torch.no_grad():
-                            task["compiled"](*clone(first))
-                        torch.cuda.synchronize()
-                    except Exception as e:  # a baseline that does not compile is reported, not fatal
-                        task["compiled"], task["compile_error"] = None, _describe(e)
-                    task["compile_ms"] = (time.perf_counter() - t) * 1e3
-            v.timings["compile_ms"] = round(task["compile_ms"], 1)  # how long compiling took (or failed after)
-            if task["compiled"] is not None:
-                inputs_cmp = clone(first)
-                fns["compile"], refill["compile"] = (lambda: task["compiled"](*inputs_cmp)), inputs_cmp
-            else:
-                v.flags.append("compile_baseline_failed")
-        elif job["compile_baseline"] and cached.get("compile_failed"):
-            v.flags.append("compile_baseline_failed")
+        for name in compile_baselines(job):
+            stem = baseline_stem(name)
+            if name in timed:
+                compiled = self.compiled_baseline(task, job, name, clone(first))
+                v.timings[f"{stem}_ms"] = round(task[f"{stem}_ms"], 1)  # how long compiling took (or failed after)
+                if compiled is not None:
+                    inputs_cmp = clone(first)
+                    fns[name], refill[name] = (lambda c=compiled, xs=inputs_cmp: c(*xs)), inputs_cmp
+                else:
+                    v.flags.append(f"{stem}_baseline_failed")
+            elif cached.get(f"{stem}_failed"):
+                v.flags.append(f"{stem}_baseline_failed")
         return (seed_base if fresh else None), rotation, fns, refill
+
+    def compiled_baseline(self, task, job, name, inputs):
+        """torch.compile(reference, mode=COMPILE_BASELINES[name]), compiled once per cached task on `inputs`
+        (compile time is the judge's); None where it does not compile (reported, not fatal). task[<stem>_ms]:
+        how long compiling took."""
+        torch, stem = self.torch, baseline_stem(name)
+        if f"compiled_{stem}" not in task:
+            with self.judge_time(job):
+                t = time.perf_counter()
+                try:
+                    mode = COMPILE_BASELINES[name][0]
+                    compiled = torch.compile(task["model"], mode=None if mode == "default" else mode)
+                    with torch.no_grad():
+                        compiled(*inputs)
+                    torch.cuda.synchronize()
+                except Exception as e:
+                    compiled, task[f"{stem}_error"] = None, _describe(e)
+                task[f"compiled_{stem}"], task[f"{stem}_ms"] = compiled, (time.perf_counter() - t) * 1e3
+        return task[f"compiled_{stem}"]
 
     def check_timed_runs(self, head, outs, task, job, v, inputs_for):
         """The outputs of the answer's timed runs that came back (picked at random there, and the last) against
@@ -3139,14 +3172,16 @@ def working_set_over_share(working: float, cap: float) -> bool:
 
 def timed_functions(job):
     """The functions a job times (Worker.time_candidate), by name: the candidate ("new"); the eager reference
-    ("ref") unless the job's baseline (from the BaselineCache) has its time; torch.compile's ("compile") where the
-    job measures it and the baseline has neither its time nor its failure. Empty for an untimed job."""
+    ("ref") unless the job's baseline (from the BaselineCache) has its time; each torch.compile baseline's (its
+    COMPILE_BASELINES name) where the job measures it and the baseline has neither its time nor its failure. Empty for an untimed job."""
     if not job.get("time_trials"):
         return set()
     cached = job.get("baseline") or {}
     timed = {"new"} | ({"ref"} if cached.get("eager_ms") is None else set())
-    if job.get("compile_baseline") and cached.get("compile_ms") is None and not cached.get("compile_failed"):
-        timed.add("compile")
+    for name in compile_baselines(job):
+        stem = baseline_stem(name)
+        if cached.get(f"{stem}_ms") is None and not cached.get(f"{stem}_failed"):
+            timed.add(name)
     return timed
 
 
@@ -3514,6 +3549,7 @@ class Judge:
     GPU and the RSS cap to most of the host (on the CPU, when asked for: the RSS cap lifted and the address-space
     rlimit removed); that worker is replaced afterwards. An answer is imported and built in its own process
     before its task's reference is computed, so an answer that cannot be built costs no reference.
+    autotune_baseline: also time torch.compile(mode="max-autotune") (COMPILE_BASELINES).
     baseline_cache: path of a BaselineCache file (None: none); cached eager/compile times of a task on this
     GPU go out with its job and are not timed again, and times measured go into the file. A worker is replaced after `recycle_every` candidates, after a verdict whose
     error type is in `recycle_errors` (default RECYCLE_ERRORS; RECYCLE_ERRORS_CAUTIOUS also replaces it after
@@ -3527,7 +3563,8 @@ class Judge:
     counted as a failed worker start; its workers die with it and their candidates get worker_died."""
 
     def __init__(self, workers=2, device="cpu", timeout_s=60.0, policy="hybrid", trials=5, atol=None, rtol=None,
-                 time_trials=100, compile_baseline=False, *, time_budget_s=TIME_BUDGET_S, strict_tol=False,
+                 time_trials=100, compile_baseline=False, *, autotune_baseline=False, time_budget_s=TIME_BUDGET_S,
+                 strict_tol=False,
                  recycle_every=50, recycle_errors=None,
                  mem_limit_gb=8.0, rss_limit_gb=None, gpu_mem_limit_gb=None, oom_retry=None, baseline_cache=None,
                  seed=None, static_gate=True, threads_per_worker=1, startup_timeout_s=300.0, spare_workers=None, start_method=None,
@@ -3545,6 +3582,7 @@ class Judge:
         self.device, self.timeout_s, self.policy, self.trials = device, float(timeout_s), policy, int(trials)
         self.workers = int(workers)
         self.time_trials, self.compile_baseline = int(time_trials), bool(compile_baseline)
+        self.autotune_baseline = bool(autotune_baseline)  # torch.compile(mode="max-autotune") timed too
         # None: trial seeds drawn fresh for every verify_many call (an answer cannot learn them from an earlier
         # judging); an int: that seed for every call, which reproduces a verdict (it is in Verdict.seed)
         self.seed = None if seed is None else int(seed)
@@ -3821,7 +3859,8 @@ class Judge:
         job = {"type": "job", "nonce": s.nonce, "task": task, "solution": sol, "policy": self.policy,
                "trials": self.trials, "atol_rtol": self.atol_rtol, "time_trials": self.time_trials,
                "time_budget_s": self.time_budget_s,
-               "compile_baseline": self.compile_baseline, "seed": self.call_seed, "static_gate": self.static_gate, "lock_dir": self.lock_dir,
+               "compile_baseline": self.compile_baseline, "autotune_baseline": self.autotune_baseline,
+               "seed": self.call_seed, "static_gate": self.static_gate, "lock_dir": self.lock_dir,
                "recycle_every": self.recycle_every, "recycle_errors": self.recycle_errors,
                "caps": caps, "exclusive": first_oom is not None, "mem_limit_gb": self.mem_limit_gb,
                "baseline": baseline,
@@ -4152,6 +4191,8 @@ def main(argv=None):
     p.add_argument("--rtol", type=float, default=None, help="override the tolerance table's rtol")
     p.add_argument("--strict-tol", action="store_true", help="stricter tolerance table (fp32 1e-4)")
     p.add_argument("--compile-baseline", action="store_true", help="also time torch.compile of the reference")
+    p.add_argument("--autotune-baseline", action="store_true",
+                   help="also time torch.compile(mode='max-autotune') of the reference")
     p.add_argument("--seed", type=int, default=None,
                    help="seed of the trial plan (inputs, widened kinds, the faithfulness trial's place); default: "
                         "fresh, recorded in the verdict's seed, which --seed then reproduces")
@@ -4177,7 +4218,8 @@ def main(argv=None):
     try:
         with Judge(workers=1, device=device, timeout_s=args.timeout_s, policy=args.policy, trials=args.trials,
                    atol=args.atol, rtol=args.rtol, time_trials=args.time_trials,
-                   compile_baseline=args.compile_baseline, time_budget_s=args.time_budget_s,
+                   compile_baseline=args.compile_baseline, autotune_baseline=args.autotune_baseline,
+                   time_budget_s=args.time_budget_s,
                    strict_tol=args.strict_tol, seed=args.seed) as judge:
             pair = (task, raw if args.completion else sol)
             v = judge.verify_many([pair], completions=bool(args.completion), progress=False)[0]

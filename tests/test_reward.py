@@ -305,6 +305,11 @@ def test_working_set_counts_the_functions_a_job_times():
                                                                                                    "compile"}
     assert timed_functions({"time_trials": 100, "baseline": {"eager_ms": 1.0, "compile_failed": True},
                             "compile_baseline": True}) == {"new"}
+    both = {"time_trials": 100, "baseline": cached, "compile_baseline": True, "autotune_baseline": True}
+    assert timed_functions(both) == {"new", "compile", "max-autotune"}
+    assert timed_functions({**both, "baseline": {"eager_ms": 1.0, "compile_ms": 0.5, "max_autotune_failed": True}}) \
+        == {"new"}
+    assert timed_functions({**both, "compile_baseline": False, "baseline": {"max_autotune_ms": 0.4}}) == {"new", "ref"}
     three = {"time_trials": 100, "baseline": None, "compile_baseline": True}
     one = {"time_trials": 100, "baseline": cached, "compile_baseline": False}
     assert working_bytes(three, 10, 1) == 5 * 10 + 4 * 1
@@ -680,6 +685,25 @@ def test_suite_on_gpu(gpu_batch, path):
     if v.correct:
         assert v.speedup is not None and v.runtime_ms > 0 and v.ref_ms > 0
         assert "speed_unmeasured" not in v.flags
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not CUDA, reason="needs CUDA")
+def test_compile_baselines_on_gpu(tmp_path):
+    """Both torch.compile baselines (default and max-autotune) are timed beside eager, give a verdict their
+    speedups, go into the BaselineCache, and come from it the next time."""
+    task, sol = read(os.path.join(TASKS, "relu_add.py")), read(os.path.join(TASKS, "good", "relu_add.py"))
+    cache = str(tmp_path / "baselines.jsonl")
+    for cached in (False, True):
+        with Judge(workers=1, device="cuda", timeout_s=600.0, time_trials=20, compile_baseline=True,
+                   autotune_baseline=True, baseline_cache=cache) as j:
+            v = j.verify(task, sol)
+        assert v.correct, v.error_msg
+        for stem in ("compile", "max_autotune"):
+            assert v.timings[f"{stem}_ref_ms"] > 0 and v.timings[f"speedup_vs_{stem}"] > 0, v.timings
+            assert v.timings[f"{stem}_ref_ms_from_cache"] is cached
+    entry = json.loads(open(cache).read().splitlines()[0])
+    assert entry["compile_ms"] > 0 and entry["max_autotune_ms"] > 0
 
 
 class _FakeCuda:

@@ -149,7 +149,7 @@ def test_baseline_cache_two_writers_and_corrupt_lines(tmp_path, capsys):
     assert BaselineCache(path).get(KEY) is None and "unreadable" in capsys.readouterr().err
 
 
-def test_measured_baselines_only_what_was_timed_here():
+def test_measured_baselines_only_what_was_timed_here(tmp_path):
     v = Verdict(correct=True, ref_ms=2.0, runtime_ms=1.0, speedup=2.0,
                 timings={"ref_ms_from_cache": False, "compile_ref_ms": 1.5, "compile_ref_ms_from_cache": False})
     assert measured_baselines(v) == {"eager_ms": 2.0, "compile_ms": 1.5}
@@ -158,6 +158,13 @@ def test_measured_baselines_only_what_was_timed_here():
     v = Verdict(correct=True, ref_ms=2.0, flags=["compile_baseline_failed"], timings={"compile_ms": 900.0})
     assert measured_baselines(v) == {"eager_ms": 2.0, "compile_failed": True}
     assert measured_baselines(Verdict(correct=False)) == {}
+    v = Verdict(correct=True, ref_ms=2.0, flags=["compile_baseline_failed"],
+                timings={"ref_ms_from_cache": True, "compile_ms": 900.0, "max_autotune_ref_ms": 0.8,
+                         "max_autotune_ref_ms_from_cache": False})
+    assert measured_baselines(v) == {"compile_failed": True, "max_autotune_ms": 0.8}
+    c = BaselineCache(str(tmp_path / "b.jsonl"))
+    c.put(KEY, max_autotune_ms=0.8, max_autotune_failed=False)
+    assert BaselineCache(str(tmp_path / "b.jsonl")).get(KEY) == {"max_autotune_ms": 0.8, "max_autotune_failed": False}
 
 
 def test_chunked_close_also_tol(monkeypatch):
