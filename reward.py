@@ -1708,7 +1708,18 @@ def _answer_main(req, fds, device):
     if device == "cpu":
         _fix_interpreter_bf16_dot()
     torch.set_num_threads(req.get("threads", 1))
-    a = _Answer(torch, triton, device, fd_out)
+    lock = _GpuLock(*req["lock"]) if device == "cuda" and req.get("lock") else None
+    if lock is not None:  # CUDA's start-up and the warm-up kernel stay out of other workers' timings
+        lock.shared()
+    try:
+        a = _Answer(torch, triton, device, fd_out)
+        if lock is not None:
+            torch.cuda.synchronize()
+    finally:
+        if lock is not None:
+            lock.release()
+            lock.gate.close()
+            lock.lock.close()
     while True:
         msg = _recv_blocking(fd_in)
         if msg is None or msg.get("op") == "exit":
@@ -2006,7 +2017,8 @@ class _AnswerProcess:
     """The worker's handle on one answer process: forked from the hatch, fed requests, read back, killed and
     reaped at the end (close). Never reused for another answer."""
 
-    def __init__(self, worker):
+    def __init__(self, worker, lock=True):
+        """lock False: the answer process starts without taking the GPU lock (its worker holds it exclusive)."""
         self.w, self.torch = worker, worker.torch
         self.dir = os.path.join(os.getcwd(), f"answer-{os.urandom(6).hex()}")
         job_r, self.job_w = os.pipe()
@@ -2014,7 +2026,8 @@ class _AnswerProcess:
         import socket
         try:
             socket.send_fds(worker.hatch, [json.dumps({"op": "fork", "dir": self.dir,
-                                                        "threads": torch_threads(worker.torch)}).encode()],
+                                                        "threads": torch_threads(worker.torch),
+                                                        "lock": worker.lock_where() if lock else None}).encode()],
                             [job_r, res_w])
             reply = json.loads(worker.hatch.recv(1 << 16) or b"{}")
         except OSError as e:  # the hatch died (its worker's judge_error says so; the worker is replaced)
@@ -2328,9 +2341,13 @@ class _Worker:
         outputs come back to be compared here. The answer process is killed at the end, whatever the verdict."""
         timings = self.timings
         t = time.perf_counter()
-        ans, self.spare = self.spare or _AnswerProcess(self), None
-        if not job.get("exclusive"):  # the next answer's process starts while this one is judged
-            self.start_spare()
+        if job.get("exclusive"):  # holding the lock exclusive: a spare may be waiting on it for its start-up
+            if self.spare is not None:
+                self.spare.close()
+            ans, self.spare = _AnswerProcess(self, lock=False), None
+        else:
+            ans, self.spare = self.spare or _AnswerProcess(self), None
+            self.start_spare()  # the next answer's process starts while this one is judged
         try:
             with self.judge_time(job):  # its start-up (CUDA, the warm-up kernel), outside the GPU lock
                 ans.ask({"op": "ping"})
@@ -2710,6 +2727,11 @@ class _Worker:
 
     # --- timing (CUDA only) ---------------------------------------------------------------------------
 
+    def lock_where(self):
+        """[lock_dir, uuid] of this worker's GPU lock (None before its first CUDA job): an answer process takes it
+        shared while it starts CUDA and runs its warm-up kernel, so a spare starting up never lands in a timing."""
+        return None if self._gpu_lock is None else [self._gpu_lock.lock_dir, self._gpu_lock.uuid]
+
     def gpu_lock(self, job):
         if self._gpu_lock is None:
             uuid = str(self.torch.cuda.get_device_properties(self.torch.cuda.current_device()).uuid)
@@ -2876,6 +2898,7 @@ class _GpuLock:
     def __init__(self, lock_dir, uuid):
         import fcntl
         self.fcntl = fcntl
+        self.lock_dir, self.uuid = lock_dir, uuid
         self.gate = open(os.path.join(lock_dir, f"gpu-{uuid}.gate"), "a")
         self.lock = open(os.path.join(lock_dir, f"gpu-{uuid}.lock"), "a")
         self.held = None  # None, "shared" or "exclusive"

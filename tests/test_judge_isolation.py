@@ -65,6 +65,9 @@ class Worker:  # what _AnswerProcess uses of a worker
     def cap_text(self, e):
         return ""
 
+    def lock_where(self):
+        return None
+
 
 def run(worker, solution, nonce, seed):
     ans = reward._AnswerProcess(worker)
