@@ -76,25 +76,8 @@ Where this differs from the paper or the DRPO reference, on purpose, and the fla
 
 Every run writes into `--out`: run.json (args, argv, git commit, versions, GPU), metrics.jsonl (one dict
 per optimizer step, the same keys as the one-line log), samples/ (judged generations), checkpoints/.
-`python train.py` with no arguments runs the offline pipeline (tiny preset): synthesize level-1 tasks (and
-RL tasks of the higher levels), teacher pairs verified by the judge, tokenizer + tiny model, SFT (its best
-held-out policy kept), three DRPO seeds of 100 s each from it, eval.py on held-out level-1 tasks for the SFT and
-every RL checkpoint; runs/<name>/ gets report.md (RL against SFT with the seed spread) and PNG curves too. `--pipeline-sft-levels` adds higher-level pairs to SFT, `--pipeline-eval-higher` held-out
-higher-level programs to the eval, and `--pipeline-ablation-loss grpo` a second RL stage from the same SFT
-checkpoint (what `--preset gpu-small` uses for the DRPO vs GRPO comparison). `--pipeline-kernelbench-eval 1,2`
-(on in gpu-small) also judges every checkpoint, and the teacher, on the KernelBench level folders, into
-eval_<name>_kb<level> and a KernelBench table in report.md (an RL checkpoint's answer identical to the SFT
-checkpoint's takes its verdict: eval.py --reuse-verdicts); `--pipeline-kernelbench-search 2` (gpu-small) judges
-each checkpoint on level 2 once more with the test-time search (eval.py --search, the checkpoint proposing the
-fragments' kernels, epilogue first; pipeline.search_argv) into eval_<name>_kb2_search (with
-`--pipeline-kernelbench-search-checkpoints sft` or `rl` that checkpoint's only; gpu-small: rl);
-`--pipeline-parallel-ablation` (gpu-small) runs the ablation's RL stage and its evals in a process of its own beside
-the main one (SideStage; the trainers' GPU work holds the judges' timing lock shared, reward.gpu_work);
-`--pipeline-style kernelbench` (gpu-small) writes the pipeline's tasks in KernelBench's surface variety (synth's
-render style), the same programs as the plain style; `--pipeline-rl-size gpu` (gpu-small) writes the RL file's
-programs at synth's gpu sizes (their twins), so a rollout's timed speed is not a launch's;
-`--prompt-source code` (gpu-small) shows the model each task without docstrings and comments (policy.code_only),
-a choice saved with its checkpoints.
+`python train.py` with no arguments (or `--stage all`) runs pipeline.py, the offline pipeline: tasks, teacher pairs,
+SFT, three DRPO seeds, evals and report.md; its `--pipeline-*` flags (pipeline.add_flags) set those stages.
 
 Several GPUs: the same commands under torchrun are data-parallel over N processes, one per GPU:
     torchrun --nproc-per-node 2 train.py --preset gpu-small --out runs/pipeline-2gpu         # the whole pipeline
@@ -255,11 +238,10 @@ RUNTIME_FLAGS = {"resume", "out", "stop_after", "device", "judge_workers"}
 # Flags a resumed run takes from the command line when given there (else from the checkpoint): the RL budget, so a
 # finished run can be extended (its lr is constant; no schedule depends on the step total).
 EXTENDABLE_FLAGS = {"rl_steps", "rl_time_limit_s"}
-# The KernelBench levels the pipeline evaluates on: the folders kernelbench_dirs finds (and decontaminates against).
-KERNELBENCH_LEVELS = ("1", "2")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(add_flags=None) -> argparse.ArgumentParser:
+    """train.py's flags; `add_flags(parser)` adds more (pipeline.add_flags: the --pipeline-* group of --stage all)."""
     p = synth.ArgumentParser(description=__doc__.split("\n")[0], formatter_class=synth.HelpFormatter)
     p.add_argument("--stage", choices=["all", "sft", "rl"], default="all",
                    help="all = the whole offline pipeline (synth, teacher, SFT, RL, eval); sft; rl")
@@ -448,137 +430,25 @@ def build_parser() -> argparse.ArgumentParser:
                    help="stop RL (with a checkpoint) after the step that passes this many seconds (0 = off)")
     g.add_argument("--dump-every", type=int, default=10, help="RL steps between sample dumps (0 = off)")
     g.add_argument("--dump-samples", type=int, default=4, help="complete samples (with verdicts) per dump")
-    g = p.add_argument_group("pipeline (--stage all: python train.py with no arguments)")
-    g.add_argument("--pipeline-tasks", type=int, default=260, help="level-1 programs for SFT pairs and eval")
-    g.add_argument("--pipeline-teacher-style", choices=["varied", "fixed"], default="varied",
-                   help="teacher.py --style for the pipeline's SFT pairs (the tiny preset uses fixed)")
-    g.add_argument("--pipeline-teacher-heavy", choices=["triton", "torch"], default="triton",
-                   help="teacher.py --heavy for the pipeline's SFT pairs: torch writes the programs with a GEMM or "
-                        "convolution and ops after it as hybrids (the heavy op stays the task's torch call, the rest "
-                        "one fused Triton kernel: the shape eval.py --search picks on KernelBench level 2), the "
-                        "others all-Triton (gpu-small); triton compiles every op")
-    g.add_argument("--pipeline-teacher-cache", default=None, metavar="JSONL",
-                   help="teacher.py --verdict-cache for the pipeline's SFT pairs: correct verdicts kept across runs, "
-                        "so a data step run again after a change to how tasks are written judges only the pairs "
-                        "that changed (default $XDG_CACHE_HOME/drtriton-lite/teacher_verdicts.jsonl, ~/.cache/... "
-                        "when unset; 'none' judges every pair)")
-    g.add_argument("--pipeline-teacher-sizes", choices=["literal", "symbolic"], default="literal",
-                   help="teacher.py --sizes for the pipeline's SFT pairs: symbolic kernels name their sizes (read "
-                        "from the tensors' shapes) instead of writing products such as 156 = 13 * 12 (gpu-small)")
-    g.add_argument("--pipeline-ops", default="all",
-                   help="op pool of the pipeline's programs (synth.op_pool: all, a kind such as unary, elementwise, "
-                        "or a comma list; a part ending in *N is drawn N times as often, e.g. all,conv*4); the tiny "
-                        "preset uses unary so a from-scratch model sees each op often, gpu-small weights "
-                        "convolutions and GEMMs toward KernelBench level 1's mix")
-    g.add_argument("--pipeline-style", choices=["plain", "kernelbench"], default="plain",
-                   help="surface of the pipeline's task sources (synth render style): plain is one fixed "
-                        "form, kernelbench KernelBench's variety (docstrings, names, functional/method/module "
-                        "spellings, constructor arguments, size constants); gpu-small uses kernelbench so the model "
-                        "sees sources like the benchmark's")
-    g.add_argument("--pipeline-eval-tasks", type=int, default=30, help="of those, held out for the final eval")
-    g.add_argument("--pipeline-anchored", type=float, default=0.0,
-                   help="share of the programs of levels above 1 drawn anchored (synth: a GEMM or convolution "
-                        "first, an epilogue of elementwise, reduction, norm and pool ops after it: KernelBench "
-                        "level 2's shape; gpu-small 0.8)")
-    g.add_argument("--pipeline-rl-tasks", type=int, default=40, help="extra RL programs per level above 1")
-    g.add_argument("--pipeline-rl-size", choices=["cpu", "gpu", "kernelbench"], default="cpu",
-                   help="synth size preset of the RL tasks: cpu = the SFT tasks' sizes (the tiny default, judged on "
-                        "the interpreter); gpu and kernelbench = the same programs rendered larger (synth twins), so "
-                        "on a GPU a rollout's time is its memory traffic and math rather than its launch and the "
-                        "speed reward can rank tile sizes (gpu-small: gpu; kernelbench is the benchmark's own sizes, "
-                        "GBs a task)")
-    g.add_argument("--pipeline-sft-levels", default="1",
-                   help="levels whose programs become SFT pairs: 1 = the level-1 programs; a level above 1 adds the "
-                        "RL programs of that level (--pipeline-rl-tasks, synthesized for the levels in --levels)")
-    g.add_argument("--pipeline-eval-higher", type=int, default=0,
-                   help="held-out programs per level of --levels above 1 added to the final eval (0 = level 1 only)")
-    g.add_argument("--pipeline-teacher-device", choices=["cpu", "cuda"], default="cpu",
-                   help="judge device for the teacher's SFT pairs: cpu (Triton interpreter) checks correctness, "
-                        "all a pair needs, and spares the GPU one Triton compile per pair")
-    g.add_argument("--kernelbench", default=None,
-                   help="KernelBench root (with level1/, level2/) that every training set the pipeline writes is "
-                        "checked against (the run fails on a copy); default ../shared/KernelBench when present, "
-                        "'none' skips the check")
-    g.add_argument("--pipeline-kernelbench-eval", default="", metavar="LEVELS",
-                   help="KernelBench levels (comma list of 1, 2; '' = off, the tiny default) on which eval.py also "
-                        "judges each checkpoint (SFT, every RL run) after its held-out eval, into "
-                        "<run>/eval_<name>_kb<level>: the level folders of --kernelbench (skipped with a line when "
-                        "there is none), speed vs eager, eval.py's own per-candidate timeout (or --judge-timeout-s "
-                        "where larger) and baseline cache")
-    g.add_argument("--pipeline-kernelbench-search", default="", metavar="LEVELS",
-                   help="KernelBench levels (of --pipeline-kernelbench-eval) on which each checkpoint is also "
-                        "evaluated with the paper's test-time search (eval.py --search: the whole task first, as the "
-                        "single-shot answer, then the checkpoint's kernels for its fragments, epilogue first, and "
-                        "the fastest correct hybrid), into <run>/eval_<name>_kb<level>_search, its row 'L<level>+"
-                        "search'; gpu-small: 2; '' = off")
-    g.add_argument("--pipeline-kernelbench-search-budget", type=int, default=4, metavar="N",
-                   help="--pipeline-kernelbench-search: most candidates the search judges per task (the whole "
-                        "task's and its fragments'; eval.py --search-budget); 4 is the whole task and three "
-                        "epilogue fragments, one round (8 left a 64-task chunk unfinished after 10 min)")
-    g.add_argument("--pipeline-kernelbench-search-checkpoints", choices=("all", "sft", "rl"), default="all",
-                   help="--pipeline-kernelbench-search: every checkpoint's search (all), the SFT checkpoint's only "
-                        "(sft) or the main RL checkpoint's only (rl; gpu-small: the checkpoint the pipeline ends with, "
-                        "so one checkpoint has both KernelBench numbers), where device time is short")
-    g.add_argument("--pipeline-kernelbench-teacher", default="auto", metavar="auto|none|DIR",
-                   help="the teacher's KernelBench row beside the checkpoints': auto = eval.py --policy teacher per "
-                        "level into <run>/eval_teacher_kb<level> (resumable); a pattern of eval.py --out folders with "
-                        "{level} (e.g. results/kb-teacher/level{level}) whose results.jsonl is read instead, limited "
-                        "to the tasks the checkpoints are judged on; none = no teacher row")
-    g.add_argument("--pipeline-kernelbench-workers", type=int, default=4, metavar="N",
-                   help="judge workers of the KernelBench evals (at most --judge-workers): fewer workers get larger "
-                        "GPU shares, so more of KernelBench's references (up to 30 GB over level 1's trials) fit "
-                        "without the exclusive retry that holds the whole GPU (41 of 100 level-1 "
-                        "answers needed it with 8)")
-    g.add_argument("--pipeline-kernelbench-time-s", type=float, default=None, metavar="S",
-                   help="each KernelBench eval (a checkpoint's or the teacher's, per level) stops starting new "
-                        "chunks after S seconds (eval.py --stop-after-s), so a boxed run still ends with its report; "
-                        "the table then shows the files judged of the level's ('partial': not a KernelBench "
-                        "result) and --resume judges the rest; default no limit")
-    g.add_argument("--pipeline-kernelbench-max-new-tokens", type=int, default=None, metavar="N",
-                   help="new tokens a KernelBench answer may take (default --rollout-max-new-tokens; gpu-small 3072): "
-                        "a spelled-out 3-D convolution's answer runs past gpu-small's 1,536 (5 of level "
-                        "1's first 64 files cut before the launcher's end)")
-    g.add_argument("--pipeline-kernelbench-limit", type=int, default=None, metavar="N",
-                   help="KernelBench files per level judged (eval.py --limit: the first N by name; default all)")
-    g.add_argument("--pipeline-data-only", action="store_true",
-                   help="stop after the synth and teacher stages (make the data on a CPU box; a later run with "
-                        "--resume on the GPU reuses it)")
-    g.add_argument("--pipeline-sft-only", action="store_true",
-                   help="stop after the SFT checkpoint's held-out eval (compare SFT recipes; RL can follow with "
-                        "--stage rl --init RUN/sft)")
-    g.add_argument("--pipeline-rl-seeds", type=int, default=1, metavar="N",
-                   help="RL runs of the main loss from the same SFT checkpoint, seeds --seed, --seed + 1, ... (rl, "
-                        "rl_seed1, ...), each evaluated; report.md gives RL's held-out Acc as the mean and 95%% "
-                        "interval over them beside SFT's")
-    g.add_argument("--pipeline-ablation-loss", choices=["none", "drpo", "grpo"], default="none",
-                   help="after the main RL stage, a second one from the same SFT checkpoint with this --loss and the "
-                        "same budget, evaluated alongside (the DRPO vs GRPO comparison)")
-    g.add_argument("--pipeline-parallel-ablation", action=argparse.BooleanOptionalAction, default=False,
-                   help="run the --pipeline-ablation-loss stage (its RL and evals) in a process of its own beside the "
-                        "main RL stage instead of after it (gpu-small: on; one GPU barely used by a small model and "
-                        "its judge). Both take the same time box side by side; timings stay clean (the trainers' GPU "
-                        "work and the judges' timing share one lock) and KernelBench level-1 evals run one at a time")
-    g.add_argument("--pipeline-sft-steps", type=int, default=0, help="SFT optimizer steps (0 = from --epochs)")
-    g.add_argument("--pipeline-sft-gen-every", type=int, default=0, metavar="N",
-                   help="SFT's --gen-every in the pipeline: judged pass@1 on the SFT split's held-out tasks every N "
-                        "steps, which (--sft-best-by auto) picks the policy handed to RL (tiny: 100; 0 = off)")
-    g.add_argument("--pipeline-max-seq-len", type=int, default=768,
-                   help="SFT --max-seq-len in the pipeline (tokens); 768 drops the longest ~30%% of level-1 pairs "
-                        "(convs, pools, attention) and roughly halves SFT time on CPU")
+    if add_flags is not None:
+        add_flags(p)
     return p
 
 
-def parse_args(argv):
+def parse_args(argv, add_flags=None, check_flags=None):
     """Find --preset first, then parse with the preset's values as defaults (so --help shows the defaults that
-    apply: `--preset gpu-small --help` shows gpu-small's)."""
+    apply: `--preset gpu-small --help` shows gpu-small's). add_flags, check_flags: more flags and their checks
+    (pipeline.parse_args passes its --pipeline-* group)."""
     pre = argparse.ArgumentParser(add_help=False)
     pre.add_argument("--preset", default="tiny")
     known, _ = pre.parse_known_args(argv)
-    parser = build_parser()
+    parser = build_parser(add_flags)
     parser.set_defaults(**PRESETS.get(known.preset, {}))  # an unknown name is the full parser's error
     args = parser.parse_args(argv)
     args.argv = list(argv)
     check_args(parser, args)
+    if check_flags is not None:
+        check_flags(parser, args)
     return args
 
 
@@ -596,8 +466,6 @@ def check_args(parser, args):
             parser.error(f"--{name.replace('_', '-')} must be >= 0 (got {getattr(args, name)})")
     if not 0 <= args.heldout_frac < 1:
         parser.error(f"--heldout-frac must be in [0, 1) (got {args.heldout_frac})")
-    if not 0 <= args.pipeline_anchored <= 1:
-        parser.error(f"--pipeline-anchored must be in [0, 1] (got {args.pipeline_anchored})")
     if not 0 < args.gen_top_p <= 1:
         parser.error(f"--gen-top-p must be in (0, 1] (got {args.gen_top_p})")
     if args.lr <= 0 or args.epochs <= 0:
@@ -622,20 +490,13 @@ def check_args(parser, args):
         parser.error("--load-in-4bit needs a CUDA GPU (bitsandbytes 4-bit kernels); this run's device is the CPU")
     if args.load_in_4bit and importlib.util.find_spec("bitsandbytes") is None:
         parser.error("--load-in-4bit needs bitsandbytes: pip install bitsandbytes")
-    try:
-        synth.op_pool(args.pipeline_ops)
-    except ValueError as e:
-        parser.error(f"--pipeline-ops: {e}")
     if args.stage == "sft" and not args.resume and not args.pairs:
         parser.error("--stage sft needs --pairs PAIRS.jsonl")
     for name in ["rl_steps", "prompts_per_step", "group_size", "rollout_max_new_tokens", "rl_lora_r", "ppo_epochs",
-                 "mini_batches", "pipeline_rl_seeds",
-                 "rl_heldout_per_level", "dump_samples", "pipeline_tasks", "pipeline_eval_tasks", "pipeline_max_seq_len"]:
+                 "mini_batches", "rl_heldout_per_level", "dump_samples"]:
         if getattr(args, name) <= 0:
             parser.error(f"--{name.replace('_', '-')} must be > 0 (got {getattr(args, name)})")
-    for name in ["rollout_temperature", "kl_coef", "clip_eps", "dump_every", "pipeline_rl_tasks", "rl_time_limit_s",
-                 "heldout_samples",
-                 "pipeline_sft_steps", "pipeline_eval_higher", "pipeline_sft_gen_every"]:
+    for name in ["rollout_temperature", "kl_coef", "clip_eps", "dump_every", "rl_time_limit_s", "heldout_samples"]:
         if getattr(args, name) < 0:
             parser.error(f"--{name.replace('_', '-')} must be >= 0 (got {getattr(args, name)})")
     for name in ["rl_lr", "drpo_lambda", "drpo_tau", "drpo_beta", "speedup_cap", "speed_alpha"]:
@@ -653,15 +514,6 @@ def check_args(parser, args):
         parser.error(f"--levels must be distinct positive integers, easiest first, e.g. 1,2,5 (got {args.levels!r})")
     if args.engine not in policy_lib.ENGINES:
         parser.error(f"--engine must be one of {sorted(policy_lib.ENGINES)} (got {args.engine!r})")
-    if args.pipeline_eval_tasks >= args.pipeline_tasks:
-        parser.error("--pipeline-eval-tasks must be < --pipeline-tasks")
-    try:
-        sft_levels = [int(v) for v in args.pipeline_sft_levels.split(",")]
-    except ValueError:
-        sft_levels = []
-    if not sft_levels or any(lv != 1 and lv not in levels for lv in sft_levels):
-        parser.error(f"--pipeline-sft-levels must be a comma list of 1 and levels in --levels {args.levels} "
-                     f"(got {args.pipeline_sft_levels!r})")
     if args.resume and not args.out:
         parser.error("--resume needs --out RUN_DIR")
     if args.stage == "sft" and args.sft_best_by == "pass1" and not args.gen_every:
@@ -670,38 +522,6 @@ def check_args(parser, args):
         parser.error("--tensorboard needs the tensorboard package: pip install tensorboard")
     if args.rl_eval_every is not None and args.rl_eval_every < 0:
         parser.error(f"--rl-eval-every must be >= 0 (got {args.rl_eval_every})")
-    kb_levels = [v.strip() for v in args.pipeline_kernelbench_eval.split(",") if v.strip()]
-    if any(v not in KERNELBENCH_LEVELS for v in kb_levels) or len(set(kb_levels)) != len(kb_levels):
-        parser.error(f"--pipeline-kernelbench-eval must be '' (off) or a comma list of the KernelBench levels "
-                     f"{', '.join(KERNELBENCH_LEVELS)}, e.g. 1,2 (got {args.pipeline_kernelbench_eval!r})")
-    args.pipeline_kernelbench_eval = ",".join(kb_levels)
-    search_levels = [v.strip() for v in args.pipeline_kernelbench_search.split(",") if v.strip()]
-    if any(lv not in kb_levels for lv in search_levels):
-        parser.error(f"--pipeline-kernelbench-search must be '' (off) or a comma list of levels that "
-                     f"--pipeline-kernelbench-eval also judges ({args.pipeline_kernelbench_eval or 'none'}); got "
-                     f"{args.pipeline_kernelbench_search!r}")
-    args.pipeline_kernelbench_search = ",".join(search_levels)
-    if args.pipeline_kernelbench_search_budget < 1:
-        parser.error(f"--pipeline-kernelbench-search-budget must be >= 1 (got {args.pipeline_kernelbench_search_budget})")
-    if args.pipeline_kernelbench_limit is not None and args.pipeline_kernelbench_limit <= 0:
-        parser.error(f"--pipeline-kernelbench-limit must be > 0 (got {args.pipeline_kernelbench_limit})")
-    if args.pipeline_kernelbench_time_s is not None and args.pipeline_kernelbench_time_s <= 0:
-        parser.error(f"--pipeline-kernelbench-time-s must be > 0 (got {args.pipeline_kernelbench_time_s:g})")
-    if args.pipeline_kernelbench_max_new_tokens is not None and args.pipeline_kernelbench_max_new_tokens < 1:
-        parser.error(f"--pipeline-kernelbench-max-new-tokens must be >= 1 "
-                     f"(got {args.pipeline_kernelbench_max_new_tokens})")
-    if args.pipeline_kernelbench_workers < 1:
-        parser.error(f"--pipeline-kernelbench-workers must be >= 1 (got {args.pipeline_kernelbench_workers})")
-    teacher = args.pipeline_kernelbench_teacher
-    if teacher not in ("auto", "none"):
-        if "{level}" not in teacher:
-            parser.error(f"--pipeline-kernelbench-teacher must be auto, none or a folder pattern with {{level}}, "
-                         f"e.g. results/kb-teacher/level{{level}} (got {teacher!r})")
-        args.pipeline_kernelbench_teacher = teacher = os.path.abspath(teacher)  # run.json is read from anywhere
-        for level in kb_levels:  # a missing sweep fails now, not after hours of SFT and RL
-            path = os.path.join(teacher.replace("{level}", level), "results.jsonl")
-            if not os.path.isfile(path):
-                parser.error(f"--pipeline-kernelbench-teacher: no eval.py results for level {level} ({path})")
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -2422,11 +2242,12 @@ def run_rl(args) -> dict:
             "curriculum": curriculum.state()}
 
 
-def main(argv=None, run_pipeline=None) -> int:
+def main(argv=None, run_pipeline=None, parse=parse_args) -> int:
     """The command line: `--stage sft` and `--stage rl` run here; `--stage all` (the default) runs `run_pipeline`,
-    pipeline.run_all, which sits above this file on the import ladder and so is passed in by the entry point."""
+    pipeline.run_all, which sits above this file on the import ladder and so is passed in by the entry point, with
+    `parse` = pipeline.parse_args (these flags and the --pipeline-* group)."""
     argv = sys.argv[1:] if argv is None else argv
-    args = parse_args(argv)  # exits with code 2 on bad flags
+    args = parse(argv)  # exits with code 2 on bad flags
 
     def run(_argv) -> int:
         finished = False
