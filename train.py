@@ -25,8 +25,9 @@ take --mini-batches optimizer steps on slices of whole groups (micro-batched, ch
 The RL adapter is a fresh LoRA on top of the SFT policy (`--init`; its adapter merged and written once to
 <run>/base_model), so "adapter off" is the SFT policy (GRPO's `--kl-coef` reference, and `kl_ref` in the log).
 Where this differs from the paper or the DRPO reference, on purpose, and the flag that gives the reference back:
-  * S+ holds the correct rollouts without a hack pattern (HACK_ERROR_TYPES, HACK_VERDICT_FLAGS, e.g.
+  * S+ holds the correct rollouts without a hack pattern (reward.HACK_ERROR_TYPES, reward.HACK_FLAGS, e.g.
     speedup_above_cap): a flagged verdict earns what a wrong one earns, under every loss (the design; no flag).
+    The rewards of a group of verdicts are reward.py's (rollout_classes, drpo_weights, grpo_rewards, ...).
   * DRPO (`--loss drpo`, default): s(o) = mean token log-prob; S+ weighted by softmax(r_s / lambda), r_s = log
     speedup (`--speed-shape power --speed-alpha a`: s^a; equal weights where speed is unmeasured, i.e. on CPU); S- the
     rest; J = sum_{S+} w s - tau log mean_{S-} exp(s / tau). J couples the rollouts of a group, so we get
@@ -121,7 +122,8 @@ import torch
 import eval as eval_lib  # the evaluation, and torchrun's process group (init_distributed, all_reduce_dict, ...)
 import policy as policy_lib
 import synth  # the command-line conventions shared by every script: UsageError, RunError, ArgumentParser
-from reward import HACK_FLAGS, earns, gpu_work  # earns: correct and unflagged, the judge's one definition
+from reward import (FAILURE_ERROR_TYPES, drpo_weights, earns, gpu_work, grpo_rewards, group_advantages, group_split,
+                    hack_counts, hack_names, rollout_classes)  # the rewards of verdicts (earns: S+), the GPU lock
 from search import run_info, write_json_atomic  # what produced a run, shared with eval.py and search.py
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -1106,141 +1108,7 @@ def judged_generation(pol, tasks, judge: LazyJudge, step, run_dir, args) -> dict
 
 
 # ----------------------------------------------------------------------------------------------------
-# RL: rollouts, judge, rewards, DRPO / GRPO losses, curriculum buckets
-
-# Verdict error types and flags that indicate an attempt to cheat the judge (counted per step, per pattern). A
-# verdict with any of them earns what a wrong answer earns (DESIGN.md "Rewards": S+ holds no flagged verdict).
-HACK_ERROR_TYPES = {"static_check", "torch_fallback", "strict_policy", "unfaithful", "inputs_modified",
-                    "patched_critical", "exit_called", "no_triton_launch"}
-HACK_VERDICT_FLAGS = HACK_FLAGS  # flags that put even a correct verdict in S- (reward.earns)
-FAILURE_ERROR_TYPES = {"timeout", "worker_crashed", "worker_died", "answer_died", "protocol_error"}  # no output judged
-# Of those, the ones that say nothing about the answer: the worker vanished without a verdict, or the message broke.
-# A timeout (the answer hung) and a crash under a signal while the answer ran (a bad kernel) are the answer's doing.
-JUDGE_FAULT_TYPES = {"worker_died", "protocol_error"}
-
-
-def hack_names(v) -> set:
-    """The hack patterns of one verdict: error types and flags that mean cheating; static rules as 'static:<rule>'."""
-    names = {v.error_type} & HACK_ERROR_TYPES
-    names |= {f for f in v.flags if f in HACK_VERDICT_FLAGS}
-    if v.error_type == "static_check":  # forbidden constructs; a syntax error or a missing kernel is not a hack
-        names |= {f for f in v.flags if f.startswith("static:")}
-    if v.error_type in ("torch_fallback", "strict_policy"):  # which policy rule the dispatcher record broke
-        names |= {f for f in v.flags if f.startswith("policy:")}
-    return names
-
-
-def hack_counts(verdicts) -> dict:
-    """{pattern: count} over a batch (hack_names per verdict)."""
-    counts = dict.fromkeys(sorted(HACK_ERROR_TYPES | HACK_VERDICT_FLAGS), 0)
-    for v in verdicts:
-        for name in hack_names(v):
-            counts[name] = counts.get(name, 0) + 1
-    return counts
-
-
-def judge_fault(v) -> bool:
-    """True when the judge reached no verdict for reasons of its own (JUDGE_FAULT_TYPES, or a timeout spent waiting
-    on the judge's own GPU lock or compile baseline rather than on the answer)."""
-    return v.error_type in JUDGE_FAULT_TYPES or (v.error_type == "timeout"
-                                                 and (v.error_msg or "").startswith("judge-side pause"))
-
-
-def rollout_classes(verdicts, args) -> list:
-    """Per rollout "correct" (S+: correct and no hack pattern), "wrong" (S-: everything else, hacks included) or
-    "skip" (a judge fault under --judge-faults skip: in neither set, so it moves nothing)."""
-    out = []
-    for v in verdicts:
-        if args.judge_faults == "skip" and judge_fault(v):
-            out.append("skip")
-        elif earns(v):  # correct and no hack flag (a correct verdict has no error type for hack_names to see)
-            out.append("correct")
-        else:
-            out.append("wrong")
-    return out
-
-
-def speed_value(speedup, args) -> float:
-    """r_s of a correct rollout: --speed-shape log (log s) or power (s^alpha) of the speedup clipped to
-    [1/cap, cap]; an unmeasured speed (the CPU) counts as 1x."""
-    s = 1.0 if speedup is None else min(max(speedup, 1.0 / args.speedup_cap), args.speedup_cap)
-    return math.log(s) if args.speed_shape == "log" else s ** args.speed_alpha
-
-
-def drpo_weights(verdicts, classes, args) -> list:
-    """DRPO's weights over one group: softmax(r_s / lambda) over S+, 0 elsewhere (all 0 when S+ is empty)."""
-    r = [speed_value(v.speedup, args) / args.drpo_lambda if c == "correct" else None for v, c in zip(verdicts, classes)]
-    top = max((x for x in r if x is not None), default=None)
-    if top is None:
-        return [0.0] * len(verdicts)
-    e = [math.exp(x - top) if x is not None else 0.0 for x in r]
-    return [x / sum(e) for x in e]
-
-
-def zscore(xs, eps=1e-6) -> list:
-    """(x - mean) / (population std + eps); all zeros when the values have no spread."""
-    if not xs:
-        return []
-    mu = sum(xs) / len(xs)
-    sd = math.sqrt(sum((x - mu) ** 2 for x in xs) / len(xs))
-    return [0.0] * len(xs) if sd < 1e-12 else [(x - mu) / (sd + eps) for x in xs]
-
-
-def grpo_rewards(verdicts, classes, args) -> list:
-    """GRPO rewards of one group (None for a skipped rollout).
-
-    coupled: 0 for a wrong rollout; a correct one earns 1 + b, b its speed bonus. With --correct-first (default) b is
-    r_s mapped from its range over [1/cap, cap] onto [0, 1], so every correct rollout earns 1 to 2; with
-    --no-correct-first b = r_s as written (1 + log s), which is below a wrong rollout's 0 for s < 1/e.
-    decoupled: z(correct) over the group plus the speed z-score within S+ (0 for wrong ones). z(correct) puts every
-    correct rollout at least 2 above every wrong one; a z-score of n values reaches at most sqrt(n - 1) (Samuelson),
-    so --correct-first divides the speed z-score by sqrt(|S+| - 1) to keep it within +-1; without it, from G = 10 a
-    slow correct rollout can rank below a wrong one."""
-    idx = [i for i, c in enumerate(classes) if c != "skip"]
-    out = [None] * len(verdicts)
-    if args.reward == "coupled":
-        lo, hi = speed_value(1.0 / args.speedup_cap, args), speed_value(args.speedup_cap, args)
-        for i in idx:
-            if classes[i] != "correct":
-                out[i] = 0.0
-                continue
-            r_s = speed_value(verdicts[i].speedup, args)
-            out[i] = 1.0 + ((r_s - lo) / (hi - lo) if args.correct_first and hi > lo else r_s)
-        return out
-    z_c = zscore([1.0 if classes[i] == "correct" else 0.0 for i in idx])
-    pos = [i for i in idx if classes[i] == "correct"]
-    z_s = zscore([speed_value(verdicts[i].speedup, args) for i in pos])
-    scale = 1.0 / math.sqrt(len(pos) - 1) if args.correct_first and len(pos) > 1 else 1.0
-    speed = dict(zip(pos, (z * scale for z in z_s)))
-    for i, z in zip(idx, z_c):
-        out[i] = z + speed.get(i, 0.0)
-    return out
-
-
-def group_advantages(rewards, norm) -> list:
-    """Group-relative advantages over the non-None rewards (None -> 0): zscore, (r - mean) / (std + eps), 0 without
-    spread; mean, r - mean (Dr. GRPO)."""
-    idx = [i for i, r in enumerate(rewards) if r is not None]
-    vals = [rewards[i] for i in idx]
-    if norm == "zscore":
-        adv = zscore(vals)
-    else:
-        mu = sum(vals) / len(vals) if vals else 0.0
-        adv = [r - mu for r in vals]
-    out = [0.0] * len(rewards)
-    for i, a in zip(idx, adv):
-        out[i] = a
-    return out
-
-
-def group_split(classes, group_size) -> dict:
-    """How many groups are informative (correct and wrong rollouts both), all correct, all wrong (skipped rollouts
-    left out; a group with nothing judged counts as all wrong)."""
-    out = {"informative": 0, "all_correct": 0, "all_wrong": 0}
-    for start in range(0, len(classes), group_size):
-        kinds = set(classes[start:start + group_size]) - {"skip"}
-        out["informative" if kinds == {"correct", "wrong"} else "all_correct" if kinds == {"correct"} else "all_wrong"] += 1
-    return out
+# RL: rollouts, judge, DRPO / GRPO losses (the rewards of verdicts are reward.py's), curriculum buckets
 
 
 def k1(log_ratio):

@@ -10,6 +10,7 @@ import pytest
 import torch
 
 import policy as P
+import reward
 import train
 from reward import Verdict
 
@@ -225,7 +226,7 @@ def test_hack_counts():
     vs = [bad("unfaithful"), Verdict(correct=True, flags=["speedup_above_cap"]),
           Verdict(error_type="static_check", flags=["static:thread", "static:process"]), bad("timeout"),
           Verdict(error_type="syntax_error", flags=["static:syntax_error"])]  # broken code is not cheating
-    counts = train.hack_counts(vs)
+    counts = reward.hack_counts(vs)
     assert counts["unfaithful"] == 1 and counts["speedup_above_cap"] == 1 and counts["static_check"] == 1
     assert counts["static:thread"] == 1 and counts["static:process"] == 1 and sum(counts.values()) == 5
 
@@ -399,22 +400,22 @@ def test_no_correct_first_gives_the_reference_inversions():
     assert adv[0] > adv[1]
     # G = 10, 5 correct (one slow, four fast), 5 wrong: z(c) = +-1, the slow one's speed z = -2
     group = [ok(0.5)] + [ok(2.0)] * 4 + [bad()] * 5
-    r = train.grpo_rewards(group, train.rollout_classes(group, args), rl_args("--no-correct-first", "--reward",
-                                                                              "decoupled"))
+    r = reward.grpo_rewards(group, reward.rollout_classes(group, args),
+                            rl_args("--no-correct-first", "--reward", "decoupled"))
     assert r[0] == pytest.approx(1 - 2, abs=1e-5) and r[5] == pytest.approx(-1, abs=1e-5) and r[0] < r[5]
-    r = train.grpo_rewards(group, train.rollout_classes(group, args), rl_args("--reward", "decoupled"))
+    r = reward.grpo_rewards(group, reward.rollout_classes(group, args), rl_args("--reward", "decoupled"))
     assert r[0] == pytest.approx(1 - 2 / 2, abs=1e-5) and r[0] > r[5]  # scaled by 1/sqrt(5 - 1)
 
 
 def test_hack_flagged_verdict_earns_what_a_wrong_one_earns():
     group = [hacked(), ok(1.5), bad()]
     args = rl_args()
-    assert train.rollout_classes(group, args) == ["wrong", "correct", "wrong"]
-    assert train.drpo_weights(group, train.rollout_classes(group, args), args) == [0.0, 1.0, 0.0]
+    assert reward.rollout_classes(group, args) == ["wrong", "correct", "wrong"]
+    assert reward.drpo_weights(group, reward.rollout_classes(group, args), args) == [0.0, 1.0, 0.0]
     coeffs, _, _, _ = train.drpo_coefficients([-1.0, -1.0, -1.0], group, 3, args)
     assert coeffs == pytest.approx([-0.5, 1.0, -0.5])  # the two S- rollouts share -softmax(s / tau) equally
-    for reward in ("coupled", "decoupled"):
-        r = train.grpo_rewards(group, train.rollout_classes(group, args), rl_args("--reward", reward))
+    for kind in ("coupled", "decoupled"):
+        r = reward.grpo_rewards(group, reward.rollout_classes(group, args), rl_args("--reward", kind))
         assert r[0] == r[2] < r[1]
     m = train.rollout_metrics(group, [types.SimpleNamespace(completion_ids=[1])] * 3, 3, args)
     assert m["hack_frac"] == pytest.approx(1 / 3) and m["correct_frac"] == pytest.approx(1 / 3)
@@ -427,21 +428,21 @@ def test_judge_fault_is_skipped_or_wrong_by_flag():
     lost = Verdict(error_type="worker_died", error_msg="worker exited with code 1 before reporting a verdict")
     hung = Verdict(error_type="timeout", error_msg="no verdict within 4 s; worker process group killed")
     group = [lost, ok(), bad(), hung]
-    assert train.rollout_classes(group, rl_args()) == ["skip", "correct", "wrong", "wrong"]
-    assert train.rollout_classes(group, rl_args("--judge-faults", "wrong")) == ["wrong", "correct", "wrong", "wrong"]
+    assert reward.rollout_classes(group, rl_args()) == ["skip", "correct", "wrong", "wrong"]
+    assert reward.rollout_classes(group, rl_args("--judge-faults", "wrong")) == ["wrong", "correct", "wrong", "wrong"]
     coeffs, _, _, _ = train.drpo_coefficients([-1.0] * 4, group, 4, rl_args())
     assert coeffs == pytest.approx([0.0, 1.0, -0.5, -0.5])
     adv, _ = train.grpo_advantages(group, 4, rl_args("--adv-norm", "mean"))
     assert adv == pytest.approx([0.0, 1.5 - 0.5, -0.5, -0.5])  # rewards (1.5, 0, 0) over the three judged ones
-    classes = train.rollout_classes(group, rl_args())
-    assert train.group_split(classes, 2) == {"informative": 0, "all_correct": 1, "all_wrong": 1}  # (skip, ok) (bad, hung)
-    assert train.group_split(classes, 4) == {"informative": 1, "all_correct": 0, "all_wrong": 0}
+    classes = reward.rollout_classes(group, rl_args())
+    assert reward.group_split(classes, 2) == {"informative": 0, "all_correct": 1, "all_wrong": 1}  # (skip, ok) (bad, hung)
+    assert reward.group_split(classes, 4) == {"informative": 1, "all_correct": 0, "all_wrong": 0}
 
 
 def test_speed_shape_power_weights_hand_computed():
     args = rl_args("--speed-shape", "power", "--speed-alpha", "0.5", "--drpo-lambda", "1")
     group = [ok(4.0), ok(1.0), bad(), ok(100.0)]  # 100 is clipped to the cap, 10
-    w = train.drpo_weights(group, train.rollout_classes(group, args), args)
+    w = reward.drpo_weights(group, reward.rollout_classes(group, args), args)
     e = [math.exp(2.0), math.exp(1.0), 0.0, math.exp(math.sqrt(10))]
     assert w == pytest.approx([x / sum(e) for x in e])
 
