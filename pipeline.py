@@ -485,12 +485,12 @@ def _acc(agg):
 
 def rl_vs_sft_lines(evals, rl_rows, seed_runs, sft_name="sft") -> list:
     """report.md lines of "What RL adds": held-out Acc of SFT and of each RL seed, RL's mean and 95% interval over
-    the seeds (train.mean_ci95) against SFT, and per RL run what its rollouts held (steps, optimizer steps, share of
+    the seeds (eval.mean_ci95) against SFT, and per RL run what its rollouts held (steps, optimizer steps, share of
     informative groups, correct rollouts, the last held-out pass@1 per level): without informative groups neither
     loss has anything to learn from."""
     sft_acc = _acc(evals.get(sft_name))
     accs = [_acc(evals.get(n)) for n in seed_runs]
-    mu, half = train.mean_ci95(accs)
+    mu, half = eval_lib.mean_ci95(accs)
     lines = []
     if sft_acc is not None and mu is not None:
         spread = f" +- {100 * half:.1f} points (95% interval over {len(accs)} seeds)" if half is not None else \

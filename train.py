@@ -87,7 +87,7 @@ Several GPUs: the same commands under torchrun are data-parallel over N processe
     torchrun --nproc-per-node 2 train.py --stage rl --out runs/rl-2gpu --resume               # the same N
 Rank k runs on cuda:k (NCCL; gloo on the CPU, `--device cpu`). torch.distributed does the communication; no DDP
 wrapper: after the last micro-batch's backward the trainable parameters' gradients are summed over the ranks in one
-all-reduce (all_reduce_gradients), and every loss is normalised by counts summed over the ranks, so N ranks take
+all-reduce (eval.all_reduce_gradients), and every loss is normalised by counts summed over the ranks, so N ranks take
 exactly the step one process takes on the same global batch (up to fp32 summation order; tests/test_distributed.py).
   * SFT: --micro-batch and --grad-accum are per rank; a step draws N x --grad-accum micro-batches from the one
     shared, seeded stream and rank k takes every N-th, so a step holds N x --micro-batch x --grad-accum sequences
@@ -798,52 +798,6 @@ def rank_rng(state) -> dict:
 
 
 # ----------------------------------------------------------------------------------------------------
-# Several processes: rank 0's weights to all, gradients summed over the ranks. The process group
-# itself (init, rank, barrier, all_reduce_dict, main_first) lives in eval.py, which eval.py's torchrun needs too.
-
-
-def broadcast_trainable(pol):
-    """Rank 0's trainable weights to every rank, so all start equal (what DDP does when it wraps a model); the
-    frozen base comes from the same files everywhere. A no-op for a single process."""
-    if eval_lib.world_size() == 1:
-        return
-    import torch.distributed as dist
-
-    with torch.no_grad():
-        for p in policy_lib.trainable_parameters(pol):
-            dist.broadcast(p.data, src=0)
-
-
-def all_reduce_gradients(pol):
-    """Sum every trainable parameter's gradient over the ranks, one flat all-reduce per dtype, after the last
-    micro-batch's backward (so gradient accumulation needs no no_sync: nothing is reduced before). The losses are
-    normalised by global counts (tokens, rollouts, groups), so the sum is the gradient of the global batch's loss,
-    and clipping and the optimizer step then agree on every rank. A gradient that is None on a rank counts as
-    zeros (and becomes zeros there). A no-op for a single process."""
-    if eval_lib.world_size() == 1:
-        return
-    import torch.distributed as dist
-
-    by_dtype = {}
-    for p in policy_lib.trainable_parameters(pol):
-        if p.grad is None:
-            p.grad = torch.zeros_like(p)
-        by_dtype.setdefault(p.grad.dtype, []).append(p.grad)
-    for grads in by_dtype.values():
-        flat = torch.cat([g.reshape(-1) for g in grads])
-        dist.all_reduce(flat)
-        for g, part in zip(grads, flat.split([g.numel() for g in grads])):
-            g.copy_(part.view_as(g))
-
-
-def rank_share(items) -> list:
-    """This rank's contiguous share of a list (sizes differ by at most one): ranks 0, 1, ... in order hold the
-    single-process list in order, so rank 0's share is its head. The whole list for a single process."""
-    n, world, r = len(items), eval_lib.world_size(), eval_lib.rank()
-    return items[r * n // world:(r + 1) * n // world]
-
-
-# ----------------------------------------------------------------------------------------------------
 # SFT data
 
 
@@ -1012,7 +966,7 @@ def sft_step(pol, examples, micro_batches, optimizer, scheduler, args) -> dict:
                 nll_sum, _ = completion_nll_sum(pol, batch, args.logprob_chunk_tokens)
             (nll_sum / n_target).backward()
             total += nll_sum.item()
-        all_reduce_gradients(pol)
+        eval_lib.all_reduce_gradients(policy_lib.trainable_parameters(pol))
         total = eval_lib.all_reduce_dict({"nll": total})["nll"]
         grad_norm = clip_gradients(pol, args.grad_clip)
         optimizer.step()
@@ -1212,32 +1166,6 @@ def grpo_sequence_loss(new_lp, old_lp, advantage, clip_eps, ref_lp=None, kl_coef
     return loss
 
 
-def scaled_token_logprobs(model, input_ids, attention_mask, target_mask, chunk_tokens, temperature=1.0):
-    """policy.token_logprobs of the distribution softmax(logits / temperature): the one rollouts are drawn from at
-    --rollout-temperature. At temperature 1 it is policy.token_logprobs itself."""
-    if temperature == 1.0:
-        return policy_lib.token_logprobs(model, input_ids, attention_mask, target_mask, chunk_tokens)
-    decoder, head, softcap = policy_lib._hf_parts(model)
-    if policy_lib.CAUSAL_WHEN_RIGHT_PADDED and policy_lib.right_padded(attention_mask):
-        attention_mask = None  # as policy.token_logprobs: the causal mask alone on right padding
-
-    def chunk(h, t):
-        logits = head(h).float()
-        if softcap:
-            logits = torch.tanh(logits / softcap) * softcap
-        return torch.log_softmax(logits / temperature, dim=-1).gather(-1, t[:, None]).squeeze(-1)
-
-    hidden = decoder(input_ids=input_ids, attention_mask=attention_mask, use_cache=False).last_hidden_state
-    select = target_mask[:, 1:].bool()
-    h, targets = hidden[:, :-1][select], input_ids[:, 1:][select]                        # (N, H), (N,)
-    out = []
-    for start in range(0, h.shape[0], chunk_tokens):
-        h_c, t_c = h[start:start + chunk_tokens], targets[start:start + chunk_tokens]
-        out.append(torch.utils.checkpoint.checkpoint(chunk, h_c, t_c, use_reentrant=False)
-                   if torch.is_grad_enabled() else chunk(h_c, t_c))
-    return torch.cat(out) if out else h.new_zeros(0, dtype=torch.float32)
-
-
 def logprob_temperature(args) -> float:
     """The temperature of the distribution that RL trains and scores: the rollouts' (--logprob-temperature
     sampling, default) or 1 (the raw model, what policy.generate's Sample.logprobs hold)."""
@@ -1252,8 +1180,8 @@ def rollout_logprobs(pol, prompt_ids, completion_ids, chunk_tokens, temperature=
     for i, (p, c) in enumerate(zip(prompt_ids, completion_ids)):
         target[i, len(p):len(p) + len(c)] = 1
     with autocast(pol):
-        lp = scaled_token_logprobs(pol.model, ids.to(pol.device), attention.to(pol.device), target.to(pol.device),
-                                   chunk_tokens, temperature)                          # (N,)
+        lp = policy_lib.token_logprobs(pol.model, ids.to(pol.device), attention.to(pol.device),
+                                       target.to(pol.device), chunk_tokens, temperature)  # (N,)
     return list(lp.split([len(c) for c in completion_ids]))
 
 
@@ -1297,13 +1225,13 @@ def update_policy(pol, optimizer, samples, verdicts, group_size, args) -> dict:
     slice. GRPO: per-rollout clipped surrogate (grpo_sequence_loss) summed over the slice's rollouts / their count,
     + kl_coef k3 vs the reference. A slice with no signal (every coefficient 0 and no KL term) takes no optimizer
     step under --empty-batch skip (default), on either loss.
-    Under torchrun `samples` are this rank's whole groups (rank_share); every count, the KL, the objective and the
-    gradients are summed over the ranks, so N ranks take the step one process takes on all their groups (each rank
-    cuts its own groups into the slices).
+    Under torchrun `samples` are this rank's whole groups (eval.rank_share); every count, the KL, the objective and
+    the gradients are summed over the ranks, so N ranks take the step one process takes on all their groups (each
+    rank cuts its own groups into the slices).
     """
     n_groups = len(samples) // group_size
     total_groups = int(eval_lib.all_reduce_dict({"groups": n_groups})["groups"])
-    offset = eval_lib.rank() * total_groups // eval_lib.world_size()                      # as rank_share cuts them
+    offset = eval_lib.rank() * total_groups // eval_lib.world_size()                 # as eval.rank_share cuts them
     temperature = logprob_temperature(args)
     chunk = args.logprob_chunk_tokens
     if temperature == 1.0:
@@ -1379,7 +1307,7 @@ def update_policy(pol, optimizer, samples, verdicts, group_size, args) -> dict:
                     micro_loss = torch.stack(terms).sum()
                     micro_loss.backward()
                     loss_sum += micro_loss.item()
-                all_reduce_gradients(pol)
+                eval_lib.all_reduce_gradients(policy_lib.trainable_parameters(pol))
                 loss_sum = eval_lib.all_reduce_dict({"loss": loss_sum})["loss"]
                 if args.loss == "grpo":
                     slice_loss = loss_sum
@@ -1516,32 +1444,6 @@ class TensorBoardLog:
             self.writer.close()
 
 
-# Student's t 0.975 quantiles for 1-30 degrees of freedom (then the normal's 1.96): 95% intervals of a mean of few seeds
-T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
-        2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
-
-
-def mean_ci95(xs) -> tuple:
-    """(mean, half-width of its 95% interval) of independent runs' values (Student's t, sample std); half-width None
-    for a single value."""
-    xs = [x for x in xs if x is not None]
-    if not xs:
-        return None, None
-    mu = sum(xs) / len(xs)
-    if len(xs) < 2:
-        return mu, None
-    sd = math.sqrt(sum((x - mu) ** 2 for x in xs) / (len(xs) - 1))
-    t = T975[len(xs) - 2] if len(xs) - 1 <= len(T975) else 1.96
-    return mu, t * sd / math.sqrt(len(xs))
-
-
-def pass_at_k(n, c, k) -> float:
-    """Unbiased pass@k of a task from n samples with c correct: 1 - C(n - c, k) / C(n, k) (Chen et al. 2021)."""
-    if n - c < k:
-        return 1.0
-    return 1.0 - math.comb(n - c, k) / math.comb(n, k)
-
-
 def heldout_eval(pol, judge, heldout_by_level, args, step) -> dict:
     """Held-out measures of every level at once: pass1 {level: greedy pass@1} (heldout_pass1), and with
     --heldout-samples N also pass_k {level: pass@N} of N samples a task at --rollout-temperature."""
@@ -1554,11 +1456,11 @@ def heldout_eval(pol, judge, heldout_by_level, args, step) -> dict:
 
 
 def heldout_pass_k(pol, judge, records, args, step) -> float | None:
-    """Mean over the tasks of pass@N (pass_at_k), N = --heldout-samples samples a task at --rollout-temperature.
+    """Mean over the tasks of pass@N (eval.pass_at_k), N = --heldout-samples samples a task at --rollout-temperature.
     Under torchrun each rank samples its share of the tasks and the sums are reduced."""
     if not records:
         return None
-    n, mine, total = args.heldout_samples, rank_share(records), 0.0
+    n, mine, total = args.heldout_samples, eval_lib.rank_share(records), 0.0
     if mine:
         prompts = [policy_lib.render_prompt(pol.tokenizer, r["source"], pol.source_form) for r in mine for _ in range(n)]
         samples = policy_lib.generate(pol, prompts, args.rollout_max_new_tokens, args.rollout_temperature,
@@ -1567,7 +1469,7 @@ def heldout_pass_k(pol, judge, records, args, step) -> float | None:
         verdicts = judge.verify_many([(mine[i // n]["source"], s.text) for i, s in enumerate(samples)],
                                      completions=True, progress=False)
         classes = rollout_classes(verdicts, args)
-        total = sum(pass_at_k(n, classes[t * n:(t + 1) * n].count("correct"), n) for t in range(len(mine)))
+        total = sum(eval_lib.pass_at_k(n, classes[t * n:(t + 1) * n].count("correct"), n) for t in range(len(mine)))
     sums = eval_lib.all_reduce_dict({"total": total, "n": len(mine)})
     return sums["total"] / sums["n"]
 
@@ -1632,8 +1534,8 @@ def peak_mem_gb(pol):
 
 def rl_step(pol, optimizer, judge, records, args, step) -> tuple:
     """One RL step: rollouts -> verdicts -> loss/update. Returns (metrics row without step/level, samples,
-    verdicts). Under torchrun `records` is this rank's share of the step's tasks (rank_share) and the row holds
-    every rank's rollouts: sums reduced, times and memory of the slowest rank."""
+    verdicts). Under torchrun `records` is this rank's share of the step's tasks (eval.rank_share) and the row
+    holds every rank's rollouts: sums reduced, times and memory of the slowest rank."""
     t0 = time.perf_counter()
     samples = rollout(pol, records, args, step)                                        # (P*G,)
     t_generate = time.perf_counter() - t0
@@ -1665,11 +1567,11 @@ def rl_step(pol, optimizer, judge, records, args, step) -> tuple:
 
 
 def heldout_pass1(pol, judge, records, args, step) -> float | None:
-    """pass@1 (greedy at --gen-temperature 0) of the held-out tasks of one level. Under torchrun each rank
-    answers its share (rank_share) with its own judge and the counts are reduced, so every rank gets the same."""
+    """pass@1 (greedy at --gen-temperature 0) of the held-out tasks of one level. Under torchrun each rank answers
+    its share (eval.rank_share) with its own judge and the counts are reduced, so every rank gets the same."""
     if not records:
         return None
-    mine, correct = rank_share(records), 0
+    mine, correct = eval_lib.rank_share(records), 0
     if mine:
         prompts = [policy_lib.render_prompt(pol.tokenizer, r["source"], pol.source_form) for r in mine]
         samples = policy_lib.generate(pol, prompts, args.rollout_max_new_tokens, args.gen_temperature, args.gen_top_p,
@@ -1861,7 +1763,7 @@ def run_sft(args) -> dict:
     random.seed(args.seed)
     with eval_lib.main_first():  # rank 0 builds the tiny tokenizer and base into run_dir; the others load them
         pol = load_sft_policy(args, run_dir, ckpt, corpus_texts(pairs, tasks))
-    broadcast_trainable(pol)
+    eval_lib.broadcast_params(policy_lib.trainable_parameters(pol))
     world, rank = eval_lib.world_size(), eval_lib.rank()
     if rank > 0:  # its own dropout stream (rank 0 keeps a single process's)
         torch.manual_seed(args.seed + rank)
@@ -2019,7 +1921,7 @@ def run_rl(args) -> dict:
     random.seed(args.seed)
     with eval_lib.main_first():  # rank 0 writes run_dir/base_model (and the tiny tokenizer); the others read them
         pol, base_dir = load_rl_policy(args, run_dir, ckpt, tasks)
-    broadcast_trainable(pol)
+    eval_lib.broadcast_params(policy_lib.trainable_parameters(pol))
     if rank > 0:  # its own dropout stream (rank 0 keeps a single process's)
         torch.manual_seed(args.seed + rank)
     derived = {"tasks_per_level": {lv: len(train_by_level[lv]) for lv in levels},
@@ -2068,7 +1970,7 @@ def run_rl(args) -> dict:
         while step < args.rl_steps:
             records = curriculum.next_batch(step, args.prompts_per_step)              # (P,) the same on every rank
             level = curriculum.level
-            mine = rank_share(records)                                                 # (P / N,) whole groups
+            mine = eval_lib.rank_share(records)                                        # (P / N,) whole groups
             out, samples, verdicts = rl_step(pol, optimizer, j, mine, args, step)
             step += 1
             row = {"step": step, "level": level, **out}

@@ -457,16 +457,19 @@ def test_kl_estimators_hand_computed():
         pytest.approx(-sum(x) / 3)
 
 
-def test_scaled_token_logprobs_match_tempered_softmax(tiny):
+def test_token_logprobs_at_the_rollout_temperature_match_tempered_softmax(tiny):
+    """RL scores rollouts with policy.token_logprobs at --rollout-temperature (logprob_temperature)."""
     ids = torch.tensor([[5, 6, 7, 8, 9]])
     mask = torch.ones_like(ids)
     target = torch.tensor([[0, 0, 1, 1, 1]])
     with torch.no_grad():
         logits = tiny.model(input_ids=ids).logits[0].float()                        # (T, V)
-        got = train.scaled_token_logprobs(tiny.model, ids, mask, target, 2, temperature=0.5)
-        plain = train.scaled_token_logprobs(tiny.model, ids, mask, target, 2, temperature=1.0)
+        got = P.token_logprobs(tiny.model, ids, mask, target, 2, temperature=0.5)
+        plain = P.token_logprobs(tiny.model, ids, mask, target, 2, temperature=1.0)
     want = torch.log_softmax(logits / 0.5, -1)[[1, 2, 3], [7, 8, 9]]
     torch.testing.assert_close(got, want, atol=1e-5, rtol=1e-5)
+    with_grad = P.token_logprobs(tiny.model, ids, mask, target, 2, temperature=0.5)  # checkpointed chunks
+    torch.testing.assert_close(with_grad.detach(), want, atol=1e-5, rtol=1e-5)
     torch.testing.assert_close(plain, torch.log_softmax(logits, -1)[[1, 2, 3], [7, 8, 9]], atol=1e-5, rtol=1e-5)
     assert train.logprob_temperature(rl_args("--rollout-temperature", "0.7")) == 0.7
     assert train.logprob_temperature(rl_args("--rollout-temperature", "0.7", "--logprob-temperature", "1")) == 1.0
@@ -551,14 +554,6 @@ def test_mini_batch_slices_follow_the_global_group_order():
     # two ranks holding groups 0-1 and 2-3 of 4: the first step takes the first rank's, the second the other's
     assert train.mini_batch_groups(2, 2, total=4, offset=0) == [[0, 1], []]
     assert train.mini_batch_groups(2, 2, total=4, offset=2) == [[], [0, 1]]
-
-
-def test_pass_at_k_and_mean_ci95_hand_computed():
-    assert train.pass_at_k(4, 0, 4) == 0.0 and train.pass_at_k(4, 1, 4) == 1.0
-    assert train.pass_at_k(4, 1, 1) == pytest.approx(0.25) and train.pass_at_k(5, 2, 2) == pytest.approx(1 - 3 / 10)
-    mu, half = train.mean_ci95([0.6, 0.7, 0.8])
-    assert mu == pytest.approx(0.7) and half == pytest.approx(4.303 * 0.1 / math.sqrt(3))  # t(2) = 4.303, sd 0.1
-    assert train.mean_ci95([0.5]) == (0.5, None) and train.mean_ci95([]) == (None, None)
 
 
 def test_curriculum_mixed_draws_every_level_and_never_promotes():
