@@ -6,18 +6,17 @@
     python train.py --stage rl --init runs/sft-7b --tasks data/tasks.jsonl --out runs/rl-7b --preset paper-7b
     python train.py --stage rl --out runs/rl-tiny --resume                            # continue exactly
 
-SFT: LoRA on all linear layers (peft; `--lora-r 0` fine-tunes every weight, which a tiny model
-trained from scratch needs), loss on completion tokens only, mean over all completion tokens of an
-optimizer step (so micro-batching and gradient accumulation do not change it), chunked fp32
-cross-entropy through `policy.token_logprobs`, length-bucketed micro-batches, AdamW with linear warm-up
-and a cosine decay, held-out loss, and every `--gen-every` steps a few held-out tasks sampled and judged by
-reward.py. Checkpoints hold the adapter (or weights), optimizer, scheduler, RNG states and the data
-position; each is written to a temporary directory and renamed, so a kill never loses the last good
-one, and `--resume` replays the run bit for bit on the same machine (CPU; CUDA kernels may differ in
-the last bits). The best policy so far is kept in <run>/best (`--sft-keep-best`, default: what the pipeline
-evaluates and starts RL from): by judged pass@1 on held-out tasks where `--gen-every` is on, else by held-out loss
-(`--sft-best-by`); `--sft-patience N` stops after N evaluations without a new best. A run resumed at its last step trains nothing; `export_run` writes the last checkpoint as a run
-of its own in bf16 without optimizer state, small enough to carry from one machine to the next.
+SFT: LoRA on all linear layers (peft; `--lora-r 0` fine-tunes every weight, which a tiny model trained from
+scratch needs), loss on completion tokens only, mean over all completion tokens of an optimizer step (so
+micro-batching and gradient accumulation do not change it), chunked fp32 cross-entropy through
+`policy.token_logprobs`, length-bucketed micro-batches, AdamW with linear warm-up and a cosine decay, held-out loss,
+and every `--gen-every` steps a few held-out tasks sampled and judged by reward.py. Checkpoints hold the adapter (or
+weights), optimizer, scheduler, RNG states and the data position; each is written to a temporary directory and
+renamed, so a kill never loses the last good one, and `--resume` replays the run bit for bit on the same machine
+(CPU; CUDA kernels may differ in the last bits). The best policy so far is kept in <run>/best (`--sft-keep-best`,
+what the pipeline evaluates and starts RL from): by judged pass@1 on held-out tasks where `--gen-every` is on, else
+by held-out loss (`--sft-best-by`); `--sft-patience N` stops after N evaluations without a new best. A run resumed
+at its last step trains nothing; `export_run` writes the last checkpoint as a bf16 run without optimizer state.
 
 RL (DRTriton Sec. 3.3; shared/DESIGN.md "Rewards"). One step: take P tasks from the curriculum bucket, sample G
 rollouts each in one `policy.generate` call, judge all P*G in one `Judge.verify_many`, turn verdicts into a loss,
@@ -60,11 +59,9 @@ Where this differs from the paper or the DRPO reference, on purpose, and the fla
     in neither S+ nor S-, advantage 0 (`--judge-faults wrong` counts it wrong). An answer that hangs (timeout) or
     crashes its worker under a signal is wrong. Every judge failure is counted in `judge_failures`.
   * `reward_mean` in the log is the coupled reward for either loss (DRPO has no scalar reward). The log also holds
-    the group split (informative_frac, all_correct_frac, all_wrong_frac), entropy (-mean log p of the sampled
-    tokens, an estimate of the sampling distribution's entropy), kl (to the rollout policy, at the last step's
-    slice), kl_ref (k3 to the SFT policy), clip_frac (tokens with ratio outside 1 +- clip-eps), hack_frac, and at
-    each evaluation held-out greedy pass@1 of every level (`--heldout-samples N` adds pass@N). `--tensorboard`
-    writes the same numbers for TensorBoard.
+    the group split (informative_frac, ...), entropy (-mean log p of the sampled tokens), kl (to the rollout policy,
+    at the last step's slice), kl_ref (k3 to the SFT policy), clip_frac, hack_frac, and at each evaluation held-out
+    greedy pass@1 of every level (`--heldout-samples N` adds pass@N); `--tensorboard` writes them for TensorBoard.
   * Curriculum (`--levels 1,2,5`): tasks per level are split once (seeded) into train and held-out; every
     `--rl-eval-every` steps greedy pass@1 on every level's held-out tasks is measured and the bucket moves up when the
     current level's exceeds `--promote-at`; `--replay-frac` of prompts come from easier levels. `--curriculum mixed`
@@ -85,26 +82,20 @@ Several GPUs: the same commands under torchrun are data-parallel over N processe
     torchrun --nproc-per-node 2 train.py --stage sft --pairs data/pairs.jsonl --out runs/sft-2gpu --preset gpu-small
     torchrun --nproc-per-node 2 train.py --stage rl --init runs/sft-2gpu --tasks data/tasks.jsonl --out runs/rl-2gpu
     torchrun --nproc-per-node 2 train.py --stage rl --out runs/rl-2gpu --resume               # the same N
-Rank k runs on cuda:k (NCCL; gloo on the CPU, `--device cpu`). torch.distributed does the communication; no DDP
-wrapper: after the last micro-batch's backward the trainable parameters' gradients are summed over the ranks in one
-all-reduce (eval.all_reduce_gradients), and every loss is normalised by counts summed over the ranks, so N ranks take
-exactly the step one process takes on the same global batch (up to fp32 summation order; tests/test_distributed.py).
+Rank k runs on cuda:k (NCCL; gloo with `--device cpu`); no DDP wrapper: after the last micro-batch's backward the
+trainable parameters' gradients are summed over the ranks in one all-reduce (eval.all_reduce_gradients), and every
+loss is normalised by counts summed over the ranks, so N ranks take exactly the step one process takes on the same
+global batch (up to fp32 summation order; tests/test_distributed.py).
   * SFT: --micro-batch and --grad-accum are per rank; a step draws N x --grad-accum micro-batches from the one
-    shared, seeded stream and rank k takes every N-th, so a step holds N x --micro-batch x --grad-accum sequences
-    (the lr is not rescaled) and an N-rank run equals one process with N x --grad-accum. Held-out loss is sharded;
-    judged generation (--gen-every) runs on rank 0 alone.
-  * RL: --prompts-per-step P is global: every rank draws the same P tasks from the curriculum, rank k takes its
-    contiguous P/N and generates, judges (its own judge, --judge-workers workers on its GPU) and scores whole
-    groups, so no group spans two ranks; DRPO's kept-group count, GRPO's rollout count, the KL, metrics and
-    held-out pass@1 are reduced over the ranks. Rollouts are seeded by (seed, step, rank): N ranks sample other
-    rollouts than one process (rank 0's are a single process's first P/N groups).
-  * Checkpoints, run.json, metrics.jsonl, samples/ and the log are rank 0's (the other ranks' stdout is dropped);
-    a checkpoint holds every rank's RNG state, the others wait at a barrier while rank 0 writes, and --resume
-    reads it on every rank after rank 0 has opened the run, so a resumed N-rank run continues the same data order
-    and each rank its own RNG stream. The pipeline's data stages run on rank 0 while the others wait; its evals
-    run eval.py's sharded evaluation (eval.py "Several GPUs").
-  * reward.Judge takes "cuda" without a GPU index, and its workers inherit CUDA_VISIBLE_DEVICES: each rank narrows
-    that variable to its own GPU once its CUDA context is up (eval.init_distributed), so its judge workers run there.
+    seeded stream and rank k takes every N-th (the lr is not rescaled), so an N-rank run equals one process with
+    N x --grad-accum. Held-out loss is sharded; judged generation (--gen-every) runs on rank 0 alone.
+  * RL: --prompts-per-step P is global: every rank draws the same P tasks, rank k takes its contiguous P/N and
+    generates, judges (its own judge on its GPU) and scores whole groups; counts, the KL, metrics and held-out
+    pass@1 are reduced over the ranks. Rollouts are seeded by (seed, step, rank): rank 0's are a single process's
+    first P/N groups, the other ranks sample other rollouts than one process would.
+  * Checkpoints, run.json, metrics.jsonl, samples/ and the log are rank 0's; a checkpoint holds every rank's RNG
+    state, so a resumed N-rank run continues the same data order and each rank its own RNG stream. Each rank narrows
+    CUDA_VISIBLE_DEVICES to its GPU (eval.init_distributed), so its judge workers run there.
 """
 import argparse
 import contextlib
@@ -122,8 +113,8 @@ import torch
 import eval as eval_lib  # the evaluation, and torchrun's process group (init_distributed, all_reduce_dict, ...)
 import policy as policy_lib
 import synth  # the command-line conventions shared by every script: UsageError, RunError, ArgumentParser
-from reward import (FAILURE_ERROR_TYPES, drpo_weights, earns, gpu_work, grpo_rewards, group_advantages, group_split,
-                    hack_counts, hack_names, rollout_classes)  # the rewards of verdicts (earns: S+), the GPU lock
+from reward import (FAILURE_ERROR_TYPES, Judge, drpo_weights, earns, gpu_work, grpo_rewards, group_advantages,
+                    group_split, hack_counts, hack_names, rollout_classes)  # the rewards of verdicts (earns: S+)
 from search import run_info, write_json_atomic  # what produced a run, shared with eval.py and search.py
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -137,17 +128,13 @@ RunError = synth.RunError  # the run cannot go on (every checkpoint damaged, a m
 # Flags. Presets only change defaults; any flag given on the command line wins.
 
 PRESETS = {
-    # Laptop: the tiny model from scratch (full fine-tuning), CPU, ~15 minutes on 2 cores.
-    # SFT: a from-scratch model needs a high lr. Tokens may span words within a line (16 characters at most): 2.8x
-    # fewer tokens a pair than word-level ones, and held-out L1 73% at 600 steps against 20-47% with word tokens.
-    # Its held-out loss bottoms out before the last step, but the lowest-loss policy is not the one that writes correct
-    # kernels (14 of 30 held-out tasks against the last step's 21), so the policy RL starts from is chosen by judged
-    # pass@1 on the SFT split's own held-out tasks (--pipeline-sft-gen-every 100 with --sft-best-by auto; the eval
-    # tasks stay unseen).
-    # No --sft-patience: 600 steps fit the time, and a noisy score would stop SFT early.
-    # RL gets a real share of the ~15 minutes: three seeds of DRPO (the spread RL is judged against), each stopped
-    # after 100 s of steps of 4 tasks x G=4, measured on every level's held-out tasks before and after; levels 1 and
-    # 2 (on level 1 the tiny model is right about 70% of the time, so most groups are informative).
+    # Laptop: the tiny model from scratch (full fine-tuning, a high lr), CPU, ~15 minutes on 2 cores. Tokens may span
+    # words within a line (16 characters at most): ~3x fewer tokens a pair, and far higher held-out pass@1 than word
+    # tokens. The lowest held-out loss does not pick the policy that writes the most correct kernels, so the one RL
+    # starts from is picked by judged pass@1 on the SFT split's own held-out tasks (--pipeline-sft-gen-every 100 with
+    # --sft-best-by auto; the eval tasks stay unseen); no --sft-patience, which a noisy score would trip. RL: three
+    # DRPO seeds (the spread RL is judged against) of 100 s each, 4 tasks x G=4 a step on levels 1 and 2 (the tiny
+    # model is right on level 1 about 70% of the time, so most groups are informative).
     "tiny": dict(lr=2e-3, pipeline_sft_steps=600, pipeline_ops="unary", pipeline_teacher_style="fixed",
                  pipeline_sft_gen_every=100, gen_tasks=32,
                  tiny_token_chars=16, rl_steps=40, rl_time_limit_s=100, pipeline_rl_seeds=3,
@@ -161,72 +148,43 @@ PRESETS = {
     # 1 and 2 (level 2 also with the test-time search). The lab record has each choice's measurements.
     "gpu-small": dict(tiny_hidden=512, tiny_layers=8, tiny_heads=8, tiny_kv_heads=4, tiny_intermediate=1376,
                       tiny_vocab=8192, micro_batch=32, lr=1e-3, warmup_steps=30, pipeline_sft_steps=1400,
-                      # tokens spanning words within a line: ~3x fewer tokens a pair (1,060 -> 336), so SFT,
-                      # generation and rollouts cost ~3x less; --tiny-token-chars 0 gives word-level tokens back
-                      tiny_token_chars=16,
+                      tiny_token_chars=16,  # ~3x fewer tokens a pair, so SFT, generation and rollouts cost ~3x less
                       eval_every=200, save_every=350, gen_every=0, judge_workers=8,
                       pipeline_tasks=4100, pipeline_eval_tasks=100, pipeline_teacher_style="fixed",
                       pipeline_teacher_sizes="symbolic",
-                      # KernelBench's docstrings made its prompts longer than any the model trained on, and its
-                      # answers garbled: the model sees sources without docstrings/comments
-                      prompt_source="code",
-                      # KernelBench level 2 is a GEMM or convolution and its epilogue; kept in torch, the model
-                      # writes the fused epilogue (a few lines) instead of the conv kernel
+                      prompt_source="code",  # KernelBench's docstrings made prompts longer than any trained on
+                      # KernelBench level 2 is a GEMM or convolution and its epilogue: the heavy op kept in torch,
+                      # the model writes the fused epilogue (a few lines) instead of the conv kernel
                       pipeline_teacher_heavy="torch",
                       pipeline_rl_tasks=1500, pipeline_sft_levels="1,2,3", pipeline_eval_higher=50,
-                      # KernelBench level 2 is a GEMM or convolution and a 2-6 op epilogue: most level-2 and
-                      # level-3 programs are drawn in that shape (with half of them, a model scored 0% on level 2);
-                      # level 3 adds 2-op epilogues
-                      pipeline_anchored=0.8,
-                      # KernelBench level 1 is 35% convolutions and 15% GEMMs; a uniform pool gave them 7% and 4%
-                      # of the level-1 programs: 4x and 3x the draws, every op still drawn
+                      pipeline_anchored=0.8,  # ... so most level-2 and level-3 programs are drawn in that shape
+                      # KernelBench level 1 is 35% convolutions and 15% GEMMs (a uniform pool: 7% and 4%)
                       pipeline_ops="all,conv*4,conv_transpose*4,matmul*3",
-                      # a level-1 3-D convolution's pair is ~2,150 tokens (median): at 2,048, 604 of gs24's 832
-                      # were dropped and the model never saw one finished; 2,560
-                      # drops 9 of them and 0.9% of all pairs; a spelled-out conv's answer then grew 13-21% (its
-                      # named groups and bias), so 3,072
+                      # a level-1 3-D convolution's pair is over 2,048 tokens (at 2,048 the model never saw one)
                       pipeline_max_seq_len=3072, levels="1,2,3", rl_steps=60, rl_time_limit_s=130,
-                      # the DRPO and GRPO stages side by side (the sequential pipeline took 1,515 s through
-                      # DRPO's evals); the main RL checkpoint is the one searched on KernelBench level 2
+                      # the DRPO and GRPO stages side by side; the main RL checkpoint is searched on level 2
                       pipeline_parallel_ablation=True, pipeline_kernelbench_search_checkpoints="rl",
-                      # an 8,192-token vocab: 8,192 tokens' fp32 logits are 268 MB (90 MB with word tokens' 2,752),
-                      # and 512-token chunks cost a checkpointed head call each (60-130 a step)
-                      logprob_chunk_tokens=8192,
-                      # on the H200, 402 of 1,400 SFT steps took ~0.2 s, the rest ~0.055 s, and
-                      # the slow ones thinned out as training went on (82 of the first 100, 7 of the last), as a
-                      # one-time cost per new batch length would; 64-token multiples leave <= 48 lengths
-                      pad_multiple=64,
+                      logprob_chunk_tokens=8192,  # an 8,192-token chunk's fp32 logits are 268 MB; fewer head calls
+                      pad_multiple=64,  # each new batch length costs once on the GPU: <= 48 lengths
                       rollout_max_new_tokens=1536, pipeline_ablation_loss="grpo", rl_heldout_per_level=16,
                       gen_batch_size=64, rl_lr=3e-4,
-                      # a candidate that hangs while it holds the judge's shared GPU lock stalls every timing
-                      # until it is killed: two 60 s timeouts made one H200 RL step's verify take 134 s;
-                      # a small level-1/2 candidate is judged in ~1 s, so 20 s is still 20x headroom
+                      # a candidate that hangs under the judge's shared GPU lock stalls every timing until it is
+                      # killed; a small level-1/2 candidate is judged in ~1 s, so 20 s is 20x headroom
                       judge_timeout_s=20,
-                      # RL rollouts are ~90% correct after SFT and each correct one is timed under the exclusive
-                      # GPU lock: 12-22 s of a ~20 s step went to verify. 30 runs keep the median
-                      # within a few percent (the judge's floor is 20), enough to rank rollouts by speed.
+                      # each correct rollout is timed under the exclusive GPU lock; 30 runs keep the median within a
+                      # few percent (the judge's floor is 20), enough to rank rollouts by speed
                       judge_time_trials=30,
                       rl_eval_every=5,  # pass@1 of 16 held-out tasks per level: promotion within minutes
-                      # the real benchmark next to the synthetic held-out set: every checkpoint and the
-                      # teacher on KernelBench levels 1 and 2 (the teacher alone is ~10 min of H200 time; reuse a
-                      # sweep with --pipeline-kernelbench-teacher DIR{level})
-                      pipeline_kernelbench_eval="1,2",
-                      # ... and level 2 with the paper's test-time search too: the checkpoint's kernels for the
-                      # task's fragments (its single-op answers are where it is strong), assembled into hybrids
-                      pipeline_kernelbench_search="2",
-                      # KernelBench's spelled-out 3-D convolutions take ~1,800 tokens to answer
-                      pipeline_kernelbench_max_new_tokens=3072,
-                      # ... and trains on sources in KernelBench's surface variety (synth --style kernelbench), not
-                      # the one plain form, so the model meets docstrings, names and spellings like the benchmark's
-                      pipeline_style="kernelbench",
-                      # RL's speed reward at cpu sizes timed launches: eager took ~5 us a synthetic task against
-                      # ~3 ms a KernelBench level-1 task (median, H200), and DRPO's few tile-size
-                      # changes went either way on KernelBench (+5.8% once, -1.0% once). The same RL programs
-                      # rendered at synth's "gpu" sizes (median 5 MB moved at level 1, 26 MB above; rows of 1k-16k)
+                      # every checkpoint and the teacher on KernelBench levels 1 and 2, level 2 also with the test-time
+                      # search (the checkpoint's kernels for the task's fragments, assembled into hybrids)
+                      pipeline_kernelbench_eval="1,2", pipeline_kernelbench_search="2",
+                      pipeline_kernelbench_max_new_tokens=3072,  # a spelled-out 3-D convolution: ~1,800 tokens
+                      pipeline_style="kernelbench",  # sources in KernelBench's surface variety, not one plain form
+                      # RL programs at synth's "gpu" sizes: at cpu sizes a rollout's time is a launch's, and the speed
+                      # reward cannot rank tile sizes
                       pipeline_rl_size="gpu"),
-    # The paper's model: Qwen2.5-Coder-7B-Instruct, LoRA r=64 in bf16 on one 80 GB GPU. Measured on an H200
-    # (7B shape, random weights, 16 x 2048 tokens per step): micro-batch 2 without gradient checkpointing
-    # 8.5k tok/s at 53 GB peak; micro-batch 4 with it 6.3k tok/s at 22 GB (use that for longer sequences).
+    # The paper's model: Qwen2.5-Coder-7B-Instruct, LoRA r=64 in bf16 on one 80 GB GPU; micro-batch 2 without
+    # gradient checkpointing (53 GB peak on 16 x 2048 tokens a step; micro-batch 4 with it for longer sequences).
     "paper-7b": dict(model="Qwen/Qwen2.5-Coder-7B-Instruct", lora_r=64, lora_alpha=128, lr=1e-4,
                      micro_batch=2, grad_accum=8, max_seq_len=2048, epochs=2,
                      warmup_steps=20, eval_every=50, save_every=100, gen_every=100, gen_tasks=16,
@@ -458,12 +416,15 @@ def check_args(parser, args):
     """Flag values that cannot work; parser.error prints usage and exits with code 2."""
     positive = ["micro_batch", "grad_accum", "max_seq_len", "logprob_chunk_tokens", "pad_multiple", "save_every",
                 "keep_last", "bucket_size", "gen_tasks", "gen_max_new_tokens", "gen_batch_size", "judge_workers",
-                "judge_time_trials"]
+                "judge_time_trials", "rl_steps", "prompts_per_step", "group_size", "rollout_max_new_tokens",
+                "rl_lora_r", "ppo_epochs", "mini_batches", "rl_heldout_per_level", "dump_samples", "rl_lr",
+                "drpo_lambda", "drpo_tau", "drpo_beta", "speedup_cap", "speed_alpha"]
     for name in positive:
-        if getattr(args, name) <= 0:
+        if not getattr(args, name) > 0:  # not > 0: a NaN fails too
             parser.error(f"--{name.replace('_', '-')} must be > 0 (got {getattr(args, name)})")
     for name in ["warmup_steps", "max_steps", "eval_every", "gen_every", "stop_after", "weight_decay", "grad_clip",
-                 "gen_temperature", "tiny_token_chars", "sft_patience"]:
+                 "gen_temperature", "tiny_token_chars", "sft_patience", "rollout_temperature", "kl_coef", "clip_eps",
+                 "dump_every", "rl_time_limit_s", "heldout_samples"]:
         if getattr(args, name) < 0:
             parser.error(f"--{name.replace('_', '-')} must be >= 0 (got {getattr(args, name)})")
     if not 0 <= args.heldout_frac < 1:
@@ -494,16 +455,6 @@ def check_args(parser, args):
         parser.error("--load-in-4bit needs bitsandbytes: pip install bitsandbytes")
     if args.stage == "sft" and not args.resume and not args.pairs:
         parser.error("--stage sft needs --pairs PAIRS.jsonl")
-    for name in ["rl_steps", "prompts_per_step", "group_size", "rollout_max_new_tokens", "rl_lora_r", "ppo_epochs",
-                 "mini_batches", "rl_heldout_per_level", "dump_samples"]:
-        if getattr(args, name) <= 0:
-            parser.error(f"--{name.replace('_', '-')} must be > 0 (got {getattr(args, name)})")
-    for name in ["rollout_temperature", "kl_coef", "clip_eps", "dump_every", "rl_time_limit_s", "heldout_samples"]:
-        if getattr(args, name) < 0:
-            parser.error(f"--{name.replace('_', '-')} must be >= 0 (got {getattr(args, name)})")
-    for name in ["rl_lr", "drpo_lambda", "drpo_tau", "drpo_beta", "speedup_cap", "speed_alpha"]:
-        if not getattr(args, name) > 0:
-            parser.error(f"--{name.replace('_', '-')} must be > 0 (got {getattr(args, name)})")
     if args.speedup_cap < 1 or args.drpo_delta < 0:
         parser.error("--speedup-cap must be >= 1 and --drpo-delta >= 0")
     if not 0 <= args.replay_frac < 1 or not 0 <= args.promote_at <= 1 or not 0 < args.rollout_top_p <= 1:
@@ -921,10 +872,11 @@ def lr_lambda(step, warmup_steps, total_steps, schedule, min_lr_frac):
     return min_lr_frac + (1 - min_lr_frac) * 0.5 * (1 + math.cos(math.pi * progress))
 
 
-def make_optimizer(pol, args):
+def make_optimizer(pol, args, lr=None):
+    """AdamW over the trainable parameters at `lr` (default --lr; RL passes --rl-lr)."""
     betas = tuple(float(b) for b in args.adam_betas.split(","))
     params = policy_lib.trainable_parameters(pol)
-    return torch.optim.AdamW(params, lr=args.lr, betas=betas, weight_decay=args.weight_decay)
+    return torch.optim.AdamW(params, lr=args.lr if lr is None else lr, betas=betas, weight_decay=args.weight_decay)
 
 
 def make_scheduler(optimizer, args, total_steps):
@@ -997,19 +949,13 @@ def heldout_loss(pol, examples, micro_batch, chunk_tokens, pad_multiple=1):
 
 
 class LazyJudge:
-    """reward.Judge opened on first use and kept for the run; None if reward.py is not there."""
+    """reward.Judge opened on first use (an SFT run without --gen-every starts no workers) and kept for the run."""
 
     def __init__(self, args, device):
-        self.args, self.device, self.judge, self.stack, self.missing = args, device, None, None, None
+        self.args, self.device, self.judge, self.stack = args, device, None, None
 
     def get(self):
-        if self.judge is None and self.missing is None:
-            try:
-                from reward import Judge
-            except ImportError as e:
-                self.missing = str(e)
-                print(f"note: judged generation skipped, reward.py is not importable ({e})", flush=True)
-                return None
+        if self.judge is None:
             self.stack = contextlib.ExitStack()
             self.judge = self.stack.enter_context(
                 Judge(workers=self.args.judge_workers, device=self.device, timeout_s=self.args.judge_timeout_s,
@@ -1046,19 +992,16 @@ def judged_generation(pol, tasks, judge: LazyJudge, step, run_dir, args) -> dict
     samples = policy_lib.generate(pol, prompts, args.gen_max_new_tokens, args.gen_temperature, args.gen_top_p,
                                   seed=args.seed + step, batch_size=args.gen_batch_size,
                                   logprob_chunk_tokens=args.logprob_chunk_tokens)
-    j = judge.get()
-    verdicts = j.verify_many([(src, s.text) for (_, _, src), s in zip(tasks, samples)], completions=True) if j else None
+    verdicts = judge.get().verify_many([(src, s.text) for (_, _, src), s in zip(tasks, samples)], completions=True)
     os.makedirs(os.path.join(run_dir, "samples"), exist_ok=True)
     with open(os.path.join(run_dir, "samples", f"sft_step_{step:06d}.jsonl"), "w") as f:
         for i, ((task_id, _, _), s) in enumerate(zip(tasks, samples)):
             f.write(json.dumps({"step": step, "task_id": task_id, "completion": s.text,
                                 "finish_reason": s.finish_reason, "tokens": len(s.completion_ids),
-                                "verdict": verdicts[i].to_dict() if verdicts else None}) + "\n")
-    out = {"gen_mean_tokens": sum(len(s.completion_ids) for s in samples) / len(samples)}
-    if verdicts:
-        out["gen_correct_frac"] = sum(earns(v) for v in verdicts) / len(verdicts)
-        out["gen_compiled_frac"] = sum(bool(v.compiled) for v in verdicts) / len(verdicts)
-    return out
+                                "verdict": verdicts[i].to_dict()}) + "\n")
+    return {"gen_mean_tokens": sum(len(s.completion_ids) for s in samples) / len(samples),
+            "gen_correct_frac": sum(earns(v) for v in verdicts) / len(verdicts),
+            "gen_compiled_frac": sum(bool(v.compiled) for v in verdicts) / len(verdicts)}
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -1792,8 +1735,7 @@ def run_sft(args) -> dict:
     state = load_trainer_state(ckpt) if ckpt is not None else None
     if state is not None and state["step"] >= total_steps:  # finished (an exported run too): nothing to train
         print(f"SFT finished at step {state['step']} of {total_steps} ({ckpt}): not trained again", flush=True)
-        rows = [json.loads(line) for line in open(os.path.join(run_dir, "metrics.jsonl"))] \
-            if os.path.isfile(os.path.join(run_dir, "metrics.jsonl")) else []
+        rows = metrics_rows(run_dir, state["step"])
         return {"run_dir": run_dir, "step": state["step"], "checkpoint": ckpt, "last": rows[-1] if rows else {},
                 "policy": pol}
     if state is not None and "optimizer" not in state:
@@ -1936,9 +1878,7 @@ def run_rl(args) -> dict:
         with open(os.path.join(run_dir, "heldout_tasks.jsonl"), "w") as f:  # for eval.py: never trained on
             f.writelines(json.dumps(r) + "\n" for lv in levels for r in heldout_by_level[lv])
 
-    betas = tuple(float(b) for b in args.adam_betas.split(","))
-    optimizer = torch.optim.AdamW(policy_lib.trainable_parameters(pol), lr=args.rl_lr, betas=betas,
-                                  weight_decay=args.weight_decay)
+    optimizer = make_optimizer(pol, args, lr=args.rl_lr)
     curriculum = make_curriculum(args, train_by_level, levels)
     step = 0
     if ckpt is not None:
@@ -1953,8 +1893,6 @@ def run_rl(args) -> dict:
     last_ckpt, row, t_start = ckpt, {}, time.time()
     try:
         j = judge.get()
-        if j is None:
-            raise UsageError("--stage rl needs reward.py (the judge)")
         progress = tqdm(total=args.rl_steps, initial=step, desc="rl", disable=None if rank == 0 else True)
         eval_every = args.eval_every if args.rl_eval_every is None else args.rl_eval_every  # held-out pass@1
         if args.rl_eval_first and step == 0:  # the SFT policy's row (the fresh adapter is zero): step 0
