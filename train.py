@@ -271,9 +271,8 @@ def build_parser(add_flags=None) -> argparse.ArgumentParser:
     g.add_argument("--sft-best-by", choices=["auto", "loss", "pass1"], default="auto",
                    help="what 'best' means for --sft-keep-best and --sft-patience: the lowest held-out loss (every "
                         "--eval-every steps), or the highest judged pass@1 on held-out tasks (every --gen-every steps; "
-                        "ties go to the later step); auto = pass1 where --gen-every is on, else loss. Held-out loss is a "
-                        "weak proxy for writing correct kernels (the lab record has a run where it picked a worse "
-                        "policy)")
+                        "ties go to the later step); auto = pass1 where --gen-every is on, else loss (held-out loss "
+                        "is a weak proxy for writing correct kernels)")
     g.add_argument("--sft-patience", type=int, default=0, metavar="N",
                    help="SFT: stop after N evaluations in a row without a new best (0 = never), with a checkpoint")
     g.add_argument("--gen-every", type=int, default=0,
@@ -305,8 +304,8 @@ def build_parser(add_flags=None) -> argparse.ArgumentParser:
     g.add_argument("--rollout-temperature", type=float, default=1.0, help="sampling temperature of rollouts")
     g.add_argument("--rollout-top-p", type=float, default=1.0, help="nucleus mass of rollouts")
     g.add_argument("--engine", default="auto",
-                   help="policy.generate engine (policy.ENGINES); auto = cudagraph on CUDA (8.9x plain generate on the "
-                        "H200; the lab record), plain generate on CPU")
+                   help="policy.generate engine (policy.ENGINES); auto = cudagraph on CUDA (several times plain "
+                        "generate's speed), plain generate on CPU")
     g.add_argument("--rl-lr", type=float, default=5e-5,
                    help="AdamW lr of the RL adapter, constant (paper: 1e-6 full FT; LoRA wants 10-100x)")
     g.add_argument("--rl-lora-r", type=int, default=16, help="rank of the fresh RL LoRA adapter")
