@@ -1310,10 +1310,11 @@ def seed_run_measures(run_dir) -> dict:
 def cmd_rl_seeds(args):
     """N seeds of each RL arm from one SFT checkpoint, each `python train.py --stage rl` in a process of its own into
     <out>/<arm>_seed<k>; then every measure (seed_run_measures) as the mean and 95% interval over the seeds
-    (train.mean_ci95), per arm. Resumable across machine calls: a finished run (seeds_done.json) is skipped, an
+    (eval.mean_ci95), per arm. Resumable across machine calls: a finished run (seeds_done.json) is skipped, an
     unfinished one continues with --resume, and no run starts after --stop-after-s (run it again to go on)."""
     import shlex
 
+    import eval as ev
     import train
 
     t0 = time.time()
@@ -1350,7 +1351,7 @@ def cmd_rl_seeds(args):
         measures = [seed_run_measures(d) for d in runs if seed_run_done(d)]
         keys = sorted({k for m in measures for k in m if not k.endswith("_step")})
         summary[arm] = {"seeds_done": len(measures), **{
-            k: dict(zip(("mean", "ci95"), train.mean_ci95([m.get(k) for m in measures]))) for k in keys}}
+            k: dict(zip(("mean", "ci95"), ev.mean_ci95([m.get(k) for m in measures]))) for k in keys}}
     print(f"{'arm':<24} {'seeds':>5} {'measure':<28} {'mean':>8} {'95% +-':>8}")
     for arm, s in summary.items():
         for key, v in s.items():

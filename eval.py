@@ -157,6 +157,25 @@ def pass_at_k(n, c, k):
     return 1.0 - prod
 
 
+# Student's t 0.975 quantiles for 1-30 degrees of freedom (then the normal's 1.96): 95% intervals of a mean of few seeds
+T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
+        2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
+
+
+def mean_ci95(xs) -> tuple:
+    """(mean, half-width of its 95% interval) of independent runs' values (Student's t, sample std); half-width None
+    for a single value."""
+    xs = [x for x in xs if x is not None]
+    if not xs:
+        return None, None
+    mu = sum(xs) / len(xs)
+    if len(xs) < 2:
+        return mu, None
+    sd = math.sqrt(sum((x - mu) ** 2 for x in xs) / (len(xs) - 1))
+    t = T975[len(xs) - 2] if len(xs) - 1 <= len(T975) else 1.96
+    return mu, t * sd / math.sqrt(len(xs))
+
+
 def aggregate(rows, speed_measured=None, compile_measured=None, ps=FAST_PS):
     """Aggregates of per-task rows. Row keys used: correct, compiled, speedup, speedup_vs_compile,
     speedup_vs_max_autotune (measured where some correct row has it), n_samples, n_correct. speed_measured None means "some correct row has a speedup". Keys that cannot be computed are
@@ -1222,6 +1241,51 @@ def shard(items):
     """This rank's share of a list, round-robin by index (items[rank::world]): neighbouring tasks, often of
     similar size, land on different ranks. The whole list for a single process."""
     return items[rank()::world_size()]
+
+
+def rank_share(items) -> list:
+    """This rank's contiguous share of a list (sizes differ by at most one): ranks 0, 1, ... in order hold the
+    single-process list in order, so rank 0's share is its head (train.py's RL groups). The whole list for a single
+    process."""
+    n, world, r = len(items), world_size(), rank()
+    return items[r * n // world:(r + 1) * n // world]
+
+
+def broadcast_params(params):
+    """Rank 0's values of `params` (a policy's trainable parameters) on every rank, so all start equal (what DDP
+    does when it wraps a model); the frozen base comes from the same files everywhere. A no-op for a single
+    process."""
+    if world_size() == 1:
+        return
+    import torch
+    import torch.distributed as dist
+
+    with torch.no_grad():
+        for p in params:
+            dist.broadcast(p.data, src=0)
+
+
+def all_reduce_gradients(params):
+    """Sum the gradients of `params` over the ranks, one flat all-reduce per dtype, after the last micro-batch's
+    backward (so gradient accumulation needs no no_sync: nothing is reduced before). train.py normalises its losses
+    by global counts (tokens, rollouts, groups), so the sum is the gradient of the global batch's loss, and clipping
+    and the optimizer step then agree on every rank. A gradient that is None on a rank counts as zeros (and becomes
+    zeros there). A no-op for a single process."""
+    if world_size() == 1:
+        return
+    import torch
+    import torch.distributed as dist
+
+    by_dtype = {}
+    for p in params:
+        if p.grad is None:
+            p.grad = torch.zeros_like(p)
+        by_dtype.setdefault(p.grad.dtype, []).append(p.grad)
+    for grads in by_dtype.values():
+        flat = torch.cat([g.reshape(-1) for g in grads])
+        dist.all_reduce(flat)
+        for g, part in zip(grads, flat.split([g.numel() for g in grads])):
+            g.copy_(part.view_as(g))
 
 
 def merge_rank_files(out_dir, records):

@@ -4,8 +4,9 @@
     python pipeline.py --preset gpu-small --out runs/gs      # one GPU: a 24M-parameter model, KernelBench evals
     python pipeline.py --out runs/pipeline-x --resume        # continue a run after a kill (every stage resumes)
 
-`python train.py` with no `--stage` (or `--stage all`) runs this file's `run_all`; the flags are train.py's (the
-`--pipeline-*` group sets the data, eval and report stages). The stages, each reusing what an earlier run left:
+`python train.py` with no `--stage` (or `--stage all`) runs this file's `run_all`; the flags are train.py's and
+this file's `--pipeline-*` group (`add_flags`), which sets the data, eval and report stages. The stages, each
+reusing what an earlier run left:
   1. synth.py draws level-1 programs (and programs of the higher levels in --levels for RL), split into SFT/RL
      and held-out eval tasks; a program that matches a KernelBench file is dropped (`synth_pipeline_tasks`), and
      every training file is then checked against KernelBench (`check_decontaminated`; a copy fails the run).
@@ -22,8 +23,19 @@
   6. report.md and PNG curves in the run directory (`write_pipeline_report`, `plot_curves`): held-out Acc per
      checkpoint, RL against SFT with the seed spread and what the rollouts held (`rl_vs_sft_lines`), and where the
      checkpoints are with the next commands (`next_steps_lines`).
+The tiny preset (`python train.py`, CPU): level-1 tasks and RL tasks of level 2, SFT with its best held-out
+policy kept, three DRPO seeds of 100 s each, eval.py on held-out level-1 tasks. `--preset gpu-small` turns on, each
+also a flag: higher-level SFT pairs and eval programs (`--pipeline-sft-levels`, `--pipeline-eval-higher`), the GRPO
+ablation (`--pipeline-ablation-loss grpo`) beside the main RL stage (`--pipeline-parallel-ablation`), KernelBench
+levels 1 and 2 for every checkpoint and the teacher (`--pipeline-kernelbench-eval 1,2`; an RL answer identical to
+the SFT checkpoint's takes its verdict, eval.py --reuse-verdicts) and the test-time search on level 2
+(`--pipeline-kernelbench-search 2`, `search_argv`, with `--pipeline-kernelbench-search-checkpoints rl`), tasks in
+KernelBench's surface variety (`--pipeline-style kernelbench`, the same programs), RL programs at synth's gpu sizes
+(`--pipeline-rl-size gpu`, their twins, so a rollout's timed speed is not a launch's) and prompts without docstrings
+and comments (train.py --prompt-source code, saved with the checkpoints).
 Under torchrun rank 0 makes the data while the other ranks wait; SFT, RL and the evals run data-parallel.
 """
+import argparse
 import contextlib
 import copy
 import json
@@ -140,7 +152,7 @@ def kernelbench_dirs(args):
             return []
     if root.lower() == "none":
         return []
-    dirs = [os.path.join(root, f"level{lv}") for lv in train.KERNELBENCH_LEVELS]
+    dirs = [os.path.join(root, f"level{lv}") for lv in KERNELBENCH_LEVELS]
     dirs = [d for d in dirs if os.path.isdir(d)]
     if not dirs:
         raise train.UsageError(f"--kernelbench {root}: no level1/ or level2/ folder there")
@@ -473,12 +485,12 @@ def _acc(agg):
 
 def rl_vs_sft_lines(evals, rl_rows, seed_runs, sft_name="sft") -> list:
     """report.md lines of "What RL adds": held-out Acc of SFT and of each RL seed, RL's mean and 95% interval over
-    the seeds (train.mean_ci95) against SFT, and per RL run what its rollouts held (steps, optimizer steps, share of
+    the seeds (eval.mean_ci95) against SFT, and per RL run what its rollouts held (steps, optimizer steps, share of
     informative groups, correct rollouts, the last held-out pass@1 per level): without informative groups neither
     loss has anything to learn from."""
     sft_acc = _acc(evals.get(sft_name))
     accs = [_acc(evals.get(n)) for n in seed_runs]
-    mu, half = train.mean_ci95(accs)
+    mu, half = eval_lib.mean_ci95(accs)
     lines = []
     if sft_acc is not None and mu is not None:
         spread = f" +- {100 * half:.1f} points (95% interval over {len(accs)} seeds)" if half is not None else \
@@ -879,9 +891,202 @@ def run_all(args):
     return summary
 
 
+# ----------------------------------------------------------------------------------------------------
+# The command line: train.py's flags and the --pipeline-* group, which only --stage all reads
+
+# The KernelBench levels the pipeline evaluates on: the folders kernelbench_dirs finds (and decontaminates against).
+KERNELBENCH_LEVELS = ("1", "2")
+
+
+def add_flags(p):
+    """The --pipeline-* group (and --kernelbench) on train.py's parser (train.build_parser's add_flags)."""
+    g = p.add_argument_group("pipeline (--stage all: python train.py with no arguments)")
+    g.add_argument("--pipeline-tasks", type=int, default=260, help="level-1 programs for SFT pairs and eval")
+    g.add_argument("--pipeline-teacher-style", choices=["varied", "fixed"], default="varied",
+                   help="teacher.py --style for the pipeline's SFT pairs (the tiny preset uses fixed)")
+    g.add_argument("--pipeline-teacher-heavy", choices=["triton", "torch"], default="triton",
+                   help="teacher.py --heavy for the pipeline's SFT pairs: torch writes the programs with a GEMM or "
+                        "convolution and ops after it as hybrids (the heavy op stays the task's torch call, the rest "
+                        "one fused Triton kernel: the shape eval.py --search picks on KernelBench level 2), the "
+                        "others all-Triton (gpu-small); triton compiles every op")
+    g.add_argument("--pipeline-teacher-cache", default=None, metavar="JSONL",
+                   help="teacher.py --verdict-cache for the pipeline's SFT pairs: correct verdicts kept across runs, "
+                        "so a data step run again after a change to how tasks are written judges only the pairs "
+                        "that changed (default $XDG_CACHE_HOME/drtriton-lite/teacher_verdicts.jsonl, ~/.cache/... "
+                        "when unset; 'none' judges every pair)")
+    g.add_argument("--pipeline-teacher-sizes", choices=["literal", "symbolic"], default="literal",
+                   help="teacher.py --sizes for the pipeline's SFT pairs: symbolic kernels name their sizes (read "
+                        "from the tensors' shapes) instead of writing products such as 156 = 13 * 12 (gpu-small)")
+    g.add_argument("--pipeline-ops", default="all",
+                   help="op pool of the pipeline's programs (synth.op_pool: all, a kind such as unary, elementwise, "
+                        "or a comma list; a part ending in *N is drawn N times as often, e.g. all,conv*4); the tiny "
+                        "preset uses unary so a from-scratch model sees each op often, gpu-small weights "
+                        "convolutions and GEMMs toward KernelBench level 1's mix")
+    g.add_argument("--pipeline-style", choices=["plain", "kernelbench"], default="plain",
+                   help="surface of the pipeline's task sources (synth render style): plain is one fixed "
+                        "form, kernelbench KernelBench's variety (docstrings, names, functional/method/module "
+                        "spellings, constructor arguments, size constants); gpu-small uses kernelbench so the model "
+                        "sees sources like the benchmark's")
+    g.add_argument("--pipeline-eval-tasks", type=int, default=30, help="of those, held out for the final eval")
+    g.add_argument("--pipeline-anchored", type=float, default=0.0,
+                   help="share of the programs of levels above 1 drawn anchored (synth: a GEMM or convolution "
+                        "first, an epilogue of elementwise, reduction, norm and pool ops after it: KernelBench "
+                        "level 2's shape; gpu-small 0.8)")
+    g.add_argument("--pipeline-rl-tasks", type=int, default=40, help="extra RL programs per level above 1")
+    g.add_argument("--pipeline-rl-size", choices=["cpu", "gpu", "kernelbench"], default="cpu",
+                   help="synth size preset of the RL tasks: cpu = the SFT tasks' sizes (the tiny default, judged on "
+                        "the interpreter); gpu and kernelbench = the same programs rendered larger (synth twins), so "
+                        "on a GPU a rollout's time is its memory traffic and math rather than its launch and the "
+                        "speed reward can rank tile sizes (gpu-small: gpu; kernelbench is the benchmark's own sizes, "
+                        "GBs a task)")
+    g.add_argument("--pipeline-sft-levels", default="1",
+                   help="levels whose programs become SFT pairs: 1 = the level-1 programs; a level above 1 adds the "
+                        "RL programs of that level (--pipeline-rl-tasks, synthesized for the levels in --levels)")
+    g.add_argument("--pipeline-eval-higher", type=int, default=0,
+                   help="held-out programs per level of --levels above 1 added to the final eval (0 = level 1 only)")
+    g.add_argument("--pipeline-teacher-device", choices=["cpu", "cuda"], default="cpu",
+                   help="judge device for the teacher's SFT pairs: cpu (Triton interpreter) checks correctness, "
+                        "all a pair needs, and spares the GPU one Triton compile per pair")
+    g.add_argument("--kernelbench", default=None,
+                   help="KernelBench root (with level1/, level2/) that every training set the pipeline writes is "
+                        "checked against (the run fails on a copy); default ../shared/KernelBench when present, "
+                        "'none' skips the check")
+    g.add_argument("--pipeline-kernelbench-eval", default="", metavar="LEVELS",
+                   help="KernelBench levels (comma list of 1, 2; '' = off, the tiny default) on which eval.py also "
+                        "judges each checkpoint (SFT, every RL run) after its held-out eval, into "
+                        "<run>/eval_<name>_kb<level>: the level folders of --kernelbench (skipped with a line when "
+                        "there is none), speed vs eager, eval.py's own per-candidate timeout (or --judge-timeout-s "
+                        "where larger) and baseline cache")
+    g.add_argument("--pipeline-kernelbench-search", default="", metavar="LEVELS",
+                   help="KernelBench levels (of --pipeline-kernelbench-eval) on which each checkpoint is also "
+                        "evaluated with the paper's test-time search (eval.py --search: the whole task first, as the "
+                        "single-shot answer, then the checkpoint's kernels for its fragments, epilogue first, and "
+                        "the fastest correct hybrid), into <run>/eval_<name>_kb<level>_search, its row 'L<level>+"
+                        "search'; gpu-small: 2; '' = off")
+    g.add_argument("--pipeline-kernelbench-search-budget", type=int, default=4, metavar="N",
+                   help="--pipeline-kernelbench-search: most candidates the search judges per task (the whole "
+                        "task's and its fragments'; eval.py --search-budget); 4 is the whole task and three "
+                        "epilogue fragments, one round (8 left a 64-task chunk unfinished after 10 min)")
+    g.add_argument("--pipeline-kernelbench-search-checkpoints", choices=("all", "sft", "rl"), default="all",
+                   help="--pipeline-kernelbench-search: every checkpoint's search (all), the SFT checkpoint's only "
+                        "(sft) or the main RL checkpoint's only (rl; gpu-small: the checkpoint the pipeline ends with, "
+                        "so one checkpoint has both KernelBench numbers), where device time is short")
+    g.add_argument("--pipeline-kernelbench-teacher", default="auto", metavar="auto|none|DIR",
+                   help="the teacher's KernelBench row beside the checkpoints': auto = eval.py --policy teacher per "
+                        "level into <run>/eval_teacher_kb<level> (resumable); a pattern of eval.py --out folders with "
+                        "{level} (e.g. results/kb-teacher/level{level}) whose results.jsonl is read instead, limited "
+                        "to the tasks the checkpoints are judged on; none = no teacher row")
+    g.add_argument("--pipeline-kernelbench-workers", type=int, default=4, metavar="N",
+                   help="judge workers of the KernelBench evals (at most --judge-workers): fewer workers get larger "
+                        "GPU shares, so more of KernelBench's references (up to 30 GB over level 1's trials) fit "
+                        "without the exclusive retry that holds the whole GPU (41 of 100 level-1 "
+                        "answers needed it with 8)")
+    g.add_argument("--pipeline-kernelbench-time-s", type=float, default=None, metavar="S",
+                   help="each KernelBench eval (a checkpoint's or the teacher's, per level) stops starting new "
+                        "chunks after S seconds (eval.py --stop-after-s), so a boxed run still ends with its report; "
+                        "the table then shows the files judged of the level's ('partial': not a KernelBench "
+                        "result) and --resume judges the rest; default no limit")
+    g.add_argument("--pipeline-kernelbench-max-new-tokens", type=int, default=None, metavar="N",
+                   help="new tokens a KernelBench answer may take (default --rollout-max-new-tokens; gpu-small 3072): "
+                        "a spelled-out 3-D convolution's answer runs past gpu-small's 1,536 (5 of level "
+                        "1's first 64 files cut before the launcher's end)")
+    g.add_argument("--pipeline-kernelbench-limit", type=int, default=None, metavar="N",
+                   help="KernelBench files per level judged (eval.py --limit: the first N by name; default all)")
+    g.add_argument("--pipeline-data-only", action="store_true",
+                   help="stop after the synth and teacher stages (make the data on a CPU box; a later run with "
+                        "--resume on the GPU reuses it)")
+    g.add_argument("--pipeline-sft-only", action="store_true",
+                   help="stop after the SFT checkpoint's held-out eval (compare SFT recipes; RL can follow with "
+                        "--stage rl --init RUN/sft)")
+    g.add_argument("--pipeline-rl-seeds", type=int, default=1, metavar="N",
+                   help="RL runs of the main loss from the same SFT checkpoint, seeds --seed, --seed + 1, ... (rl, "
+                        "rl_seed1, ...), each evaluated; report.md gives RL's held-out Acc as the mean and 95%% "
+                        "interval over them beside SFT's")
+    g.add_argument("--pipeline-ablation-loss", choices=["none", "drpo", "grpo"], default="none",
+                   help="after the main RL stage, a second one from the same SFT checkpoint with this --loss and the "
+                        "same budget, evaluated alongside (the DRPO vs GRPO comparison)")
+    g.add_argument("--pipeline-parallel-ablation", action=argparse.BooleanOptionalAction, default=False,
+                   help="run the --pipeline-ablation-loss stage (its RL and evals) in a process of its own beside the "
+                        "main RL stage instead of after it (gpu-small: on; one GPU barely used by a small model and "
+                        "its judge). Both take the same time box side by side; timings stay clean (the trainers' GPU "
+                        "work and the judges' timing share one lock) and KernelBench level-1 evals run one at a time")
+    g.add_argument("--pipeline-sft-steps", type=int, default=0, help="SFT optimizer steps (0 = from --epochs)")
+    g.add_argument("--pipeline-sft-gen-every", type=int, default=0, metavar="N",
+                   help="SFT's --gen-every in the pipeline: judged pass@1 on the SFT split's held-out tasks every N "
+                        "steps, which (--sft-best-by auto) picks the policy handed to RL (tiny: 100; 0 = off)")
+    g.add_argument("--pipeline-max-seq-len", type=int, default=768,
+                   help="SFT --max-seq-len in the pipeline (tokens); 768 drops the longest ~30%% of level-1 pairs "
+                        "(convs, pools, attention) and roughly halves SFT time on CPU")
+
+
+def check_flags(parser, args):
+    """Values of the pipeline's flags that cannot work (after train.check_args); parser.error exits with code 2."""
+    import synth
+
+    levels = [int(v) for v in args.levels.split(",")]  # train.check_args has checked them
+    if not 0 <= args.pipeline_anchored <= 1:
+        parser.error(f"--pipeline-anchored must be in [0, 1] (got {args.pipeline_anchored})")
+    try:
+        synth.op_pool(args.pipeline_ops)
+    except ValueError as e:
+        parser.error(f"--pipeline-ops: {e}")
+    for name in ["pipeline_rl_seeds", "pipeline_tasks", "pipeline_eval_tasks", "pipeline_max_seq_len"]:
+        if getattr(args, name) <= 0:
+            parser.error(f"--{name.replace('_', '-')} must be > 0 (got {getattr(args, name)})")
+    for name in ["pipeline_rl_tasks", "pipeline_sft_steps", "pipeline_eval_higher", "pipeline_sft_gen_every"]:
+        if getattr(args, name) < 0:
+            parser.error(f"--{name.replace('_', '-')} must be >= 0 (got {getattr(args, name)})")
+    if args.pipeline_eval_tasks >= args.pipeline_tasks:
+        parser.error("--pipeline-eval-tasks must be < --pipeline-tasks")
+    try:
+        sft_levels = [int(v) for v in args.pipeline_sft_levels.split(",")]
+    except ValueError:
+        sft_levels = []
+    if not sft_levels or any(lv != 1 and lv not in levels for lv in sft_levels):
+        parser.error(f"--pipeline-sft-levels must be a comma list of 1 and levels in --levels {args.levels} "
+                     f"(got {args.pipeline_sft_levels!r})")
+    kb_levels = [v.strip() for v in args.pipeline_kernelbench_eval.split(",") if v.strip()]
+    if any(v not in KERNELBENCH_LEVELS for v in kb_levels) or len(set(kb_levels)) != len(kb_levels):
+        parser.error(f"--pipeline-kernelbench-eval must be '' (off) or a comma list of the KernelBench levels "
+                     f"{', '.join(KERNELBENCH_LEVELS)}, e.g. 1,2 (got {args.pipeline_kernelbench_eval!r})")
+    args.pipeline_kernelbench_eval = ",".join(kb_levels)
+    search_levels = [v.strip() for v in args.pipeline_kernelbench_search.split(",") if v.strip()]
+    if any(lv not in kb_levels for lv in search_levels):
+        parser.error(f"--pipeline-kernelbench-search must be '' (off) or a comma list of levels that "
+                     f"--pipeline-kernelbench-eval also judges ({args.pipeline_kernelbench_eval or 'none'}); got "
+                     f"{args.pipeline_kernelbench_search!r}")
+    args.pipeline_kernelbench_search = ",".join(search_levels)
+    if args.pipeline_kernelbench_search_budget < 1:
+        parser.error(f"--pipeline-kernelbench-search-budget must be >= 1 (got {args.pipeline_kernelbench_search_budget})")
+    if args.pipeline_kernelbench_limit is not None and args.pipeline_kernelbench_limit <= 0:
+        parser.error(f"--pipeline-kernelbench-limit must be > 0 (got {args.pipeline_kernelbench_limit})")
+    if args.pipeline_kernelbench_time_s is not None and args.pipeline_kernelbench_time_s <= 0:
+        parser.error(f"--pipeline-kernelbench-time-s must be > 0 (got {args.pipeline_kernelbench_time_s:g})")
+    if args.pipeline_kernelbench_max_new_tokens is not None and args.pipeline_kernelbench_max_new_tokens < 1:
+        parser.error(f"--pipeline-kernelbench-max-new-tokens must be >= 1 "
+                     f"(got {args.pipeline_kernelbench_max_new_tokens})")
+    if args.pipeline_kernelbench_workers < 1:
+        parser.error(f"--pipeline-kernelbench-workers must be >= 1 (got {args.pipeline_kernelbench_workers})")
+    teacher = args.pipeline_kernelbench_teacher
+    if teacher not in ("auto", "none"):
+        if "{level}" not in teacher:
+            parser.error(f"--pipeline-kernelbench-teacher must be auto, none or a folder pattern with {{level}}, "
+                         f"e.g. results/kb-teacher/level{{level}} (got {teacher!r})")
+        args.pipeline_kernelbench_teacher = teacher = os.path.abspath(teacher)  # run.json is read from anywhere
+        for level in kb_levels:  # a missing sweep fails now, not after hours of SFT and RL
+            path = os.path.join(teacher.replace("{level}", level), "results.jsonl")
+            if not os.path.isfile(path):
+                parser.error(f"--pipeline-kernelbench-teacher: no eval.py results for level {level} ({path})")
+
+
+def parse_args(argv):
+    """train.parse_args with the pipeline's flags: what `python train.py` and `python pipeline.py` parse."""
+    return train.parse_args(argv, add_flags=add_flags, check_flags=check_flags)
+
+
 def main(argv=None) -> int:
     """train.py's command line with the pipeline as its `--stage all`."""
-    return train.main(argv, run_pipeline=run_all)
+    return train.main(argv, run_pipeline=run_all, parse=parse_args)
 
 
 if __name__ == "__main__":

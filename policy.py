@@ -23,7 +23,7 @@ One place owns each of these so that SFT, RL, search and eval agree on them:
 - `token_logprobs(model, ...)` is the one log-prob routine: the decoder runs once, then the output layer
   runs over the *selected* positions only, in chunks, in fp32, each chunk under activation checkpointing,
   so full fp32 vocab logits for a batch never exist (7B: 152k vocab x 16 x 2048 tokens would be 20 GB).
-  The SFT loss (-mean over completion tokens) and the RL scores both use it.
+  The SFT loss (-mean over completion tokens) and the RL scores both use it (RL's at the rollouts' temperature).
 - The proposers (end of file): every source of answers eval.py and search.py use, behind one interface
   `propose(records, n_samples, seed)`: `ModelPolicy` (a model or checkpoint through the above), `TeacherPolicy`
   (teacher.compile_program), `ReferencePolicy`, `SolutionsPolicy`; `make_policy(spec, args)` picks one for a
@@ -616,10 +616,12 @@ def _hf_parts(model):
     return hf.get_decoder(), hf.get_output_embeddings(), getattr(hf.config, "final_logit_softcapping", None)
 
 
-def _chunk_logprobs(head, softcap, hidden, targets):
+def _chunk_logprobs(head, softcap, hidden, targets, temperature=1.0):
     logits = head(hidden).float()  # (chunk, vocab) fp32: the only place full-vocab logits exist
     if softcap:
         logits = torch.tanh(logits / softcap) * softcap
+    if temperature != 1.0:
+        logits = logits / temperature
     return torch.log_softmax(logits, dim=-1).gather(-1, targets[:, None]).squeeze(-1)
 
 
@@ -638,8 +640,10 @@ def right_padded(attention_mask) -> bool:
     return bool(m[:, 0].all() and (m[:, 1:] <= m[:, :-1]).all())
 
 
-def token_logprobs(model, input_ids, attention_mask, target_mask, chunk_tokens: int = 512) -> torch.Tensor:
-    """Log-probs (fp32) of the tokens where `target_mask` is true, each given the tokens before it.
+def token_logprobs(model, input_ids, attention_mask, target_mask, chunk_tokens: int = 512,
+                   temperature: float = 1.0) -> torch.Tensor:
+    """Log-probs (fp32) of the tokens where `target_mask` is true, each given the tokens before it, under
+    softmax(logits / temperature) (train.py's RL scores rollouts under the distribution they were drawn from).
 
     input_ids, attention_mask, target_mask: (B, T); position 0 is never a target. Returns (N,), the
     selected tokens in row-major order (N = target_mask[:, 1:].sum()). Padding must be on the right or
@@ -657,10 +661,10 @@ def token_logprobs(model, input_ids, attention_mask, target_mask, chunk_tokens: 
     for start in range(0, h.shape[0], chunk_tokens):
         h_c, t_c = h[start:start + chunk_tokens], targets[start:start + chunk_tokens]
         if torch.is_grad_enabled():
-            out.append(torch.utils.checkpoint.checkpoint(_chunk_logprobs, head, softcap, h_c, t_c,
+            out.append(torch.utils.checkpoint.checkpoint(_chunk_logprobs, head, softcap, h_c, t_c, temperature,
                                                          use_reentrant=False))
         else:
-            out.append(_chunk_logprobs(head, softcap, h_c, t_c))
+            out.append(_chunk_logprobs(head, softcap, h_c, t_c, temperature))
     return torch.cat(out) if out else h.new_zeros(0, dtype=torch.float32)
 
 

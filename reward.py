@@ -90,10 +90,10 @@ Threat model. The answer's author is an adversary who knows this file and the ta
   shared with other processes are out of scope. Resource exhaustion of the host by a candidate beyond the caps
   (fork bombs are refused by the gate, not by an rlimit) is left to the caps and the wall clock.
 
-Rewards (pure functions of verdicts; DESIGN.md "Rewards"): `log_speedup`, `correct_mask`, `drpo_weights`,
-`grpo_rewards`, `group_advantages`. A verdict carrying a flag in HACK_FLAGS counts as wrong in all of them.
-Differences from the paper: speedups are clipped to [1/cap, cap] before the log (the paper caps at 10 only from
-above), and unmeasured speed counts as speedup 1 (log 0).
+Rewards (pure functions of verdicts; DESIGN.md "Rewards"): `rollout_classes` (S+, S-, or skipped),
+`speed_value`, `drpo_weights`, `grpo_rewards`, `group_advantages`, `hack_counts`. A verdict carrying a flag in
+HACK_FLAGS counts as wrong in all of them. Differences from the paper: speedups are clipped to [1/cap, cap] before
+the log (the paper caps at 10 only from above), and unmeasured speed counts as speedup 1 (log 0).
 """
 import ast
 import collections
@@ -802,67 +802,141 @@ def earns(v):
     return bool(v.correct) and not HACK_FLAGS.intersection(v.flags or ())
 
 
-def log_speedup(v, cap=SPEEDUP_CAP):
-    """r_s = log(clip(speedup, 1/cap, cap)) for a correct, unflagged, timed verdict; None otherwise."""
-    if not earns(v) or v.speedup is None:
-        return None
-    return math.log(min(max(v.speedup, 1.0 / cap), cap))
+# Reward shaping of a group of verdicts (train.py's RL step; `args` holds train.py's flags: --speedup-cap,
+# --speed-shape, --speed-alpha, --drpo-lambda, --reward, --correct-first, --judge-faults).
+
+# Verdict error types that indicate an attempt to cheat the judge (with HACK_FLAGS, counted per step, per pattern). A
+# verdict with any of them earns what a wrong answer earns (DESIGN.md "Rewards": S+ holds no flagged verdict).
+HACK_ERROR_TYPES = {"static_check", "torch_fallback", "strict_policy", "unfaithful", "inputs_modified",
+                    "patched_critical", "exit_called", "no_triton_launch"}
+FAILURE_ERROR_TYPES = {"timeout", "worker_crashed", "worker_died", "answer_died", "protocol_error"}  # no output judged
+# Of those, the ones that say nothing about the answer: the worker vanished without a verdict, or the message broke.
+# A timeout (the answer hung) and a crash under a signal while the answer ran (a bad kernel) are the answer's doing.
+JUDGE_FAULT_TYPES = {"worker_died", "protocol_error"}
 
 
-def correct_mask(verdicts):
-    """S+ membership: [earns(v) for v in verdicts] (a hack-flagged verdict is in S-)."""
-    return [earns(v) for v in verdicts]
+def hack_names(v) -> set:
+    """The hack patterns of one verdict: error types and flags that mean cheating; static rules as 'static:<rule>'."""
+    names = {v.error_type} & HACK_ERROR_TYPES
+    names |= {f for f in v.flags if f in HACK_FLAGS}
+    if v.error_type == "static_check":  # forbidden constructs; a syntax error or a missing kernel is not a hack
+        names |= {f for f in v.flags if f.startswith("static:")}
+    if v.error_type in ("torch_fallback", "strict_policy"):  # which policy rule the dispatcher record broke
+        names |= {f for f in v.flags if f.startswith("policy:")}
+    return names
 
 
-def drpo_weights(verdicts, lam=0.1, cap=SPEEDUP_CAP):
-    """DRPO weights over a group: w = softmax(r_s / lam) over S+ (correct ones), 0 on S-.
-    r_s = log_speedup, taken as 0 where speed was not measured, so on CPU every correct rollout weighs
-    1/|S+|. An all-wrong group gets all zeros."""
-    r = [(log_speedup(v, cap) or 0.0) / lam if earns(v) else None for v in verdicts]
+def hack_counts(verdicts) -> dict:
+    """{pattern: count} over a batch (hack_names per verdict)."""
+    counts = dict.fromkeys(sorted(HACK_ERROR_TYPES | HACK_FLAGS), 0)
+    for v in verdicts:
+        for name in hack_names(v):
+            counts[name] = counts.get(name, 0) + 1
+    return counts
+
+
+def judge_fault(v) -> bool:
+    """True when the judge reached no verdict for reasons of its own (JUDGE_FAULT_TYPES, or a timeout spent waiting
+    on the judge's own GPU lock or compile baseline rather than on the answer)."""
+    return v.error_type in JUDGE_FAULT_TYPES or (v.error_type == "timeout"
+                                                 and (v.error_msg or "").startswith("judge-side pause"))
+
+
+def rollout_classes(verdicts, args) -> list:
+    """Per rollout "correct" (S+: correct and no hack pattern), "wrong" (S-: everything else, hacks included) or
+    "skip" (a judge fault under --judge-faults skip: in neither set, so it moves nothing)."""
+    out = []
+    for v in verdicts:
+        if args.judge_faults == "skip" and judge_fault(v):
+            out.append("skip")
+        elif earns(v):  # correct and no hack flag (a correct verdict has no error type for hack_names to see)
+            out.append("correct")
+        else:
+            out.append("wrong")
+    return out
+
+
+def speed_value(speedup, args) -> float:
+    """r_s of a correct rollout: --speed-shape log (log s) or power (s^alpha) of the speedup clipped to
+    [1/cap, cap]; an unmeasured speed (the CPU) counts as 1x."""
+    s = 1.0 if speedup is None else min(max(speedup, 1.0 / args.speedup_cap), args.speedup_cap)
+    return math.log(s) if args.speed_shape == "log" else s ** args.speed_alpha
+
+
+def drpo_weights(verdicts, classes, args) -> list:
+    """DRPO's weights over one group: softmax(r_s / lambda) over S+, 0 elsewhere (all 0 when S+ is empty)."""
+    r = [speed_value(v.speedup, args) / args.drpo_lambda if c == "correct" else None for v, c in zip(verdicts, classes)]
     top = max((x for x in r if x is not None), default=None)
     if top is None:
         return [0.0] * len(verdicts)
     e = [math.exp(x - top) if x is not None else 0.0 for x in r]
-    z = sum(e)
-    return [x / z for x in e]
+    return [x / sum(e) for x in e]
 
 
-def grpo_rewards(verdicts, mode="coupled", cap=SPEEDUP_CAP):
-    """GRPO ablation rewards for one group.
-    coupled:   r = 1 + log_speedup if correct else 0 (log_speedup taken as 0 when unmeasured).
-    decoupled: r = z(c) + z_+(s): c = 1/0 correctness z-scored over the group; s = log_speedup z-scored
-               over the correct rollouts only and 0 for incorrect ones. A component with zero spread is 0."""
-    if mode == "coupled":
-        return [1.0 + (log_speedup(v, cap) or 0.0) if earns(v) else 0.0 for v in verdicts]
-    if mode != "decoupled":
-        raise ValueError(f"mode must be 'coupled' or 'decoupled', got {mode!r}")
-    c = _zscore([1.0 if earns(v) else 0.0 for v in verdicts])
-    pos = [i for i, v in enumerate(verdicts) if earns(v)]
-    s = [0.0] * len(verdicts)
-    for i, z in zip(pos, _zscore([log_speedup(verdicts[i], cap) or 0.0 for i in pos])):
-        s[i] = z
-    return [a + b for a, b in zip(c, s)]
-
-
-def group_advantages(rewards, norm="zscore", eps=1e-6):
-    """Group-relative advantages. zscore: (r - mean) / (std + eps), population std, 0 if the group has
-    no spread; mean: r - mean (Dr. GRPO style)."""
-    if norm == "zscore":
-        return _zscore(rewards, eps)
-    if norm == "mean":
-        mu = sum(rewards) / len(rewards) if rewards else 0.0
-        return [r - mu for r in rewards]
-    raise ValueError(f"norm must be 'zscore' or 'mean', got {norm!r}")
-
-
-def _zscore(xs, eps=1e-6):
+def zscore(xs, eps=1e-6) -> list:
+    """(x - mean) / (population std + eps); all zeros when the values have no spread."""
     if not xs:
         return []
     mu = sum(xs) / len(xs)
     sd = math.sqrt(sum((x - mu) ** 2 for x in xs) / len(xs))
-    if sd < 1e-12:
-        return [0.0] * len(xs)
-    return [(x - mu) / (sd + eps) for x in xs]
+    return [0.0] * len(xs) if sd < 1e-12 else [(x - mu) / (sd + eps) for x in xs]
+
+
+def grpo_rewards(verdicts, classes, args) -> list:
+    """GRPO rewards of one group (None for a skipped rollout).
+
+    coupled: 0 for a wrong rollout; a correct one earns 1 + b, b its speed bonus. With --correct-first (default) b is
+    r_s mapped from its range over [1/cap, cap] onto [0, 1], so every correct rollout earns 1 to 2; with
+    --no-correct-first b = r_s as written (1 + log s), which is below a wrong rollout's 0 for s < 1/e.
+    decoupled: z(correct) over the group plus the speed z-score within S+ (0 for wrong ones). z(correct) puts every
+    correct rollout at least 2 above every wrong one; a z-score of n values reaches at most sqrt(n - 1) (Samuelson),
+    so --correct-first divides the speed z-score by sqrt(|S+| - 1) to keep it within +-1; without it, from G = 10 a
+    slow correct rollout can rank below a wrong one."""
+    idx = [i for i, c in enumerate(classes) if c != "skip"]
+    out = [None] * len(verdicts)
+    if args.reward == "coupled":
+        lo, hi = speed_value(1.0 / args.speedup_cap, args), speed_value(args.speedup_cap, args)
+        for i in idx:
+            if classes[i] != "correct":
+                out[i] = 0.0
+                continue
+            r_s = speed_value(verdicts[i].speedup, args)
+            out[i] = 1.0 + ((r_s - lo) / (hi - lo) if args.correct_first and hi > lo else r_s)
+        return out
+    z_c = zscore([1.0 if classes[i] == "correct" else 0.0 for i in idx])
+    pos = [i for i in idx if classes[i] == "correct"]
+    z_s = zscore([speed_value(verdicts[i].speedup, args) for i in pos])
+    scale = 1.0 / math.sqrt(len(pos) - 1) if args.correct_first and len(pos) > 1 else 1.0
+    speed = dict(zip(pos, (z * scale for z in z_s)))
+    for i, z in zip(idx, z_c):
+        out[i] = z + speed.get(i, 0.0)
+    return out
+
+
+def group_advantages(rewards, norm) -> list:
+    """Group-relative advantages over the non-None rewards (None -> 0): zscore, (r - mean) / (std + eps), 0 without
+    spread; mean, r - mean (Dr. GRPO)."""
+    idx = [i for i, r in enumerate(rewards) if r is not None]
+    vals = [rewards[i] for i in idx]
+    if norm == "zscore":
+        adv = zscore(vals)
+    else:
+        mu = sum(vals) / len(vals) if vals else 0.0
+        adv = [r - mu for r in vals]
+    out = [0.0] * len(rewards)
+    for i, a in zip(idx, adv):
+        out[i] = a
+    return out
+
+
+def group_split(classes, group_size) -> dict:
+    """How many groups are informative (correct and wrong rollouts both), all correct, all wrong (skipped rollouts
+    left out; a group with nothing judged counts as all wrong)."""
+    out = {"informative": 0, "all_correct": 0, "all_wrong": 0}
+    for start in range(0, len(classes), group_size):
+        kinds = set(classes[start:start + group_size]) - {"skip"}
+        out["informative" if kinds == {"correct", "wrong"} else "all_correct" if kinds == {"correct"} else "all_wrong"] += 1
+    return out
 
 
 # ----------------------------------------------------------------------------------------------------

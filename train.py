@@ -6,18 +6,17 @@
     python train.py --stage rl --init runs/sft-7b --tasks data/tasks.jsonl --out runs/rl-7b --preset paper-7b
     python train.py --stage rl --out runs/rl-tiny --resume                            # continue exactly
 
-SFT: LoRA on all linear layers (peft; `--lora-r 0` fine-tunes every weight, which a tiny model
-trained from scratch needs), loss on completion tokens only, mean over all completion tokens of an
-optimizer step (so micro-batching and gradient accumulation do not change it), chunked fp32
-cross-entropy through `policy.token_logprobs`, length-bucketed micro-batches, AdamW with linear warm-up
-and a cosine decay, held-out loss, and every `--gen-every` steps a few held-out tasks sampled and judged by
-reward.py. Checkpoints hold the adapter (or weights), optimizer, scheduler, RNG states and the data
-position; each is written to a temporary directory and renamed, so a kill never loses the last good
-one, and `--resume` replays the run bit for bit on the same machine (CPU; CUDA kernels may differ in
-the last bits). The best policy so far is kept in <run>/best (`--sft-keep-best`, default: what the pipeline
-evaluates and starts RL from): by judged pass@1 on held-out tasks where `--gen-every` is on, else by held-out loss
-(`--sft-best-by`); `--sft-patience N` stops after N evaluations without a new best. A run resumed at its last step trains nothing; `export_run` writes the last checkpoint as a run
-of its own in bf16 without optimizer state, small enough to carry from one machine to the next.
+SFT: LoRA on all linear layers (peft; `--lora-r 0` fine-tunes every weight, which a tiny model trained from
+scratch needs), loss on completion tokens only, mean over all completion tokens of an optimizer step (so
+micro-batching and gradient accumulation do not change it), chunked fp32 cross-entropy through
+`policy.token_logprobs`, length-bucketed micro-batches, AdamW with linear warm-up and a cosine decay, held-out loss,
+and every `--gen-every` steps a few held-out tasks sampled and judged by reward.py. Checkpoints hold the adapter (or
+weights), optimizer, scheduler, RNG states and the data position; each is written to a temporary directory and
+renamed, so a kill never loses the last good one, and `--resume` replays the run bit for bit on the same machine
+(CPU; CUDA kernels may differ in the last bits). The best policy so far is kept in <run>/best (`--sft-keep-best`,
+what the pipeline evaluates and starts RL from): by judged pass@1 on held-out tasks where `--gen-every` is on, else
+by held-out loss (`--sft-best-by`); `--sft-patience N` stops after N evaluations without a new best. A run resumed
+at its last step trains nothing; `export_run` writes the last checkpoint as a bf16 run without optimizer state.
 
 RL (DRTriton Sec. 3.3; shared/DESIGN.md "Rewards"). One step: take P tasks from the curriculum bucket, sample G
 rollouts each in one `policy.generate` call, judge all P*G in one `Judge.verify_many`, turn verdicts into a loss,
@@ -25,8 +24,9 @@ take --mini-batches optimizer steps on slices of whole groups (micro-batched, ch
 The RL adapter is a fresh LoRA on top of the SFT policy (`--init`; its adapter merged and written once to
 <run>/base_model), so "adapter off" is the SFT policy (GRPO's `--kl-coef` reference, and `kl_ref` in the log).
 Where this differs from the paper or the DRPO reference, on purpose, and the flag that gives the reference back:
-  * S+ holds the correct rollouts without a hack pattern (HACK_ERROR_TYPES, HACK_VERDICT_FLAGS, e.g.
+  * S+ holds the correct rollouts without a hack pattern (reward.HACK_ERROR_TYPES, reward.HACK_FLAGS, e.g.
     speedup_above_cap): a flagged verdict earns what a wrong one earns, under every loss (the design; no flag).
+    The rewards of a group of verdicts are reward.py's (rollout_classes, drpo_weights, grpo_rewards, ...).
   * DRPO (`--loss drpo`, default): s(o) = mean token log-prob; S+ weighted by softmax(r_s / lambda), r_s = log
     speedup (`--speed-shape power --speed-alpha a`: s^a; equal weights where speed is unmeasured, i.e. on CPU); S- the
     rest; J = sum_{S+} w s - tau log mean_{S-} exp(s / tau). J couples the rollouts of a group, so we get
@@ -59,11 +59,9 @@ Where this differs from the paper or the DRPO reference, on purpose, and the fla
     in neither S+ nor S-, advantage 0 (`--judge-faults wrong` counts it wrong). An answer that hangs (timeout) or
     crashes its worker under a signal is wrong. Every judge failure is counted in `judge_failures`.
   * `reward_mean` in the log is the coupled reward for either loss (DRPO has no scalar reward). The log also holds
-    the group split (informative_frac, all_correct_frac, all_wrong_frac), entropy (-mean log p of the sampled
-    tokens, an estimate of the sampling distribution's entropy), kl (to the rollout policy, at the last step's
-    slice), kl_ref (k3 to the SFT policy), clip_frac (tokens with ratio outside 1 +- clip-eps), hack_frac, and at
-    each evaluation held-out greedy pass@1 of every level (`--heldout-samples N` adds pass@N). `--tensorboard`
-    writes the same numbers for TensorBoard.
+    the group split (informative_frac, ...), entropy (-mean log p of the sampled tokens), kl (to the rollout policy,
+    at the last step's slice), kl_ref (k3 to the SFT policy), clip_frac, hack_frac, and at each evaluation held-out
+    greedy pass@1 of every level (`--heldout-samples N` adds pass@N); `--tensorboard` writes them for TensorBoard.
   * Curriculum (`--levels 1,2,5`): tasks per level are split once (seeded) into train and held-out; every
     `--rl-eval-every` steps greedy pass@1 on every level's held-out tasks is measured and the bucket moves up when the
     current level's exceeds `--promote-at`; `--replay-frac` of prompts come from easier levels. `--curriculum mixed`
@@ -76,51 +74,28 @@ Where this differs from the paper or the DRPO reference, on purpose, and the fla
 
 Every run writes into `--out`: run.json (args, argv, git commit, versions, GPU), metrics.jsonl (one dict
 per optimizer step, the same keys as the one-line log), samples/ (judged generations), checkpoints/.
-`python train.py` with no arguments runs the offline pipeline (tiny preset): synthesize level-1 tasks (and
-RL tasks of the higher levels), teacher pairs verified by the judge, tokenizer + tiny model, SFT (its best
-held-out policy kept), three DRPO seeds of 100 s each from it, eval.py on held-out level-1 tasks for the SFT and
-every RL checkpoint; runs/<name>/ gets report.md (RL against SFT with the seed spread) and PNG curves too. `--pipeline-sft-levels` adds higher-level pairs to SFT, `--pipeline-eval-higher` held-out
-higher-level programs to the eval, and `--pipeline-ablation-loss grpo` a second RL stage from the same SFT
-checkpoint (what `--preset gpu-small` uses for the DRPO vs GRPO comparison). `--pipeline-kernelbench-eval 1,2`
-(on in gpu-small) also judges every checkpoint, and the teacher, on the KernelBench level folders, into
-eval_<name>_kb<level> and a KernelBench table in report.md (an RL checkpoint's answer identical to the SFT
-checkpoint's takes its verdict: eval.py --reuse-verdicts); `--pipeline-kernelbench-search 2` (gpu-small) judges
-each checkpoint on level 2 once more with the test-time search (eval.py --search, the checkpoint proposing the
-fragments' kernels, epilogue first; pipeline.search_argv) into eval_<name>_kb2_search (with
-`--pipeline-kernelbench-search-checkpoints sft` or `rl` that checkpoint's only; gpu-small: rl);
-`--pipeline-parallel-ablation` (gpu-small) runs the ablation's RL stage and its evals in a process of its own beside
-the main one (SideStage; the trainers' GPU work holds the judges' timing lock shared, reward.gpu_work);
-`--pipeline-style kernelbench` (gpu-small) writes the pipeline's tasks in KernelBench's surface variety (synth's
-render style), the same programs as the plain style; `--pipeline-rl-size gpu` (gpu-small) writes the RL file's
-programs at synth's gpu sizes (their twins), so a rollout's timed speed is not a launch's;
-`--prompt-source code` (gpu-small) shows the model each task without docstrings and comments (policy.code_only),
-a choice saved with its checkpoints.
+`python train.py` with no arguments (or `--stage all`) runs pipeline.py, the offline pipeline: tasks, teacher pairs,
+SFT, three DRPO seeds, evals and report.md; its `--pipeline-*` flags (pipeline.add_flags) set those stages.
 
 Several GPUs: the same commands under torchrun are data-parallel over N processes, one per GPU:
     torchrun --nproc-per-node 2 train.py --preset gpu-small --out runs/pipeline-2gpu         # the whole pipeline
     torchrun --nproc-per-node 2 train.py --stage sft --pairs data/pairs.jsonl --out runs/sft-2gpu --preset gpu-small
     torchrun --nproc-per-node 2 train.py --stage rl --init runs/sft-2gpu --tasks data/tasks.jsonl --out runs/rl-2gpu
     torchrun --nproc-per-node 2 train.py --stage rl --out runs/rl-2gpu --resume               # the same N
-Rank k runs on cuda:k (NCCL; gloo on the CPU, `--device cpu`). torch.distributed does the communication; no DDP
-wrapper: after the last micro-batch's backward the trainable parameters' gradients are summed over the ranks in one
-all-reduce (all_reduce_gradients), and every loss is normalised by counts summed over the ranks, so N ranks take
-exactly the step one process takes on the same global batch (up to fp32 summation order; tests/test_distributed.py).
+Rank k runs on cuda:k (NCCL; gloo with `--device cpu`); no DDP wrapper: after the last micro-batch's backward the
+trainable parameters' gradients are summed over the ranks in one all-reduce (eval.all_reduce_gradients), and every
+loss is normalised by counts summed over the ranks, so N ranks take exactly the step one process takes on the same
+global batch (up to fp32 summation order; tests/test_distributed.py).
   * SFT: --micro-batch and --grad-accum are per rank; a step draws N x --grad-accum micro-batches from the one
-    shared, seeded stream and rank k takes every N-th, so a step holds N x --micro-batch x --grad-accum sequences
-    (the lr is not rescaled) and an N-rank run equals one process with N x --grad-accum. Held-out loss is sharded;
-    judged generation (--gen-every) runs on rank 0 alone.
-  * RL: --prompts-per-step P is global: every rank draws the same P tasks from the curriculum, rank k takes its
-    contiguous P/N and generates, judges (its own judge, --judge-workers workers on its GPU) and scores whole
-    groups, so no group spans two ranks; DRPO's kept-group count, GRPO's rollout count, the KL, metrics and
-    held-out pass@1 are reduced over the ranks. Rollouts are seeded by (seed, step, rank): N ranks sample other
-    rollouts than one process (rank 0's are a single process's first P/N groups).
-  * Checkpoints, run.json, metrics.jsonl, samples/ and the log are rank 0's (the other ranks' stdout is dropped);
-    a checkpoint holds every rank's RNG state, the others wait at a barrier while rank 0 writes, and --resume
-    reads it on every rank after rank 0 has opened the run, so a resumed N-rank run continues the same data order
-    and each rank its own RNG stream. The pipeline's data stages run on rank 0 while the others wait; its evals
-    run eval.py's sharded evaluation (eval.py "Several GPUs").
-  * reward.Judge takes "cuda" without a GPU index, and its workers inherit CUDA_VISIBLE_DEVICES: each rank narrows
-    that variable to its own GPU once its CUDA context is up (eval.init_distributed), so its judge workers run there.
+    seeded stream and rank k takes every N-th (the lr is not rescaled), so an N-rank run equals one process with
+    N x --grad-accum. Held-out loss is sharded; judged generation (--gen-every) runs on rank 0 alone.
+  * RL: --prompts-per-step P is global: every rank draws the same P tasks, rank k takes its contiguous P/N and
+    generates, judges (its own judge on its GPU) and scores whole groups; counts, the KL, metrics and held-out
+    pass@1 are reduced over the ranks. Rollouts are seeded by (seed, step, rank): rank 0's are a single process's
+    first P/N groups, the other ranks sample other rollouts than one process would.
+  * Checkpoints, run.json, metrics.jsonl, samples/ and the log are rank 0's; a checkpoint holds every rank's RNG
+    state, so a resumed N-rank run continues the same data order and each rank its own RNG stream. Each rank narrows
+    CUDA_VISIBLE_DEVICES to its GPU (eval.init_distributed), so its judge workers run there.
 """
 import argparse
 import contextlib
@@ -138,7 +113,8 @@ import torch
 import eval as eval_lib  # the evaluation, and torchrun's process group (init_distributed, all_reduce_dict, ...)
 import policy as policy_lib
 import synth  # the command-line conventions shared by every script: UsageError, RunError, ArgumentParser
-from reward import HACK_FLAGS, earns, gpu_work  # earns: correct and unflagged, the judge's one definition
+from reward import (FAILURE_ERROR_TYPES, Judge, drpo_weights, earns, gpu_work, grpo_rewards, group_advantages,
+                    group_split, hack_counts, hack_names, rollout_classes)  # the rewards of verdicts (earns: S+)
 from search import run_info, write_json_atomic  # what produced a run, shared with eval.py and search.py
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -152,17 +128,13 @@ RunError = synth.RunError  # the run cannot go on (every checkpoint damaged, a m
 # Flags. Presets only change defaults; any flag given on the command line wins.
 
 PRESETS = {
-    # Laptop: the tiny model from scratch (full fine-tuning), CPU, ~15 minutes on 2 cores.
-    # SFT: a from-scratch model needs a high lr. Tokens may span words within a line (16 characters at most): 2.8x
-    # fewer tokens a pair than word-level ones, and held-out L1 73% at 600 steps against 20-47% with word tokens.
-    # Its held-out loss bottoms out before the last step, but the lowest-loss policy is not the one that writes correct
-    # kernels (14 of 30 held-out tasks against the last step's 21), so the policy RL starts from is chosen by judged
-    # pass@1 on the SFT split's own held-out tasks (--pipeline-sft-gen-every 100 with --sft-best-by auto; the eval
-    # tasks stay unseen).
-    # No --sft-patience: 600 steps fit the time, and a noisy score would stop SFT early.
-    # RL gets a real share of the ~15 minutes: three seeds of DRPO (the spread RL is judged against), each stopped
-    # after 100 s of steps of 4 tasks x G=4, measured on every level's held-out tasks before and after; levels 1 and
-    # 2 (on level 1 the tiny model is right about 70% of the time, so most groups are informative).
+    # Laptop: the tiny model from scratch (full fine-tuning, a high lr), CPU, ~15 minutes on 2 cores. Tokens may span
+    # words within a line (16 characters at most): ~3x fewer tokens a pair, and far higher held-out pass@1 than word
+    # tokens. The lowest held-out loss does not pick the policy that writes the most correct kernels, so the one RL
+    # starts from is picked by judged pass@1 on the SFT split's own held-out tasks (--pipeline-sft-gen-every 100 with
+    # --sft-best-by auto; the eval tasks stay unseen); no --sft-patience, which a noisy score would trip. RL: three
+    # DRPO seeds (the spread RL is judged against) of 100 s each, 4 tasks x G=4 a step on levels 1 and 2 (the tiny
+    # model is right on level 1 about 70% of the time, so most groups are informative).
     "tiny": dict(lr=2e-3, pipeline_sft_steps=600, pipeline_ops="unary", pipeline_teacher_style="fixed",
                  pipeline_sft_gen_every=100, gen_tasks=32,
                  tiny_token_chars=16, rl_steps=40, rl_time_limit_s=100, pipeline_rl_seeds=3,
@@ -176,72 +148,43 @@ PRESETS = {
     # 1 and 2 (level 2 also with the test-time search). The lab record has each choice's measurements.
     "gpu-small": dict(tiny_hidden=512, tiny_layers=8, tiny_heads=8, tiny_kv_heads=4, tiny_intermediate=1376,
                       tiny_vocab=8192, micro_batch=32, lr=1e-3, warmup_steps=30, pipeline_sft_steps=1400,
-                      # tokens spanning words within a line: ~3x fewer tokens a pair (1,060 -> 336), so SFT,
-                      # generation and rollouts cost ~3x less; --tiny-token-chars 0 gives word-level tokens back
-                      tiny_token_chars=16,
+                      tiny_token_chars=16,  # ~3x fewer tokens a pair, so SFT, generation and rollouts cost ~3x less
                       eval_every=200, save_every=350, gen_every=0, judge_workers=8,
                       pipeline_tasks=4100, pipeline_eval_tasks=100, pipeline_teacher_style="fixed",
                       pipeline_teacher_sizes="symbolic",
-                      # KernelBench's docstrings made its prompts longer than any the model trained on, and its
-                      # answers garbled: the model sees sources without docstrings/comments
-                      prompt_source="code",
-                      # KernelBench level 2 is a GEMM or convolution and its epilogue; kept in torch, the model
-                      # writes the fused epilogue (a few lines) instead of the conv kernel
+                      prompt_source="code",  # KernelBench's docstrings made prompts longer than any trained on
+                      # KernelBench level 2 is a GEMM or convolution and its epilogue: the heavy op kept in torch,
+                      # the model writes the fused epilogue (a few lines) instead of the conv kernel
                       pipeline_teacher_heavy="torch",
                       pipeline_rl_tasks=1500, pipeline_sft_levels="1,2,3", pipeline_eval_higher=50,
-                      # KernelBench level 2 is a GEMM or convolution and a 2-6 op epilogue: most level-2 and
-                      # level-3 programs are drawn in that shape (with half of them, a model scored 0% on level 2);
-                      # level 3 adds 2-op epilogues
-                      pipeline_anchored=0.8,
-                      # KernelBench level 1 is 35% convolutions and 15% GEMMs; a uniform pool gave them 7% and 4%
-                      # of the level-1 programs: 4x and 3x the draws, every op still drawn
+                      pipeline_anchored=0.8,  # ... so most level-2 and level-3 programs are drawn in that shape
+                      # KernelBench level 1 is 35% convolutions and 15% GEMMs (a uniform pool: 7% and 4%)
                       pipeline_ops="all,conv*4,conv_transpose*4,matmul*3",
-                      # a level-1 3-D convolution's pair is ~2,150 tokens (median): at 2,048, 604 of gs24's 832
-                      # were dropped and the model never saw one finished; 2,560
-                      # drops 9 of them and 0.9% of all pairs; a spelled-out conv's answer then grew 13-21% (its
-                      # named groups and bias), so 3,072
+                      # a level-1 3-D convolution's pair is over 2,048 tokens (at 2,048 the model never saw one)
                       pipeline_max_seq_len=3072, levels="1,2,3", rl_steps=60, rl_time_limit_s=130,
-                      # the DRPO and GRPO stages side by side (the sequential pipeline took 1,515 s through
-                      # DRPO's evals); the main RL checkpoint is the one searched on KernelBench level 2
+                      # the DRPO and GRPO stages side by side; the main RL checkpoint is searched on level 2
                       pipeline_parallel_ablation=True, pipeline_kernelbench_search_checkpoints="rl",
-                      # an 8,192-token vocab: 8,192 tokens' fp32 logits are 268 MB (90 MB with word tokens' 2,752),
-                      # and 512-token chunks cost a checkpointed head call each (60-130 a step)
-                      logprob_chunk_tokens=8192,
-                      # on the H200, 402 of 1,400 SFT steps took ~0.2 s, the rest ~0.055 s, and
-                      # the slow ones thinned out as training went on (82 of the first 100, 7 of the last), as a
-                      # one-time cost per new batch length would; 64-token multiples leave <= 48 lengths
-                      pad_multiple=64,
+                      logprob_chunk_tokens=8192,  # an 8,192-token chunk's fp32 logits are 268 MB; fewer head calls
+                      pad_multiple=64,  # each new batch length costs once on the GPU: <= 48 lengths
                       rollout_max_new_tokens=1536, pipeline_ablation_loss="grpo", rl_heldout_per_level=16,
                       gen_batch_size=64, rl_lr=3e-4,
-                      # a candidate that hangs while it holds the judge's shared GPU lock stalls every timing
-                      # until it is killed: two 60 s timeouts made one H200 RL step's verify take 134 s;
-                      # a small level-1/2 candidate is judged in ~1 s, so 20 s is still 20x headroom
+                      # a candidate that hangs under the judge's shared GPU lock stalls every timing until it is
+                      # killed; a small level-1/2 candidate is judged in ~1 s, so 20 s is 20x headroom
                       judge_timeout_s=20,
-                      # RL rollouts are ~90% correct after SFT and each correct one is timed under the exclusive
-                      # GPU lock: 12-22 s of a ~20 s step went to verify. 30 runs keep the median
-                      # within a few percent (the judge's floor is 20), enough to rank rollouts by speed.
+                      # each correct rollout is timed under the exclusive GPU lock; 30 runs keep the median within a
+                      # few percent (the judge's floor is 20), enough to rank rollouts by speed
                       judge_time_trials=30,
                       rl_eval_every=5,  # pass@1 of 16 held-out tasks per level: promotion within minutes
-                      # the real benchmark next to the synthetic held-out set: every checkpoint and the
-                      # teacher on KernelBench levels 1 and 2 (the teacher alone is ~10 min of H200 time; reuse a
-                      # sweep with --pipeline-kernelbench-teacher DIR{level})
-                      pipeline_kernelbench_eval="1,2",
-                      # ... and level 2 with the paper's test-time search too: the checkpoint's kernels for the
-                      # task's fragments (its single-op answers are where it is strong), assembled into hybrids
-                      pipeline_kernelbench_search="2",
-                      # KernelBench's spelled-out 3-D convolutions take ~1,800 tokens to answer
-                      pipeline_kernelbench_max_new_tokens=3072,
-                      # ... and trains on sources in KernelBench's surface variety (synth --style kernelbench), not
-                      # the one plain form, so the model meets docstrings, names and spellings like the benchmark's
-                      pipeline_style="kernelbench",
-                      # RL's speed reward at cpu sizes timed launches: eager took ~5 us a synthetic task against
-                      # ~3 ms a KernelBench level-1 task (median, H200), and DRPO's few tile-size
-                      # changes went either way on KernelBench (+5.8% once, -1.0% once). The same RL programs
-                      # rendered at synth's "gpu" sizes (median 5 MB moved at level 1, 26 MB above; rows of 1k-16k)
+                      # every checkpoint and the teacher on KernelBench levels 1 and 2, level 2 also with the test-time
+                      # search (the checkpoint's kernels for the task's fragments, assembled into hybrids)
+                      pipeline_kernelbench_eval="1,2", pipeline_kernelbench_search="2",
+                      pipeline_kernelbench_max_new_tokens=3072,  # a spelled-out 3-D convolution: ~1,800 tokens
+                      pipeline_style="kernelbench",  # sources in KernelBench's surface variety, not one plain form
+                      # RL programs at synth's "gpu" sizes: at cpu sizes a rollout's time is a launch's, and the speed
+                      # reward cannot rank tile sizes
                       pipeline_rl_size="gpu"),
-    # The paper's model: Qwen2.5-Coder-7B-Instruct, LoRA r=64 in bf16 on one 80 GB GPU. Measured on an H200
-    # (7B shape, random weights, 16 x 2048 tokens per step): micro-batch 2 without gradient checkpointing
-    # 8.5k tok/s at 53 GB peak; micro-batch 4 with it 6.3k tok/s at 22 GB (use that for longer sequences).
+    # The paper's model: Qwen2.5-Coder-7B-Instruct, LoRA r=64 in bf16 on one 80 GB GPU; micro-batch 2 without
+    # gradient checkpointing (53 GB peak on 16 x 2048 tokens a step; micro-batch 4 with it for longer sequences).
     "paper-7b": dict(model="Qwen/Qwen2.5-Coder-7B-Instruct", lora_r=64, lora_alpha=128, lr=1e-4,
                      micro_batch=2, grad_accum=8, max_seq_len=2048, epochs=2,
                      warmup_steps=20, eval_every=50, save_every=100, gen_every=100, gen_tasks=16,
@@ -255,11 +198,10 @@ RUNTIME_FLAGS = {"resume", "out", "stop_after", "device", "judge_workers"}
 # Flags a resumed run takes from the command line when given there (else from the checkpoint): the RL budget, so a
 # finished run can be extended (its lr is constant; no schedule depends on the step total).
 EXTENDABLE_FLAGS = {"rl_steps", "rl_time_limit_s"}
-# The KernelBench levels the pipeline evaluates on: the folders kernelbench_dirs finds (and decontaminates against).
-KERNELBENCH_LEVELS = ("1", "2")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(add_flags=None) -> argparse.ArgumentParser:
+    """train.py's flags; `add_flags(parser)` adds more (pipeline.add_flags: the --pipeline-* group of --stage all)."""
     p = synth.ArgumentParser(description=__doc__.split("\n")[0], formatter_class=synth.HelpFormatter)
     p.add_argument("--stage", choices=["all", "sft", "rl"], default="all",
                    help="all = the whole offline pipeline (synth, teacher, SFT, RL, eval); sft; rl")
@@ -329,9 +271,8 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--sft-best-by", choices=["auto", "loss", "pass1"], default="auto",
                    help="what 'best' means for --sft-keep-best and --sft-patience: the lowest held-out loss (every "
                         "--eval-every steps), or the highest judged pass@1 on held-out tasks (every --gen-every steps; "
-                        "ties go to the later step); auto = pass1 where --gen-every is on, else loss. Held-out loss is a "
-                        "weak proxy for writing correct kernels (the lab record has a run where it picked a worse "
-                        "policy)")
+                        "ties go to the later step); auto = pass1 where --gen-every is on, else loss (held-out loss "
+                        "is a weak proxy for writing correct kernels)")
     g.add_argument("--sft-patience", type=int, default=0, metavar="N",
                    help="SFT: stop after N evaluations in a row without a new best (0 = never), with a checkpoint")
     g.add_argument("--gen-every", type=int, default=0,
@@ -363,8 +304,8 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--rollout-temperature", type=float, default=1.0, help="sampling temperature of rollouts")
     g.add_argument("--rollout-top-p", type=float, default=1.0, help="nucleus mass of rollouts")
     g.add_argument("--engine", default="auto",
-                   help="policy.generate engine (policy.ENGINES); auto = cudagraph on CUDA (8.9x plain generate on the "
-                        "H200; the lab record), plain generate on CPU")
+                   help="policy.generate engine (policy.ENGINES); auto = cudagraph on CUDA (several times plain "
+                        "generate's speed), plain generate on CPU")
     g.add_argument("--rl-lr", type=float, default=5e-5,
                    help="AdamW lr of the RL adapter, constant (paper: 1e-6 full FT; LoRA wants 10-100x)")
     g.add_argument("--rl-lora-r", type=int, default=16, help="rank of the fresh RL LoRA adapter")
@@ -448,137 +389,25 @@ def build_parser() -> argparse.ArgumentParser:
                    help="stop RL (with a checkpoint) after the step that passes this many seconds (0 = off)")
     g.add_argument("--dump-every", type=int, default=10, help="RL steps between sample dumps (0 = off)")
     g.add_argument("--dump-samples", type=int, default=4, help="complete samples (with verdicts) per dump")
-    g = p.add_argument_group("pipeline (--stage all: python train.py with no arguments)")
-    g.add_argument("--pipeline-tasks", type=int, default=260, help="level-1 programs for SFT pairs and eval")
-    g.add_argument("--pipeline-teacher-style", choices=["varied", "fixed"], default="varied",
-                   help="teacher.py --style for the pipeline's SFT pairs (the tiny preset uses fixed)")
-    g.add_argument("--pipeline-teacher-heavy", choices=["triton", "torch"], default="triton",
-                   help="teacher.py --heavy for the pipeline's SFT pairs: torch writes the programs with a GEMM or "
-                        "convolution and ops after it as hybrids (the heavy op stays the task's torch call, the rest "
-                        "one fused Triton kernel: the shape eval.py --search picks on KernelBench level 2), the "
-                        "others all-Triton (gpu-small); triton compiles every op")
-    g.add_argument("--pipeline-teacher-cache", default=None, metavar="JSONL",
-                   help="teacher.py --verdict-cache for the pipeline's SFT pairs: correct verdicts kept across runs, "
-                        "so a data step run again after a change to how tasks are written judges only the pairs "
-                        "that changed (default $XDG_CACHE_HOME/drtriton-lite/teacher_verdicts.jsonl, ~/.cache/... "
-                        "when unset; 'none' judges every pair)")
-    g.add_argument("--pipeline-teacher-sizes", choices=["literal", "symbolic"], default="literal",
-                   help="teacher.py --sizes for the pipeline's SFT pairs: symbolic kernels name their sizes (read "
-                        "from the tensors' shapes) instead of writing products such as 156 = 13 * 12 (gpu-small)")
-    g.add_argument("--pipeline-ops", default="all",
-                   help="op pool of the pipeline's programs (synth.op_pool: all, a kind such as unary, elementwise, "
-                        "or a comma list; a part ending in *N is drawn N times as often, e.g. all,conv*4); the tiny "
-                        "preset uses unary so a from-scratch model sees each op often, gpu-small weights "
-                        "convolutions and GEMMs toward KernelBench level 1's mix")
-    g.add_argument("--pipeline-style", choices=["plain", "kernelbench"], default="plain",
-                   help="surface of the pipeline's task sources (synth render style): plain is one fixed "
-                        "form, kernelbench KernelBench's variety (docstrings, names, functional/method/module "
-                        "spellings, constructor arguments, size constants); gpu-small uses kernelbench so the model "
-                        "sees sources like the benchmark's")
-    g.add_argument("--pipeline-eval-tasks", type=int, default=30, help="of those, held out for the final eval")
-    g.add_argument("--pipeline-anchored", type=float, default=0.0,
-                   help="share of the programs of levels above 1 drawn anchored (synth: a GEMM or convolution "
-                        "first, an epilogue of elementwise, reduction, norm and pool ops after it: KernelBench "
-                        "level 2's shape; gpu-small 0.8)")
-    g.add_argument("--pipeline-rl-tasks", type=int, default=40, help="extra RL programs per level above 1")
-    g.add_argument("--pipeline-rl-size", choices=["cpu", "gpu", "kernelbench"], default="cpu",
-                   help="synth size preset of the RL tasks: cpu = the SFT tasks' sizes (the tiny default, judged on "
-                        "the interpreter); gpu and kernelbench = the same programs rendered larger (synth twins), so "
-                        "on a GPU a rollout's time is its memory traffic and math rather than its launch and the "
-                        "speed reward can rank tile sizes (gpu-small: gpu; kernelbench is the benchmark's own sizes, "
-                        "GBs a task)")
-    g.add_argument("--pipeline-sft-levels", default="1",
-                   help="levels whose programs become SFT pairs: 1 = the level-1 programs; a level above 1 adds the "
-                        "RL programs of that level (--pipeline-rl-tasks, synthesized for the levels in --levels)")
-    g.add_argument("--pipeline-eval-higher", type=int, default=0,
-                   help="held-out programs per level of --levels above 1 added to the final eval (0 = level 1 only)")
-    g.add_argument("--pipeline-teacher-device", choices=["cpu", "cuda"], default="cpu",
-                   help="judge device for the teacher's SFT pairs: cpu (Triton interpreter) checks correctness, "
-                        "all a pair needs, and spares the GPU one Triton compile per pair")
-    g.add_argument("--kernelbench", default=None,
-                   help="KernelBench root (with level1/, level2/) that every training set the pipeline writes is "
-                        "checked against (the run fails on a copy); default ../shared/KernelBench when present, "
-                        "'none' skips the check")
-    g.add_argument("--pipeline-kernelbench-eval", default="", metavar="LEVELS",
-                   help="KernelBench levels (comma list of 1, 2; '' = off, the tiny default) on which eval.py also "
-                        "judges each checkpoint (SFT, every RL run) after its held-out eval, into "
-                        "<run>/eval_<name>_kb<level>: the level folders of --kernelbench (skipped with a line when "
-                        "there is none), speed vs eager, eval.py's own per-candidate timeout (or --judge-timeout-s "
-                        "where larger) and baseline cache")
-    g.add_argument("--pipeline-kernelbench-search", default="", metavar="LEVELS",
-                   help="KernelBench levels (of --pipeline-kernelbench-eval) on which each checkpoint is also "
-                        "evaluated with the paper's test-time search (eval.py --search: the whole task first, as the "
-                        "single-shot answer, then the checkpoint's kernels for its fragments, epilogue first, and "
-                        "the fastest correct hybrid), into <run>/eval_<name>_kb<level>_search, its row 'L<level>+"
-                        "search'; gpu-small: 2; '' = off")
-    g.add_argument("--pipeline-kernelbench-search-budget", type=int, default=4, metavar="N",
-                   help="--pipeline-kernelbench-search: most candidates the search judges per task (the whole "
-                        "task's and its fragments'; eval.py --search-budget); 4 is the whole task and three "
-                        "epilogue fragments, one round (8 left a 64-task chunk unfinished after 10 min)")
-    g.add_argument("--pipeline-kernelbench-search-checkpoints", choices=("all", "sft", "rl"), default="all",
-                   help="--pipeline-kernelbench-search: every checkpoint's search (all), the SFT checkpoint's only "
-                        "(sft) or the main RL checkpoint's only (rl; gpu-small: the checkpoint the pipeline ends with, "
-                        "so one checkpoint has both KernelBench numbers), where device time is short")
-    g.add_argument("--pipeline-kernelbench-teacher", default="auto", metavar="auto|none|DIR",
-                   help="the teacher's KernelBench row beside the checkpoints': auto = eval.py --policy teacher per "
-                        "level into <run>/eval_teacher_kb<level> (resumable); a pattern of eval.py --out folders with "
-                        "{level} (e.g. results/kb-teacher/level{level}) whose results.jsonl is read instead, limited "
-                        "to the tasks the checkpoints are judged on; none = no teacher row")
-    g.add_argument("--pipeline-kernelbench-workers", type=int, default=4, metavar="N",
-                   help="judge workers of the KernelBench evals (at most --judge-workers): fewer workers get larger "
-                        "GPU shares, so more of KernelBench's references (up to 30 GB over level 1's trials) fit "
-                        "without the exclusive retry that holds the whole GPU (41 of 100 level-1 "
-                        "answers needed it with 8)")
-    g.add_argument("--pipeline-kernelbench-time-s", type=float, default=None, metavar="S",
-                   help="each KernelBench eval (a checkpoint's or the teacher's, per level) stops starting new "
-                        "chunks after S seconds (eval.py --stop-after-s), so a boxed run still ends with its report; "
-                        "the table then shows the files judged of the level's ('partial': not a KernelBench "
-                        "result) and --resume judges the rest; default no limit")
-    g.add_argument("--pipeline-kernelbench-max-new-tokens", type=int, default=None, metavar="N",
-                   help="new tokens a KernelBench answer may take (default --rollout-max-new-tokens; gpu-small 3072): "
-                        "a spelled-out 3-D convolution's answer runs past gpu-small's 1,536 (5 of level "
-                        "1's first 64 files cut before the launcher's end)")
-    g.add_argument("--pipeline-kernelbench-limit", type=int, default=None, metavar="N",
-                   help="KernelBench files per level judged (eval.py --limit: the first N by name; default all)")
-    g.add_argument("--pipeline-data-only", action="store_true",
-                   help="stop after the synth and teacher stages (make the data on a CPU box; a later run with "
-                        "--resume on the GPU reuses it)")
-    g.add_argument("--pipeline-sft-only", action="store_true",
-                   help="stop after the SFT checkpoint's held-out eval (compare SFT recipes; RL can follow with "
-                        "--stage rl --init RUN/sft)")
-    g.add_argument("--pipeline-rl-seeds", type=int, default=1, metavar="N",
-                   help="RL runs of the main loss from the same SFT checkpoint, seeds --seed, --seed + 1, ... (rl, "
-                        "rl_seed1, ...), each evaluated; report.md gives RL's held-out Acc as the mean and 95%% "
-                        "interval over them beside SFT's")
-    g.add_argument("--pipeline-ablation-loss", choices=["none", "drpo", "grpo"], default="none",
-                   help="after the main RL stage, a second one from the same SFT checkpoint with this --loss and the "
-                        "same budget, evaluated alongside (the DRPO vs GRPO comparison)")
-    g.add_argument("--pipeline-parallel-ablation", action=argparse.BooleanOptionalAction, default=False,
-                   help="run the --pipeline-ablation-loss stage (its RL and evals) in a process of its own beside the "
-                        "main RL stage instead of after it (gpu-small: on; one GPU barely used by a small model and "
-                        "its judge). Both take the same time box side by side; timings stay clean (the trainers' GPU "
-                        "work and the judges' timing share one lock) and KernelBench level-1 evals run one at a time")
-    g.add_argument("--pipeline-sft-steps", type=int, default=0, help="SFT optimizer steps (0 = from --epochs)")
-    g.add_argument("--pipeline-sft-gen-every", type=int, default=0, metavar="N",
-                   help="SFT's --gen-every in the pipeline: judged pass@1 on the SFT split's held-out tasks every N "
-                        "steps, which (--sft-best-by auto) picks the policy handed to RL (tiny: 100; 0 = off)")
-    g.add_argument("--pipeline-max-seq-len", type=int, default=768,
-                   help="SFT --max-seq-len in the pipeline (tokens); 768 drops the longest ~30%% of level-1 pairs "
-                        "(convs, pools, attention) and roughly halves SFT time on CPU")
+    if add_flags is not None:
+        add_flags(p)
     return p
 
 
-def parse_args(argv):
+def parse_args(argv, add_flags=None, check_flags=None):
     """Find --preset first, then parse with the preset's values as defaults (so --help shows the defaults that
-    apply: `--preset gpu-small --help` shows gpu-small's)."""
+    apply: `--preset gpu-small --help` shows gpu-small's). add_flags, check_flags: more flags and their checks
+    (pipeline.parse_args passes its --pipeline-* group)."""
     pre = argparse.ArgumentParser(add_help=False)
     pre.add_argument("--preset", default="tiny")
     known, _ = pre.parse_known_args(argv)
-    parser = build_parser()
+    parser = build_parser(add_flags)
     parser.set_defaults(**PRESETS.get(known.preset, {}))  # an unknown name is the full parser's error
     args = parser.parse_args(argv)
     args.argv = list(argv)
     check_args(parser, args)
+    if check_flags is not None:
+        check_flags(parser, args)
     return args
 
 
@@ -586,18 +415,19 @@ def check_args(parser, args):
     """Flag values that cannot work; parser.error prints usage and exits with code 2."""
     positive = ["micro_batch", "grad_accum", "max_seq_len", "logprob_chunk_tokens", "pad_multiple", "save_every",
                 "keep_last", "bucket_size", "gen_tasks", "gen_max_new_tokens", "gen_batch_size", "judge_workers",
-                "judge_time_trials"]
+                "judge_time_trials", "rl_steps", "prompts_per_step", "group_size", "rollout_max_new_tokens",
+                "rl_lora_r", "ppo_epochs", "mini_batches", "rl_heldout_per_level", "dump_samples", "rl_lr",
+                "drpo_lambda", "drpo_tau", "drpo_beta", "speedup_cap", "speed_alpha"]
     for name in positive:
-        if getattr(args, name) <= 0:
+        if not getattr(args, name) > 0:  # not > 0: a NaN fails too
             parser.error(f"--{name.replace('_', '-')} must be > 0 (got {getattr(args, name)})")
     for name in ["warmup_steps", "max_steps", "eval_every", "gen_every", "stop_after", "weight_decay", "grad_clip",
-                 "gen_temperature", "tiny_token_chars", "sft_patience"]:
+                 "gen_temperature", "tiny_token_chars", "sft_patience", "rollout_temperature", "kl_coef", "clip_eps",
+                 "dump_every", "rl_time_limit_s", "heldout_samples"]:
         if getattr(args, name) < 0:
             parser.error(f"--{name.replace('_', '-')} must be >= 0 (got {getattr(args, name)})")
     if not 0 <= args.heldout_frac < 1:
         parser.error(f"--heldout-frac must be in [0, 1) (got {args.heldout_frac})")
-    if not 0 <= args.pipeline_anchored <= 1:
-        parser.error(f"--pipeline-anchored must be in [0, 1] (got {args.pipeline_anchored})")
     if not 0 < args.gen_top_p <= 1:
         parser.error(f"--gen-top-p must be in (0, 1] (got {args.gen_top_p})")
     if args.lr <= 0 or args.epochs <= 0:
@@ -622,25 +452,8 @@ def check_args(parser, args):
         parser.error("--load-in-4bit needs a CUDA GPU (bitsandbytes 4-bit kernels); this run's device is the CPU")
     if args.load_in_4bit and importlib.util.find_spec("bitsandbytes") is None:
         parser.error("--load-in-4bit needs bitsandbytes: pip install bitsandbytes")
-    try:
-        synth.op_pool(args.pipeline_ops)
-    except ValueError as e:
-        parser.error(f"--pipeline-ops: {e}")
     if args.stage == "sft" and not args.resume and not args.pairs:
         parser.error("--stage sft needs --pairs PAIRS.jsonl")
-    for name in ["rl_steps", "prompts_per_step", "group_size", "rollout_max_new_tokens", "rl_lora_r", "ppo_epochs",
-                 "mini_batches", "pipeline_rl_seeds",
-                 "rl_heldout_per_level", "dump_samples", "pipeline_tasks", "pipeline_eval_tasks", "pipeline_max_seq_len"]:
-        if getattr(args, name) <= 0:
-            parser.error(f"--{name.replace('_', '-')} must be > 0 (got {getattr(args, name)})")
-    for name in ["rollout_temperature", "kl_coef", "clip_eps", "dump_every", "pipeline_rl_tasks", "rl_time_limit_s",
-                 "heldout_samples",
-                 "pipeline_sft_steps", "pipeline_eval_higher", "pipeline_sft_gen_every"]:
-        if getattr(args, name) < 0:
-            parser.error(f"--{name.replace('_', '-')} must be >= 0 (got {getattr(args, name)})")
-    for name in ["rl_lr", "drpo_lambda", "drpo_tau", "drpo_beta", "speedup_cap", "speed_alpha"]:
-        if not getattr(args, name) > 0:
-            parser.error(f"--{name.replace('_', '-')} must be > 0 (got {getattr(args, name)})")
     if args.speedup_cap < 1 or args.drpo_delta < 0:
         parser.error("--speedup-cap must be >= 1 and --drpo-delta >= 0")
     if not 0 <= args.replay_frac < 1 or not 0 <= args.promote_at <= 1 or not 0 < args.rollout_top_p <= 1:
@@ -653,15 +466,6 @@ def check_args(parser, args):
         parser.error(f"--levels must be distinct positive integers, easiest first, e.g. 1,2,5 (got {args.levels!r})")
     if args.engine not in policy_lib.ENGINES:
         parser.error(f"--engine must be one of {sorted(policy_lib.ENGINES)} (got {args.engine!r})")
-    if args.pipeline_eval_tasks >= args.pipeline_tasks:
-        parser.error("--pipeline-eval-tasks must be < --pipeline-tasks")
-    try:
-        sft_levels = [int(v) for v in args.pipeline_sft_levels.split(",")]
-    except ValueError:
-        sft_levels = []
-    if not sft_levels or any(lv != 1 and lv not in levels for lv in sft_levels):
-        parser.error(f"--pipeline-sft-levels must be a comma list of 1 and levels in --levels {args.levels} "
-                     f"(got {args.pipeline_sft_levels!r})")
     if args.resume and not args.out:
         parser.error("--resume needs --out RUN_DIR")
     if args.stage == "sft" and args.sft_best_by == "pass1" and not args.gen_every:
@@ -670,38 +474,6 @@ def check_args(parser, args):
         parser.error("--tensorboard needs the tensorboard package: pip install tensorboard")
     if args.rl_eval_every is not None and args.rl_eval_every < 0:
         parser.error(f"--rl-eval-every must be >= 0 (got {args.rl_eval_every})")
-    kb_levels = [v.strip() for v in args.pipeline_kernelbench_eval.split(",") if v.strip()]
-    if any(v not in KERNELBENCH_LEVELS for v in kb_levels) or len(set(kb_levels)) != len(kb_levels):
-        parser.error(f"--pipeline-kernelbench-eval must be '' (off) or a comma list of the KernelBench levels "
-                     f"{', '.join(KERNELBENCH_LEVELS)}, e.g. 1,2 (got {args.pipeline_kernelbench_eval!r})")
-    args.pipeline_kernelbench_eval = ",".join(kb_levels)
-    search_levels = [v.strip() for v in args.pipeline_kernelbench_search.split(",") if v.strip()]
-    if any(lv not in kb_levels for lv in search_levels):
-        parser.error(f"--pipeline-kernelbench-search must be '' (off) or a comma list of levels that "
-                     f"--pipeline-kernelbench-eval also judges ({args.pipeline_kernelbench_eval or 'none'}); got "
-                     f"{args.pipeline_kernelbench_search!r}")
-    args.pipeline_kernelbench_search = ",".join(search_levels)
-    if args.pipeline_kernelbench_search_budget < 1:
-        parser.error(f"--pipeline-kernelbench-search-budget must be >= 1 (got {args.pipeline_kernelbench_search_budget})")
-    if args.pipeline_kernelbench_limit is not None and args.pipeline_kernelbench_limit <= 0:
-        parser.error(f"--pipeline-kernelbench-limit must be > 0 (got {args.pipeline_kernelbench_limit})")
-    if args.pipeline_kernelbench_time_s is not None and args.pipeline_kernelbench_time_s <= 0:
-        parser.error(f"--pipeline-kernelbench-time-s must be > 0 (got {args.pipeline_kernelbench_time_s:g})")
-    if args.pipeline_kernelbench_max_new_tokens is not None and args.pipeline_kernelbench_max_new_tokens < 1:
-        parser.error(f"--pipeline-kernelbench-max-new-tokens must be >= 1 "
-                     f"(got {args.pipeline_kernelbench_max_new_tokens})")
-    if args.pipeline_kernelbench_workers < 1:
-        parser.error(f"--pipeline-kernelbench-workers must be >= 1 (got {args.pipeline_kernelbench_workers})")
-    teacher = args.pipeline_kernelbench_teacher
-    if teacher not in ("auto", "none"):
-        if "{level}" not in teacher:
-            parser.error(f"--pipeline-kernelbench-teacher must be auto, none or a folder pattern with {{level}}, "
-                         f"e.g. results/kb-teacher/level{{level}} (got {teacher!r})")
-        args.pipeline_kernelbench_teacher = teacher = os.path.abspath(teacher)  # run.json is read from anywhere
-        for level in kb_levels:  # a missing sweep fails now, not after hours of SFT and RL
-            path = os.path.join(teacher.replace("{level}", level), "results.jsonl")
-            if not os.path.isfile(path):
-                parser.error(f"--pipeline-kernelbench-teacher: no eval.py results for level {level} ({path})")
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -976,52 +748,6 @@ def rank_rng(state) -> dict:
 
 
 # ----------------------------------------------------------------------------------------------------
-# Several processes: rank 0's weights to all, gradients summed over the ranks. The process group
-# itself (init, rank, barrier, all_reduce_dict, main_first) lives in eval.py, which eval.py's torchrun needs too.
-
-
-def broadcast_trainable(pol):
-    """Rank 0's trainable weights to every rank, so all start equal (what DDP does when it wraps a model); the
-    frozen base comes from the same files everywhere. A no-op for a single process."""
-    if eval_lib.world_size() == 1:
-        return
-    import torch.distributed as dist
-
-    with torch.no_grad():
-        for p in policy_lib.trainable_parameters(pol):
-            dist.broadcast(p.data, src=0)
-
-
-def all_reduce_gradients(pol):
-    """Sum every trainable parameter's gradient over the ranks, one flat all-reduce per dtype, after the last
-    micro-batch's backward (so gradient accumulation needs no no_sync: nothing is reduced before). The losses are
-    normalised by global counts (tokens, rollouts, groups), so the sum is the gradient of the global batch's loss,
-    and clipping and the optimizer step then agree on every rank. A gradient that is None on a rank counts as
-    zeros (and becomes zeros there). A no-op for a single process."""
-    if eval_lib.world_size() == 1:
-        return
-    import torch.distributed as dist
-
-    by_dtype = {}
-    for p in policy_lib.trainable_parameters(pol):
-        if p.grad is None:
-            p.grad = torch.zeros_like(p)
-        by_dtype.setdefault(p.grad.dtype, []).append(p.grad)
-    for grads in by_dtype.values():
-        flat = torch.cat([g.reshape(-1) for g in grads])
-        dist.all_reduce(flat)
-        for g, part in zip(grads, flat.split([g.numel() for g in grads])):
-            g.copy_(part.view_as(g))
-
-
-def rank_share(items) -> list:
-    """This rank's contiguous share of a list (sizes differ by at most one): ranks 0, 1, ... in order hold the
-    single-process list in order, so rank 0's share is its head. The whole list for a single process."""
-    n, world, r = len(items), eval_lib.world_size(), eval_lib.rank()
-    return items[r * n // world:(r + 1) * n // world]
-
-
-# ----------------------------------------------------------------------------------------------------
 # SFT data
 
 
@@ -1145,10 +871,11 @@ def lr_lambda(step, warmup_steps, total_steps, schedule, min_lr_frac):
     return min_lr_frac + (1 - min_lr_frac) * 0.5 * (1 + math.cos(math.pi * progress))
 
 
-def make_optimizer(pol, args):
+def make_optimizer(pol, args, lr=None):
+    """AdamW over the trainable parameters at `lr` (default --lr; RL passes --rl-lr)."""
     betas = tuple(float(b) for b in args.adam_betas.split(","))
     params = policy_lib.trainable_parameters(pol)
-    return torch.optim.AdamW(params, lr=args.lr, betas=betas, weight_decay=args.weight_decay)
+    return torch.optim.AdamW(params, lr=args.lr if lr is None else lr, betas=betas, weight_decay=args.weight_decay)
 
 
 def make_scheduler(optimizer, args, total_steps):
@@ -1190,7 +917,7 @@ def sft_step(pol, examples, micro_batches, optimizer, scheduler, args) -> dict:
                 nll_sum, _ = completion_nll_sum(pol, batch, args.logprob_chunk_tokens)
             (nll_sum / n_target).backward()
             total += nll_sum.item()
-        all_reduce_gradients(pol)
+        eval_lib.all_reduce_gradients(policy_lib.trainable_parameters(pol))
         total = eval_lib.all_reduce_dict({"nll": total})["nll"]
         grad_norm = clip_gradients(pol, args.grad_clip)
         optimizer.step()
@@ -1221,19 +948,13 @@ def heldout_loss(pol, examples, micro_batch, chunk_tokens, pad_multiple=1):
 
 
 class LazyJudge:
-    """reward.Judge opened on first use and kept for the run; None if reward.py is not there."""
+    """reward.Judge opened on first use (an SFT run without --gen-every starts no workers) and kept for the run."""
 
     def __init__(self, args, device):
-        self.args, self.device, self.judge, self.stack, self.missing = args, device, None, None, None
+        self.args, self.device, self.judge, self.stack = args, device, None, None
 
     def get(self):
-        if self.judge is None and self.missing is None:
-            try:
-                from reward import Judge
-            except ImportError as e:
-                self.missing = str(e)
-                print(f"note: judged generation skipped, reward.py is not importable ({e})", flush=True)
-                return None
+        if self.judge is None:
             self.stack = contextlib.ExitStack()
             self.judge = self.stack.enter_context(
                 Judge(workers=self.args.judge_workers, device=self.device, timeout_s=self.args.judge_timeout_s,
@@ -1270,157 +991,20 @@ def judged_generation(pol, tasks, judge: LazyJudge, step, run_dir, args) -> dict
     samples = policy_lib.generate(pol, prompts, args.gen_max_new_tokens, args.gen_temperature, args.gen_top_p,
                                   seed=args.seed + step, batch_size=args.gen_batch_size,
                                   logprob_chunk_tokens=args.logprob_chunk_tokens)
-    j = judge.get()
-    verdicts = j.verify_many([(src, s.text) for (_, _, src), s in zip(tasks, samples)], completions=True) if j else None
+    verdicts = judge.get().verify_many([(src, s.text) for (_, _, src), s in zip(tasks, samples)], completions=True)
     os.makedirs(os.path.join(run_dir, "samples"), exist_ok=True)
     with open(os.path.join(run_dir, "samples", f"sft_step_{step:06d}.jsonl"), "w") as f:
         for i, ((task_id, _, _), s) in enumerate(zip(tasks, samples)):
             f.write(json.dumps({"step": step, "task_id": task_id, "completion": s.text,
                                 "finish_reason": s.finish_reason, "tokens": len(s.completion_ids),
-                                "verdict": verdicts[i].to_dict() if verdicts else None}) + "\n")
-    out = {"gen_mean_tokens": sum(len(s.completion_ids) for s in samples) / len(samples)}
-    if verdicts:
-        out["gen_correct_frac"] = sum(earns(v) for v in verdicts) / len(verdicts)
-        out["gen_compiled_frac"] = sum(bool(v.compiled) for v in verdicts) / len(verdicts)
-    return out
+                                "verdict": verdicts[i].to_dict()}) + "\n")
+    return {"gen_mean_tokens": sum(len(s.completion_ids) for s in samples) / len(samples),
+            "gen_correct_frac": sum(earns(v) for v in verdicts) / len(verdicts),
+            "gen_compiled_frac": sum(bool(v.compiled) for v in verdicts) / len(verdicts)}
 
 
 # ----------------------------------------------------------------------------------------------------
-# RL: rollouts, judge, rewards, DRPO / GRPO losses, curriculum buckets
-
-# Verdict error types and flags that indicate an attempt to cheat the judge (counted per step, per pattern). A
-# verdict with any of them earns what a wrong answer earns (DESIGN.md "Rewards": S+ holds no flagged verdict).
-HACK_ERROR_TYPES = {"static_check", "torch_fallback", "strict_policy", "unfaithful", "inputs_modified",
-                    "patched_critical", "exit_called", "no_triton_launch"}
-HACK_VERDICT_FLAGS = HACK_FLAGS  # flags that put even a correct verdict in S- (reward.earns)
-FAILURE_ERROR_TYPES = {"timeout", "worker_crashed", "worker_died", "answer_died", "protocol_error"}  # no output judged
-# Of those, the ones that say nothing about the answer: the worker vanished without a verdict, or the message broke.
-# A timeout (the answer hung) and a crash under a signal while the answer ran (a bad kernel) are the answer's doing.
-JUDGE_FAULT_TYPES = {"worker_died", "protocol_error"}
-
-
-def hack_names(v) -> set:
-    """The hack patterns of one verdict: error types and flags that mean cheating; static rules as 'static:<rule>'."""
-    names = {v.error_type} & HACK_ERROR_TYPES
-    names |= {f for f in v.flags if f in HACK_VERDICT_FLAGS}
-    if v.error_type == "static_check":  # forbidden constructs; a syntax error or a missing kernel is not a hack
-        names |= {f for f in v.flags if f.startswith("static:")}
-    if v.error_type in ("torch_fallback", "strict_policy"):  # which policy rule the dispatcher record broke
-        names |= {f for f in v.flags if f.startswith("policy:")}
-    return names
-
-
-def hack_counts(verdicts) -> dict:
-    """{pattern: count} over a batch (hack_names per verdict)."""
-    counts = dict.fromkeys(sorted(HACK_ERROR_TYPES | HACK_VERDICT_FLAGS), 0)
-    for v in verdicts:
-        for name in hack_names(v):
-            counts[name] = counts.get(name, 0) + 1
-    return counts
-
-
-def judge_fault(v) -> bool:
-    """True when the judge reached no verdict for reasons of its own (JUDGE_FAULT_TYPES, or a timeout spent waiting
-    on the judge's own GPU lock or compile baseline rather than on the answer)."""
-    return v.error_type in JUDGE_FAULT_TYPES or (v.error_type == "timeout"
-                                                 and (v.error_msg or "").startswith("judge-side pause"))
-
-
-def rollout_classes(verdicts, args) -> list:
-    """Per rollout "correct" (S+: correct and no hack pattern), "wrong" (S-: everything else, hacks included) or
-    "skip" (a judge fault under --judge-faults skip: in neither set, so it moves nothing)."""
-    out = []
-    for v in verdicts:
-        if args.judge_faults == "skip" and judge_fault(v):
-            out.append("skip")
-        elif earns(v):  # correct and no hack flag (a correct verdict has no error type for hack_names to see)
-            out.append("correct")
-        else:
-            out.append("wrong")
-    return out
-
-
-def speed_value(speedup, args) -> float:
-    """r_s of a correct rollout: --speed-shape log (log s) or power (s^alpha) of the speedup clipped to
-    [1/cap, cap]; an unmeasured speed (the CPU) counts as 1x."""
-    s = 1.0 if speedup is None else min(max(speedup, 1.0 / args.speedup_cap), args.speedup_cap)
-    return math.log(s) if args.speed_shape == "log" else s ** args.speed_alpha
-
-
-def drpo_weights(verdicts, classes, args) -> list:
-    """DRPO's weights over one group: softmax(r_s / lambda) over S+, 0 elsewhere (all 0 when S+ is empty)."""
-    r = [speed_value(v.speedup, args) / args.drpo_lambda if c == "correct" else None for v, c in zip(verdicts, classes)]
-    top = max((x for x in r if x is not None), default=None)
-    if top is None:
-        return [0.0] * len(verdicts)
-    e = [math.exp(x - top) if x is not None else 0.0 for x in r]
-    return [x / sum(e) for x in e]
-
-
-def zscore(xs, eps=1e-6) -> list:
-    """(x - mean) / (population std + eps); all zeros when the values have no spread."""
-    if not xs:
-        return []
-    mu = sum(xs) / len(xs)
-    sd = math.sqrt(sum((x - mu) ** 2 for x in xs) / len(xs))
-    return [0.0] * len(xs) if sd < 1e-12 else [(x - mu) / (sd + eps) for x in xs]
-
-
-def grpo_rewards(verdicts, classes, args) -> list:
-    """GRPO rewards of one group (None for a skipped rollout).
-
-    coupled: 0 for a wrong rollout; a correct one earns 1 + b, b its speed bonus. With --correct-first (default) b is
-    r_s mapped from its range over [1/cap, cap] onto [0, 1], so every correct rollout earns 1 to 2; with
-    --no-correct-first b = r_s as written (1 + log s), which is below a wrong rollout's 0 for s < 1/e.
-    decoupled: z(correct) over the group plus the speed z-score within S+ (0 for wrong ones). z(correct) puts every
-    correct rollout at least 2 above every wrong one; a z-score of n values reaches at most sqrt(n - 1) (Samuelson),
-    so --correct-first divides the speed z-score by sqrt(|S+| - 1) to keep it within +-1; without it, from G = 10 a
-    slow correct rollout can rank below a wrong one."""
-    idx = [i for i, c in enumerate(classes) if c != "skip"]
-    out = [None] * len(verdicts)
-    if args.reward == "coupled":
-        lo, hi = speed_value(1.0 / args.speedup_cap, args), speed_value(args.speedup_cap, args)
-        for i in idx:
-            if classes[i] != "correct":
-                out[i] = 0.0
-                continue
-            r_s = speed_value(verdicts[i].speedup, args)
-            out[i] = 1.0 + ((r_s - lo) / (hi - lo) if args.correct_first and hi > lo else r_s)
-        return out
-    z_c = zscore([1.0 if classes[i] == "correct" else 0.0 for i in idx])
-    pos = [i for i in idx if classes[i] == "correct"]
-    z_s = zscore([speed_value(verdicts[i].speedup, args) for i in pos])
-    scale = 1.0 / math.sqrt(len(pos) - 1) if args.correct_first and len(pos) > 1 else 1.0
-    speed = dict(zip(pos, (z * scale for z in z_s)))
-    for i, z in zip(idx, z_c):
-        out[i] = z + speed.get(i, 0.0)
-    return out
-
-
-def group_advantages(rewards, norm) -> list:
-    """Group-relative advantages over the non-None rewards (None -> 0): zscore, (r - mean) / (std + eps), 0 without
-    spread; mean, r - mean (Dr. GRPO)."""
-    idx = [i for i, r in enumerate(rewards) if r is not None]
-    vals = [rewards[i] for i in idx]
-    if norm == "zscore":
-        adv = zscore(vals)
-    else:
-        mu = sum(vals) / len(vals) if vals else 0.0
-        adv = [r - mu for r in vals]
-    out = [0.0] * len(rewards)
-    for i, a in zip(idx, adv):
-        out[i] = a
-    return out
-
-
-def group_split(classes, group_size) -> dict:
-    """How many groups are informative (correct and wrong rollouts both), all correct, all wrong (skipped rollouts
-    left out; a group with nothing judged counts as all wrong)."""
-    out = {"informative": 0, "all_correct": 0, "all_wrong": 0}
-    for start in range(0, len(classes), group_size):
-        kinds = set(classes[start:start + group_size]) - {"skip"}
-        out["informative" if kinds == {"correct", "wrong"} else "all_correct" if kinds == {"correct"} else "all_wrong"] += 1
-    return out
+# RL: rollouts, judge, DRPO / GRPO losses (the rewards of verdicts are reward.py's), curriculum buckets
 
 
 def k1(log_ratio):
@@ -1524,32 +1108,6 @@ def grpo_sequence_loss(new_lp, old_lp, advantage, clip_eps, ref_lp=None, kl_coef
     return loss
 
 
-def scaled_token_logprobs(model, input_ids, attention_mask, target_mask, chunk_tokens, temperature=1.0):
-    """policy.token_logprobs of the distribution softmax(logits / temperature): the one rollouts are drawn from at
-    --rollout-temperature. At temperature 1 it is policy.token_logprobs itself."""
-    if temperature == 1.0:
-        return policy_lib.token_logprobs(model, input_ids, attention_mask, target_mask, chunk_tokens)
-    decoder, head, softcap = policy_lib._hf_parts(model)
-    if policy_lib.CAUSAL_WHEN_RIGHT_PADDED and policy_lib.right_padded(attention_mask):
-        attention_mask = None  # as policy.token_logprobs: the causal mask alone on right padding
-
-    def chunk(h, t):
-        logits = head(h).float()
-        if softcap:
-            logits = torch.tanh(logits / softcap) * softcap
-        return torch.log_softmax(logits / temperature, dim=-1).gather(-1, t[:, None]).squeeze(-1)
-
-    hidden = decoder(input_ids=input_ids, attention_mask=attention_mask, use_cache=False).last_hidden_state
-    select = target_mask[:, 1:].bool()
-    h, targets = hidden[:, :-1][select], input_ids[:, 1:][select]                        # (N, H), (N,)
-    out = []
-    for start in range(0, h.shape[0], chunk_tokens):
-        h_c, t_c = h[start:start + chunk_tokens], targets[start:start + chunk_tokens]
-        out.append(torch.utils.checkpoint.checkpoint(chunk, h_c, t_c, use_reentrant=False)
-                   if torch.is_grad_enabled() else chunk(h_c, t_c))
-    return torch.cat(out) if out else h.new_zeros(0, dtype=torch.float32)
-
-
 def logprob_temperature(args) -> float:
     """The temperature of the distribution that RL trains and scores: the rollouts' (--logprob-temperature
     sampling, default) or 1 (the raw model, what policy.generate's Sample.logprobs hold)."""
@@ -1564,8 +1122,8 @@ def rollout_logprobs(pol, prompt_ids, completion_ids, chunk_tokens, temperature=
     for i, (p, c) in enumerate(zip(prompt_ids, completion_ids)):
         target[i, len(p):len(p) + len(c)] = 1
     with autocast(pol):
-        lp = scaled_token_logprobs(pol.model, ids.to(pol.device), attention.to(pol.device), target.to(pol.device),
-                                   chunk_tokens, temperature)                          # (N,)
+        lp = policy_lib.token_logprobs(pol.model, ids.to(pol.device), attention.to(pol.device),
+                                       target.to(pol.device), chunk_tokens, temperature)  # (N,)
     return list(lp.split([len(c) for c in completion_ids]))
 
 
@@ -1609,13 +1167,13 @@ def update_policy(pol, optimizer, samples, verdicts, group_size, args) -> dict:
     slice. GRPO: per-rollout clipped surrogate (grpo_sequence_loss) summed over the slice's rollouts / their count,
     + kl_coef k3 vs the reference. A slice with no signal (every coefficient 0 and no KL term) takes no optimizer
     step under --empty-batch skip (default), on either loss.
-    Under torchrun `samples` are this rank's whole groups (rank_share); every count, the KL, the objective and the
-    gradients are summed over the ranks, so N ranks take the step one process takes on all their groups (each rank
-    cuts its own groups into the slices).
+    Under torchrun `samples` are this rank's whole groups (eval.rank_share); every count, the KL, the objective and
+    the gradients are summed over the ranks, so N ranks take the step one process takes on all their groups (each
+    rank cuts its own groups into the slices).
     """
     n_groups = len(samples) // group_size
     total_groups = int(eval_lib.all_reduce_dict({"groups": n_groups})["groups"])
-    offset = eval_lib.rank() * total_groups // eval_lib.world_size()                      # as rank_share cuts them
+    offset = eval_lib.rank() * total_groups // eval_lib.world_size()                 # as eval.rank_share cuts them
     temperature = logprob_temperature(args)
     chunk = args.logprob_chunk_tokens
     if temperature == 1.0:
@@ -1691,7 +1249,7 @@ def update_policy(pol, optimizer, samples, verdicts, group_size, args) -> dict:
                     micro_loss = torch.stack(terms).sum()
                     micro_loss.backward()
                     loss_sum += micro_loss.item()
-                all_reduce_gradients(pol)
+                eval_lib.all_reduce_gradients(policy_lib.trainable_parameters(pol))
                 loss_sum = eval_lib.all_reduce_dict({"loss": loss_sum})["loss"]
                 if args.loss == "grpo":
                     slice_loss = loss_sum
@@ -1828,32 +1386,6 @@ class TensorBoardLog:
             self.writer.close()
 
 
-# Student's t 0.975 quantiles for 1-30 degrees of freedom (then the normal's 1.96): 95% intervals of a mean of few seeds
-T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
-        2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
-
-
-def mean_ci95(xs) -> tuple:
-    """(mean, half-width of its 95% interval) of independent runs' values (Student's t, sample std); half-width None
-    for a single value."""
-    xs = [x for x in xs if x is not None]
-    if not xs:
-        return None, None
-    mu = sum(xs) / len(xs)
-    if len(xs) < 2:
-        return mu, None
-    sd = math.sqrt(sum((x - mu) ** 2 for x in xs) / (len(xs) - 1))
-    t = T975[len(xs) - 2] if len(xs) - 1 <= len(T975) else 1.96
-    return mu, t * sd / math.sqrt(len(xs))
-
-
-def pass_at_k(n, c, k) -> float:
-    """Unbiased pass@k of a task from n samples with c correct: 1 - C(n - c, k) / C(n, k) (Chen et al. 2021)."""
-    if n - c < k:
-        return 1.0
-    return 1.0 - math.comb(n - c, k) / math.comb(n, k)
-
-
 def heldout_eval(pol, judge, heldout_by_level, args, step) -> dict:
     """Held-out measures of every level at once: pass1 {level: greedy pass@1} (heldout_pass1), and with
     --heldout-samples N also pass_k {level: pass@N} of N samples a task at --rollout-temperature."""
@@ -1866,11 +1398,11 @@ def heldout_eval(pol, judge, heldout_by_level, args, step) -> dict:
 
 
 def heldout_pass_k(pol, judge, records, args, step) -> float | None:
-    """Mean over the tasks of pass@N (pass_at_k), N = --heldout-samples samples a task at --rollout-temperature.
+    """Mean over the tasks of pass@N (eval.pass_at_k), N = --heldout-samples samples a task at --rollout-temperature.
     Under torchrun each rank samples its share of the tasks and the sums are reduced."""
     if not records:
         return None
-    n, mine, total = args.heldout_samples, rank_share(records), 0.0
+    n, mine, total = args.heldout_samples, eval_lib.rank_share(records), 0.0
     if mine:
         prompts = [policy_lib.render_prompt(pol.tokenizer, r["source"], pol.source_form) for r in mine for _ in range(n)]
         samples = policy_lib.generate(pol, prompts, args.rollout_max_new_tokens, args.rollout_temperature,
@@ -1879,7 +1411,7 @@ def heldout_pass_k(pol, judge, records, args, step) -> float | None:
         verdicts = judge.verify_many([(mine[i // n]["source"], s.text) for i, s in enumerate(samples)],
                                      completions=True, progress=False)
         classes = rollout_classes(verdicts, args)
-        total = sum(pass_at_k(n, classes[t * n:(t + 1) * n].count("correct"), n) for t in range(len(mine)))
+        total = sum(eval_lib.pass_at_k(n, classes[t * n:(t + 1) * n].count("correct"), n) for t in range(len(mine)))
     sums = eval_lib.all_reduce_dict({"total": total, "n": len(mine)})
     return sums["total"] / sums["n"]
 
@@ -1944,8 +1476,8 @@ def peak_mem_gb(pol):
 
 def rl_step(pol, optimizer, judge, records, args, step) -> tuple:
     """One RL step: rollouts -> verdicts -> loss/update. Returns (metrics row without step/level, samples,
-    verdicts). Under torchrun `records` is this rank's share of the step's tasks (rank_share) and the row holds
-    every rank's rollouts: sums reduced, times and memory of the slowest rank."""
+    verdicts). Under torchrun `records` is this rank's share of the step's tasks (eval.rank_share) and the row
+    holds every rank's rollouts: sums reduced, times and memory of the slowest rank."""
     t0 = time.perf_counter()
     samples = rollout(pol, records, args, step)                                        # (P*G,)
     t_generate = time.perf_counter() - t0
@@ -1977,11 +1509,11 @@ def rl_step(pol, optimizer, judge, records, args, step) -> tuple:
 
 
 def heldout_pass1(pol, judge, records, args, step) -> float | None:
-    """pass@1 (greedy at --gen-temperature 0) of the held-out tasks of one level. Under torchrun each rank
-    answers its share (rank_share) with its own judge and the counts are reduced, so every rank gets the same."""
+    """pass@1 (greedy at --gen-temperature 0) of the held-out tasks of one level. Under torchrun each rank answers
+    its share (eval.rank_share) with its own judge and the counts are reduced, so every rank gets the same."""
     if not records:
         return None
-    mine, correct = rank_share(records), 0
+    mine, correct = eval_lib.rank_share(records), 0
     if mine:
         prompts = [policy_lib.render_prompt(pol.tokenizer, r["source"], pol.source_form) for r in mine]
         samples = policy_lib.generate(pol, prompts, args.rollout_max_new_tokens, args.gen_temperature, args.gen_top_p,
@@ -2173,7 +1705,7 @@ def run_sft(args) -> dict:
     random.seed(args.seed)
     with eval_lib.main_first():  # rank 0 builds the tiny tokenizer and base into run_dir; the others load them
         pol = load_sft_policy(args, run_dir, ckpt, corpus_texts(pairs, tasks))
-    broadcast_trainable(pol)
+    eval_lib.broadcast_params(policy_lib.trainable_parameters(pol))
     world, rank = eval_lib.world_size(), eval_lib.rank()
     if rank > 0:  # its own dropout stream (rank 0 keeps a single process's)
         torch.manual_seed(args.seed + rank)
@@ -2202,8 +1734,7 @@ def run_sft(args) -> dict:
     state = load_trainer_state(ckpt) if ckpt is not None else None
     if state is not None and state["step"] >= total_steps:  # finished (an exported run too): nothing to train
         print(f"SFT finished at step {state['step']} of {total_steps} ({ckpt}): not trained again", flush=True)
-        rows = [json.loads(line) for line in open(os.path.join(run_dir, "metrics.jsonl"))] \
-            if os.path.isfile(os.path.join(run_dir, "metrics.jsonl")) else []
+        rows = metrics_rows(run_dir, state["step"])
         return {"run_dir": run_dir, "step": state["step"], "checkpoint": ckpt, "last": rows[-1] if rows else {},
                 "policy": pol}
     if state is not None and "optimizer" not in state:
@@ -2331,7 +1862,7 @@ def run_rl(args) -> dict:
     random.seed(args.seed)
     with eval_lib.main_first():  # rank 0 writes run_dir/base_model (and the tiny tokenizer); the others read them
         pol, base_dir = load_rl_policy(args, run_dir, ckpt, tasks)
-    broadcast_trainable(pol)
+    eval_lib.broadcast_params(policy_lib.trainable_parameters(pol))
     if rank > 0:  # its own dropout stream (rank 0 keeps a single process's)
         torch.manual_seed(args.seed + rank)
     derived = {"tasks_per_level": {lv: len(train_by_level[lv]) for lv in levels},
@@ -2346,9 +1877,7 @@ def run_rl(args) -> dict:
         with open(os.path.join(run_dir, "heldout_tasks.jsonl"), "w") as f:  # for eval.py: never trained on
             f.writelines(json.dumps(r) + "\n" for lv in levels for r in heldout_by_level[lv])
 
-    betas = tuple(float(b) for b in args.adam_betas.split(","))
-    optimizer = torch.optim.AdamW(policy_lib.trainable_parameters(pol), lr=args.rl_lr, betas=betas,
-                                  weight_decay=args.weight_decay)
+    optimizer = make_optimizer(pol, args, lr=args.rl_lr)
     curriculum = make_curriculum(args, train_by_level, levels)
     step = 0
     if ckpt is not None:
@@ -2363,8 +1892,6 @@ def run_rl(args) -> dict:
     last_ckpt, row, t_start = ckpt, {}, time.time()
     try:
         j = judge.get()
-        if j is None:
-            raise UsageError("--stage rl needs reward.py (the judge)")
         progress = tqdm(total=args.rl_steps, initial=step, desc="rl", disable=None if rank == 0 else True)
         eval_every = args.eval_every if args.rl_eval_every is None else args.rl_eval_every  # held-out pass@1
         if args.rl_eval_first and step == 0:  # the SFT policy's row (the fresh adapter is zero): step 0
@@ -2380,7 +1907,7 @@ def run_rl(args) -> dict:
         while step < args.rl_steps:
             records = curriculum.next_batch(step, args.prompts_per_step)              # (P,) the same on every rank
             level = curriculum.level
-            mine = rank_share(records)                                                 # (P / N,) whole groups
+            mine = eval_lib.rank_share(records)                                        # (P / N,) whole groups
             out, samples, verdicts = rl_step(pol, optimizer, j, mine, args, step)
             step += 1
             row = {"step": step, "level": level, **out}
@@ -2422,11 +1949,12 @@ def run_rl(args) -> dict:
             "curriculum": curriculum.state()}
 
 
-def main(argv=None, run_pipeline=None) -> int:
+def main(argv=None, run_pipeline=None, parse=parse_args) -> int:
     """The command line: `--stage sft` and `--stage rl` run here; `--stage all` (the default) runs `run_pipeline`,
-    pipeline.run_all, which sits above this file on the import ladder and so is passed in by the entry point."""
+    pipeline.run_all, which sits above this file on the import ladder and so is passed in by the entry point, with
+    `parse` = pipeline.parse_args (these flags and the --pipeline-* group)."""
     argv = sys.argv[1:] if argv is None else argv
-    args = parse_args(argv)  # exits with code 2 on bad flags
+    args = parse(argv)  # exits with code 2 on bad flags
 
     def run(_argv) -> int:
         finished = False

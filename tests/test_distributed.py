@@ -102,7 +102,7 @@ def helpers_rank():
            "sum": ev.all_reduce_dict({"a": 1 + r, "b": 10.0 * r, f"only{r}": 5}),
            "max": ev.all_reduce_dict({"t": [3.5, 2.0][r]}, op="max"),
            "gathered": ev.all_gather_object({"r": r}), "broadcast": ev.broadcast_object(f"from {r}"),
-           "shard": ev.shard(list(range(7))), "rank_share": train.rank_share(list(range(7)))}
+           "shard": ev.shard(list(range(7))), "rank_share": ev.rank_share(list(range(7)))}
     order = []
     with ev.main_first():  # rank 0 writes a file, the others find it
         path = os.path.join(sys.argv[2], "made_by_main")
@@ -139,7 +139,7 @@ def test_process_group_helpers(tmp_path):
     # A single process: the helpers are no-ops and values come back as given.
     assert (ev.rank(), ev.world_size(), ev.is_main()) == (0, 1, True)
     assert ev.init_distributed("cpu") is None and ev.all_reduce_dict({"n": 3}) == {"n": 3}
-    assert ev.shard([1, 2]) == [1, 2] and train.rank_share([1, 2]) == [1, 2]
+    assert ev.shard([1, 2]) == [1, 2] and ev.rank_share([1, 2]) == [1, 2]
 
 
 # ----------------------------------------------------------------------------------------------------

@@ -54,6 +54,14 @@ def test_pass_at_k_hand_computed():
     assert ev.pass_at_k(4, 0, 2) == 0.0 and ev.pass_at_k(3, 3, 1) == 1.0
     with pytest.raises(ValueError):
         ev.pass_at_k(2, 1, 3)
+    # train.py's held-out pass@N takes k = n: 1 with any correct sample, else 0
+    assert ev.pass_at_k(4, 0, 4) == 0.0 and ev.pass_at_k(4, 1, 4) == 1.0
+
+
+def test_mean_ci95_hand_computed():
+    mu, half = ev.mean_ci95([0.6, 0.7, 0.8])
+    assert mu == pytest.approx(0.7) and half == pytest.approx(4.303 * 0.1 / math.sqrt(3))  # t(2) = 4.303, sd 0.1
+    assert ev.mean_ci95([0.5, None]) == (0.5, None) and ev.mean_ci95([]) == (None, None)
 
 
 def test_geomean_and_fast_p_hand_computed():

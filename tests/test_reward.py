@@ -6,6 +6,7 @@ Every hack in tests/hacks/ and every fault in tests/judge_tasks/faults/ names it
 must get in its header (`# task: NAME`, `# expect: error_type=A|B flag=F` or `correct=True`). They all run
 in one verify_many batch on one shared CPU judge, so the suite also shows that the pool survives them.
 """
+import argparse
 import glob
 import json
 import math
@@ -16,8 +17,8 @@ import time
 
 import pytest
 
-from reward import (Judge, SolutionError, Verdict, compute_ops, correct_mask, drpo_weights, extract_solution,
-                    group_advantages, grpo_rewards, init_signature_error, log_speedup, static_check, _worker_env)
+from reward import (Judge, SolutionError, Verdict, compute_ops, drpo_weights, extract_solution, group_advantages,
+                    grpo_rewards, init_signature_error, rollout_classes, speed_value, static_check, _worker_env)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TASKS = os.path.join(HERE, "judge_tasks")
@@ -604,50 +605,78 @@ def V(correct, speedup=None):
     return Verdict(compiled=True, correct=correct, speedup=speedup)
 
 
-def test_log_speedup_cap_and_none():
-    assert log_speedup(V(True, 2.0)) == pytest.approx(math.log(2))
-    assert log_speedup(V(True, 50.0)) == pytest.approx(math.log(10))
-    assert log_speedup(V(True, 0.01)) == pytest.approx(-math.log(10))
-    assert log_speedup(V(True, None)) is None and log_speedup(V(False, 3.0)) is None
+def shaping(**flags):
+    """train.py's reward flags: the paper's log speed, lambda 0.1, cap 10, and the written rewards
+    (--no-correct-first: coupled 1 + log s, decoupled the plain z-sum); `flags` overrides them."""
+    return argparse.Namespace(**{"speedup_cap": 10.0, "speed_shape": "log", "speed_alpha": 1.0, "drpo_lambda": 0.1,
+                                 "reward": "coupled", "correct_first": False, "judge_faults": "skip", **flags})
+
+
+def rewards(vs, **flags):
+    """GRPO rewards of one group under `shaping(**flags)`."""
+    args = shaping(**flags)
+    return grpo_rewards(vs, rollout_classes(vs, args), args)
+
+
+def weights(vs, **flags):
+    """DRPO weights of one group under `shaping(**flags)`."""
+    args = shaping(**flags)
+    return drpo_weights(vs, rollout_classes(vs, args), args)
+
+
+def test_speed_value_cap_and_unmeasured():
+    args = shaping()
+    assert speed_value(2.0, args) == pytest.approx(math.log(2))
+    assert speed_value(50.0, args) == pytest.approx(math.log(10))
+    assert speed_value(0.01, args) == pytest.approx(-math.log(10))
+    assert speed_value(None, args) == 0.0  # unmeasured (CPU): 1x
+    assert speed_value(4.0, shaping(speed_shape="power", speed_alpha=0.5)) == pytest.approx(2.0)
 
 
 def test_rewards_all_correct_timed():
     vs = [V(True, 2.0), V(True, 1.0), V(True, 0.5)]
-    assert correct_mask(vs) == [True, True, True]
+    assert rollout_classes(vs, shaping()) == ["correct"] * 3
     z = 1024 + 1 + 1 / 1024  # softmax of [ln2, 0, -ln2] / 0.1 = [1024, 1, 1/1024] / z
-    assert drpo_weights(vs, lam=0.1) == pytest.approx([1024 / z, 1 / z, 1 / 1024 / z])
-    assert grpo_rewards(vs) == pytest.approx([1 + math.log(2), 1.0, 1 - math.log(2)])
+    assert weights(vs) == pytest.approx([1024 / z, 1 / z, 1 / 1024 / z])
+    assert rewards(vs) == pytest.approx([1 + math.log(2), 1.0, 1 - math.log(2)])
     # decoupled: correctness has no spread (0); speed z-score of [ln2, 0, -ln2] = [1.2247, 0, -1.2247]
-    assert grpo_rewards(vs, "decoupled") == pytest.approx([math.sqrt(1.5), 0.0, -math.sqrt(1.5)], rel=1e-5)
+    assert rewards(vs, reward="decoupled") == pytest.approx([math.sqrt(1.5), 0.0, -math.sqrt(1.5)], rel=1e-5)
+    # --correct-first: log s mapped from [-ln10, ln10] onto [0, 1]; the speed z-score divided by sqrt(3 - 1)
+    assert rewards(vs, correct_first=True) == pytest.approx([1 + (math.log(2) + math.log(10)) / (2 * math.log(10)),
+                                                             1.5, 1 + (math.log(10) - math.log(2)) / (2 * math.log(10))])
+    assert rewards(vs, reward="decoupled", correct_first=True) == pytest.approx(
+        [math.sqrt(0.75), 0.0, -math.sqrt(0.75)], rel=1e-5)
 
 
 def test_rewards_all_wrong():
     vs = [V(False), V(False, 3.0), V(False)]
-    assert correct_mask(vs) == [False] * 3
-    assert drpo_weights(vs) == [0.0] * 3
-    assert grpo_rewards(vs) == [0.0] * 3 and grpo_rewards(vs, "decoupled") == [0.0] * 3
-    assert group_advantages(grpo_rewards(vs)) == [0.0] * 3  # no spread, no signal
+    assert rollout_classes(vs, shaping()) == ["wrong"] * 3
+    assert weights(vs) == [0.0] * 3
+    assert rewards(vs) == [0.0] * 3 and rewards(vs, reward="decoupled") == [0.0] * 3
+    assert group_advantages(rewards(vs), "zscore") == [0.0] * 3  # no spread, no signal
 
 
 def test_rewards_single_correct_unmeasured():
     vs = [V(False), V(True), V(False), V(False)]  # CPU: speed unmeasured
-    assert drpo_weights(vs) == [0.0, 1.0, 0.0, 0.0]
-    r = grpo_rewards(vs)
+    assert weights(vs) == [0.0, 1.0, 0.0, 0.0]
+    r = rewards(vs)
     assert r == [0.0, 1.0, 0.0, 0.0]
     # mean 0.25, population std sqrt(0.25 * 0.75) = 0.4330
-    assert group_advantages(r) == pytest.approx([-1 / math.sqrt(3), math.sqrt(3), -1 / math.sqrt(3),
-                                                 -1 / math.sqrt(3)], rel=1e-5)
+    assert group_advantages(r, "zscore") == pytest.approx([-1 / math.sqrt(3), math.sqrt(3), -1 / math.sqrt(3),
+                                                           -1 / math.sqrt(3)], rel=1e-5)
     assert group_advantages(r, "mean") == pytest.approx([-0.25, 0.75, -0.25, -0.25])
-    assert grpo_rewards(vs, "decoupled") == pytest.approx(group_advantages(r), rel=1e-5)
+    assert rewards(vs, reward="decoupled") == pytest.approx(group_advantages(r, "zscore"), rel=1e-5)
+    # a skipped rollout (None) gets advantage 0 and leaves the others' mean alone
+    assert group_advantages([None, 1.0, 0.0], "mean") == [0.0, 0.5, -0.5]
 
 
 def test_rewards_mixed_decoupled():
     vs = [V(True, 4.0), V(True, 1.0), V(False)]
     # c = [1, 1, 0]: mean 2/3, std sqrt(2)/3 -> [0.7071, 0.7071, -1.4142]
     # s over S+ = [ln4, 0]: z = [1, -1]; 0 for the wrong one
-    assert grpo_rewards(vs, "decoupled") == pytest.approx([1 / math.sqrt(2) + 1, 1 / math.sqrt(2) - 1,
-                                                           -math.sqrt(2)], rel=1e-5)
-    assert drpo_weights(vs, lam=1.0) == pytest.approx([0.8, 0.2, 0.0])  # softmax([ln4, 0]) = [4, 1] / 5
+    assert rewards(vs, reward="decoupled") == pytest.approx([1 / math.sqrt(2) + 1, 1 / math.sqrt(2) - 1,
+                                                             -math.sqrt(2)], rel=1e-5)
+    assert weights(vs, drpo_lambda=1.0) == pytest.approx([0.8, 0.2, 0.0])  # softmax([ln4, 0]) = [4, 1] / 5
 
 
 def test_a_hack_flagged_verdict_earns_what_a_wrong_one_earns():
@@ -655,13 +684,12 @@ def test_a_hack_flagged_verdict_earns_what_a_wrong_one_earns():
     flagged = Verdict(compiled=True, correct=True, speedup=197.0, flags=["speedup_above_cap"])
     honest = V(True, 3.4)
     vs = [flagged, honest, V(False)]
-    assert correct_mask(vs) == [False, True, False]
-    assert log_speedup(flagged) is None
-    assert drpo_weights(vs) == [0.0, 1.0, 0.0]
-    assert grpo_rewards(vs) == pytest.approx([0.0, 1 + math.log(3.4), 0.0])
-    assert grpo_rewards(vs, "decoupled") == grpo_rewards([V(False), honest, V(False)], "decoupled")
+    assert rollout_classes(vs, shaping()) == ["wrong", "correct", "wrong"]
+    assert weights(vs) == [0.0, 1.0, 0.0]
+    assert rewards(vs) == pytest.approx([0.0, 1 + math.log(3.4), 0.0])
+    assert rewards(vs, reward="decoupled") == rewards([V(False), honest, V(False)], reward="decoupled")
     # a group whose only correct verdict is flagged gets no S+ at all
-    assert drpo_weights([flagged, V(False)]) == [0.0, 0.0] and grpo_rewards([flagged, V(False)]) == [0.0, 0.0]
+    assert weights([flagged, V(False)]) == [0.0, 0.0] and rewards([flagged, V(False)]) == [0.0, 0.0]
 
 
 # ----------------------------------------------------------------------------------------------------

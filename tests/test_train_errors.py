@@ -57,6 +57,19 @@ def test_help_shows_each_default_once_and_the_presets_values(capsys):
     assert "tiny model: hidden size (default: 512)" in " ".join(capsys.readouterr().out.split())
 
 
+def test_the_pipeline_flags_come_with_pipeline_parse_args(capsys):
+    """`python train.py` parses with pipeline.parse_args: its --help lists the --pipeline-* group (with the preset's
+    values), and train.parse_args alone, the stages' parser, does not take those flags."""
+    with pytest.raises(SystemExit):
+        pipeline.parse_args(["--preset", "gpu-small", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "pipeline (--stage all: python train.py with no arguments)" in text
+    assert "level-1 programs for SFT pairs and eval (default: 4100)" in text
+    with pytest.raises(SystemExit) as e:
+        train.parse_args(["--pipeline-tasks", "10"])
+    assert e.value.code == 2 and "unrecognized arguments: --pipeline-tasks" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--stage", "sft", "--out", "{tmp}/missing", "--resume", "--device", "cpu"], "run directory not found"),
     (["--out", "{tmp}/missing", "--resume", "--device", "cpu"], "run directory not found"),  # the pipeline too

@@ -107,7 +107,7 @@ def test_teacher_rows_read_from_an_earlier_sweep(tmp_path):
         os.makedirs(tmp_path / f"level{level}")
         with open(tmp_path / f"level{level}" / "results.jsonl", "w") as f:
             f.writelines(json.dumps(r) + "\n" for r in rows)
-    args = train.parse_args(KB_FLAGS + ["--pipeline-kernelbench-teacher", str(tmp_path / "level{level}")])
+    args = pipeline.parse_args(KB_FLAGS + ["--pipeline-kernelbench-teacher", str(tmp_path / "level{level}")])
     kb_levels = pipeline.kernelbench_eval_dirs(args, pipeline.kernelbench_dirs(args))
     assert kb_levels == {"1": os.path.join(SMALL, "level1"), "2": os.path.join(SMALL, "level2")}
     teacher = pipeline.kernelbench_teacher(args, kb_levels, str(tmp_path / "run"))
@@ -148,7 +148,7 @@ def test_teacher_rows_read_from_an_earlier_sweep(tmp_path):
 ])
 def test_bad_kernelbench_flags_exit_2(flags, message, capsys):
     with pytest.raises(SystemExit) as e:
-        train.main(flags)
+        pipeline.main(flags)
     assert e.value.code == 2
     assert message in capsys.readouterr().err
 
@@ -168,46 +168,46 @@ def test_search_of_one_checkpoint_only(tmp_path, monkeypatch):
     for flag, want in (("sft", [("eval_rl_kb2", False)]),
                        ("all", [("eval_rl_kb2", False), ("eval_rl_kb2_search", True)])):
         seen.clear()
-        args = train.parse_args(base + ["--pipeline-kernelbench-search-checkpoints", flag])
+        args = pipeline.parse_args(base + ["--pipeline-kernelbench-search-checkpoints", flag])
         got = pipeline.evaluate_kernelbench(args, {"2": "kb/level2"}, "ckpt", str(tmp_path), "rl")
         assert seen == want and ("2+search" in got) == (flag == "all")
         seen.clear()
         pipeline.evaluate_kernelbench(args, {"2": "kb/level2"}, "ckpt", str(tmp_path), "sft")
         assert seen == [("eval_sft_kb2", False), ("eval_sft_kb2_search", True)]
-    args = train.parse_args(base + ["--pipeline-kernelbench-search-checkpoints", "rl"])
+    args = pipeline.parse_args(base + ["--pipeline-kernelbench-search-checkpoints", "rl"])
     for name, searched in (("sft", False), ("rl", True), ("rl_grpo", False)):
         seen.clear()
         got = pipeline.evaluate_kernelbench(args, {"2": "kb/level2"}, "ckpt", str(tmp_path), name)
         assert seen == [(f"eval_{name}_kb2", False)] + ([(f"eval_{name}_kb2_search", True)] if searched else [])
         assert ("2+search" in got) == searched
-    assert train.parse_args(["--preset", "gpu-small"]).pipeline_kernelbench_search_checkpoints == "rl"
+    assert pipeline.parse_args(["--preset", "gpu-small"]).pipeline_kernelbench_search_checkpoints == "rl"
 
 
 def test_defaults_and_a_missing_benchmark(capsys):
-    assert train.parse_args([]).pipeline_kernelbench_eval == ""  # the CPU default run does not grow
+    assert pipeline.parse_args([]).pipeline_kernelbench_eval == ""  # the CPU default run does not grow
     # KernelBench evals judge with fewer, larger workers: --pipeline-kernelbench-workers, never above --judge-workers
-    argv = pipeline.kernelbench_argv(train.parse_args(["--judge-workers", "8"]))
+    argv = pipeline.kernelbench_argv(pipeline.parse_args(["--judge-workers", "8"]))
     assert argv[argv.index("--workers") + 1] == "4"
-    argv = pipeline.kernelbench_argv(train.parse_args(["--judge-workers", "2"]))
+    argv = pipeline.kernelbench_argv(pipeline.parse_args(["--judge-workers", "2"]))
     assert argv[argv.index("--workers") + 1] == "2" and "--stop-after-s" not in argv
     assert argv[argv.index("--chunk-size") + 1] == "100"  # level 1's exclusive retries are not split in two rounds
-    argv = pipeline.kernelbench_argv(train.parse_args(["--pipeline-kernelbench-time-s", "300"]))
+    argv = pipeline.kernelbench_argv(pipeline.parse_args(["--pipeline-kernelbench-time-s", "300"]))
     assert argv[argv.index("--stop-after-s") + 1] == "300" and "--max-new-tokens" not in argv
     # gpu-small's KernelBench answers may run longer than its rollouts (a 3-D conv's ~1,600 tokens), and the
     # flag overrides evaluate()'s --max-new-tokens (eval.py takes a flag's last value)
-    argv = pipeline.kernelbench_argv(train.parse_args(["--preset", "gpu-small"]))
+    argv = pipeline.kernelbench_argv(pipeline.parse_args(["--preset", "gpu-small"]))
     assert argv[argv.index("--max-new-tokens") + 1] == "3072"
     assert eval_lib.build_parser().parse_args(["--tasks", "t", "--policy", "p", "--out", "o", "--max-new-tokens", "1536"]
                                               + argv).max_new_tokens == 3072
     with pytest.raises(SystemExit):
-        train.parse_args(["--pipeline-kernelbench-max-new-tokens", "0"])
-    assert train.parse_args(["--preset", "gpu-small"]).pipeline_kernelbench_eval == "1,2"
-    assert train.parse_args(["--preset", "gpu-small"]).pipeline_kernelbench_search == "2"
-    assert train.parse_args([]).pipeline_kernelbench_search == ""
-    args = train.parse_args(["--kernelbench", "none", "--pipeline-kernelbench-eval", "1,2"])
+        pipeline.parse_args(["--pipeline-kernelbench-max-new-tokens", "0"])
+    assert pipeline.parse_args(["--preset", "gpu-small"]).pipeline_kernelbench_eval == "1,2"
+    assert pipeline.parse_args(["--preset", "gpu-small"]).pipeline_kernelbench_search == "2"
+    assert pipeline.parse_args([]).pipeline_kernelbench_search == ""
+    args = pipeline.parse_args(["--kernelbench", "none", "--pipeline-kernelbench-eval", "1,2"])
     assert pipeline.kernelbench_eval_dirs(args, pipeline.kernelbench_dirs(args)) == {}
     assert "KernelBench eval skipped: no KernelBench folder (--kernelbench)" in capsys.readouterr().out
-    args = train.parse_args(["--kernelbench", SMALL, "--pipeline-kernelbench-eval", "2"])
+    args = pipeline.parse_args(["--kernelbench", SMALL, "--pipeline-kernelbench-eval", "2"])
     assert pipeline.kernelbench_eval_dirs(args, [os.path.join(SMALL, "level1")]) == {}
     assert "KernelBench eval of level 2 skipped: no level2/ folder" in capsys.readouterr().out
 
@@ -220,9 +220,9 @@ def test_pipeline_style_renders_tasks_like_kernelbench(tmp_path):
     import teacher
 
     def tasks(style, sub):
-        args = train.parse_args(["--out", str(tmp_path / sub), "--device", "cpu", "--pipeline-ops", "unary",
-                                 "--pipeline-tasks", "6", "--pipeline-eval-tasks", "2", "--levels", "1",
-                                 "--judge-workers", "1", "--pipeline-style", style])
+        args = pipeline.parse_args(["--out", str(tmp_path / sub), "--device", "cpu", "--pipeline-ops", "unary",
+                                    "--pipeline-tasks", "6", "--pipeline-eval-tasks", "2", "--levels", "1",
+                                    "--judge-workers", "1", "--pipeline-style", style])
         os.makedirs(tmp_path / sub, exist_ok=True)
         return [synth.read_tasks(p) for p in pipeline.synth_pipeline_tasks(args, str(tmp_path / sub))]
 
@@ -243,10 +243,10 @@ def test_pipeline_rl_size_grows_the_rl_tasks_only(tmp_path):
     import synth
 
     def run(size, sub):
-        args = train.parse_args(["--out", str(tmp_path / sub), "--device", "cpu", "--pipeline-ops", "softmax,matmul",
-                                 "--pipeline-tasks", "8", "--pipeline-eval-tasks", "2", "--levels", "1,2",
-                                 "--pipeline-rl-tasks", "3", "--judge-workers", "1", "--pipeline-style",
-                                 "kernelbench", "--pipeline-rl-size", size])
+        args = pipeline.parse_args(["--out", str(tmp_path / sub), "--device", "cpu", "--pipeline-ops", "softmax,matmul",
+                                    "--pipeline-tasks", "8", "--pipeline-eval-tasks", "2", "--levels", "1,2",
+                                    "--pipeline-rl-tasks", "3", "--judge-workers", "1", "--pipeline-style",
+                                    "kernelbench", "--pipeline-rl-size", size])
         os.makedirs(tmp_path / sub, exist_ok=True)
         return pipeline.synth_pipeline_tasks(args, str(tmp_path / sub))
 
@@ -261,7 +261,7 @@ def test_pipeline_rl_size_grows_the_rl_tasks_only(tmp_path):
     grown = [b for a, b in zip(rl_small, rl_big) if b["bytes"] > 100 * a["bytes"]]
     assert len(grown) >= len(rl_big) - 1, [(a["bytes"], b["bytes"]) for a, b in zip(rl_small, rl_big)]
     assert train.PRESETS["gpu-small"]["pipeline_rl_size"] == "gpu"
-    assert train.parse_args([]).pipeline_rl_size == "cpu"
+    assert pipeline.parse_args([]).pipeline_rl_size == "cpu"
 
 
 def test_kernelbench_level1_evals_run_one_at_a_time(tmp_path):
@@ -288,7 +288,7 @@ class FailingPipeline(pipeline.Pipeline):
 def test_a_failed_side_stage_is_reported_not_merged(tmp_path):
     """SideStage: a stage that dies in its own process leaves the pipeline's dicts as they were, and join says what
     broke and where its log is (run_all then writes the report and exits 2)."""
-    pipe = FailingPipeline(train.parse_args([]), str(tmp_path), "eval.jsonl", {})
+    pipe = FailingPipeline(pipeline.parse_args([]), str(tmp_path), "eval.jsonl", {})
     side = pipeline.SideStage(pipe, "rl_grpo", "grpo", str(tmp_path / "sft"), "rl.jsonl")
     error = side.join()
     assert "the rl_grpo stage failed (exit code 1)" in error and "rl_grpo.log" in error

@@ -20,7 +20,7 @@ def test_teacher_gets_absolute_paths(tmp_path, monkeypatch):
 
     monkeypatch.setattr(pipeline.subprocess, "run", fake_run)
     os.makedirs("runs/p/data")
-    args = train.parse_args([])
+    args = pipeline.parse_args([])
     pipeline.teacher_pairs(args, "runs/p/data/tasks_sft.jsonl", "runs/p/data/pairs.jsonl", "runs/p/teacher.log")
     [(cmd, cwd)] = calls
     assert cwd == train.HERE != str(tmp_path)
@@ -32,7 +32,7 @@ def test_teacher_gets_absolute_paths(tmp_path, monkeypatch):
         os.path.join(os.environ["XDG_CACHE_HOME"], "drtriton-lite", "teacher_verdicts.jsonl")
     for flag, want in (("cache/v.jsonl", str(tmp_path / "cache/v.jsonl")), ("none", None)):
         os.remove("runs/p/data/pairs.jsonl")
-        pipeline.teacher_pairs(train.parse_args(["--pipeline-teacher-cache", flag]), "runs/p/data/tasks_sft.jsonl",
+        pipeline.teacher_pairs(pipeline.parse_args(["--pipeline-teacher-cache", flag]), "runs/p/data/tasks_sft.jsonl",
                             "runs/p/data/pairs.jsonl", "runs/p/teacher.log")
         cmd = calls[-1][0]
         assert (cmd[cmd.index("--verdict-cache") + 1] if "--verdict-cache" in cmd else None) == want
@@ -40,8 +40,8 @@ def test_teacher_gets_absolute_paths(tmp_path, monkeypatch):
 
 def test_run_dirs_are_absolute(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    assert pipeline.pipeline_run_dir(train.parse_args(["--out", "runs/x"])) == str(tmp_path / "runs" / "x")
-    default = pipeline.pipeline_run_dir(train.parse_args([]))
+    assert pipeline.pipeline_run_dir(pipeline.parse_args(["--out", "runs/x"])) == str(tmp_path / "runs" / "x")
+    default = pipeline.pipeline_run_dir(pipeline.parse_args([]))
     assert os.path.dirname(default) == str(tmp_path / "runs") and os.path.basename(default).startswith("pipeline-")
     args = train.parse_args(["--stage", "sft", "--pairs", "p.jsonl", "--out", "sft"])
     run_dir, ckpt = train.prepare_run_dir(args)

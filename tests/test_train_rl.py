@@ -10,6 +10,7 @@ import pytest
 import torch
 
 import policy as P
+import reward
 import train
 from reward import Verdict
 
@@ -225,7 +226,7 @@ def test_hack_counts():
     vs = [bad("unfaithful"), Verdict(correct=True, flags=["speedup_above_cap"]),
           Verdict(error_type="static_check", flags=["static:thread", "static:process"]), bad("timeout"),
           Verdict(error_type="syntax_error", flags=["static:syntax_error"])]  # broken code is not cheating
-    counts = train.hack_counts(vs)
+    counts = reward.hack_counts(vs)
     assert counts["unfaithful"] == 1 and counts["speedup_above_cap"] == 1 and counts["static_check"] == 1
     assert counts["static:thread"] == 1 and counts["static:process"] == 1 and sum(counts.values()) == 5
 
@@ -399,22 +400,22 @@ def test_no_correct_first_gives_the_reference_inversions():
     assert adv[0] > adv[1]
     # G = 10, 5 correct (one slow, four fast), 5 wrong: z(c) = +-1, the slow one's speed z = -2
     group = [ok(0.5)] + [ok(2.0)] * 4 + [bad()] * 5
-    r = train.grpo_rewards(group, train.rollout_classes(group, args), rl_args("--no-correct-first", "--reward",
-                                                                              "decoupled"))
+    r = reward.grpo_rewards(group, reward.rollout_classes(group, args),
+                            rl_args("--no-correct-first", "--reward", "decoupled"))
     assert r[0] == pytest.approx(1 - 2, abs=1e-5) and r[5] == pytest.approx(-1, abs=1e-5) and r[0] < r[5]
-    r = train.grpo_rewards(group, train.rollout_classes(group, args), rl_args("--reward", "decoupled"))
+    r = reward.grpo_rewards(group, reward.rollout_classes(group, args), rl_args("--reward", "decoupled"))
     assert r[0] == pytest.approx(1 - 2 / 2, abs=1e-5) and r[0] > r[5]  # scaled by 1/sqrt(5 - 1)
 
 
 def test_hack_flagged_verdict_earns_what_a_wrong_one_earns():
     group = [hacked(), ok(1.5), bad()]
     args = rl_args()
-    assert train.rollout_classes(group, args) == ["wrong", "correct", "wrong"]
-    assert train.drpo_weights(group, train.rollout_classes(group, args), args) == [0.0, 1.0, 0.0]
+    assert reward.rollout_classes(group, args) == ["wrong", "correct", "wrong"]
+    assert reward.drpo_weights(group, reward.rollout_classes(group, args), args) == [0.0, 1.0, 0.0]
     coeffs, _, _, _ = train.drpo_coefficients([-1.0, -1.0, -1.0], group, 3, args)
     assert coeffs == pytest.approx([-0.5, 1.0, -0.5])  # the two S- rollouts share -softmax(s / tau) equally
-    for reward in ("coupled", "decoupled"):
-        r = train.grpo_rewards(group, train.rollout_classes(group, args), rl_args("--reward", reward))
+    for kind in ("coupled", "decoupled"):
+        r = reward.grpo_rewards(group, reward.rollout_classes(group, args), rl_args("--reward", kind))
         assert r[0] == r[2] < r[1]
     m = train.rollout_metrics(group, [types.SimpleNamespace(completion_ids=[1])] * 3, 3, args)
     assert m["hack_frac"] == pytest.approx(1 / 3) and m["correct_frac"] == pytest.approx(1 / 3)
@@ -427,21 +428,21 @@ def test_judge_fault_is_skipped_or_wrong_by_flag():
     lost = Verdict(error_type="worker_died", error_msg="worker exited with code 1 before reporting a verdict")
     hung = Verdict(error_type="timeout", error_msg="no verdict within 4 s; worker process group killed")
     group = [lost, ok(), bad(), hung]
-    assert train.rollout_classes(group, rl_args()) == ["skip", "correct", "wrong", "wrong"]
-    assert train.rollout_classes(group, rl_args("--judge-faults", "wrong")) == ["wrong", "correct", "wrong", "wrong"]
+    assert reward.rollout_classes(group, rl_args()) == ["skip", "correct", "wrong", "wrong"]
+    assert reward.rollout_classes(group, rl_args("--judge-faults", "wrong")) == ["wrong", "correct", "wrong", "wrong"]
     coeffs, _, _, _ = train.drpo_coefficients([-1.0] * 4, group, 4, rl_args())
     assert coeffs == pytest.approx([0.0, 1.0, -0.5, -0.5])
     adv, _ = train.grpo_advantages(group, 4, rl_args("--adv-norm", "mean"))
     assert adv == pytest.approx([0.0, 1.5 - 0.5, -0.5, -0.5])  # rewards (1.5, 0, 0) over the three judged ones
-    classes = train.rollout_classes(group, rl_args())
-    assert train.group_split(classes, 2) == {"informative": 0, "all_correct": 1, "all_wrong": 1}  # (skip, ok) (bad, hung)
-    assert train.group_split(classes, 4) == {"informative": 1, "all_correct": 0, "all_wrong": 0}
+    classes = reward.rollout_classes(group, rl_args())
+    assert reward.group_split(classes, 2) == {"informative": 0, "all_correct": 1, "all_wrong": 1}  # (skip, ok) (bad, hung)
+    assert reward.group_split(classes, 4) == {"informative": 1, "all_correct": 0, "all_wrong": 0}
 
 
 def test_speed_shape_power_weights_hand_computed():
     args = rl_args("--speed-shape", "power", "--speed-alpha", "0.5", "--drpo-lambda", "1")
     group = [ok(4.0), ok(1.0), bad(), ok(100.0)]  # 100 is clipped to the cap, 10
-    w = train.drpo_weights(group, train.rollout_classes(group, args), args)
+    w = reward.drpo_weights(group, reward.rollout_classes(group, args), args)
     e = [math.exp(2.0), math.exp(1.0), 0.0, math.exp(math.sqrt(10))]
     assert w == pytest.approx([x / sum(e) for x in e])
 
@@ -456,16 +457,19 @@ def test_kl_estimators_hand_computed():
         pytest.approx(-sum(x) / 3)
 
 
-def test_scaled_token_logprobs_match_tempered_softmax(tiny):
+def test_token_logprobs_at_the_rollout_temperature_match_tempered_softmax(tiny):
+    """RL scores rollouts with policy.token_logprobs at --rollout-temperature (logprob_temperature)."""
     ids = torch.tensor([[5, 6, 7, 8, 9]])
     mask = torch.ones_like(ids)
     target = torch.tensor([[0, 0, 1, 1, 1]])
     with torch.no_grad():
         logits = tiny.model(input_ids=ids).logits[0].float()                        # (T, V)
-        got = train.scaled_token_logprobs(tiny.model, ids, mask, target, 2, temperature=0.5)
-        plain = train.scaled_token_logprobs(tiny.model, ids, mask, target, 2, temperature=1.0)
+        got = P.token_logprobs(tiny.model, ids, mask, target, 2, temperature=0.5)
+        plain = P.token_logprobs(tiny.model, ids, mask, target, 2, temperature=1.0)
     want = torch.log_softmax(logits / 0.5, -1)[[1, 2, 3], [7, 8, 9]]
     torch.testing.assert_close(got, want, atol=1e-5, rtol=1e-5)
+    with_grad = P.token_logprobs(tiny.model, ids, mask, target, 2, temperature=0.5)  # checkpointed chunks
+    torch.testing.assert_close(with_grad.detach(), want, atol=1e-5, rtol=1e-5)
     torch.testing.assert_close(plain, torch.log_softmax(logits, -1)[[1, 2, 3], [7, 8, 9]], atol=1e-5, rtol=1e-5)
     assert train.logprob_temperature(rl_args("--rollout-temperature", "0.7")) == 0.7
     assert train.logprob_temperature(rl_args("--rollout-temperature", "0.7", "--logprob-temperature", "1")) == 1.0
@@ -550,14 +554,6 @@ def test_mini_batch_slices_follow_the_global_group_order():
     # two ranks holding groups 0-1 and 2-3 of 4: the first step takes the first rank's, the second the other's
     assert train.mini_batch_groups(2, 2, total=4, offset=0) == [[0, 1], []]
     assert train.mini_batch_groups(2, 2, total=4, offset=2) == [[], [0, 1]]
-
-
-def test_pass_at_k_and_mean_ci95_hand_computed():
-    assert train.pass_at_k(4, 0, 4) == 0.0 and train.pass_at_k(4, 1, 4) == 1.0
-    assert train.pass_at_k(4, 1, 1) == pytest.approx(0.25) and train.pass_at_k(5, 2, 2) == pytest.approx(1 - 3 / 10)
-    mu, half = train.mean_ci95([0.6, 0.7, 0.8])
-    assert mu == pytest.approx(0.7) and half == pytest.approx(4.303 * 0.1 / math.sqrt(3))  # t(2) = 4.303, sd 0.1
-    assert train.mean_ci95([0.5]) == (0.5, None) and train.mean_ci95([]) == (None, None)
 
 
 def test_curriculum_mixed_draws_every_level_and_never_promotes():
