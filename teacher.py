@@ -73,7 +73,9 @@ How a program becomes kernels (what differs from a hand-written solution is note
     tiled along the row (gemm_tile's row_len); a depthwise convolution is a direct kernel (k_conv_depthwise).
   * heavy="torch" (`compile_program`) keeps GEMMs and convolutions (HEAVY_OPS) as the task's own torch
     call (its module: the same weights, cuBLAS/cuDNN) and compiles the rest as usual, so what follows a heavy op
-    is one fused Triton epilogue kernel or the prologue of the next anchor. `plans` builds the candidates a
+    is one fused Triton epilogue kernel or the prologue of the next anchor. An imported library layer (LSTM, GRU,
+    multi-head attention: synth's kind "library", no kernel template) stays the task's own module call there
+    too; the plain plan raises TeacherError on it. `plans` builds the candidates a
     caller measures: triton, triton-tf32x3, triton-tf32, hybrid and hybrid-cl (eval.py/search.py
     --teacher-plans). heavy="torch-cl" (hybrid-cl) also runs 2-D/3-D convolutions channels-last; an
     elementwise epilogue that reads one is `k_elementwise_cl` (tiles read channels-last, written contiguous,
