@@ -463,7 +463,7 @@ def op_pool(spec: str | None) -> list[str]:
         kinds = ("unary", "scalar", "binary") if part == "elementwise" else (part,)
         hits = [o for o in POOL if part == "all" or OPS[o].kind in kinds or o == part]
         if not hits:
-            raise ValueError(f"unknown op or kind {part!r} (kinds: {sorted({o.kind for o in OPS.values()})})")
+            raise ValueError(f"unknown op or kind {part!r} (kinds: {sorted({OPS[o].kind for o in POOL})})")
         for o in hits:
             weight[o] = max(weight.get(o, 0), w)
     return [o for o in POOL for _ in range(weight.get(o, 0))]
