@@ -73,7 +73,9 @@ How a program becomes kernels (what differs from a hand-written solution is note
     tiled along the row (gemm_tile's row_len); a depthwise convolution is a direct kernel (k_conv_depthwise).
   * heavy="torch" (`compile_program`) keeps GEMMs and convolutions (HEAVY_OPS) as the task's own torch
     call (its module: the same weights, cuBLAS/cuDNN) and compiles the rest as usual, so what follows a heavy op
-    is one fused Triton epilogue kernel or the prologue of the next anchor. `plans` builds the candidates a
+    is one fused Triton epilogue kernel or the prologue of the next anchor. An imported library layer (LSTM, GRU,
+    multi-head attention: synth's kind "library", no kernel template) stays the task's own module call there
+    too; the plain plan raises TeacherError on it. `plans` builds the candidates a
     caller measures: triton, triton-tf32x3, triton-tf32, hybrid and hybrid-cl (eval.py/search.py
     --teacher-plans). heavy="torch-cl" (hybrid-cl) also runs 2-D/3-D convolutions channels-last; an
     elementwise epilogue that reads one is `k_elementwise_cl` (tiles read channels-last, written contiguous,
@@ -555,6 +557,22 @@ class Prog:
             raise TeacherError(f"unknown op {op}")
         a = node["attrs"]
         name = node["name"]
+        if op in synth.OPS and synth.OPS[op].kind == "library":
+            # a whole LSTM/GRU/attention layer (KernelBench level 3) has no kernel template: a hybrid plan keeps
+            # it as the task's own module call, like a GEMM, and compiles what is around it
+            if self.heavy not in HEAVY_PLACES[1:] or not node.get("module"):
+                raise TeacherError(f"op {op} is a library layer with no Triton lowering (a hybrid plan keeps it in "
+                                   "torch)")
+            return self.add(dict(node, op="torch:" + op))
+        if op == "linear" and not node.get("module"):
+            # F.linear(x, w, b) with tensors of the task's own (Swin V2's qkv): x @ w.t() (+ b), table ops both
+            x, w = node["inputs"][:2]
+            ws = self.t[w].shape
+            wt = self._new(name, "view:t", [w], {"args": [], "kwargs": {}}, [ws[1], ws[0]])
+            if len(node["inputs"]) < 3:
+                return self.add(dict(node, op="matmul", inputs=[x, wt], attrs={}))
+            mm = self._new(name, "matmul", [x, wt], {}, node["shape"])
+            return self.add(dict(node, op="add", inputs=[mm, node["inputs"][2]], attrs={}))
         if self.heavy in HEAVY_PLACES[1:] and op in HEAVY_OPS:
             if synth.OPS[op].arity == 1 and not node.get("module"):
                 raise TeacherError(f"heavy='{self.heavy}': functional {op} without its module is not supported")
@@ -3313,6 +3331,15 @@ def torch_call(n: dict, ins: list[str]) -> str:
         geo = f"{m}.stride, {m}.padding, {m}.output_padding, {m}.groups, {m}.dilation" if op.startswith("conv_t") \
             else f"{m}.stride, {m}.padding, {m}.dilation, {m}.groups"
         return f"torch.nn.functional.{op}({x}, {m}.weight{cast}, {b}, {geo})"
+    if n.get("module") and "args" in a:  # a library layer: the task's own call, lstm(x, (h0, c0))
+        refs = dict(zip(n["inputs"], ins))
+
+        def code(v):
+            if isinstance(v, list):
+                return "(" + ", ".join(code(x) for x in v) + ("," if len(v) == 1 else "") + ")"
+            return refs[v] if isinstance(v, str) and v in refs else repr(v)
+        args = [code(v) for v in a["args"]] + [f"{k}={code(v)}" for k, v in a.get("kwargs", {}).items()]
+        return f"{module_ref(n['module'])}({', '.join(args)})"
     if n.get("module"):
         return f"{module_ref(n['module'])}({ins[0]})"
     if op == "dropout":
@@ -3394,9 +3421,10 @@ def compile_program(record_or_program, seed: int = 0, target: str = "cpu", sourc
     if P.output not in P.t:
         raise TeacherError(f"output {P.output!r} is not a tensor of the program")
     if heavy in HEAVY_PLACES[1:]:
-        kept = [n for n in P.nodes if n["op"][6:] in HEAVY_OPS and n["op"].startswith("torch:")]
+        kept = [n for n in P.nodes if n["op"].startswith("torch:") and (n["op"][6:] in HEAVY_OPS or (
+            n["op"][6:] in synth.OPS and synth.OPS[n["op"][6:]].kind == "library"))]
         if not kept:
-            raise TeacherError(f"heavy='{heavy}': the program has no GEMM or convolution to keep in torch")
+            raise TeacherError(f"heavy='{heavy}': the program has no GEMM, convolution or library layer to keep in torch")
     if heavy in CL_HEAVY:
         if not P.cl:
             raise TeacherError("heavy='torch-cl': no 2-D or 3-D convolution to run channels-last")

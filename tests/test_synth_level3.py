@@ -1,0 +1,206 @@
+"""Whole networks (KernelBench level 3) through synth's import: the concrete trace where torch.fx cannot read a
+network whole, library layers (LSTM, GRU, MultiheadAttention) as one node each, their shape rule, and a hybrid
+teacher solution that keeps such a layer in torch.
+
+tests/kernelbench_small/level3/ holds level-3 files as written with module-level sizes shrunk (the evaluation set
+itself: these copies only test the import, nothing trains on them): a ResNet block, a vision transformer
+(nn.TransformerEncoder, Tensor.unfold), multi-head attention, minGPT attention (tensor-valued slice bounds), a
+vanilla RNN that assigns its hidden state to self, an LSTM, a bidirectional GRU and the Mamba-2 SSD block (einops).
+"""
+import os
+
+import pytest
+import torch
+
+import synth
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SMALL3 = os.path.join(HERE, "kernelbench_small", "level3")
+FILES = sorted(f for f in os.listdir(SMALL3) if f.endswith(".py"))
+
+# (capture, ops) each file imports to: fx where torch.fx reads it whole, concrete where it cannot
+EXPECTED = {
+    "8_ResNetBasicBlock.py": ("fx", ["conv2d", "batch_norm2d", "relu", "conv2d", "batch_norm2d", "conv2d",
+                                     "batch_norm2d", "add", "relu"]),
+    "28_VisionTransformer.py": ("concrete", ["linear", "cat", "add", "dropout"]
+                                + ["multihead_attention", "dropout", "add", "layer_norm", "linear", "relu", "dropout",
+                                   "linear", "dropout", "add", "layer_norm"] * 2
+                                + ["select", "linear", "gelu", "dropout", "linear"]),
+    "31_VisionAttention.py": ("fx", ["multihead_attention", "add", "layer_norm"]),
+    "33_VanillaRNN.py": ("concrete", ["cat", "linear", "tanh", "linear"]),
+    "36_LSTMHn.py": ("fx", ["lstm", "select", "linear"]),
+    "41_GRUBidirectional.py": ("fx", ["gru"]),
+    "43_MinGPTCausalAttention.py": ("concrete", ["linear", "matmul", "mul_scalar", "opaque:operator.eq",
+                                                 "opaque:method:masked_fill", "softmax", "dropout", "matmul",
+                                                 "linear", "dropout"]),
+    "48_Mamba2ReturnY.py": ("concrete", None),   # 30 ops; checked by value below
+}
+OPAQUE = {"43_MinGPTCausalAttention.py", "48_Mamba2ReturnY.py"}   # masks and F.pad: ops outside the table
+
+
+def source(fn: str) -> str:
+    with open(os.path.join(SMALL3, fn)) as f:
+        return f.read()
+
+
+def test_every_small_level3_file_has_an_expectation():
+    assert sorted(EXPECTED) == FILES
+
+
+@pytest.mark.parametrize("fn", FILES)
+def test_small_level3_files_import(fn):
+    prog = synth.load_task(os.path.join(SMALL3, fn))
+    capture, ops = EXPECTED[fn]
+    assert prog["capture"] == capture
+    if ops is not None:
+        assert prog["ops"] == ops
+    for n in prog["nodes"]:
+        if n["op"].startswith("opaque:"):
+            assert n["reason"].endswith("is outside the operator table"), n
+
+
+def real_pair(src: str, seed: int = 0):
+    """The task's Model built twice from one seed (a forward may change its module's state) and its inputs."""
+    ns = synth.exec_source(src)
+    models = []
+    for _ in range(2):
+        torch.manual_seed(seed)
+        models.append(ns["Model"](*ns["get_init_inputs"]()))
+    torch.manual_seed(seed + 1)
+    return models, ns["get_inputs"]()
+
+
+@pytest.mark.parametrize("fn", ["28_VisionTransformer.py", "33_VanillaRNN.py", "43_MinGPTCausalAttention.py",
+                                "48_Mamba2ReturnY.py"])
+def test_the_concrete_trace_computes_what_the_module_computes(fn):
+    """The recorded graph, run on a real copy of the model (a torch.fx Interpreter over it), gives the module's own
+    output: no call is lost, none is recorded twice, and every tensor is read from the node that made it."""
+    import torch.fx as fx
+    src = source(fn)
+    graph, _, _ = synth._trace_concrete(src, fn)
+    (ref_model, root), inputs = real_pair(src)
+    expected = ref_model(*inputs)
+    got = fx.Interpreter(root, graph=graph).run(*inputs)
+    assert got.shape == expected.shape
+    assert torch.allclose(got, expected, atol=1e-5, rtol=1e-5)
+
+
+@pytest.mark.parametrize("fn", [f for f in FILES if f not in OPAQUE])
+def test_the_imported_program_computes_what_the_module_computes(fn):
+    """Each node of the program run in turn (search.run_program: library layers through the task's own module,
+    tuples read by their getitem views) gives the module's output on CPU."""
+    import search
+    src = source(fn)
+    prog = synth.load_task(src)
+    _, _, env = search.run_program(prog, src)
+    ns = synth.exec_source(src)
+    model = search.task_model(ns, "cpu")
+    with torch.no_grad():
+        expected = model(*search.task_inputs(ns["get_inputs"], "cpu", 1))
+    assert torch.allclose(env[prog["output"]], expected, atol=1e-5, rtol=1e-5)
+
+
+def test_mamba_block_imports_through_einops_to_its_einsums():
+    prog = synth.load_task(os.path.join(SMALL3, "48_Mamba2ReturnY.py"))
+    einsums = [n["attrs"]["equation"] for n in prog["nodes"] if n["op"] == "einsum"]
+    assert einsums == ["bclhn,bcshn,bhcls,bcshp->bclhp", "bclhn,bhcl,bclhp->bchpn", "bhzc,bchpn->bzhpn",
+                       "bclhn,bchpn,bhcl->bclhp"]
+    assert prog["params"] and {p["name"] for p in prog["params"]} == {"A", "B", "C"}
+    assert prog["nodes"][-1]["shape"] == [2, 8, 2, 4]   # rearrange "b c l h p -> b (c l) h p": a view
+
+
+def test_library_layers_are_one_node_with_the_call_and_constructor():
+    prog = synth.load_task(os.path.join(SMALL3, "36_LSTMHn.py"))
+    lstm = prog["nodes"][0]
+    assert lstm["op"] == "lstm" and lstm["module"] == "lstm"
+    assert lstm["inputs"] == ["x", "h0", "c0"] and lstm["attrs"] == {"args": ["x", ["h0", "c0"]], "kwargs": {}}
+    assert lstm["module_args"] == {"input_size": 4, "hidden_size": 8, "num_layers": 2, "bias": True,
+                                   "batch_first": True, "dropout": 0.0, "bidirectional": False}
+    rebuilt = torch.nn.LSTM(**lstm["module_args"])   # module_args are the constructor's arguments
+    assert rebuilt.weight_hh_l1.shape == (32, 8)
+    # the tuple (output, (h_n, c_n)) is read by getitem views with shapes
+    views = {n["name"]: n for n in prog["nodes"] if n["op"] == "view:getitem"}
+    assert sorted(tuple(n["shape"] or ()) for n in views.values()) == [(), (2, 2, 8), (2, 5, 8)]
+    prog = synth.load_task(os.path.join(SMALL3, "31_VisionAttention.py"))
+    attn = prog["nodes"][prog["ops"].index("multihead_attention") + 2]   # after the view and permute
+    assert attn["op"] == "multihead_attention" and len(attn["inputs"]) == 3
+    assert attn["module_args"]["embed_dim"] == 16 and attn["module_args"]["num_heads"] == 4
+
+
+@pytest.mark.parametrize("cls,kw,shape", [
+    ("LSTM", dict(batch_first=True), (3, 7, 4)),
+    ("LSTM", dict(bidirectional=True, num_layers=2, proj_size=3), (7, 3, 4)),
+    ("GRU", dict(bidirectional=True, num_layers=3), (7, 3, 4)),
+    ("GRU", dict(), (7, 4)),            # unbatched
+    ("RNN", dict(batch_first=True, nonlinearity="relu"), (3, 7, 4)),
+])
+def test_recurrent_shape_rule_matches_a_real_run(cls, kw, shape):
+    mod = getattr(torch.nn, cls)(4, 5, **kw)
+    x = torch.randn(*shape)
+    real = mod(x)
+    rule = synth._recurrent_result(mod, (x,), {})
+    flat = lambda t: [t] if isinstance(t, torch.Tensor) else [y for v in t for y in flat(v)]
+    assert [tuple(t.shape) for t in flat(rule)] == [tuple(t.shape) for t in flat(real)]
+
+
+def test_fx_programs_that_misread_the_task_fall_back_to_the_concrete_trace():
+    """torch.fx traces `if h0 is None` as given (a Proxy is not None) and a forward that stores a tensor on self
+    twice; both files import through the concrete trace, as the code runs."""
+    head = "import torch\nimport torch.nn as nn\n"
+    optional = head + ("class Model(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                       "        self.gru = nn.GRU(4, 5, batch_first=True)\n"
+                       "    def forward(self, x, h0=None):\n        if h0 is None:\n"
+                       "            h0 = torch.zeros(1, x.size(0), 5)\n        return self.gru(x, h0)[0].relu()\n"
+                       "def get_inputs():\n    return [torch.randn(2, 3, 4)]\ndef get_init_inputs():\n    return []\n")
+    prog = synth.load_task(optional)
+    assert prog["capture"] == "concrete" and [t["name"] for t in prog["inputs"]] == ["x"]
+    assert prog["ops"] == ["opaque:torch.zeros", "gru", "relu"]
+    prog = synth.load_task(os.path.join(SMALL3, "33_VanillaRNN.py"))
+    assert prog["capture"] == "concrete"
+    assert [n["op"] for n in prog["nodes"]][:2] == ["view:copy_", "view:to"]
+    assert [p["name"] for p in prog["params"]] == ["hidden"]   # a plain tensor attribute, by its name
+
+
+def test_import_report_counts_level3_files():
+    rows, covered, total = synth.import_report(SMALL3)
+    assert total == len(FILES) and all(err is None for *_, err in rows)
+    assert covered == len(FILES) - len(OPAQUE)
+
+
+def test_a_hybrid_teacher_solution_keeps_multihead_attention_in_torch():
+    """heavy="torch" keeps the library layer as the task's own module call and fuses the residual add and the
+    layer norm after it into one Triton kernel; the plain plan has no lowering for it and says so."""
+    import teacher
+    src = source("31_VisionAttention.py")
+    with pytest.raises(teacher.TeacherError, match="library layer"):
+        teacher.compile_program(src)
+    sol = teacher.compile_program(src, heavy="torch")
+    assert "self.attn(permute, permute, permute)" in sol and teacher.keeps_torch_ops(sol)
+    assert sol.count("@triton.jit") == 1
+    ns = {}
+    exec(sol, ns)
+    (ref_model, _), inputs = real_pair(src)
+    torch.manual_seed(0)
+    model = ns["ModelNew"](16, 4)
+    assert torch.allclose(model(*inputs), ref_model(*inputs), atol=1e-5, rtol=1e-5)
+
+
+def test_functional_linear_imports_as_linear_and_the_teacher_lowers_it_to_a_matmul():
+    import teacher
+    src = ("import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
+           "class Model(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+           "        self.w = nn.Parameter(torch.randn(6, 4))\n        self.b = nn.Parameter(torch.randn(6))\n"
+           "    def forward(self, x):\n        return torch.relu(F.linear(input=x, weight=self.w, bias=self.b))\n"
+           "def get_inputs():\n    return [torch.randn(3, 4)]\ndef get_init_inputs():\n    return []\n")
+    prog = synth.load_task(src)
+    lin = next(n for n in prog["nodes"] if n["op"] == "linear")
+    assert lin["inputs"] == ["x", "w", "b"] and lin["attrs"] == {"functional": True} and lin["shape"] == [3, 6]
+    sol = teacher.compile_program(src)
+    ns, task = {}, synth.exec_source(src)
+    exec(sol, ns)
+    torch.manual_seed(0)
+    ref = task["Model"]()
+    torch.manual_seed(0)
+    model = ns["ModelNew"]()
+    x = torch.randn(3, 4)
+    assert torch.allclose(model(x), ref(x), atol=1e-4, rtol=1e-4)
