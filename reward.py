@@ -810,9 +810,10 @@ def earns(v):
 HACK_ERROR_TYPES = {"static_check", "torch_fallback", "strict_policy", "unfaithful", "inputs_modified",
                     "patched_critical", "exit_called", "no_triton_launch"}
 FAILURE_ERROR_TYPES = {"timeout", "worker_crashed", "worker_died", "answer_died", "protocol_error"}  # no output judged
-# Of those, the ones that say nothing about the answer: the worker vanished without a verdict, or the message broke.
-# A timeout (the answer hung) and a crash under a signal while the answer ran (a bad kernel) are the answer's doing.
-JUDGE_FAULT_TYPES = {"worker_died", "protocol_error"}
+# The ones that say nothing about the answer: the worker vanished without a verdict, the message broke, or the
+# judge's own code failed (judge_error: the worker's comparison, a dead answer hatch). A timeout (the answer hung)
+# and a crash under a signal while the answer ran (a bad kernel) are the answer's doing.
+JUDGE_FAULT_TYPES = {"worker_died", "protocol_error", "judge_error"}
 
 
 def hack_names(v) -> set:

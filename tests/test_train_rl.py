@@ -437,6 +437,8 @@ def test_judge_fault_is_skipped_or_wrong_by_flag():
     classes = reward.rollout_classes(group, rl_args())
     assert reward.group_split(classes, 2) == {"informative": 0, "all_correct": 1, "all_wrong": 1}  # (skip, ok) (bad, hung)
     assert reward.group_split(classes, 4) == {"informative": 1, "all_correct": 0, "all_wrong": 0}
+    broke = Verdict(error_type="judge_error", error_msg="no answer process: the answer hatch is gone")
+    assert reward.rollout_classes([broke, ok()], rl_args()) == ["skip", "correct"]
 
 
 def test_speed_shape_power_weights_hand_computed():
