@@ -1315,7 +1315,7 @@ def cmd_rl_seeds(args):
     import shlex
 
     import eval as ev
-    import train
+    import policy as P
 
     t0 = time.time()
     arms = [a.strip() for a in args.arms.split(",") if a.strip()]
@@ -1331,7 +1331,7 @@ def cmd_rl_seeds(args):
             break
         loss, *arm_flags = arm.split(":")  # an arm is a loss, optionally with flags: grpo:--reward=decoupled
         argv = [sys.executable, os.path.join(HERE, "train.py"), "--stage", "rl", "--out", run_dir]
-        if train.checkpoint_dirs(run_dir):
+        if P.checkpoint_dirs(run_dir):
             argv += ["--resume", "--device", args.device]
         else:
             argv += ["--init", args.init, "--tasks", args.tasks, "--loss", loss, "--seed", str(args.seed + k),

@@ -549,35 +549,8 @@ class MetricsLog:
 
 
 # ----------------------------------------------------------------------------------------------------
-# RNG and checkpoints (shared with the RL stage)
-
-
-def capture_rng() -> dict:
-    import numpy as np
-
-    state = {"python": random.getstate(), "numpy": np.random.get_state(), "torch": torch.get_rng_state()}
-    if torch.cuda.is_available():
-        state["cuda"] = torch.cuda.get_rng_state_all()
-    return state
-
-
-def restore_rng(state):
-    import numpy as np
-
-    random.setstate(state["python"])
-    np.random.set_state(state["numpy"])
-    torch.set_rng_state(state["torch"])
-    if "cuda" in state and torch.cuda.is_available():
-        torch.cuda.set_rng_state_all(state["cuda"])
-
-
-def checkpoint_dirs(run_dir) -> list:
-    """Complete checkpoints, oldest first. Half-written ones live under .tmp-* names and are ignored."""
-    root = os.path.join(run_dir, "checkpoints")
-    if not os.path.isdir(root):
-        return []
-    names = sorted(n for n in os.listdir(root) if n.startswith("step_") and n[5:].isdigit())
-    return [os.path.join(root, n) for n in names]
+# Checkpoints, written here (both stages); policy.py reads them back (checkpoint_dirs, latest_intact_checkpoint,
+# load_trainer_state, restore_rng)
 
 
 def save_checkpoint(run_dir, step, pol, trainer_state: dict, args, keep_last: int, base_dir="auto") -> str:
@@ -598,7 +571,7 @@ def save_checkpoint(run_dir, step, pol, trainer_state: dict, args, keep_last: in
         if base_dir == "auto":  # the tiny base lives in the run dir; the RL stage passes its merged SFT base
             base_dir = os.path.join(run_dir, "base_model") if pol.base == "tiny" else None
         policy_lib.save_policy(pol, os.path.join(tmp, "policy"), base_dir=base_dir)
-    rng = capture_rng()
+    rng = policy_lib.capture_rng()
     rng_ranks = {"rng_ranks": eval_lib.all_gather_object(rng)} if eval_lib.world_size() > 1 else {}
     if not main:
         eval_lib.barrier()  # rank 0 is writing
@@ -614,7 +587,7 @@ def save_checkpoint(run_dir, step, pol, trainer_state: dict, args, keep_last: in
         shutil.rmtree(old, ignore_errors=True)
     else:
         os.replace(tmp, final)
-    for stale in checkpoint_dirs(run_dir)[:-keep_last]:
+    for stale in policy_lib.checkpoint_dirs(run_dir)[:-keep_last]:
         shutil.rmtree(stale, ignore_errors=True)
     for name in os.listdir(root):  # leftovers of killed writers
         if name.startswith(".tmp-") and not name.startswith(f".tmp-step_{step:06d}-{os.getpid()}"):
@@ -630,11 +603,11 @@ def export_run(run_dir, out_dir, dtype="bf16") -> str:
     holding the step alone, and the run's metrics.jsonl and run.json. A run resumed from it is finished: run_sft
     returns it without training, and an RL stage starts from it (RL loads its base in bf16 anyway). Returns the
     exported checkpoint's path."""
-    ckpts = checkpoint_dirs(run_dir)
+    ckpts = policy_lib.checkpoint_dirs(run_dir)
     if not ckpts:
         raise UsageError(f"export: {run_dir} holds no checkpoint")
     ckpt = ckpts[-1]
-    state = load_trainer_state(ckpt)
+    state = policy_lib.load_trainer_state(ckpt)
     pol = policy_lib.load_policy(os.path.join(ckpt, "policy"), dtype=dtype, device="cpu")
     if pol.lora:  # its adapter needs the base the run keeps beside its checkpoints, which is not exported
         raise UsageError(f"export: {ckpt} holds a LoRA adapter; export_run takes full-weight runs (gpu-small's SFT)")
@@ -681,61 +654,6 @@ def save_best(run_dir, pol, step, metric: dict):
         os.replace(final, old)
     os.replace(tmp, final)
     shutil.rmtree(old, ignore_errors=True)
-
-
-def load_trainer_state(ckpt_dir) -> dict:
-    # weights_only=False: the file holds numpy RNG state and plain Python objects that we wrote ourselves.
-    return torch.load(os.path.join(ckpt_dir, "trainer_state.pt"), map_location="cpu", weights_only=False)
-
-
-def checkpoint_problem(ckpt_dir) -> str | None:
-    """None if every file a resume reads from this checkpoint is whole, else '<file>: <what is wrong>'. Checked
-    without building the model: args.json parses, the trainer state's zip archive passes its CRC check (a
-    truncated or overwritten torch.save fails it), and the saved policy passes policy.check_saved_policy."""
-    import zipfile
-
-    args_path, state_path = os.path.join(ckpt_dir, "args.json"), os.path.join(ckpt_dir, "trainer_state.pt")
-    try:
-        with open(args_path) as f:
-            json.load(f)
-    except (OSError, ValueError) as e:  # JSON and UTF-8 errors are ValueErrors
-        return f"{args_path}: {synth.one_line(e)}"
-    try:
-        with zipfile.ZipFile(state_path) as z:
-            bad = z.testzip()
-    except (OSError, zipfile.BadZipFile) as e:
-        return f"{state_path}: {synth.one_line(e)}"
-    if bad is not None:
-        return f"{state_path}: member {bad} fails its CRC check"
-    try:
-        policy_lib.check_saved_policy(os.path.join(ckpt_dir, "policy"))
-    except (policy_lib.CheckpointError, OSError) as e:
-        return synth.one_line(e)
-    return None
-
-
-def latest_intact_checkpoint(run_dir):
-    """The newest checkpoint of `run_dir` whose files are whole (checkpoint_problem), saying which newer ones were
-    skipped and why; None if there is none at all. A run whose every checkpoint is damaged fails, naming the
-    newest one's damaged file, rather than quietly starting over."""
-    ckpts = checkpoint_dirs(run_dir)
-    problems = []
-    for ckpt in reversed(ckpts):
-        problem = checkpoint_problem(ckpt)
-        if problem is None:
-            for skipped, problem in problems:
-                # renamed out of the step_* names: left there it would count as the newest checkpoint, so pruning
-                # would delete the good ones after it and --init/eval.py would pick it
-                aside = os.path.join(os.path.dirname(skipped), f".damaged-{os.path.basename(skipped)}")
-                shutil.rmtree(aside, ignore_errors=True)
-                os.replace(skipped, aside)
-                print(f"note: skipping a damaged checkpoint ({problem}), kept as {aside}; resuming from {ckpt}",
-                      flush=True)
-            return ckpt
-        problems.append((ckpt, problem))
-    if problems:
-        raise RunError(f"no intact checkpoint in {run_dir}; the newest is damaged: {problems[0][1]}")
-    return None
 
 
 def rank_rng(state) -> dict:
@@ -1611,8 +1529,8 @@ def _open_run_dir(args):
         if not os.path.isdir(run_dir):
             raise UsageError(f"--resume: run directory not found: {run_dir}")
         check_writable(run_dir, "--out")
-        return run_dir, latest_intact_checkpoint(run_dir)
-    if checkpoint_dirs(run_dir):
+        return run_dir, policy_lib.latest_intact_checkpoint(run_dir)
+    if policy_lib.checkpoint_dirs(run_dir):
         raise UsageError(f"{run_dir} already holds checkpoints; pass --resume to continue it or choose another --out")
     check_writable(run_dir, "--out")
     return run_dir, None
@@ -1731,7 +1649,7 @@ def run_sft(args) -> dict:
     print("derived: " + " | ".join(f"{k} {v}" for k, v in derived.items()), flush=True)
     write_run_json(run_dir, args, {"stage": "sft", "derived": derived})
 
-    state = load_trainer_state(ckpt) if ckpt is not None else None
+    state = policy_lib.load_trainer_state(ckpt) if ckpt is not None else None
     if state is not None and state["step"] >= total_steps:  # finished (an exported run too): nothing to train
         print(f"SFT finished at step {state['step']} of {total_steps} ({ckpt}): not trained again", flush=True)
         rows = metrics_rows(run_dir, state["step"])
@@ -1749,7 +1667,7 @@ def run_sft(args) -> dict:
         scheduler.load_state_dict(state["scheduler"])
         stream = BatchStream(lengths, args.micro_batch, args.bucket_size, args.seed, **state["data"])
         step = state["step"]
-        restore_rng(rank_rng(state))
+        policy_lib.restore_rng(rank_rng(state))
     metrics = MetricsLog(run_dir, total_steps, keep_until_step=step)
     judge = LazyJudge(args, "cuda" if pol.device.type == "cuda" else "cpu")
     tasks_for_gen = gen_tasks(heldout_pairs, task_sources, args.gen_tasks)
@@ -1881,11 +1799,11 @@ def run_rl(args) -> dict:
     curriculum = make_curriculum(args, train_by_level, levels)
     step = 0
     if ckpt is not None:
-        state = load_trainer_state(ckpt)
+        state = policy_lib.load_trainer_state(ckpt)
         optimizer.load_state_dict(state["optimizer"])
         curriculum = make_curriculum(args, train_by_level, levels, state=state["curriculum"])
         step = state["step"]
-        restore_rng(rank_rng(state))
+        policy_lib.restore_rng(rank_rng(state))
     metrics = MetricsLog(run_dir, args.rl_steps, keep_until_step=step, line_keys=RL_LINE_KEYS, eval_keys=RL_EVAL_KEYS)
     judge = LazyJudge(args, "cuda" if pol.device.type == "cuda" else "cpu")
     tb = TensorBoardLog(run_dir, args.tensorboard)

@@ -275,7 +275,7 @@ def test_resume_equals_uninterrupted_run(tmp_path, capsys, monkeypatch):
     out = capsys.readouterr().out
     assert "step 0001/0004 | level 1 | reward_mean 0.000 | correct_frac 0.000" in out
     assert train.main(rl_argv(part, "--stop-after", "3")) == 0
-    assert [os.path.basename(d) for d in train.checkpoint_dirs(str(part))] == ["step_000002"]
+    assert [os.path.basename(d) for d in P.checkpoint_dirs(str(part))] == ["step_000002"]
     assert train.main(["--stage", "rl", "--out", str(part), "--resume", "--device", "cpu"]) == 0
     a, b = read_metrics(full), read_metrics(part)
     assert [r["step"] for r in b] == [1, 2, 3, 4]
@@ -293,14 +293,14 @@ def test_resume_equals_uninterrupted_run(tmp_path, capsys, monkeypatch):
     # weights a little each step; a resumed run reloads the unrounded base. Equal to fp32 rounding.
     assert [r["loss"] for r in a] == pytest.approx([r["loss"] for r in b], rel=1e-5)
     assert a[0]["loss"] != 0.0 and all(r["updated"] for r in a)
-    pa, pb = (P.load_policy(os.path.join(train.checkpoint_dirs(str(d))[-1], "policy"), device="cpu") for d in (full, part))
+    pa, pb = (P.load_policy(os.path.join(P.checkpoint_dirs(str(d))[-1], "policy"), device="cpu") for d in (full, part))
     na = {n: p for n, p in pa.model.named_parameters() if p.requires_grad}
     nb = {n: p for n, p in pb.model.named_parameters() if p.requires_grad}
     assert na.keys() == nb.keys()
     for k in na:
         torch.testing.assert_close(na[k], nb[k], atol=1e-6, rtol=1e-4)
     assert any(not torch.equal(p, torch.zeros_like(p)) for k, p in na.items() if "lora_B" in k)  # it trained
-    state = train.load_trainer_state(train.checkpoint_dirs(str(part))[-1])
+    state = P.load_trainer_state(P.checkpoint_dirs(str(part))[-1])
     assert state["curriculum"]["level_index"] == 1 and state["stage"] == "rl"
     dumps = sorted(os.listdir(part / "samples"))
     assert dumps[0] == "rl_step_000001.jsonl"
@@ -320,8 +320,8 @@ def test_rl_from_an_sft_run_starts_a_fresh_adapter(tmp_path):
                        "--max-steps", "1", "--micro-batch", "2", "--eval-every", "0"]) == 0
     rl = tmp_path / "rl"
     assert train.main(rl_argv(rl, "--init", str(sft), "--rl-steps", "1")) == 0
-    pol_sft = P.load_policy(os.path.join(train.checkpoint_dirs(str(sft))[-1], "policy"), device="cpu")
-    pol_rl = P.load_policy(os.path.join(train.checkpoint_dirs(str(rl))[-1], "policy"), device="cpu")
+    pol_sft = P.load_policy(os.path.join(P.checkpoint_dirs(str(sft))[-1], "policy"), device="cpu")
+    pol_rl = P.load_policy(os.path.join(P.checkpoint_dirs(str(rl))[-1], "policy"), device="cpu")
     assert pol_rl.lora and os.path.isdir(rl / "base_model")
     ids = torch.tensor([[5, 6, 7, 8]])
     with torch.no_grad(), pol_rl.model.disable_adapter():

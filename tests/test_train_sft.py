@@ -130,7 +130,7 @@ def test_split_heldout_by_task_id():
 
 
 def final_params(run_dir):
-    ckpt = train.checkpoint_dirs(str(run_dir))[-1]
+    ckpt = P.checkpoint_dirs(str(run_dir))[-1]
     pol = P.load_policy(os.path.join(ckpt, "policy"), device="cpu")
     return {n: p.detach().clone() for n, p in pol.model.named_parameters() if p.requires_grad}
 
@@ -144,7 +144,7 @@ def test_resume_equals_uninterrupted_run(tmp_path, lora, capsys):
     assert train.main(sft_argv(full, *extra)) == 0
     # "Killed" after step 3: the last checkpoint is step 2, and step 3 was lost with the process.
     assert train.main(sft_argv(part, *extra, "--stop-after", "3")) == 0
-    assert [os.path.basename(d) for d in train.checkpoint_dirs(str(part))] == ["step_000002"]
+    assert [os.path.basename(d) for d in P.checkpoint_dirs(str(part))] == ["step_000002"]
     os.makedirs(part / "checkpoints" / ".tmp-step_000004-999" / "policy")  # a writer killed mid-checkpoint
     assert train.main(["--stage", "sft", "--out", str(part), "--resume", "--device", "cpu"]) == 0
     out = capsys.readouterr().out
@@ -170,7 +170,7 @@ def test_exported_run_resumes_finished_with_bf16_weights(tmp_path, capsys):
     assert train.main(sft_argv(run_dir, "--max-steps", "2")) == 0
     dest = train.export_run(str(run_dir), str(out))
     assert os.path.basename(dest) == "step_000002"
-    state = train.load_trainer_state(dest)
+    state = P.load_trainer_state(dest)
     assert state["step"] == 2 and "optimizer" not in state
     from safetensors.torch import load_file
     stored = load_file(os.path.join(dest, "policy", "model", "model.safetensors"))
@@ -216,8 +216,8 @@ def test_run_outputs_and_log_lines(tmp_path, capsys):
     assert [r["step"] for r in rows] == [1, 2]
     assert all(k in rows[0] for k in ["loss", "lr", "grad_norm", "tok_per_s", "tokens", "completion_tokens"])
     assert math.isfinite(rows[1]["heldout_loss"])
-    assert [os.path.basename(d) for d in train.checkpoint_dirs(str(run_dir))] == ["step_000002"]
-    ckpt = train.checkpoint_dirs(str(run_dir))[0]
+    assert [os.path.basename(d) for d in P.checkpoint_dirs(str(run_dir))] == ["step_000002"]
+    ckpt = P.checkpoint_dirs(str(run_dir))[0]
     for name in ["run.json", "args.json", "trainer_state.pt", "policy/policy.json", "policy/tokenizer"]:
         assert os.path.exists(os.path.join(ckpt, name))
     # The same out dir again without --resume would mix two runs: refused.
@@ -246,7 +246,7 @@ def test_prompt_source_code_trains_on_docless_prompts_and_is_saved(tmp_path, mon
     assert all(p["prompt"] == P.prompt_in_form(q["prompt"], "code") for p, q in
                zip(sorted(seen, key=lambda p: p["task_id"]), sorted(pairs, key=lambda p: p["task_id"])))
     assert not any("should not see" in p["prompt"] or "# the inputs" in p["prompt"] for p in seen)
-    ckpt = train.checkpoint_dirs(str(tmp_path / "run"))[-1]
+    ckpt = P.checkpoint_dirs(str(tmp_path / "run"))[-1]
     assert json.loads(open(os.path.join(ckpt, "policy", "policy.json")).read())["source_form"] == "code"
 
 
