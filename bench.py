@@ -1113,17 +1113,17 @@ def cmd_sft_profile(args):
     pol = P.load_policy(None, corpus_texts=train.corpus_texts(pairs, []), run_dir=tempfile.mkdtemp(prefix="sftprof_"),
                         tiny_sizes=sizes, lora_r=0, dtype="fp32", device=str(device), seed=0)
     pairs = [dict(p, prompt=P.prompt_in_form(p["prompt"], preset["prompt_source"])) for p in pairs]
-    examples, dropped = train.encode_pairs(pol.tokenizer, pairs, preset["pipeline_max_seq_len"])
+    examples, dropped = P.encode_pairs(pol.tokenizer, pairs, preset["pipeline_max_seq_len"])
     lengths = [len(e["input_ids"]) for e in examples]
     stream = train.BatchStream(lengths, preset["micro_batch"], 256, 0)
     batches = [stream.next() for _ in range(args.warmup_steps + args.steps)]
-    check = train.collate([examples[i] for i in max(batches, key=lambda b: max(lengths[i] for i in b))],
-                          pol.tokenizer.pad_token_id)
+    check = P.collate([examples[i] for i in max(batches, key=lambda b: max(lengths[i] for i in b))],
+                      pol.tokenizer.pad_token_id)
     with torch.no_grad(), train.autocast(pol):
         losses = []
         for causal in (False, True):
             P.CAUSAL_WHEN_RIGHT_PADDED = causal
-            s, n = train.completion_nll_sum(pol, check, 512)
+            s, n = P.completion_nll_sum(pol, check, 512)
             losses.append(s.item() / n)
     rel = abs(losses[0] - losses[1]) / abs(losses[0])
     print(f"sft-profile | gpu-small ({sum(p.numel() for p in pol.model.parameters()) / 1e6:.1f}M params, "

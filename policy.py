@@ -16,6 +16,7 @@ One place owns each of these so that SFT, RL, search and eval agree on them:
   optional 4-bit base (bitsandbytes, CUDA only), bf16 base on CUDA, fp32 on CPU.
 - A train.py run's checkpoints are read here (`checkpoint_dirs`, `resolve_checkpoint`, `latest_intact_checkpoint`,
   `load_trainer_state`, `restore_rng`), by --resume, --init, eval.py and the pipeline alike; train.py writes them.
+- An SFT pair's token ids and loss mask (`encode_pairs`, `collate`) and its loss (`completion_nll_sum`).
 - `generate(policy, prompts, ...)` samples completions of rendered prompts and returns `Sample`s with
   token ids and per-token log-probs. The LoRA adapter is merged for sampling and unmerged afterwards.
   `engine="hf"` is plain `transformers` generate; "static" / "cudagraph" / "compile" are the fast engine
@@ -804,6 +805,43 @@ def completion_logprobs(policy: Policy, prompt_ids, completion_ids, rows_per_pas
             out.append(lp[:len(c)])
             lp = lp[len(c):]
     return out
+
+
+# ----------------------------------------------------------------------------------------------------
+# SFT examples (train.py's SFT, bench.py's sft-profile): a pair {task_id, prompt, completion} as token ids,
+# micro-batches of them, and the completion's loss
+
+
+def encode_pair(tokenizer, pair, eos_id):
+    """{"input_ids", "n_prompt"}: rendered prompt ids, then completion ids and eos; the loss covers only
+    positions >= n_prompt (the completion and its eos, so the model learns to stop)."""
+    prompt_ids = encode(tokenizer, render_user(tokenizer, pair["prompt"]))
+    completion_ids = encode(tokenizer, pair["completion"]) + [eos_id]
+    return {"input_ids": prompt_ids + completion_ids, "n_prompt": len(prompt_ids), "task_id": pair["task_id"]}
+
+
+def encode_pairs(tokenizer, pairs, max_seq_len):
+    """(the examples of the pairs of at most max_seq_len tokens, how many longer ones were dropped)."""
+    examples = [encode_pair(tokenizer, p, tokenizer.eos_token_id) for p in pairs]
+    kept = [e for e in examples if len(e["input_ids"]) <= max_seq_len]
+    return kept, len(examples) - len(kept)
+
+
+def collate(examples, pad_id, multiple=1):
+    """Right-padded (input_ids, attention_mask, loss_mask), each (B, T), T a multiple of `multiple` (--pad-multiple);
+    loss_mask marks completion tokens."""
+    ids, attention = pad_right([e["input_ids"] for e in examples], pad_id, multiple)
+    loss_mask = torch.zeros_like(attention)
+    for i, e in enumerate(examples):
+        loss_mask[i, e["n_prompt"]:len(e["input_ids"])] = 1
+    return ids, attention, loss_mask
+
+
+def completion_nll_sum(policy: Policy, batch, chunk_tokens):
+    """(sum of -log p over completion tokens, number of them) for one micro-batch from collate."""
+    ids, attention, loss_mask = (t.to(policy.device) for t in batch)
+    logprobs = token_logprobs(policy.model, ids, attention, loss_mask, chunk_tokens)  # (N,)
+    return -logprobs.sum(), logprobs.numel()
 
 
 # ----------------------------------------------------------------------------------------------------

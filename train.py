@@ -666,7 +666,7 @@ def rank_rng(state) -> dict:
 
 
 # ----------------------------------------------------------------------------------------------------
-# SFT data
+# SFT data (policy.py turns pairs into token ids and batches: encode_pairs, collate)
 
 
 def read_jsonl(path, what) -> list:
@@ -704,20 +704,6 @@ def split_heldout(pairs, heldout_frac, seed):
     n_heldout = min(n_heldout, len(ids) - 1)
     heldout_ids = set(ids[:n_heldout])
     return [p for p in pairs if p["task_id"] not in heldout_ids], [p for p in pairs if p["task_id"] in heldout_ids]
-
-
-def encode_pair(tokenizer, pair, eos_id):
-    """{"input_ids", "n_prompt"}: rendered prompt ids, then completion ids and eos; the loss covers only
-    positions >= n_prompt (the completion and its eos, so the model learns to stop)."""
-    prompt_ids = policy_lib.encode(tokenizer, policy_lib.render_user(tokenizer, pair["prompt"]))
-    completion_ids = policy_lib.encode(tokenizer, pair["completion"]) + [eos_id]
-    return {"input_ids": prompt_ids + completion_ids, "n_prompt": len(prompt_ids), "task_id": pair["task_id"]}
-
-
-def encode_pairs(tokenizer, pairs, max_seq_len):
-    examples = [encode_pair(tokenizer, p, tokenizer.eos_token_id) for p in pairs]
-    kept = [e for e in examples if len(e["input_ids"]) <= max_seq_len]
-    return kept, len(examples) - len(kept)
 
 
 def epoch_batches(lengths, micro_batch, bucket_size, seed, epoch) -> list:
@@ -758,25 +744,8 @@ class BatchStream:
         return {"epoch": self.epoch, "index": self.index}
 
 
-def collate(examples, pad_id, multiple=1):
-    """Right-padded (input_ids, attention_mask, loss_mask), each (B, T), T a multiple of `multiple` (--pad-multiple);
-    loss_mask marks completion tokens."""
-    ids, attention = policy_lib.pad_right([e["input_ids"] for e in examples], pad_id, multiple)
-    loss_mask = torch.zeros_like(attention)
-    for i, e in enumerate(examples):
-        loss_mask[i, e["n_prompt"]:len(e["input_ids"])] = 1
-    return ids, attention, loss_mask
-
-
 # ----------------------------------------------------------------------------------------------------
 # SFT: loss, step, evaluation
-
-
-def completion_nll_sum(pol, batch, chunk_tokens):
-    """(sum of -log p over completion tokens, number of them) for one micro-batch."""
-    ids, attention, loss_mask = (t.to(pol.device) for t in batch)
-    logprobs = policy_lib.token_logprobs(pol.model, ids, attention, loss_mask, chunk_tokens)  # (N,)
-    return -logprobs.sum(), logprobs.numel()
 
 
 def lr_lambda(step, warmup_steps, total_steps, schedule, min_lr_frac):
@@ -822,7 +791,7 @@ def sft_step(pol, examples, micro_batches, optimizer, scheduler, args) -> dict:
     `micro_batches` is this rank's share of the step: token counts and gradients are summed over the ranks, so N
     ranks take the step one process would take over all their micro-batches."""
     pad_id = pol.tokenizer.pad_token_id
-    batches = [collate([examples[i] for i in mb], pad_id, args.pad_multiple) for mb in micro_batches]
+    batches = [policy_lib.collate([examples[i] for i in mb], pad_id, args.pad_multiple) for mb in micro_batches]
     counts = eval_lib.all_reduce_dict({"n_target": sum(int(b[2][:, 1:].sum()) for b in batches),
                                        "n_tokens": sum(int(b[1].sum()) for b in batches)})
     n_target, n_tokens = int(counts["n_target"]), int(counts["n_tokens"])
@@ -832,7 +801,7 @@ def sft_step(pol, examples, micro_batches, optimizer, scheduler, args) -> dict:
     with gpu_work(pol.device):
         for batch in batches:
             with autocast(pol):
-                nll_sum, _ = completion_nll_sum(pol, batch, args.logprob_chunk_tokens)
+                nll_sum, _ = policy_lib.completion_nll_sum(pol, batch, args.logprob_chunk_tokens)
             (nll_sum / n_target).backward()
             total += nll_sum.item()
         eval_lib.all_reduce_gradients(policy_lib.trainable_parameters(pol))
@@ -857,9 +826,9 @@ def heldout_loss(pol, examples, micro_batch, chunk_tokens, pad_multiple=1):
     starts = eval_lib.shard(list(range(0, len(examples), micro_batch)))
     with policy_lib.eval_mode(pol.model), gpu_work(pol.device):
         for start in tqdm(starts, desc="heldout", leave=False, disable=None if eval_lib.is_main() else True):
-            batch = collate(examples[start:start + micro_batch], pol.tokenizer.pad_token_id, pad_multiple)
+            batch = policy_lib.collate(examples[start:start + micro_batch], pol.tokenizer.pad_token_id, pad_multiple)
             with autocast(pol):
-                s, n = completion_nll_sum(pol, batch, chunk_tokens)
+                s, n = policy_lib.completion_nll_sum(pol, batch, chunk_tokens)
             nll, count = nll + s.item(), count + n
     sums = eval_lib.all_reduce_dict({"nll": nll, "count": count})
     return sums["nll"] / max(1, sums["count"])
@@ -1630,8 +1599,8 @@ def run_sft(args) -> dict:
     if pol.source_form != "raw":  # the pairs hold raw prompts (teacher.py's); the model sees its own form
         train_pairs, heldout_pairs = ([dict(p, prompt=policy_lib.prompt_in_form(p["prompt"], pol.source_form))
                                        for p in ps] for ps in (train_pairs, heldout_pairs))
-    train_examples, dropped = encode_pairs(pol.tokenizer, train_pairs, args.max_seq_len)
-    heldout_examples, _ = encode_pairs(pol.tokenizer, heldout_pairs, args.max_seq_len)
+    train_examples, dropped = policy_lib.encode_pairs(pol.tokenizer, train_pairs, args.max_seq_len)
+    heldout_examples, _ = policy_lib.encode_pairs(pol.tokenizer, heldout_pairs, args.max_seq_len)
     heldout_examples = heldout_examples[:args.eval_max_pairs]
     if not train_examples:
         raise UsageError(f"no training pair fits --max-seq-len {args.max_seq_len}")

@@ -43,16 +43,16 @@ def tiny():
 def test_prompt_masking_loss_covers_completion_tokens_only(tiny):
     tok = tiny.tokenizer
     pair = {"task_id": "t", "prompt": "add two tensors", "completion": "Here:\n```python\nx + y\n```"}
-    ex = train.encode_pair(tok, pair, tok.eos_token_id)
+    ex = P.encode_pair(tok, pair, tok.eos_token_id)
     prompt_ids = P.encode(tok, P.render_user(tok, pair["prompt"]))
     completion_ids = P.encode(tok, pair["completion"]) + [tok.eos_token_id]
     assert ex["input_ids"] == prompt_ids + completion_ids and ex["n_prompt"] == len(prompt_ids)
-    ids, attention, loss_mask = train.collate([ex, {**ex, "input_ids": ex["input_ids"][:-3]}], tok.pad_token_id)
+    ids, attention, loss_mask = P.collate([ex, {**ex, "input_ids": ex["input_ids"][:-3]}], tok.pad_token_id)
     assert loss_mask[0].tolist() == [0] * len(prompt_ids) + [1] * len(completion_ids)
     assert loss_mask[1].sum() == len(completion_ids) - 3 and attention[1].sum() == len(ex["input_ids"]) - 3
     # The loss equals a hand computation: cross-entropy of the completion tokens under full logits.
     tiny.model.eval()
-    nll_sum, n = train.completion_nll_sum(tiny, (ids, attention, loss_mask), chunk_tokens=7)
+    nll_sum, n = P.completion_nll_sum(tiny, (ids, attention, loss_mask), chunk_tokens=7)
     with torch.no_grad():
         logits = tiny.model(input_ids=ids, attention_mask=attention).logits.float()
     want, count = 0.0, 0
@@ -71,7 +71,7 @@ def test_step_loss_does_not_depend_on_micro_batching_or_padding(tiny):
     import copy
 
     pairs = train.load_pairs(PAIRS)
-    examples, _ = train.encode_pairs(tiny.tokenizer, pairs[:4], 4096)
+    examples, _ = P.encode_pairs(tiny.tokenizer, pairs[:4], 4096)
     assert max(len(e["input_ids"]) for e in examples) % 64  # the padded case really pads
     argv = ["--stage", "sft", "--pairs", PAIRS, "--grad-clip", "0", "--device", "cpu"]
     results = []
@@ -89,7 +89,7 @@ def test_step_loss_does_not_depend_on_micro_batching_or_padding(tiny):
         assert a["completion_tokens"] == b["completion_tokens"] and a["tokens"] == b["tokens"]
         for x, y in zip(pa, pb):
             torch.testing.assert_close(x, y, atol=1e-6, rtol=1e-5)
-    ids, attention, loss_mask = train.collate([examples[0], examples[1]], tiny.tokenizer.pad_token_id, 64)
+    ids, attention, loss_mask = P.collate([examples[0], examples[1]], tiny.tokenizer.pad_token_id, 64)
     longest = max(len(examples[0]["input_ids"]), len(examples[1]["input_ids"]))
     assert ids.shape[1] == -(-longest // 64) * 64 and ids.shape[1] > longest
     assert attention.sum() == len(examples[0]["input_ids"]) + len(examples[1]["input_ids"])
@@ -237,8 +237,8 @@ def test_prompt_source_code_trains_on_docless_prompts_and_is_saved(tmp_path, mon
     path = tmp_path / "pairs.jsonl"
     path.write_text("".join(json.dumps(p) + "\n" for p in pairs))
     seen = []
-    real = train.encode_pairs
-    monkeypatch.setattr(train, "encode_pairs", lambda tok, ps, n: (seen.extend(ps), real(tok, ps, n))[1])
+    real = P.encode_pairs
+    monkeypatch.setattr(P, "encode_pairs", lambda tok, ps, n: (seen.extend(ps), real(tok, ps, n))[1])
     argv = sft_argv(tmp_path / "run", "--max-steps", "1", "--prompt-source", "code")
     argv[argv.index(PAIRS)] = str(path)
     assert train.main(argv) == 0
