@@ -1282,7 +1282,7 @@ def seed_run_measures(run_dir) -> dict:
     """rl-seeds: what one RL run measured, from its metrics.jsonl and heldout_tasks.jsonl: held-out pass@1 over all
     held-out tasks and per level at its first evaluation (step 0: the SFT policy, with --rl-eval-first) and its last;
     the mean share of informative groups and of correct rollouts over its steps; its steps."""
-    import train
+    import eval as ev
 
     with open(os.path.join(run_dir, "metrics.jsonl")) as f:
         rows = [json.loads(line) for line in f if line.strip()]
@@ -1297,7 +1297,7 @@ def seed_run_measures(run_dir) -> dict:
     for tag, r in (("first", evals[0] if evals else None), ("last", evals[-1] if evals else None)):
         if r is None:
             continue
-        out[f"heldout_{tag}"] = train.heldout_mean(r["heldout_pass1_by_level"], held)
+        out[f"heldout_{tag}"] = ev.heldout_mean(r["heldout_pass1_by_level"], held)
         out[f"heldout_{tag}_step"] = r["step"]
         for lv, x in r["heldout_pass1_by_level"].items():
             out[f"heldout_{tag}_L{lv}"] = x

@@ -1232,13 +1232,6 @@ def make_curriculum(args, train_by_level, levels, state=None) -> Curriculum:
     return kind(train_by_level, levels, args.replay_frac, args.seed, state=state)
 
 
-def heldout_mean(by_level, heldout_by_level) -> float | None:
-    """The pass rate over every held-out task: per-level rates weighted by their task counts."""
-    pairs = [(x, len(heldout_by_level[int(lv)])) for lv, x in by_level.items() if x is not None]
-    n = sum(c for _, c in pairs)
-    return sum(x * c for x, c in pairs) / n if n else None
-
-
 class TensorBoardLog:
     """--tensorboard: every numeric metric of a row as a scalar under <run>/tensorboard (per-level held-out rates
     as heldout/pass1_L<level>); a no-op without the flag. tensorboard is optional: imported only here."""
@@ -1271,36 +1264,6 @@ class TensorBoardLog:
     def close(self):
         if self.writer is not None:
             self.writer.close()
-
-
-def heldout_eval(pol, judge, heldout_by_level, args, step) -> dict:
-    """Held-out measures of every level at once: pass1 {level: greedy pass@1} (heldout_pass1), and with
-    --heldout-samples N also pass_k {level: pass@N} of N samples a task at --rollout-temperature."""
-    out = {"pass1": {str(lv): heldout_pass1(pol, judge, recs, args, step) for lv, recs in heldout_by_level.items()
-                     if recs}}
-    if args.heldout_samples:
-        out["pass_k"] = {str(lv): heldout_pass_k(pol, judge, recs, args, step) for lv, recs in heldout_by_level.items()
-                         if recs}
-    return out
-
-
-def heldout_pass_k(pol, judge, records, args, step) -> float | None:
-    """Mean over the tasks of pass@N (eval.pass_at_k), N = --heldout-samples samples a task at --rollout-temperature.
-    Under torchrun each rank samples its share of the tasks and the sums are reduced."""
-    if not records:
-        return None
-    n, mine, total = args.heldout_samples, eval_lib.rank_share(records), 0.0
-    if mine:
-        prompts = [policy_lib.render_prompt(pol.tokenizer, r["source"], pol.source_form) for r in mine for _ in range(n)]
-        samples = policy_lib.generate(pol, prompts, args.rollout_max_new_tokens, args.rollout_temperature,
-                                      args.rollout_top_p, seed=args.seed * 7 + step, batch_size=args.gen_batch_size,
-                                      engine=args.engine, logprob_chunk_tokens=args.logprob_chunk_tokens)
-        verdicts = judge.verify_many([(mine[i // n]["source"], s.text) for i, s in enumerate(samples)],
-                                     completions=True, progress=False)
-        classes = rollout_classes(verdicts, args)
-        total = sum(eval_lib.pass_at_k(n, classes[t * n:(t + 1) * n].count("correct"), n) for t in range(len(mine)))
-    sums = eval_lib.all_reduce_dict({"total": total, "n": len(mine)})
-    return sums["total"] / sums["n"]
 
 
 def rollout(pol, records, args, step):
@@ -1393,24 +1356,6 @@ def rl_step(pol, optimizer, judge, records, args, step) -> tuple:
            "grad_norm": upd["grad_norm"], "updated": upd["updated"], "judge_failures": stats["judge_failures"],
            "skipped": stats["skipped"], "mean_completion_tokens": stats["mean_completion_tokens"]}
     return row, samples, verdicts
-
-
-def heldout_pass1(pol, judge, records, args, step) -> float | None:
-    """pass@1 (greedy at --gen-temperature 0) of the held-out tasks of one level. Under torchrun each rank answers
-    its share (eval.rank_share) with its own judge and the counts are reduced, so every rank gets the same."""
-    if not records:
-        return None
-    mine, correct = eval_lib.rank_share(records), 0
-    if mine:
-        prompts = [policy_lib.render_prompt(pol.tokenizer, r["source"], pol.source_form) for r in mine]
-        samples = policy_lib.generate(pol, prompts, args.rollout_max_new_tokens, args.gen_temperature, args.gen_top_p,
-                                      seed=args.seed + step, batch_size=args.gen_batch_size, engine=args.engine,
-                                      logprob_chunk_tokens=args.logprob_chunk_tokens)
-        verdicts = judge.verify_many([(r["source"], s.text) for r, s in zip(mine, samples)], completions=True,
-                                     progress=False)
-        correct = sum(earns(v) for v in verdicts)
-    sums = eval_lib.all_reduce_dict({"correct": correct, "n": len(mine)})
-    return sums["correct"] / sums["n"]
 
 
 def dump_samples(run_dir, step, records, samples, verdicts, group_size, n):
@@ -1782,10 +1727,10 @@ def run_rl(args) -> dict:
         progress = tqdm(total=args.rl_steps, initial=step, desc="rl", disable=None if rank == 0 else True)
         eval_every = args.eval_every if args.rl_eval_every is None else args.rl_eval_every  # held-out pass@1
         if args.rl_eval_first and step == 0:  # the SFT policy's row (the fresh adapter is zero): step 0
-            held = heldout_eval(pol, j, heldout_by_level, args, 0)
+            held = eval_lib.heldout_eval(pol, j, heldout_by_level, args, 0)
             row = {"step": 0, "level": curriculum.level, "heldout_level": curriculum.level,
                    "heldout_pass1": held["pass1"].get(str(curriculum.level)) if curriculum.level != "mixed" else
-                   heldout_mean(held["pass1"], heldout_by_level), "heldout_pass1_by_level": held["pass1"]}
+                   eval_lib.heldout_mean(held["pass1"], heldout_by_level), "heldout_pass1_by_level": held["pass1"]}
             if "pass_k" in held:
                 row.update(heldout_pass_k_by_level=held["pass_k"], heldout_k=args.heldout_samples)
             metrics.log(row)
@@ -1808,9 +1753,9 @@ def run_rl(args) -> dict:
                 out_of_time = bool(eval_lib.all_reduce_dict({"out": out_of_time}, op="max")["out"])
             final = step == args.rl_steps or out_of_time
             if (eval_every and step % eval_every == 0) or ((eval_every or args.rl_eval_first) and final):
-                held = heldout_eval(pol, j, heldout_by_level, args, step)
-                pass1 = held["pass1"].get(str(level)) if level != "mixed" else heldout_mean(held["pass1"],
-                                                                                             heldout_by_level)
+                held = eval_lib.heldout_eval(pol, j, heldout_by_level, args, step)
+                pass1 = held["pass1"].get(str(level)) if level != "mixed" else \
+                    eval_lib.heldout_mean(held["pass1"], heldout_by_level)
                 row.update(heldout_level=level, heldout_pass1=pass1, heldout_pass1_by_level=held["pass1"],
                            promoted=curriculum.maybe_promote(step, pass1, args.promote_at))
                 if "pass_k" in held:

@@ -9,6 +9,7 @@ import types
 import pytest
 import torch
 
+import eval as ev
 import policy as P
 import reward
 import train
@@ -269,7 +270,7 @@ def test_resume_equals_uninterrupted_run(tmp_path, capsys, monkeypatch):
     """A random tiny model writes no code: every rollout fails and --zero-spread keep still pushes them down.
     Held-out pass@1 is stubbed to 0.75 so the first check (step 2) promotes: the curriculum state must survive
     the resume."""
-    monkeypatch.setattr(train, "heldout_pass1", lambda pol, judge, records, args, step: 0.75)
+    monkeypatch.setattr(ev, "heldout_pass1", lambda pol, judge, records, args, step: 0.75)
     full, part = tmp_path / "full", tmp_path / "part"
     assert train.main(rl_argv(full)) == 0
     out = capsys.readouterr().out
@@ -616,12 +617,12 @@ def test_heldout_eval_pass1_and_pass_k_per_level(monkeypatch):
                 out.append(ok() if answers[src][i % n] else bad())
             return out
 
-    monkeypatch.setattr(train.policy_lib, "generate", generate)
-    monkeypatch.setattr(train.policy_lib, "render_prompt", lambda tok, src, form=None: src)
+    monkeypatch.setattr(P, "generate", generate)
+    monkeypatch.setattr(P, "render_prompt", lambda tok, src, form=None: src)
     pol = types.SimpleNamespace(tokenizer=None, source_form="raw")
     held = {1: [{"source": "a0"}, {"source": "a1"}], 2: [{"source": "b0"}]}
-    out = train.heldout_eval(pol, Judge(), held, rl_args("--heldout-samples", "2"), 3)
+    out = ev.heldout_eval(pol, Judge(), held, rl_args("--heldout-samples", "2"), 3)
     assert out["pass1"] == {"1": 0.5, "2": 1.0}           # greedy: each task's first answer
     assert out["pass_k"] == {"1": 0.5, "2": 1.0} and calls == [2, 1, 4, 2]
-    assert train.heldout_mean(out["pass1"], held) == pytest.approx(2 / 3)
-    assert "pass_k" not in train.heldout_eval(pol, Judge(), held, rl_args(), 3)
+    assert ev.heldout_mean(out["pass1"], held) == pytest.approx(2 / 3)
+    assert "pass_k" not in ev.heldout_eval(pol, Judge(), held, rl_args(), 3)
