@@ -1003,11 +1003,8 @@ def logprob_temperature(args) -> float:
 
 def rollout_logprobs(pol, prompt_ids, completion_ids, chunk_tokens, temperature=1.0):
     """Token log-probs of each completion given its prompt, with grad if enabled: a list of (L_i,) tensors."""
-    ids, attention = policy_lib.pad_right([p + c for p, c in zip(prompt_ids, completion_ids)],
-                                          pol.tokenizer.pad_token_id)                  # (B, T)
-    target = torch.zeros_like(attention)
-    for i, (p, c) in enumerate(zip(prompt_ids, completion_ids)):
-        target[i, len(p):len(p) + len(c)] = 1
+    examples = [{"input_ids": p + c, "n_prompt": len(p)} for p, c in zip(prompt_ids, completion_ids)]
+    ids, attention, target = policy_lib.collate(examples, pol.tokenizer.pad_token_id)  # (B, T) each
     with autocast(pol):
         lp = policy_lib.token_logprobs(pol.model, ids.to(pol.device), attention.to(pol.device),
                                        target.to(pol.device), chunk_tokens, temperature)  # (N,)
