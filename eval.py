@@ -1110,6 +1110,18 @@ def heldout_pass_k(pol, judge, records, args, step) -> float | None:
     return sums["total"] / sums["n"]
 
 
+def heldout_row(pol, judge, heldout_by_level, level, args, step) -> dict:
+    """The held-out columns of a train.py RL metrics row (heldout_eval): heldout_level, heldout_pass1 (`level`'s
+    greedy pass@1, or with the mixed curriculum, level "mixed", the rate over every held-out task), the per-level
+    rates, and with --heldout-samples N pass@N per level and heldout_k = N."""
+    held = heldout_eval(pol, judge, heldout_by_level, args, step)
+    pass1 = held["pass1"].get(str(level)) if level != "mixed" else heldout_mean(held["pass1"], heldout_by_level)
+    row = {"heldout_level": level, "heldout_pass1": pass1, "heldout_pass1_by_level": held["pass1"]}
+    if "pass_k" in held:
+        row.update(heldout_pass_k_by_level=held["pass_k"], heldout_k=args.heldout_samples)
+    return row
+
+
 def heldout_mean(by_level, heldout_by_level) -> float | None:
     """The pass rate over every held-out task: per-level rates weighted by their task counts."""
     pairs = [(x, len(heldout_by_level[int(lv)])) for lv, x in by_level.items() if x is not None]

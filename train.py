@@ -1724,12 +1724,8 @@ def run_rl(args) -> dict:
         progress = tqdm(total=args.rl_steps, initial=step, desc="rl", disable=None if rank == 0 else True)
         eval_every = args.eval_every if args.rl_eval_every is None else args.rl_eval_every  # held-out pass@1
         if args.rl_eval_first and step == 0:  # the SFT policy's row (the fresh adapter is zero): step 0
-            held = eval_lib.heldout_eval(pol, j, heldout_by_level, args, 0)
-            row = {"step": 0, "level": curriculum.level, "heldout_level": curriculum.level,
-                   "heldout_pass1": held["pass1"].get(str(curriculum.level)) if curriculum.level != "mixed" else
-                   eval_lib.heldout_mean(held["pass1"], heldout_by_level), "heldout_pass1_by_level": held["pass1"]}
-            if "pass_k" in held:
-                row.update(heldout_pass_k_by_level=held["pass_k"], heldout_k=args.heldout_samples)
+            row = {"step": 0, "level": curriculum.level,
+                   **eval_lib.heldout_row(pol, j, heldout_by_level, curriculum.level, args, 0)}
             metrics.log(row)
             tb.log_eval(row)
             t_start = time.time()  # --rl-time-limit-s is the training steps' budget
@@ -1750,13 +1746,8 @@ def run_rl(args) -> dict:
                 out_of_time = bool(eval_lib.all_reduce_dict({"out": out_of_time}, op="max")["out"])
             final = step == args.rl_steps or out_of_time
             if (eval_every and step % eval_every == 0) or ((eval_every or args.rl_eval_first) and final):
-                held = eval_lib.heldout_eval(pol, j, heldout_by_level, args, step)
-                pass1 = held["pass1"].get(str(level)) if level != "mixed" else \
-                    eval_lib.heldout_mean(held["pass1"], heldout_by_level)
-                row.update(heldout_level=level, heldout_pass1=pass1, heldout_pass1_by_level=held["pass1"],
-                           promoted=curriculum.maybe_promote(step, pass1, args.promote_at))
-                if "pass_k" in held:
-                    row.update(heldout_pass_k_by_level=held["pass_k"], heldout_k=args.heldout_samples)
+                held = eval_lib.heldout_row(pol, j, heldout_by_level, level, args, step)
+                row.update(held, promoted=curriculum.maybe_promote(step, held["heldout_pass1"], args.promote_at))
                 tb.log_eval(row)
             progress.update(1)
             metrics.log(row)
