@@ -1052,8 +1052,9 @@ def chunks(items, size):
 
 
 # ----------------------------------------------------------------------------------------------------
-# Held-out pass rates of a policy in training (train.py's RL evaluation, which drives its curriculum): greedy
-# pass@1 and pass@N of each level's held-out tasks, each rank answering its share. `args` holds train.py's flags.
+# Measuring a policy in training (train.py's RL, whose curriculum these rates drive): greedy pass@1 and pass@N of
+# each level's held-out tasks, each rank answering its share (`args` holds train.py's flags); and TensorBoardLog,
+# the optional TensorBoard copy of train.py's metrics rows, these held-out columns among them.
 
 
 def heldout_eval(pol, judge, heldout_by_level, args, step) -> dict:
@@ -1127,6 +1128,40 @@ def heldout_mean(by_level, heldout_by_level) -> float | None:
     pairs = [(x, len(heldout_by_level[int(lv)])) for lv, x in by_level.items() if x is not None]
     n = sum(c for _, c in pairs)
     return sum(x * c for x, c in pairs) / n if n else None
+
+
+class TensorBoardLog:
+    """train.py --tensorboard: every numeric metric of a row as a scalar under <run>/tensorboard (per-level held-out
+    rates as heldout/pass1_L<level>); a no-op without the flag. tensorboard is optional: imported only here."""
+
+    def __init__(self, run_dir, enabled):
+        self.writer = None
+        if enabled and is_main():
+            try:
+                from torch.utils.tensorboard import SummaryWriter
+            except ImportError as e:
+                raise UsageError(f"--tensorboard needs the tensorboard package (pip install tensorboard): {e}") from None
+            self.writer = SummaryWriter(os.path.join(run_dir, "tensorboard"))
+
+    def log(self, row):
+        if self.writer is None:
+            return
+        for key, value in row.items():
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and key != "step":
+                self.writer.add_scalar(f"rl/{key}", value, row["step"])
+
+    def log_eval(self, row):
+        if self.writer is None:
+            return
+        for name in ("heldout_pass1_by_level", "heldout_pass_k_by_level"):
+            for lv, value in (row.get(name) or {}).items():
+                if value is not None:
+                    self.writer.add_scalar(f"heldout/{name[len('heldout_'):-len('_by_level')]}_L{lv}", value,
+                                           row["step"])
+
+    def close(self):
+        if self.writer is not None:
+            self.writer.close()
 
 
 # ----------------------------------------------------------------------------------------------------

@@ -1229,40 +1229,6 @@ def make_curriculum(args, train_by_level, levels, state=None) -> Curriculum:
     return kind(train_by_level, levels, args.replay_frac, args.seed, state=state)
 
 
-class TensorBoardLog:
-    """--tensorboard: every numeric metric of a row as a scalar under <run>/tensorboard (per-level held-out rates
-    as heldout/pass1_L<level>); a no-op without the flag. tensorboard is optional: imported only here."""
-
-    def __init__(self, run_dir, enabled):
-        self.writer = None
-        if enabled and eval_lib.is_main():
-            try:
-                from torch.utils.tensorboard import SummaryWriter
-            except ImportError as e:
-                raise UsageError(f"--tensorboard needs the tensorboard package (pip install tensorboard): {e}") from None
-            self.writer = SummaryWriter(os.path.join(run_dir, "tensorboard"))
-
-    def log(self, row):
-        if self.writer is None:
-            return
-        for key, value in row.items():
-            if isinstance(value, (int, float)) and not isinstance(value, bool) and key != "step":
-                self.writer.add_scalar(f"rl/{key}", value, row["step"])
-
-    def log_eval(self, row):
-        if self.writer is None:
-            return
-        for name in ("heldout_pass1_by_level", "heldout_pass_k_by_level"):
-            for lv, value in (row.get(name) or {}).items():
-                if value is not None:
-                    self.writer.add_scalar(f"heldout/{name[len('heldout_'):-len('_by_level')]}_L{lv}", value,
-                                           row["step"])
-
-    def close(self):
-        if self.writer is not None:
-            self.writer.close()
-
-
 def rollout(pol, records, args, step):
     """G samples per task in one generate call, group-major: sample p*G + g is rollout g of task p. Seeded by
     (seed, step) and, under torchrun, the rank (rank 0's seed is a single process's), so a resumed run samples
@@ -1717,7 +1683,7 @@ def run_rl(args) -> dict:
         policy_lib.restore_rng(rank_rng(state))
     metrics = MetricsLog(run_dir, args.rl_steps, keep_until_step=step, line_keys=RL_LINE_KEYS, eval_keys=RL_EVAL_KEYS)
     judge = LazyJudge(args, "cuda" if pol.device.type == "cuda" else "cpu")
-    tb = TensorBoardLog(run_dir, args.tensorboard)
+    tb = eval_lib.TensorBoardLog(run_dir, args.tensorboard)
     last_ckpt, row, t_start = ckpt, {}, time.time()
     try:
         j = judge.get()
