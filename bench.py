@@ -1113,17 +1113,17 @@ def cmd_sft_profile(args):
     pol = P.load_policy(None, corpus_texts=train.corpus_texts(pairs, []), run_dir=tempfile.mkdtemp(prefix="sftprof_"),
                         tiny_sizes=sizes, lora_r=0, dtype="fp32", device=str(device), seed=0)
     pairs = [dict(p, prompt=P.prompt_in_form(p["prompt"], preset["prompt_source"])) for p in pairs]
-    examples, dropped = train.encode_pairs(pol.tokenizer, pairs, preset["pipeline_max_seq_len"])
+    examples, dropped = P.encode_pairs(pol.tokenizer, pairs, preset["pipeline_max_seq_len"])
     lengths = [len(e["input_ids"]) for e in examples]
     stream = train.BatchStream(lengths, preset["micro_batch"], 256, 0)
     batches = [stream.next() for _ in range(args.warmup_steps + args.steps)]
-    check = train.collate([examples[i] for i in max(batches, key=lambda b: max(lengths[i] for i in b))],
-                          pol.tokenizer.pad_token_id)
+    check = P.collate([examples[i] for i in max(batches, key=lambda b: max(lengths[i] for i in b))],
+                      pol.tokenizer.pad_token_id)
     with torch.no_grad(), train.autocast(pol):
         losses = []
         for causal in (False, True):
             P.CAUSAL_WHEN_RIGHT_PADDED = causal
-            s, n = train.completion_nll_sum(pol, check, 512)
+            s, n = P.completion_nll_sum(pol, check, 512)
             losses.append(s.item() / n)
     rel = abs(losses[0] - losses[1]) / abs(losses[0])
     print(f"sft-profile | gpu-small ({sum(p.numel() for p in pol.model.parameters()) / 1e6:.1f}M params, "
@@ -1282,7 +1282,7 @@ def seed_run_measures(run_dir) -> dict:
     """rl-seeds: what one RL run measured, from its metrics.jsonl and heldout_tasks.jsonl: held-out pass@1 over all
     held-out tasks and per level at its first evaluation (step 0: the SFT policy, with --rl-eval-first) and its last;
     the mean share of informative groups and of correct rollouts over its steps; its steps."""
-    import train
+    import eval as ev
 
     with open(os.path.join(run_dir, "metrics.jsonl")) as f:
         rows = [json.loads(line) for line in f if line.strip()]
@@ -1297,7 +1297,7 @@ def seed_run_measures(run_dir) -> dict:
     for tag, r in (("first", evals[0] if evals else None), ("last", evals[-1] if evals else None)):
         if r is None:
             continue
-        out[f"heldout_{tag}"] = train.heldout_mean(r["heldout_pass1_by_level"], held)
+        out[f"heldout_{tag}"] = ev.heldout_mean(r["heldout_pass1_by_level"], held)
         out[f"heldout_{tag}_step"] = r["step"]
         for lv, x in r["heldout_pass1_by_level"].items():
             out[f"heldout_{tag}_L{lv}"] = x
@@ -1315,7 +1315,7 @@ def cmd_rl_seeds(args):
     import shlex
 
     import eval as ev
-    import train
+    import policy as P
 
     t0 = time.time()
     arms = [a.strip() for a in args.arms.split(",") if a.strip()]
@@ -1331,7 +1331,7 @@ def cmd_rl_seeds(args):
             break
         loss, *arm_flags = arm.split(":")  # an arm is a loss, optionally with flags: grpo:--reward=decoupled
         argv = [sys.executable, os.path.join(HERE, "train.py"), "--stage", "rl", "--out", run_dir]
-        if train.checkpoint_dirs(run_dir):
+        if P.checkpoint_dirs(run_dir):
             argv += ["--resume", "--device", args.device]
         else:
             argv += ["--init", args.init, "--tasks", args.tasks, "--loss", loss, "--seed", str(args.seed + k),

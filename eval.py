@@ -1052,6 +1052,119 @@ def chunks(items, size):
 
 
 # ----------------------------------------------------------------------------------------------------
+# Measuring a policy in training (train.py's RL, whose curriculum these rates drive): greedy pass@1 and pass@N of
+# each level's held-out tasks, each rank answering its share (`args` holds train.py's flags); and TensorBoardLog,
+# the optional TensorBoard copy of train.py's metrics rows, these held-out columns among them.
+
+
+def heldout_eval(pol, judge, heldout_by_level, args, step) -> dict:
+    """Held-out measures of every level at once: pass1 {level: greedy pass@1} (heldout_pass1), and with
+    --heldout-samples N also pass_k {level: pass@N} of N samples a task at --rollout-temperature."""
+    out = {"pass1": {str(lv): heldout_pass1(pol, judge, recs, args, step) for lv, recs in heldout_by_level.items()
+                     if recs}}
+    if args.heldout_samples:
+        out["pass_k"] = {str(lv): heldout_pass_k(pol, judge, recs, args, step) for lv, recs in heldout_by_level.items()
+                         if recs}
+    return out
+
+
+def heldout_pass1(pol, judge, records, args, step) -> float | None:
+    """pass@1 (greedy at --gen-temperature 0) of the held-out tasks of one level. Under torchrun each rank answers
+    its share (rank_share) with its own judge and the counts are reduced, so every rank gets the same."""
+    import policy
+    from reward import earns
+
+    if not records:
+        return None
+    mine, correct = rank_share(records), 0
+    if mine:
+        prompts = [policy.render_prompt(pol.tokenizer, r["source"], pol.source_form) for r in mine]
+        samples = policy.generate(pol, prompts, args.rollout_max_new_tokens, args.gen_temperature, args.gen_top_p,
+                                  seed=args.seed + step, batch_size=args.gen_batch_size, engine=args.engine,
+                                  logprob_chunk_tokens=args.logprob_chunk_tokens)
+        verdicts = judge.verify_many([(r["source"], s.text) for r, s in zip(mine, samples)], completions=True,
+                                     progress=False)
+        correct = sum(earns(v) for v in verdicts)
+    sums = all_reduce_dict({"correct": correct, "n": len(mine)})
+    return sums["correct"] / sums["n"]
+
+
+def heldout_pass_k(pol, judge, records, args, step) -> float | None:
+    """Mean over the tasks of pass@N (pass_at_k), N = --heldout-samples samples a task at --rollout-temperature.
+    Under torchrun each rank samples its share of the tasks and the sums are reduced."""
+    import policy
+    from reward import rollout_classes
+
+    if not records:
+        return None
+    n, mine, total = args.heldout_samples, rank_share(records), 0.0
+    if mine:
+        prompts = [policy.render_prompt(pol.tokenizer, r["source"], pol.source_form) for r in mine for _ in range(n)]
+        samples = policy.generate(pol, prompts, args.rollout_max_new_tokens, args.rollout_temperature,
+                                  args.rollout_top_p, seed=args.seed * 7 + step, batch_size=args.gen_batch_size,
+                                  engine=args.engine, logprob_chunk_tokens=args.logprob_chunk_tokens)
+        verdicts = judge.verify_many([(mine[i // n]["source"], s.text) for i, s in enumerate(samples)],
+                                     completions=True, progress=False)
+        classes = rollout_classes(verdicts, args)
+        total = sum(pass_at_k(n, classes[t * n:(t + 1) * n].count("correct"), n) for t in range(len(mine)))
+    sums = all_reduce_dict({"total": total, "n": len(mine)})
+    return sums["total"] / sums["n"]
+
+
+def heldout_row(pol, judge, heldout_by_level, level, args, step) -> dict:
+    """The held-out columns of a train.py RL metrics row (heldout_eval): heldout_level, heldout_pass1 (`level`'s
+    greedy pass@1, or with the mixed curriculum, level "mixed", the rate over every held-out task), the per-level
+    rates, and with --heldout-samples N pass@N per level and heldout_k = N."""
+    held = heldout_eval(pol, judge, heldout_by_level, args, step)
+    pass1 = held["pass1"].get(str(level)) if level != "mixed" else heldout_mean(held["pass1"], heldout_by_level)
+    row = {"heldout_level": level, "heldout_pass1": pass1, "heldout_pass1_by_level": held["pass1"]}
+    if "pass_k" in held:
+        row.update(heldout_pass_k_by_level=held["pass_k"], heldout_k=args.heldout_samples)
+    return row
+
+
+def heldout_mean(by_level, heldout_by_level) -> float | None:
+    """The pass rate over every held-out task: per-level rates weighted by their task counts."""
+    pairs = [(x, len(heldout_by_level[int(lv)])) for lv, x in by_level.items() if x is not None]
+    n = sum(c for _, c in pairs)
+    return sum(x * c for x, c in pairs) / n if n else None
+
+
+class TensorBoardLog:
+    """train.py --tensorboard: every numeric metric of a row as a scalar under <run>/tensorboard (per-level held-out
+    rates as heldout/pass1_L<level>); a no-op without the flag. tensorboard is optional: imported only here."""
+
+    def __init__(self, run_dir, enabled):
+        self.writer = None
+        if enabled and is_main():
+            try:
+                from torch.utils.tensorboard import SummaryWriter
+            except ImportError as e:
+                raise UsageError(f"--tensorboard needs the tensorboard package (pip install tensorboard): {e}") from None
+            self.writer = SummaryWriter(os.path.join(run_dir, "tensorboard"))
+
+    def log(self, row):
+        if self.writer is None:
+            return
+        for key, value in row.items():
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and key != "step":
+                self.writer.add_scalar(f"rl/{key}", value, row["step"])
+
+    def log_eval(self, row):
+        if self.writer is None:
+            return
+        for name in ("heldout_pass1_by_level", "heldout_pass_k_by_level"):
+            for lv, value in (row.get(name) or {}).items():
+                if value is not None:
+                    self.writer.add_scalar(f"heldout/{name[len('heldout_'):-len('_by_level')]}_L{lv}", value,
+                                           row["step"])
+
+    def close(self):
+        if self.writer is not None:
+            self.writer.close()
+
+
+# ----------------------------------------------------------------------------------------------------
 # Several processes: torchrun's process group, shared with train.py. Without torchrun's env vars
 # (WORLD_SIZE unset or 1) no group is made, every helper below is a no-op, and torch is not even imported here.
 

@@ -613,7 +613,7 @@ class Pipeline:
         rl_args.seed = self.seeds.get(name, args.seed)
         rl_args.rl_eval_first = True  # a step-0 row: the per-level held-out curves start at the SFT policy
         rl_args.heldout_seed = args.seed if args.heldout_seed is None else args.heldout_seed  # one split for all seeds
-        rl_args.resume = eval_lib.broadcast_object(bool(train.checkpoint_dirs(rl_args.out)))
+        rl_args.resume = eval_lib.broadcast_object(bool(policy_lib.checkpoint_dirs(rl_args.out)))
         limit = f", stopped after {args.rl_time_limit_s:g} s" if args.rl_time_limit_s else ""
         result = run_stage(self.stages, name,
                            f"{args.rl_steps} {loss.upper()} steps{limit}, seed {rl_args.seed}, "
@@ -769,7 +769,7 @@ def run_all(args):
     sft_args.max_steps = args.pipeline_sft_steps or args.max_steps
     sft_args.max_seq_len = args.pipeline_max_seq_len
     sft_args.gen_every = args.pipeline_sft_gen_every or args.gen_every
-    sft_args.resume = eval_lib.broadcast_object(bool(train.checkpoint_dirs(sft_args.out)))  # rank 0's view, on every rank
+    sft_args.resume = eval_lib.broadcast_object(bool(policy_lib.checkpoint_dirs(sft_args.out)))  # rank 0's view, on every rank
     sft = stage("sft", f"tokenizer + tiny model ({args.tiny_layers} layers x {args.tiny_hidden}), full fine-tuning "
                        f"on the pairs (max {args.pipeline_max_seq_len} tokens), lr {args.lr:g}",
                 lambda: train.run_sft(sft_args))

@@ -14,6 +14,9 @@ One place owns each of these so that SFT, RL, search and eval agree on them:
   `load_policy("Qwen/Qwen2.5-Coder-7B-Instruct")` (or a local path, or a checkpoint written by
   `save_policy`) loads any causal LM. LoRA on all linear layers (`lora_r=0` means full fine-tuning),
   optional 4-bit base (bitsandbytes, CUDA only), bf16 base on CUDA, fp32 on CPU.
+- A train.py run's checkpoints are read here (`checkpoint_dirs`, `resolve_checkpoint`, `latest_intact_checkpoint`,
+  `load_trainer_state`, `restore_rng`), by --resume, --init, eval.py and the pipeline alike; train.py writes them.
+- An SFT pair's token ids and loss mask (`encode_pairs`, `collate`) and its loss (`completion_nll_sum`).
 - `generate(policy, prompts, ...)` samples completions of rendered prompts and returns `Sample`s with
   token ids and per-token log-probs. The LoRA adapter is merged for sampling and unmerged afterwards.
   `engine="hf"` is plain `transformers` generate; "static" / "cudagraph" / "compile" are the fast engine
@@ -44,7 +47,9 @@ import dataclasses
 import functools
 import json
 import os
+import random
 import re
+import shutil
 import sys
 import typing
 
@@ -428,6 +433,110 @@ def check_saved_policy(ckpt) -> None:
             raise CheckpointError(path, f"cannot be read ({e})") from None
 
 
+# ----------------------------------------------------------------------------------------------------
+# A train.py run's checkpoints, read back: <run>/checkpoints/step_NNNNNN holds policy/ (save_policy),
+# trainer_state.pt, args.json and run.json. train.py writes them (under torchrun, with every rank's RNG state);
+# --resume, --init, eval.py and the pipeline read them here.
+
+
+def checkpoint_dirs(run_dir) -> list:
+    """Complete checkpoints, oldest first. Half-written ones live under .tmp-* names and are ignored."""
+    root = os.path.join(run_dir, "checkpoints")
+    if not os.path.isdir(root):
+        return []
+    names = sorted(n for n in os.listdir(root) if n.startswith("step_") and n[5:].isdigit())
+    return [os.path.join(root, n) for n in names]
+
+
+def resolve_checkpoint(path):
+    """The directory load_policy reads (it holds policy.json) for a train.py run dir (its last checkpoint),
+    a checkpoints/step_N dir, or a save_policy dir; None if `path` is none of these."""
+    if os.path.isfile(os.path.join(path, "policy.json")):
+        return path
+    if os.path.isfile(os.path.join(path, "policy", "policy.json")):
+        return os.path.join(path, "policy")
+    for step_dir in reversed(checkpoint_dirs(path)):
+        ckpt = os.path.join(step_dir, "policy")
+        if os.path.isfile(os.path.join(ckpt, "policy.json")):
+            return ckpt
+    return None
+
+
+def load_trainer_state(ckpt_dir) -> dict:
+    # weights_only=False: the file holds numpy RNG state and plain Python objects that train.py wrote itself.
+    return torch.load(os.path.join(ckpt_dir, "trainer_state.pt"), map_location="cpu", weights_only=False)
+
+
+def checkpoint_problem(ckpt_dir) -> str | None:
+    """None if every file a resume reads from this checkpoint is whole, else '<file>: <what is wrong>'. Checked
+    without building the model: args.json parses, the trainer state's zip archive passes its CRC check (a
+    truncated or overwritten torch.save fails it), and the saved policy passes check_saved_policy."""
+    import zipfile
+
+    args_path, state_path = os.path.join(ckpt_dir, "args.json"), os.path.join(ckpt_dir, "trainer_state.pt")
+    try:
+        with open(args_path) as f:
+            json.load(f)
+    except (OSError, ValueError) as e:  # JSON and UTF-8 errors are ValueErrors
+        return f"{args_path}: {synth.one_line(e)}"
+    try:
+        with zipfile.ZipFile(state_path) as z:
+            bad = z.testzip()
+    except (OSError, zipfile.BadZipFile) as e:
+        return f"{state_path}: {synth.one_line(e)}"
+    if bad is not None:
+        return f"{state_path}: member {bad} fails its CRC check"
+    try:
+        check_saved_policy(os.path.join(ckpt_dir, "policy"))
+    except (CheckpointError, OSError) as e:
+        return synth.one_line(e)
+    return None
+
+
+def latest_intact_checkpoint(run_dir):
+    """The newest checkpoint of `run_dir` whose files are whole (checkpoint_problem), saying which newer ones were
+    skipped and why; None if there is none at all. A run whose every checkpoint is damaged fails (synth.RunError),
+    naming the newest one's damaged file, rather than quietly starting over."""
+    ckpts = checkpoint_dirs(run_dir)
+    problems = []
+    for ckpt in reversed(ckpts):
+        problem = checkpoint_problem(ckpt)
+        if problem is None:
+            for skipped, problem in problems:
+                # renamed out of the step_* names: left there it would count as the newest checkpoint, so pruning
+                # would delete the good ones after it and --init/eval.py would pick it
+                aside = os.path.join(os.path.dirname(skipped), f".damaged-{os.path.basename(skipped)}")
+                shutil.rmtree(aside, ignore_errors=True)
+                os.replace(skipped, aside)
+                print(f"note: skipping a damaged checkpoint ({problem}), kept as {aside}; resuming from {ckpt}",
+                      flush=True)
+            return ckpt
+        problems.append((ckpt, problem))
+    if problems:
+        raise synth.RunError(f"no intact checkpoint in {run_dir}; the newest is damaged: {problems[0][1]}")
+    return None
+
+
+def capture_rng() -> dict:
+    """This process's Python, numpy, torch and CUDA RNG states, as a checkpoint holds them (restore_rng)."""
+    import numpy as np
+
+    state = {"python": random.getstate(), "numpy": np.random.get_state(), "torch": torch.get_rng_state()}
+    if torch.cuda.is_available():
+        state["cuda"] = torch.cuda.get_rng_state_all()
+    return state
+
+
+def restore_rng(state):
+    import numpy as np
+
+    random.setstate(state["python"])
+    np.random.set_state(state["numpy"])
+    torch.set_rng_state(state["torch"])
+    if "cuda" in state and torch.cuda.is_available():
+        torch.cuda.set_rng_state_all(state["cuda"])
+
+
 def _load_tokenizer(path, local_files_only=False):
     from transformers import AutoTokenizer
 
@@ -696,6 +805,43 @@ def completion_logprobs(policy: Policy, prompt_ids, completion_ids, rows_per_pas
             out.append(lp[:len(c)])
             lp = lp[len(c):]
     return out
+
+
+# ----------------------------------------------------------------------------------------------------
+# SFT examples (train.py's SFT, bench.py's sft-profile): a pair {task_id, prompt, completion} as token ids,
+# micro-batches of them, and the completion's loss
+
+
+def encode_pair(tokenizer, pair, eos_id):
+    """{"input_ids", "n_prompt"}: rendered prompt ids, then completion ids and eos; the loss covers only
+    positions >= n_prompt (the completion and its eos, so the model learns to stop)."""
+    prompt_ids = encode(tokenizer, render_user(tokenizer, pair["prompt"]))
+    completion_ids = encode(tokenizer, pair["completion"]) + [eos_id]
+    return {"input_ids": prompt_ids + completion_ids, "n_prompt": len(prompt_ids), "task_id": pair["task_id"]}
+
+
+def encode_pairs(tokenizer, pairs, max_seq_len):
+    """(the examples of the pairs of at most max_seq_len tokens, how many longer ones were dropped)."""
+    examples = [encode_pair(tokenizer, p, tokenizer.eos_token_id) for p in pairs]
+    kept = [e for e in examples if len(e["input_ids"]) <= max_seq_len]
+    return kept, len(examples) - len(kept)
+
+
+def collate(examples, pad_id, multiple=1):
+    """Right-padded (input_ids, attention_mask, loss_mask), each (B, T), T a multiple of `multiple` (--pad-multiple);
+    loss_mask marks completion tokens."""
+    ids, attention = pad_right([e["input_ids"] for e in examples], pad_id, multiple)
+    loss_mask = torch.zeros_like(attention)
+    for i, e in enumerate(examples):
+        loss_mask[i, e["n_prompt"]:len(e["input_ids"])] = 1
+    return ids, attention, loss_mask
+
+
+def completion_nll_sum(policy: Policy, batch, chunk_tokens):
+    """(sum of -log p over completion tokens, number of them) for one micro-batch from collate."""
+    ids, attention, loss_mask = (t.to(policy.device) for t in batch)
+    logprobs = token_logprobs(policy.model, ids, attention, loss_mask, chunk_tokens)  # (N,)
+    return -logprobs.sum(), logprobs.numel()
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -1852,23 +1998,6 @@ def teacher_plans(spec):
         raise PolicySpecError(f"--teacher-plans takes 'all' or a comma list of {', '.join(teacher.PLANS)}; "
                               f"got {spec!r}")
     return tuple(names)
-
-
-def resolve_checkpoint(path):
-    """The directory load_policy reads (it holds policy.json) for a train.py run dir (its last checkpoint),
-    a checkpoints/step_N dir, or a save_policy dir; None if `path` is none of these."""
-    if os.path.isfile(os.path.join(path, "policy.json")):
-        return path
-    if os.path.isfile(os.path.join(path, "policy", "policy.json")):
-        return os.path.join(path, "policy")
-    root = os.path.join(path, "checkpoints")
-    if os.path.isdir(root):
-        steps = sorted(n for n in os.listdir(root) if n.startswith("step_") and n[5:].isdigit())
-        for name in reversed(steps):
-            ckpt = os.path.join(root, name, "policy")
-            if os.path.isfile(os.path.join(ckpt, "policy.json")):
-                return ckpt
-    return None
 
 
 class ModelPolicy:

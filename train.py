@@ -549,35 +549,8 @@ class MetricsLog:
 
 
 # ----------------------------------------------------------------------------------------------------
-# RNG and checkpoints (shared with the RL stage)
-
-
-def capture_rng() -> dict:
-    import numpy as np
-
-    state = {"python": random.getstate(), "numpy": np.random.get_state(), "torch": torch.get_rng_state()}
-    if torch.cuda.is_available():
-        state["cuda"] = torch.cuda.get_rng_state_all()
-    return state
-
-
-def restore_rng(state):
-    import numpy as np
-
-    random.setstate(state["python"])
-    np.random.set_state(state["numpy"])
-    torch.set_rng_state(state["torch"])
-    if "cuda" in state and torch.cuda.is_available():
-        torch.cuda.set_rng_state_all(state["cuda"])
-
-
-def checkpoint_dirs(run_dir) -> list:
-    """Complete checkpoints, oldest first. Half-written ones live under .tmp-* names and are ignored."""
-    root = os.path.join(run_dir, "checkpoints")
-    if not os.path.isdir(root):
-        return []
-    names = sorted(n for n in os.listdir(root) if n.startswith("step_") and n[5:].isdigit())
-    return [os.path.join(root, n) for n in names]
+# Checkpoints, written here (both stages); policy.py reads them back (checkpoint_dirs, latest_intact_checkpoint,
+# load_trainer_state, restore_rng)
 
 
 def save_checkpoint(run_dir, step, pol, trainer_state: dict, args, keep_last: int, base_dir="auto") -> str:
@@ -598,7 +571,7 @@ def save_checkpoint(run_dir, step, pol, trainer_state: dict, args, keep_last: in
         if base_dir == "auto":  # the tiny base lives in the run dir; the RL stage passes its merged SFT base
             base_dir = os.path.join(run_dir, "base_model") if pol.base == "tiny" else None
         policy_lib.save_policy(pol, os.path.join(tmp, "policy"), base_dir=base_dir)
-    rng = capture_rng()
+    rng = policy_lib.capture_rng()
     rng_ranks = {"rng_ranks": eval_lib.all_gather_object(rng)} if eval_lib.world_size() > 1 else {}
     if not main:
         eval_lib.barrier()  # rank 0 is writing
@@ -614,7 +587,7 @@ def save_checkpoint(run_dir, step, pol, trainer_state: dict, args, keep_last: in
         shutil.rmtree(old, ignore_errors=True)
     else:
         os.replace(tmp, final)
-    for stale in checkpoint_dirs(run_dir)[:-keep_last]:
+    for stale in policy_lib.checkpoint_dirs(run_dir)[:-keep_last]:
         shutil.rmtree(stale, ignore_errors=True)
     for name in os.listdir(root):  # leftovers of killed writers
         if name.startswith(".tmp-") and not name.startswith(f".tmp-step_{step:06d}-{os.getpid()}"):
@@ -630,11 +603,11 @@ def export_run(run_dir, out_dir, dtype="bf16") -> str:
     holding the step alone, and the run's metrics.jsonl and run.json. A run resumed from it is finished: run_sft
     returns it without training, and an RL stage starts from it (RL loads its base in bf16 anyway). Returns the
     exported checkpoint's path."""
-    ckpts = checkpoint_dirs(run_dir)
+    ckpts = policy_lib.checkpoint_dirs(run_dir)
     if not ckpts:
         raise UsageError(f"export: {run_dir} holds no checkpoint")
     ckpt = ckpts[-1]
-    state = load_trainer_state(ckpt)
+    state = policy_lib.load_trainer_state(ckpt)
     pol = policy_lib.load_policy(os.path.join(ckpt, "policy"), dtype=dtype, device="cpu")
     if pol.lora:  # its adapter needs the base the run keeps beside its checkpoints, which is not exported
         raise UsageError(f"export: {ckpt} holds a LoRA adapter; export_run takes full-weight runs (gpu-small's SFT)")
@@ -683,61 +656,6 @@ def save_best(run_dir, pol, step, metric: dict):
     shutil.rmtree(old, ignore_errors=True)
 
 
-def load_trainer_state(ckpt_dir) -> dict:
-    # weights_only=False: the file holds numpy RNG state and plain Python objects that we wrote ourselves.
-    return torch.load(os.path.join(ckpt_dir, "trainer_state.pt"), map_location="cpu", weights_only=False)
-
-
-def checkpoint_problem(ckpt_dir) -> str | None:
-    """None if every file a resume reads from this checkpoint is whole, else '<file>: <what is wrong>'. Checked
-    without building the model: args.json parses, the trainer state's zip archive passes its CRC check (a
-    truncated or overwritten torch.save fails it), and the saved policy passes policy.check_saved_policy."""
-    import zipfile
-
-    args_path, state_path = os.path.join(ckpt_dir, "args.json"), os.path.join(ckpt_dir, "trainer_state.pt")
-    try:
-        with open(args_path) as f:
-            json.load(f)
-    except (OSError, ValueError) as e:  # JSON and UTF-8 errors are ValueErrors
-        return f"{args_path}: {synth.one_line(e)}"
-    try:
-        with zipfile.ZipFile(state_path) as z:
-            bad = z.testzip()
-    except (OSError, zipfile.BadZipFile) as e:
-        return f"{state_path}: {synth.one_line(e)}"
-    if bad is not None:
-        return f"{state_path}: member {bad} fails its CRC check"
-    try:
-        policy_lib.check_saved_policy(os.path.join(ckpt_dir, "policy"))
-    except (policy_lib.CheckpointError, OSError) as e:
-        return synth.one_line(e)
-    return None
-
-
-def latest_intact_checkpoint(run_dir):
-    """The newest checkpoint of `run_dir` whose files are whole (checkpoint_problem), saying which newer ones were
-    skipped and why; None if there is none at all. A run whose every checkpoint is damaged fails, naming the
-    newest one's damaged file, rather than quietly starting over."""
-    ckpts = checkpoint_dirs(run_dir)
-    problems = []
-    for ckpt in reversed(ckpts):
-        problem = checkpoint_problem(ckpt)
-        if problem is None:
-            for skipped, problem in problems:
-                # renamed out of the step_* names: left there it would count as the newest checkpoint, so pruning
-                # would delete the good ones after it and --init/eval.py would pick it
-                aside = os.path.join(os.path.dirname(skipped), f".damaged-{os.path.basename(skipped)}")
-                shutil.rmtree(aside, ignore_errors=True)
-                os.replace(skipped, aside)
-                print(f"note: skipping a damaged checkpoint ({problem}), kept as {aside}; resuming from {ckpt}",
-                      flush=True)
-            return ckpt
-        problems.append((ckpt, problem))
-    if problems:
-        raise RunError(f"no intact checkpoint in {run_dir}; the newest is damaged: {problems[0][1]}")
-    return None
-
-
 def rank_rng(state) -> dict:
     """The RNG state to restore on this rank: its own when the checkpoint was written by as many ranks, else rank
     0's (a single process, or a run resumed with another number of processes)."""
@@ -748,7 +666,7 @@ def rank_rng(state) -> dict:
 
 
 # ----------------------------------------------------------------------------------------------------
-# SFT data
+# SFT data (policy.py turns pairs into token ids and batches: encode_pairs, collate)
 
 
 def read_jsonl(path, what) -> list:
@@ -786,20 +704,6 @@ def split_heldout(pairs, heldout_frac, seed):
     n_heldout = min(n_heldout, len(ids) - 1)
     heldout_ids = set(ids[:n_heldout])
     return [p for p in pairs if p["task_id"] not in heldout_ids], [p for p in pairs if p["task_id"] in heldout_ids]
-
-
-def encode_pair(tokenizer, pair, eos_id):
-    """{"input_ids", "n_prompt"}: rendered prompt ids, then completion ids and eos; the loss covers only
-    positions >= n_prompt (the completion and its eos, so the model learns to stop)."""
-    prompt_ids = policy_lib.encode(tokenizer, policy_lib.render_user(tokenizer, pair["prompt"]))
-    completion_ids = policy_lib.encode(tokenizer, pair["completion"]) + [eos_id]
-    return {"input_ids": prompt_ids + completion_ids, "n_prompt": len(prompt_ids), "task_id": pair["task_id"]}
-
-
-def encode_pairs(tokenizer, pairs, max_seq_len):
-    examples = [encode_pair(tokenizer, p, tokenizer.eos_token_id) for p in pairs]
-    kept = [e for e in examples if len(e["input_ids"]) <= max_seq_len]
-    return kept, len(examples) - len(kept)
 
 
 def epoch_batches(lengths, micro_batch, bucket_size, seed, epoch) -> list:
@@ -840,25 +744,8 @@ class BatchStream:
         return {"epoch": self.epoch, "index": self.index}
 
 
-def collate(examples, pad_id, multiple=1):
-    """Right-padded (input_ids, attention_mask, loss_mask), each (B, T), T a multiple of `multiple` (--pad-multiple);
-    loss_mask marks completion tokens."""
-    ids, attention = policy_lib.pad_right([e["input_ids"] for e in examples], pad_id, multiple)
-    loss_mask = torch.zeros_like(attention)
-    for i, e in enumerate(examples):
-        loss_mask[i, e["n_prompt"]:len(e["input_ids"])] = 1
-    return ids, attention, loss_mask
-
-
 # ----------------------------------------------------------------------------------------------------
 # SFT: loss, step, evaluation
-
-
-def completion_nll_sum(pol, batch, chunk_tokens):
-    """(sum of -log p over completion tokens, number of them) for one micro-batch."""
-    ids, attention, loss_mask = (t.to(pol.device) for t in batch)
-    logprobs = policy_lib.token_logprobs(pol.model, ids, attention, loss_mask, chunk_tokens)  # (N,)
-    return -logprobs.sum(), logprobs.numel()
 
 
 def lr_lambda(step, warmup_steps, total_steps, schedule, min_lr_frac):
@@ -904,7 +791,7 @@ def sft_step(pol, examples, micro_batches, optimizer, scheduler, args) -> dict:
     `micro_batches` is this rank's share of the step: token counts and gradients are summed over the ranks, so N
     ranks take the step one process would take over all their micro-batches."""
     pad_id = pol.tokenizer.pad_token_id
-    batches = [collate([examples[i] for i in mb], pad_id, args.pad_multiple) for mb in micro_batches]
+    batches = [policy_lib.collate([examples[i] for i in mb], pad_id, args.pad_multiple) for mb in micro_batches]
     counts = eval_lib.all_reduce_dict({"n_target": sum(int(b[2][:, 1:].sum()) for b in batches),
                                        "n_tokens": sum(int(b[1].sum()) for b in batches)})
     n_target, n_tokens = int(counts["n_target"]), int(counts["n_tokens"])
@@ -914,7 +801,7 @@ def sft_step(pol, examples, micro_batches, optimizer, scheduler, args) -> dict:
     with gpu_work(pol.device):
         for batch in batches:
             with autocast(pol):
-                nll_sum, _ = completion_nll_sum(pol, batch, args.logprob_chunk_tokens)
+                nll_sum, _ = policy_lib.completion_nll_sum(pol, batch, args.logprob_chunk_tokens)
             (nll_sum / n_target).backward()
             total += nll_sum.item()
         eval_lib.all_reduce_gradients(policy_lib.trainable_parameters(pol))
@@ -939,9 +826,9 @@ def heldout_loss(pol, examples, micro_batch, chunk_tokens, pad_multiple=1):
     starts = eval_lib.shard(list(range(0, len(examples), micro_batch)))
     with policy_lib.eval_mode(pol.model), gpu_work(pol.device):
         for start in tqdm(starts, desc="heldout", leave=False, disable=None if eval_lib.is_main() else True):
-            batch = collate(examples[start:start + micro_batch], pol.tokenizer.pad_token_id, pad_multiple)
+            batch = policy_lib.collate(examples[start:start + micro_batch], pol.tokenizer.pad_token_id, pad_multiple)
             with autocast(pol):
-                s, n = completion_nll_sum(pol, batch, chunk_tokens)
+                s, n = policy_lib.completion_nll_sum(pol, batch, chunk_tokens)
             nll, count = nll + s.item(), count + n
     sums = eval_lib.all_reduce_dict({"nll": nll, "count": count})
     return sums["nll"] / max(1, sums["count"])
@@ -1116,11 +1003,8 @@ def logprob_temperature(args) -> float:
 
 def rollout_logprobs(pol, prompt_ids, completion_ids, chunk_tokens, temperature=1.0):
     """Token log-probs of each completion given its prompt, with grad if enabled: a list of (L_i,) tensors."""
-    ids, attention = policy_lib.pad_right([p + c for p, c in zip(prompt_ids, completion_ids)],
-                                          pol.tokenizer.pad_token_id)                  # (B, T)
-    target = torch.zeros_like(attention)
-    for i, (p, c) in enumerate(zip(prompt_ids, completion_ids)):
-        target[i, len(p):len(p) + len(c)] = 1
+    examples = [{"input_ids": p + c, "n_prompt": len(p)} for p, c in zip(prompt_ids, completion_ids)]
+    ids, attention, target = policy_lib.collate(examples, pol.tokenizer.pad_token_id)  # (B, T) each
     with autocast(pol):
         lp = policy_lib.token_logprobs(pol.model, ids.to(pol.device), attention.to(pol.device),
                                        target.to(pol.device), chunk_tokens, temperature)  # (N,)
@@ -1345,77 +1229,6 @@ def make_curriculum(args, train_by_level, levels, state=None) -> Curriculum:
     return kind(train_by_level, levels, args.replay_frac, args.seed, state=state)
 
 
-def heldout_mean(by_level, heldout_by_level) -> float | None:
-    """The pass rate over every held-out task: per-level rates weighted by their task counts."""
-    pairs = [(x, len(heldout_by_level[int(lv)])) for lv, x in by_level.items() if x is not None]
-    n = sum(c for _, c in pairs)
-    return sum(x * c for x, c in pairs) / n if n else None
-
-
-class TensorBoardLog:
-    """--tensorboard: every numeric metric of a row as a scalar under <run>/tensorboard (per-level held-out rates
-    as heldout/pass1_L<level>); a no-op without the flag. tensorboard is optional: imported only here."""
-
-    def __init__(self, run_dir, enabled):
-        self.writer = None
-        if enabled and eval_lib.is_main():
-            try:
-                from torch.utils.tensorboard import SummaryWriter
-            except ImportError as e:
-                raise UsageError(f"--tensorboard needs the tensorboard package (pip install tensorboard): {e}") from None
-            self.writer = SummaryWriter(os.path.join(run_dir, "tensorboard"))
-
-    def log(self, row):
-        if self.writer is None:
-            return
-        for key, value in row.items():
-            if isinstance(value, (int, float)) and not isinstance(value, bool) and key != "step":
-                self.writer.add_scalar(f"rl/{key}", value, row["step"])
-
-    def log_eval(self, row):
-        if self.writer is None:
-            return
-        for name in ("heldout_pass1_by_level", "heldout_pass_k_by_level"):
-            for lv, value in (row.get(name) or {}).items():
-                if value is not None:
-                    self.writer.add_scalar(f"heldout/{name[len('heldout_'):-len('_by_level')]}_L{lv}", value,
-                                           row["step"])
-
-    def close(self):
-        if self.writer is not None:
-            self.writer.close()
-
-
-def heldout_eval(pol, judge, heldout_by_level, args, step) -> dict:
-    """Held-out measures of every level at once: pass1 {level: greedy pass@1} (heldout_pass1), and with
-    --heldout-samples N also pass_k {level: pass@N} of N samples a task at --rollout-temperature."""
-    out = {"pass1": {str(lv): heldout_pass1(pol, judge, recs, args, step) for lv, recs in heldout_by_level.items()
-                     if recs}}
-    if args.heldout_samples:
-        out["pass_k"] = {str(lv): heldout_pass_k(pol, judge, recs, args, step) for lv, recs in heldout_by_level.items()
-                         if recs}
-    return out
-
-
-def heldout_pass_k(pol, judge, records, args, step) -> float | None:
-    """Mean over the tasks of pass@N (eval.pass_at_k), N = --heldout-samples samples a task at --rollout-temperature.
-    Under torchrun each rank samples its share of the tasks and the sums are reduced."""
-    if not records:
-        return None
-    n, mine, total = args.heldout_samples, eval_lib.rank_share(records), 0.0
-    if mine:
-        prompts = [policy_lib.render_prompt(pol.tokenizer, r["source"], pol.source_form) for r in mine for _ in range(n)]
-        samples = policy_lib.generate(pol, prompts, args.rollout_max_new_tokens, args.rollout_temperature,
-                                      args.rollout_top_p, seed=args.seed * 7 + step, batch_size=args.gen_batch_size,
-                                      engine=args.engine, logprob_chunk_tokens=args.logprob_chunk_tokens)
-        verdicts = judge.verify_many([(mine[i // n]["source"], s.text) for i, s in enumerate(samples)],
-                                     completions=True, progress=False)
-        classes = rollout_classes(verdicts, args)
-        total = sum(eval_lib.pass_at_k(n, classes[t * n:(t + 1) * n].count("correct"), n) for t in range(len(mine)))
-    sums = eval_lib.all_reduce_dict({"total": total, "n": len(mine)})
-    return sums["total"] / sums["n"]
-
-
 def rollout(pol, records, args, step):
     """G samples per task in one generate call, group-major: sample p*G + g is rollout g of task p. Seeded by
     (seed, step) and, under torchrun, the rank (rank 0's seed is a single process's), so a resumed run samples
@@ -1508,24 +1321,6 @@ def rl_step(pol, optimizer, judge, records, args, step) -> tuple:
     return row, samples, verdicts
 
 
-def heldout_pass1(pol, judge, records, args, step) -> float | None:
-    """pass@1 (greedy at --gen-temperature 0) of the held-out tasks of one level. Under torchrun each rank answers
-    its share (eval.rank_share) with its own judge and the counts are reduced, so every rank gets the same."""
-    if not records:
-        return None
-    mine, correct = eval_lib.rank_share(records), 0
-    if mine:
-        prompts = [policy_lib.render_prompt(pol.tokenizer, r["source"], pol.source_form) for r in mine]
-        samples = policy_lib.generate(pol, prompts, args.rollout_max_new_tokens, args.gen_temperature, args.gen_top_p,
-                                      seed=args.seed + step, batch_size=args.gen_batch_size, engine=args.engine,
-                                      logprob_chunk_tokens=args.logprob_chunk_tokens)
-        verdicts = judge.verify_many([(r["source"], s.text) for r, s in zip(mine, samples)], completions=True,
-                                     progress=False)
-        correct = sum(earns(v) for v in verdicts)
-    sums = eval_lib.all_reduce_dict({"correct": correct, "n": len(mine)})
-    return sums["correct"] / sums["n"]
-
-
 def dump_samples(run_dir, step, records, samples, verdicts, group_size, n):
     """samples/rl_step_NNNNNN.jsonl: the first n complete rollouts with their verdicts."""
     os.makedirs(os.path.join(run_dir, "samples"), exist_ok=True)
@@ -1611,8 +1406,8 @@ def _open_run_dir(args):
         if not os.path.isdir(run_dir):
             raise UsageError(f"--resume: run directory not found: {run_dir}")
         check_writable(run_dir, "--out")
-        return run_dir, latest_intact_checkpoint(run_dir)
-    if checkpoint_dirs(run_dir):
+        return run_dir, policy_lib.latest_intact_checkpoint(run_dir)
+    if policy_lib.checkpoint_dirs(run_dir):
         raise UsageError(f"{run_dir} already holds checkpoints; pass --resume to continue it or choose another --out")
     check_writable(run_dir, "--out")
     return run_dir, None
@@ -1712,8 +1507,8 @@ def run_sft(args) -> dict:
     if pol.source_form != "raw":  # the pairs hold raw prompts (teacher.py's); the model sees its own form
         train_pairs, heldout_pairs = ([dict(p, prompt=policy_lib.prompt_in_form(p["prompt"], pol.source_form))
                                        for p in ps] for ps in (train_pairs, heldout_pairs))
-    train_examples, dropped = encode_pairs(pol.tokenizer, train_pairs, args.max_seq_len)
-    heldout_examples, _ = encode_pairs(pol.tokenizer, heldout_pairs, args.max_seq_len)
+    train_examples, dropped = policy_lib.encode_pairs(pol.tokenizer, train_pairs, args.max_seq_len)
+    heldout_examples, _ = policy_lib.encode_pairs(pol.tokenizer, heldout_pairs, args.max_seq_len)
     heldout_examples = heldout_examples[:args.eval_max_pairs]
     if not train_examples:
         raise UsageError(f"no training pair fits --max-seq-len {args.max_seq_len}")
@@ -1731,7 +1526,7 @@ def run_sft(args) -> dict:
     print("derived: " + " | ".join(f"{k} {v}" for k, v in derived.items()), flush=True)
     write_run_json(run_dir, args, {"stage": "sft", "derived": derived})
 
-    state = load_trainer_state(ckpt) if ckpt is not None else None
+    state = policy_lib.load_trainer_state(ckpt) if ckpt is not None else None
     if state is not None and state["step"] >= total_steps:  # finished (an exported run too): nothing to train
         print(f"SFT finished at step {state['step']} of {total_steps} ({ckpt}): not trained again", flush=True)
         rows = metrics_rows(run_dir, state["step"])
@@ -1749,7 +1544,7 @@ def run_sft(args) -> dict:
         scheduler.load_state_dict(state["scheduler"])
         stream = BatchStream(lengths, args.micro_batch, args.bucket_size, args.seed, **state["data"])
         step = state["step"]
-        restore_rng(rank_rng(state))
+        policy_lib.restore_rng(rank_rng(state))
     metrics = MetricsLog(run_dir, total_steps, keep_until_step=step)
     judge = LazyJudge(args, "cuda" if pol.device.type == "cuda" else "cpu")
     tasks_for_gen = gen_tasks(heldout_pairs, task_sources, args.gen_tasks)
@@ -1881,26 +1676,22 @@ def run_rl(args) -> dict:
     curriculum = make_curriculum(args, train_by_level, levels)
     step = 0
     if ckpt is not None:
-        state = load_trainer_state(ckpt)
+        state = policy_lib.load_trainer_state(ckpt)
         optimizer.load_state_dict(state["optimizer"])
         curriculum = make_curriculum(args, train_by_level, levels, state=state["curriculum"])
         step = state["step"]
-        restore_rng(rank_rng(state))
+        policy_lib.restore_rng(rank_rng(state))
     metrics = MetricsLog(run_dir, args.rl_steps, keep_until_step=step, line_keys=RL_LINE_KEYS, eval_keys=RL_EVAL_KEYS)
     judge = LazyJudge(args, "cuda" if pol.device.type == "cuda" else "cpu")
-    tb = TensorBoardLog(run_dir, args.tensorboard)
+    tb = eval_lib.TensorBoardLog(run_dir, args.tensorboard)
     last_ckpt, row, t_start = ckpt, {}, time.time()
     try:
         j = judge.get()
         progress = tqdm(total=args.rl_steps, initial=step, desc="rl", disable=None if rank == 0 else True)
         eval_every = args.eval_every if args.rl_eval_every is None else args.rl_eval_every  # held-out pass@1
         if args.rl_eval_first and step == 0:  # the SFT policy's row (the fresh adapter is zero): step 0
-            held = heldout_eval(pol, j, heldout_by_level, args, 0)
-            row = {"step": 0, "level": curriculum.level, "heldout_level": curriculum.level,
-                   "heldout_pass1": held["pass1"].get(str(curriculum.level)) if curriculum.level != "mixed" else
-                   heldout_mean(held["pass1"], heldout_by_level), "heldout_pass1_by_level": held["pass1"]}
-            if "pass_k" in held:
-                row.update(heldout_pass_k_by_level=held["pass_k"], heldout_k=args.heldout_samples)
+            row = {"step": 0, "level": curriculum.level,
+                   **eval_lib.heldout_row(pol, j, heldout_by_level, curriculum.level, args, 0)}
             metrics.log(row)
             tb.log_eval(row)
             t_start = time.time()  # --rl-time-limit-s is the training steps' budget
@@ -1921,13 +1712,8 @@ def run_rl(args) -> dict:
                 out_of_time = bool(eval_lib.all_reduce_dict({"out": out_of_time}, op="max")["out"])
             final = step == args.rl_steps or out_of_time
             if (eval_every and step % eval_every == 0) or ((eval_every or args.rl_eval_first) and final):
-                held = heldout_eval(pol, j, heldout_by_level, args, step)
-                pass1 = held["pass1"].get(str(level)) if level != "mixed" else heldout_mean(held["pass1"],
-                                                                                             heldout_by_level)
-                row.update(heldout_level=level, heldout_pass1=pass1, heldout_pass1_by_level=held["pass1"],
-                           promoted=curriculum.maybe_promote(step, pass1, args.promote_at))
-                if "pass_k" in held:
-                    row.update(heldout_pass_k_by_level=held["pass_k"], heldout_k=args.heldout_samples)
+                held = eval_lib.heldout_row(pol, j, heldout_by_level, level, args, step)
+                row.update(held, promoted=curriculum.maybe_promote(step, held["heldout_pass1"], args.promote_at))
                 tb.log_eval(row)
             progress.update(1)
             metrics.log(row)

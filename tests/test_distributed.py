@@ -75,7 +75,7 @@ def read_metrics(run_dir):
 
 
 def trainable(run_dir):
-    ckpt = train.checkpoint_dirs(str(run_dir))[-1]
+    ckpt = P.checkpoint_dirs(str(run_dir))[-1]
     pol = P.load_policy(os.path.join(ckpt, "policy"), device="cpu")
     return {n: p.detach().clone() for n, p in pol.model.named_parameters() if p.requires_grad}
 
@@ -163,8 +163,8 @@ def test_sft_two_ranks_equal_one_process_and_resume(tmp_path):
     ranks = launch(cmd + sft_argv(two, "--grad-accum", "1", "--stop-after", "3"), tmp_path / "logs1")
     assert_ok(ranks)
     assert "step 0003/0005" in ranks[0][1] and ranks[1][1] == ""  # rank 0 logs; the others' stdout is dropped
-    assert [os.path.basename(d) for d in train.checkpoint_dirs(str(two))] == ["step_000002"]
-    state = train.load_trainer_state(train.checkpoint_dirs(str(two))[-1])
+    assert [os.path.basename(d) for d in P.checkpoint_dirs(str(two))] == ["step_000002"]
+    state = P.load_trainer_state(P.checkpoint_dirs(str(two))[-1])
     assert len(state["rng_ranks"]) == 2 and state["data"] == {"epoch": 0, "index": 4}  # 2 steps x 2 ranks x 1
     ranks = launch(cmd + ["--stage", "sft", "--out", str(two), "--resume", "--device", "cpu"], tmp_path / "logs2")
     assert_ok(ranks)
@@ -269,8 +269,8 @@ def test_rl_two_ranks_equal_one_process(tmp_path, monkeypatch, loss):
     assert 0 < a[0]["correct_frac"] < 1 and a[0]["loss"] != 0.0 and all(r["updated"] for r in a)
     assert_same_params(trainable(one), trainable(two))
     assert any(not torch.equal(p, torch.zeros_like(p)) for k, p in trainable(two).items() if "lora_B" in k)
-    state = train.load_trainer_state(train.checkpoint_dirs(str(two))[-1])
-    assert state["curriculum"] == train.load_trainer_state(train.checkpoint_dirs(str(one))[-1])["curriculum"]
+    state = P.load_trainer_state(P.checkpoint_dirs(str(two))[-1])
+    assert state["curriculum"] == P.load_trainer_state(P.checkpoint_dirs(str(one))[-1])["curriculum"]
 
 
 # ----------------------------------------------------------------------------------------------------

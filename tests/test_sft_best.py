@@ -29,13 +29,13 @@ def test_best_checkpoint_and_patience(tmp_path, monkeypatch, capsys):
     assert [r["step"] for r in rows if r.get("best")] == [1, 2, 4]
     best = train.read_best(str(out))
     assert best["step"] == 4 and best["heldout_loss"] == 0.2
-    assert [os.path.basename(d) for d in train.checkpoint_dirs(str(out))] == ["step_000004", "step_000006"]
+    assert [os.path.basename(d) for d in P.checkpoint_dirs(str(out))] == ["step_000004", "step_000006"]
     # the kept best policy is the step-4 checkpoint's, and RL's --init reads it through resolve_checkpoint
     a = P.load_policy(P.resolve_checkpoint(best["dir"]), device="cpu")
-    b = P.load_policy(os.path.join(train.checkpoint_dirs(str(out))[0], "policy"), device="cpu")
+    b = P.load_policy(os.path.join(P.checkpoint_dirs(str(out))[0], "policy"), device="cpu")
     for (na, pa), (nb, pb) in zip(a.model.named_parameters(), b.model.named_parameters()):
         assert na == nb and torch.equal(pa, pb), na
-    c = P.load_policy(os.path.join(train.checkpoint_dirs(str(out))[-1], "policy"), device="cpu")
+    c = P.load_policy(os.path.join(P.checkpoint_dirs(str(out))[-1], "policy"), device="cpu")
     assert any(not torch.equal(pa, pc) for pa, pc in zip(a.model.parameters(), c.model.parameters()))
 
 

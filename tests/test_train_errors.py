@@ -8,6 +8,7 @@ import sys
 import pytest
 
 import pipeline
+import policy as P
 import train
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -90,18 +91,18 @@ def test_resume_skips_a_damaged_checkpoint_for_the_newest_intact_one(sft_run, tm
     for damage in ("trainer_state.pt", "policy/policy.json", "policy/model/model.safetensors"):
         run = tmp_path / damage.replace("/", "_")
         shutil.copytree(sft_run, run)
-        newest = train.checkpoint_dirs(str(run))[-1]
-        assert train.checkpoint_problem(newest) is None
+        newest = P.checkpoint_dirs(str(run))[-1]
+        assert P.checkpoint_problem(newest) is None
         with open(os.path.join(newest, damage), "r+b") as f:  # truncated, as a full disk or a kill mid-write leaves it
             f.truncate(max(os.path.getsize(f.name) // 2, 1))
-        problem = train.checkpoint_problem(newest)
+        problem = P.checkpoint_problem(newest)
         assert problem is not None and problem.startswith(os.path.join(newest, damage)), problem
         capsys.readouterr()
         assert train.main(["--stage", "sft", "--out", str(run), "--resume", "--device", "cpu"]) == 0
         out = capsys.readouterr().out
         assert f"skipping a damaged checkpoint ({os.path.join(newest, damage)}" in out
         assert "resuming" in out and "step_000002" in out and "step 0003/0003" in out  # step 3 trained again
-        assert train.checkpoint_problem(train.checkpoint_dirs(str(run))[-1]) is None  # and saved whole
+        assert P.checkpoint_problem(P.checkpoint_dirs(str(run))[-1]) is None  # and saved whole
         # the damaged one is kept aside, out of the step_* names, so pruning and --init never take it for the newest
         assert os.path.isdir(os.path.join(os.path.dirname(newest), ".damaged-step_000003"))
 
@@ -111,13 +112,13 @@ def test_every_checkpoint_damaged_is_a_one_line_failure(sft_run, tmp_path, capsy
 
     run = tmp_path / "run"
     shutil.copytree(sft_run, run)
-    for ckpt in train.checkpoint_dirs(str(run)):
+    for ckpt in P.checkpoint_dirs(str(run)):
         with open(os.path.join(ckpt, "args.json"), "w") as f:
             f.write("{not json")
     assert train.main(["--stage", "sft", "--out", str(run), "--resume", "--device", "cpu"]) == 1
     line = one_line(capsys.readouterr().err)
     assert "no intact checkpoint" in line and "step_000003/args.json" in line
-    assert len(train.checkpoint_dirs(str(run))) == 3  # nothing deleted
+    assert len(P.checkpoint_dirs(str(run))) == 3  # nothing deleted
 
 
 def test_ctrl_c_is_one_line_naming_the_resume_command(tmp_path):
@@ -129,7 +130,7 @@ def test_ctrl_c_is_one_line_naming_the_resume_command(tmp_path):
     proc = subprocess.Popen([sys.executable, os.path.join(ROOT, "train.py"), *sft_argv(out, "--max-steps", "200")],
                             cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.time() + 120
-    while time.time() < deadline and not train.checkpoint_dirs(str(out)):
+    while time.time() < deadline and not P.checkpoint_dirs(str(out)):
         time.sleep(0.2)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)

@@ -9,6 +9,7 @@ import types
 import pytest
 import torch
 
+import eval as ev
 import policy as P
 import reward
 import train
@@ -269,13 +270,13 @@ def test_resume_equals_uninterrupted_run(tmp_path, capsys, monkeypatch):
     """A random tiny model writes no code: every rollout fails and --zero-spread keep still pushes them down.
     Held-out pass@1 is stubbed to 0.75 so the first check (step 2) promotes: the curriculum state must survive
     the resume."""
-    monkeypatch.setattr(train, "heldout_pass1", lambda pol, judge, records, args, step: 0.75)
+    monkeypatch.setattr(ev, "heldout_pass1", lambda pol, judge, records, args, step: 0.75)
     full, part = tmp_path / "full", tmp_path / "part"
     assert train.main(rl_argv(full)) == 0
     out = capsys.readouterr().out
     assert "step 0001/0004 | level 1 | reward_mean 0.000 | correct_frac 0.000" in out
     assert train.main(rl_argv(part, "--stop-after", "3")) == 0
-    assert [os.path.basename(d) for d in train.checkpoint_dirs(str(part))] == ["step_000002"]
+    assert [os.path.basename(d) for d in P.checkpoint_dirs(str(part))] == ["step_000002"]
     assert train.main(["--stage", "rl", "--out", str(part), "--resume", "--device", "cpu"]) == 0
     a, b = read_metrics(full), read_metrics(part)
     assert [r["step"] for r in b] == [1, 2, 3, 4]
@@ -293,14 +294,14 @@ def test_resume_equals_uninterrupted_run(tmp_path, capsys, monkeypatch):
     # weights a little each step; a resumed run reloads the unrounded base. Equal to fp32 rounding.
     assert [r["loss"] for r in a] == pytest.approx([r["loss"] for r in b], rel=1e-5)
     assert a[0]["loss"] != 0.0 and all(r["updated"] for r in a)
-    pa, pb = (P.load_policy(os.path.join(train.checkpoint_dirs(str(d))[-1], "policy"), device="cpu") for d in (full, part))
+    pa, pb = (P.load_policy(os.path.join(P.checkpoint_dirs(str(d))[-1], "policy"), device="cpu") for d in (full, part))
     na = {n: p for n, p in pa.model.named_parameters() if p.requires_grad}
     nb = {n: p for n, p in pb.model.named_parameters() if p.requires_grad}
     assert na.keys() == nb.keys()
     for k in na:
         torch.testing.assert_close(na[k], nb[k], atol=1e-6, rtol=1e-4)
     assert any(not torch.equal(p, torch.zeros_like(p)) for k, p in na.items() if "lora_B" in k)  # it trained
-    state = train.load_trainer_state(train.checkpoint_dirs(str(part))[-1])
+    state = P.load_trainer_state(P.checkpoint_dirs(str(part))[-1])
     assert state["curriculum"]["level_index"] == 1 and state["stage"] == "rl"
     dumps = sorted(os.listdir(part / "samples"))
     assert dumps[0] == "rl_step_000001.jsonl"
@@ -320,8 +321,8 @@ def test_rl_from_an_sft_run_starts_a_fresh_adapter(tmp_path):
                        "--max-steps", "1", "--micro-batch", "2", "--eval-every", "0"]) == 0
     rl = tmp_path / "rl"
     assert train.main(rl_argv(rl, "--init", str(sft), "--rl-steps", "1")) == 0
-    pol_sft = P.load_policy(os.path.join(train.checkpoint_dirs(str(sft))[-1], "policy"), device="cpu")
-    pol_rl = P.load_policy(os.path.join(train.checkpoint_dirs(str(rl))[-1], "policy"), device="cpu")
+    pol_sft = P.load_policy(os.path.join(P.checkpoint_dirs(str(sft))[-1], "policy"), device="cpu")
+    pol_rl = P.load_policy(os.path.join(P.checkpoint_dirs(str(rl))[-1], "policy"), device="cpu")
     assert pol_rl.lora and os.path.isdir(rl / "base_model")
     ids = torch.tensor([[5, 6, 7, 8]])
     with torch.no_grad(), pol_rl.model.disable_adapter():
@@ -618,12 +619,12 @@ def test_heldout_eval_pass1_and_pass_k_per_level(monkeypatch):
                 out.append(ok() if answers[src][i % n] else bad())
             return out
 
-    monkeypatch.setattr(train.policy_lib, "generate", generate)
-    monkeypatch.setattr(train.policy_lib, "render_prompt", lambda tok, src, form=None: src)
+    monkeypatch.setattr(P, "generate", generate)
+    monkeypatch.setattr(P, "render_prompt", lambda tok, src, form=None: src)
     pol = types.SimpleNamespace(tokenizer=None, source_form="raw")
     held = {1: [{"source": "a0"}, {"source": "a1"}], 2: [{"source": "b0"}]}
-    out = train.heldout_eval(pol, Judge(), held, rl_args("--heldout-samples", "2"), 3)
+    out = ev.heldout_eval(pol, Judge(), held, rl_args("--heldout-samples", "2"), 3)
     assert out["pass1"] == {"1": 0.5, "2": 1.0}           # greedy: each task's first answer
     assert out["pass_k"] == {"1": 0.5, "2": 1.0} and calls == [2, 1, 4, 2]
-    assert train.heldout_mean(out["pass1"], held) == pytest.approx(2 / 3)
-    assert "pass_k" not in train.heldout_eval(pol, Judge(), held, rl_args(), 3)
+    assert ev.heldout_mean(out["pass1"], held) == pytest.approx(2 / 3)
+    assert "pass_k" not in ev.heldout_eval(pol, Judge(), held, rl_args(), 3)

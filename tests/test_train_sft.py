@@ -43,16 +43,16 @@ def tiny():
 def test_prompt_masking_loss_covers_completion_tokens_only(tiny):
     tok = tiny.tokenizer
     pair = {"task_id": "t", "prompt": "add two tensors", "completion": "Here:\n```python\nx + y\n```"}
-    ex = train.encode_pair(tok, pair, tok.eos_token_id)
+    ex = P.encode_pair(tok, pair, tok.eos_token_id)
     prompt_ids = P.encode(tok, P.render_user(tok, pair["prompt"]))
     completion_ids = P.encode(tok, pair["completion"]) + [tok.eos_token_id]
     assert ex["input_ids"] == prompt_ids + completion_ids and ex["n_prompt"] == len(prompt_ids)
-    ids, attention, loss_mask = train.collate([ex, {**ex, "input_ids": ex["input_ids"][:-3]}], tok.pad_token_id)
+    ids, attention, loss_mask = P.collate([ex, {**ex, "input_ids": ex["input_ids"][:-3]}], tok.pad_token_id)
     assert loss_mask[0].tolist() == [0] * len(prompt_ids) + [1] * len(completion_ids)
     assert loss_mask[1].sum() == len(completion_ids) - 3 and attention[1].sum() == len(ex["input_ids"]) - 3
     # The loss equals a hand computation: cross-entropy of the completion tokens under full logits.
     tiny.model.eval()
-    nll_sum, n = train.completion_nll_sum(tiny, (ids, attention, loss_mask), chunk_tokens=7)
+    nll_sum, n = P.completion_nll_sum(tiny, (ids, attention, loss_mask), chunk_tokens=7)
     with torch.no_grad():
         logits = tiny.model(input_ids=ids, attention_mask=attention).logits.float()
     want, count = 0.0, 0
@@ -71,7 +71,7 @@ def test_step_loss_does_not_depend_on_micro_batching_or_padding(tiny):
     import copy
 
     pairs = train.load_pairs(PAIRS)
-    examples, _ = train.encode_pairs(tiny.tokenizer, pairs[:4], 4096)
+    examples, _ = P.encode_pairs(tiny.tokenizer, pairs[:4], 4096)
     assert max(len(e["input_ids"]) for e in examples) % 64  # the padded case really pads
     argv = ["--stage", "sft", "--pairs", PAIRS, "--grad-clip", "0", "--device", "cpu"]
     results = []
@@ -89,7 +89,7 @@ def test_step_loss_does_not_depend_on_micro_batching_or_padding(tiny):
         assert a["completion_tokens"] == b["completion_tokens"] and a["tokens"] == b["tokens"]
         for x, y in zip(pa, pb):
             torch.testing.assert_close(x, y, atol=1e-6, rtol=1e-5)
-    ids, attention, loss_mask = train.collate([examples[0], examples[1]], tiny.tokenizer.pad_token_id, 64)
+    ids, attention, loss_mask = P.collate([examples[0], examples[1]], tiny.tokenizer.pad_token_id, 64)
     longest = max(len(examples[0]["input_ids"]), len(examples[1]["input_ids"]))
     assert ids.shape[1] == -(-longest // 64) * 64 and ids.shape[1] > longest
     assert attention.sum() == len(examples[0]["input_ids"]) + len(examples[1]["input_ids"])
@@ -130,7 +130,7 @@ def test_split_heldout_by_task_id():
 
 
 def final_params(run_dir):
-    ckpt = train.checkpoint_dirs(str(run_dir))[-1]
+    ckpt = P.checkpoint_dirs(str(run_dir))[-1]
     pol = P.load_policy(os.path.join(ckpt, "policy"), device="cpu")
     return {n: p.detach().clone() for n, p in pol.model.named_parameters() if p.requires_grad}
 
@@ -144,7 +144,7 @@ def test_resume_equals_uninterrupted_run(tmp_path, lora, capsys):
     assert train.main(sft_argv(full, *extra)) == 0
     # "Killed" after step 3: the last checkpoint is step 2, and step 3 was lost with the process.
     assert train.main(sft_argv(part, *extra, "--stop-after", "3")) == 0
-    assert [os.path.basename(d) for d in train.checkpoint_dirs(str(part))] == ["step_000002"]
+    assert [os.path.basename(d) for d in P.checkpoint_dirs(str(part))] == ["step_000002"]
     os.makedirs(part / "checkpoints" / ".tmp-step_000004-999" / "policy")  # a writer killed mid-checkpoint
     assert train.main(["--stage", "sft", "--out", str(part), "--resume", "--device", "cpu"]) == 0
     out = capsys.readouterr().out
@@ -170,7 +170,7 @@ def test_exported_run_resumes_finished_with_bf16_weights(tmp_path, capsys):
     assert train.main(sft_argv(run_dir, "--max-steps", "2")) == 0
     dest = train.export_run(str(run_dir), str(out))
     assert os.path.basename(dest) == "step_000002"
-    state = train.load_trainer_state(dest)
+    state = P.load_trainer_state(dest)
     assert state["step"] == 2 and "optimizer" not in state
     from safetensors.torch import load_file
     stored = load_file(os.path.join(dest, "policy", "model", "model.safetensors"))
@@ -216,8 +216,8 @@ def test_run_outputs_and_log_lines(tmp_path, capsys):
     assert [r["step"] for r in rows] == [1, 2]
     assert all(k in rows[0] for k in ["loss", "lr", "grad_norm", "tok_per_s", "tokens", "completion_tokens"])
     assert math.isfinite(rows[1]["heldout_loss"])
-    assert [os.path.basename(d) for d in train.checkpoint_dirs(str(run_dir))] == ["step_000002"]
-    ckpt = train.checkpoint_dirs(str(run_dir))[0]
+    assert [os.path.basename(d) for d in P.checkpoint_dirs(str(run_dir))] == ["step_000002"]
+    ckpt = P.checkpoint_dirs(str(run_dir))[0]
     for name in ["run.json", "args.json", "trainer_state.pt", "policy/policy.json", "policy/tokenizer"]:
         assert os.path.exists(os.path.join(ckpt, name))
     # The same out dir again without --resume would mix two runs: refused.
@@ -237,8 +237,8 @@ def test_prompt_source_code_trains_on_docless_prompts_and_is_saved(tmp_path, mon
     path = tmp_path / "pairs.jsonl"
     path.write_text("".join(json.dumps(p) + "\n" for p in pairs))
     seen = []
-    real = train.encode_pairs
-    monkeypatch.setattr(train, "encode_pairs", lambda tok, ps, n: (seen.extend(ps), real(tok, ps, n))[1])
+    real = P.encode_pairs
+    monkeypatch.setattr(P, "encode_pairs", lambda tok, ps, n: (seen.extend(ps), real(tok, ps, n))[1])
     argv = sft_argv(tmp_path / "run", "--max-steps", "1", "--prompt-source", "code")
     argv[argv.index(PAIRS)] = str(path)
     assert train.main(argv) == 0
@@ -246,7 +246,7 @@ def test_prompt_source_code_trains_on_docless_prompts_and_is_saved(tmp_path, mon
     assert all(p["prompt"] == P.prompt_in_form(q["prompt"], "code") for p, q in
                zip(sorted(seen, key=lambda p: p["task_id"]), sorted(pairs, key=lambda p: p["task_id"])))
     assert not any("should not see" in p["prompt"] or "# the inputs" in p["prompt"] for p in seen)
-    ckpt = train.checkpoint_dirs(str(tmp_path / "run"))[-1]
+    ckpt = P.checkpoint_dirs(str(tmp_path / "run"))[-1]
     assert json.loads(open(os.path.join(ckpt, "policy", "policy.json")).read())["source_form"] == "code"
 
 
