@@ -702,10 +702,10 @@ def check_args(args):
             if args.precision == "fp32":
                 import teacher
 
-                low = [p for p in plans + (args.teacher_fallback,) if p in teacher.FP16_PLANS]
                 if every:
                     plans = tuple(p for p in plans if p not in teacher.FP16_PLANS)
-                elif low:
+                low = [p for p in plans + (args.teacher_fallback,) if p in teacher.FP16_PLANS]
+                if low:
                     raise UsageError(f"--precision fp32 keeps fp16 plans out; drop {', '.join(low)} from "
                                      "--teacher-plans/--teacher-fallback (or use --precision any)")
             args.teacher_plans = ",".join(plans)

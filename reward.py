@@ -810,10 +810,11 @@ def earns(v):
 HACK_ERROR_TYPES = {"static_check", "torch_fallback", "strict_policy", "unfaithful", "inputs_modified",
                     "patched_critical", "exit_called", "no_triton_launch"}
 FAILURE_ERROR_TYPES = {"timeout", "worker_crashed", "worker_died", "answer_died", "protocol_error"}  # no output judged
-# The ones that say nothing about the answer: the worker vanished without a verdict, the message broke, or the
-# judge's own code failed (judge_error: the worker's comparison, a dead answer hatch). A timeout (the answer hung)
-# and a crash under a signal while the answer ran (a bad kernel) are the answer's doing.
-JUDGE_FAULT_TYPES = {"worker_died", "protocol_error", "judge_error"}
+# The ones that say nothing about the answer: the worker vanished without a verdict, the message broke, the
+# judge's own code failed (judge_error: the worker's comparison, a dead answer hatch, an answer process that did not
+# start), or the task did (task_error: its reference failed). A timeout (the answer hung) and a crash under a
+# signal while the answer ran (a bad kernel) are the answer's doing.
+JUDGE_FAULT_TYPES = {"worker_died", "protocol_error", "judge_error", "task_error"}
 
 
 def hack_names(v) -> set:
@@ -969,7 +970,12 @@ def memory_caps(host_total_gb, gpu_total_gb, workers):
 # <stem>_ref_ms (its median time), speedup_vs_<stem>, <stem>_ms (how long compiling took, or failed after) and
 # <stem>_ref_ms_from_cache; the BaselineCache's <stem>_ms (the median time) or <stem>_failed; the flag
 # <stem>_baseline_failed where it does not compile.
-COMPILE_BASELINES = {"compile": ("default", "compile_baseline"), "max-autotune": ("max-autotune", "autotune_baseline")}
+# max-autotune runs as Inductor's "max-autotune-no-cudagraphs": its autotuned GEMM/conv templates without CUDA
+# graphs, which answers may not use either (and whose per-call copy of fresh inputs into the graph's static
+# buffers would land inside the timed region). Its autotuning benchmarks candidate kernels, so it compiles holding
+# the GPU alone (Worker.time_candidate).
+COMPILE_BASELINES = {"compile": ("default", "compile_baseline"),
+                     "max-autotune": ("max-autotune-no-cudagraphs", "autotune_baseline")}
 
 
 def baseline_stem(name):
@@ -1031,7 +1037,8 @@ class BaselineCache:
         return (hashlib.sha256(task_source.encode()).hexdigest(), str(gpu), str(torch_version), str(triton_version))
 
     def get(self, key):
-        """{"eager_ms", "compile_ms", "compile_failed"} (those stored) for `key`, or None."""
+        """The stored FIELDS of `key` (eager_ms, compile_ms, max_autotune_ms, their *_failed, ref_oom...), or
+        None."""
         e = self.entries.get(tuple(key))
         return dict(e) if e else None
 
@@ -1396,13 +1403,27 @@ def _serve(fd_in, fd_out, device, threads):
         _fix_interpreter_bf16_dot()
     torch.set_num_threads(threads)
     hatch, _ = _start_answer_hatch(device)  # before this process touches CUDA: the hatch must be clean
-    w = _Worker(torch, triton, device, fd_out, hatch)
-    w.start_spare()
+    # A worker started while others work (a replacement) starts CUDA and runs its warm-up kernel under the GPU
+    # lock, shared, so that never lands in a timing; the Judge names the lock once its first worker reported
+    # the GPU (WORKER_LOCK_ENV). Its first answer process starts with its first job (verify), under that lock too.
+    spec = os.environ.get(WORKER_LOCK_ENV) if device == "cuda" else None
+    lock = _GpuLock(*json.loads(spec)) if spec else None
+    if lock is not None:
+        lock.shared()
+    try:
+        w = _Worker(torch, triton, device, fd_out, hatch)
+        if lock is not None:
+            torch.cuda.synchronize()
+    finally:
+        if lock is not None:
+            lock.release()
+            lock.gate.close()
+            lock.lock.close()
     # init_s: imports (none after a fork), CUDA's start and the warm-up kernel (bench.py verify reports it)
     info = {"torch": torch.__version__, "triton": triton.__version__, "gpu": "cpu", "gpu_total_gb": 0.0}
     if device == "cuda":  # the Judge derives the GPU caps and the baseline cache's key from these
         props = torch.cuda.get_device_properties(torch.cuda.current_device())
-        info.update(gpu=props.name, gpu_total_gb=props.total_memory / (1 << 30))
+        info.update(gpu=props.name, gpu_total_gb=props.total_memory / (1 << 30), gpu_uuid=str(props.uuid))
     _send(fd_out, {"type": "ready", "pid": os.getpid(), "init_s": round(time.perf_counter() - t, 3), **info})
     while True:
         job = _recv_blocking(fd_in)
@@ -2235,19 +2256,20 @@ class _Worker:
                 _send(self.fd_out, {"type": "resume", "nonce": job["nonce"]})
 
     @contextlib.contextmanager
-    def gpu_hold(self, job):
+    def gpu_hold(self, job, exclusive=False):
         """The GPU lock held shared for one step of correctness work (the answer's build, the reference, one
         trial and its comparison, a timed run's check), not for the whole verify: a waiting timer then waits for
         one step, not for every other worker's whole answer. Between steps nothing runs on the GPU for this job:
         both processes synchronise the device before a step ends, and an answer process runs code only while
         it serves a request (the gate refuses threads, streams, CUDA graphs and jit forks). A no-op on the CPU
-        and inside a hold (an exclusive job holds the lock throughout)."""
+        and inside a hold (an exclusive job holds the lock throughout). exclusive: held alone (a baseline's
+        autotuning)."""
         lock = self._gpu_lock if self.device == "cuda" else None
         if lock is None or lock.held:
             yield
             return
         with self.judge_time(job):
-            lock.shared()
+            lock.exclusive() if exclusive else lock.shared()
         try:
             yield
         finally:
@@ -2425,7 +2447,10 @@ class _Worker:
             self.start_spare()  # the next answer's process starts while this one is judged
         try:
             with self.judge_time(job):  # its start-up (CUDA, the warm-up kernel), outside the GPU lock
-                ans.ask({"op": "ping"})
+                try:
+                    ans.ask({"op": "ping"})
+                except _WorkerError as e:  # no answer code has run yet: the judge's failure, not the answer's
+                    raise _WorkerError("judge_error", f"the answer process did not start: {e}") from None
             timings["start_s"] = round(time.perf_counter() - t, 4)
             with self.gpu_hold(job):
                 ans.ask({"op": "load", "task": job["task"], "solution": job["solution"],
@@ -2434,7 +2459,11 @@ class _Worker:
             timings["import_s"] = round(time.perf_counter() - t, 4)
             return self.verify_answer(job, ans)
         finally:
-            ans.close()
+            try:
+                with self.gpu_hold(job):  # its CUDA context's teardown stays out of other workers' timings
+                    ans.close()
+            finally:
+                ans.close()  # once only: a no-op after the first
 
     def start_spare(self):
         """An answer process forked ahead for the next answer: it starts (CUDA, the warm-up kernel) while this
@@ -2825,6 +2854,10 @@ class _Worker:
         # before: the task's own get_inputs, run on the GPU under a seed drawn per job. A cache keyed on the
         # input pointer or on the input's content cannot serve them. If the task's get_inputs cannot run that
         # way, the runs rotate over three of the trials' input sets instead (flag timing_inputs_rotated).
+        if "max-autotune" in timed_functions(job) and "compiled_max_autotune" not in task:
+            with self.gpu_hold(job, exclusive=True):  # autotuning times its candidates: the GPU alone
+                entry = next(e for e in task["plan"] if not e["faithful"])
+                self.compiled_baseline(task, job, "max-autotune", self.make_inputs(task, entry["seed"], entry["kind"]))
         with self.gpu_hold(job):  # the inputs and the baselines' compile (shared, like correctness work)
             seed_base, rotation, fns, refill = self.timing_setup(task, job, v)
         lock = self.gpu_lock(job)
@@ -2835,10 +2868,17 @@ class _Worker:
             v.timings["lock_wait_s"] = round(time.perf_counter() - t, 4)  # part of time_s: other workers' holds
         try:
             times = {}
-            if fns:  # the reference side's own timing, before the answer's
-                times = _cuda_times(torch, fns, refill, self.timing_inputs(task, seed_base, rotation),
-                                    job["time_trials"], self.run_reference, budget_s=job["time_budget_s"])
-                del fns, refill
+            for name in fns:  # the reference side's own timing, before the answer's; one function at a time, so
+                try:          # a compiled baseline that fails in its runs is flagged, not the verdict's failure
+                    times.update(_cuda_times(torch, {name: fns[name]}, {name: refill[name]},
+                                             self.timing_inputs(task, seed_base, rotation), job["time_trials"],
+                                             self.run_reference, budget_s=job["time_budget_s"]))
+                except _WorkerError as e:
+                    if name == "ref":
+                        raise
+                    v.flags.append(f"{baseline_stem(name)}_baseline_failed")
+                    v.timings[f"{baseline_stem(name)}_error"] = str(e)[:300]
+            del fns, refill
             head, outs = ans.ask({"op": "time", "trials": job["time_trials"], "budget_s": job["time_budget_s"],
                                   "gpu_cap_gb": self.answer_gpu_cap_gb(),
                                   "fresh": seed_base is not None, "seed_base": seed_base or 0, "rotation": rotation,
@@ -3444,10 +3484,16 @@ _ENV_KEEP = {"PATH", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES", "CUDA_HOME", "CU
              "TRITON_CUDART_PATH", "CUDA_DEVICE_ORDER", "OMP_NUM_THREADS"}
 
 
-def _worker_env(tmp, device):
+WORKER_LOCK_ENV = "DRTRITON_GPU_LOCK"  # a worker's environment: [lock_dir, GPU uuid] of the GPU lock, as JSON
+
+
+def _worker_env(tmp, device, lock=None):
     """The worker's whole environment: an allowlist minus anything that looks like a credential, with
-    HOME, TMPDIR and every cache dir pointing into the worker's own temp dir."""
+    HOME, TMPDIR and every cache dir pointing into the worker's own temp dir; `lock` ([lock_dir, uuid]) names
+    the GPU lock its start-up takes (_serve)."""
     env = {k: v for k, v in os.environ.items() if k in _ENV_KEEP and not _SECRET.search(k)}
+    if lock:
+        env[WORKER_LOCK_ENV] = json.dumps(lock)
     import site
     user_site = site.getusersitepackages() if site.ENABLE_USER_SITE else None
     if user_site and os.path.isdir(user_site):  # HOME moves, so keep a --user install importable
@@ -3465,13 +3511,14 @@ def _worker_env(tmp, device):
     return env
 
 
-def _start_child(args, tmp, log_name, device, pass_fds):
+def _start_child(args, tmp, log_name, device, pass_fds, lock=None):
     """`python reward.py ARGS` as the judge starts its own processes (a spawned worker, the zygote): the
     environment from `_worker_env`, cwd `tmp`, its own session (so its process group can be killed whole), the
     given descriptors passed, output to `tmp/log_name`."""
     log = open(os.path.join(tmp, log_name), "wb")
     try:
-        return subprocess.Popen([sys.executable, "-u", REWARD_PATH, *args], cwd=tmp, env=_worker_env(tmp, device),
+        return subprocess.Popen([sys.executable, "-u", REWARD_PATH, *args], cwd=tmp,
+                                env=_worker_env(tmp, device, lock),
                                 pass_fds=pass_fds, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                                 start_new_session=True)
     finally:
@@ -3895,10 +3942,17 @@ class Judge:
 
     def _spawn(self, tmp, job_r, res_w):
         args = ["--worker", str(job_r), str(res_w), self.device, str(self.mem_limit_gb), str(self.threads)]
-        return _start_child(args, tmp, "worker.log", self.device, (job_r, res_w))
+        return _start_child(args, tmp, "worker.log", self.device, (job_r, res_w), self._worker_lock())
+
+    def _worker_lock(self):
+        """[lock_dir, uuid] of the GPU lock a new worker's start-up takes, once the first worker reported the GPU;
+        None on the CPU and before that."""
+        uuid = (self.device_info or {}).get("gpu_uuid")
+        return [self.lock_dir, uuid] if self.device == "cuda" and uuid else None
 
     def _fork(self, tmp, job_r, res_w):
-        request = {"op": "fork", "tmp": tmp, "env": _worker_env(tmp, self.device), "device": self.device,
+        request = {"op": "fork", "tmp": tmp, "env": _worker_env(tmp, self.device, self._worker_lock()),
+                   "device": self.device,
                    "mem_limit_gb": self.mem_limit_gb, "threads": self.threads}
         kind, value = self.zygote.fork(request, (job_r, res_w))
         if kind == "forked":
@@ -3994,7 +4048,7 @@ class Judge:
                 s.ready = True
                 self.startup_failures = 0
                 if self.device_info is None:
-                    self.device_info = {k: msg.get(k) for k in ("gpu", "gpu_total_gb", "torch", "triton")}
+                    self.device_info = {k: msg.get(k) for k in ("gpu", "gpu_total_gb", "torch", "triton", "gpu_uuid")}
                     self.gpu_total_gb = float(msg.get("gpu_total_gb") or 0.0)
                     if self.device == "cuda":
                         self.gpu_mem_limit_gb = self._caps(False)["gpu_gb"]

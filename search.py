@@ -701,10 +701,15 @@ def site_variants(kws):
     return out
 
 
-def autotune(task_source, solution, verdict, log):
+def autotune(task_source, solution, verdict, log, precision="any"):
     """Per-site grid, re-verified; best per site combined and kept if correct and faster. CUDA only. A generator
-    like search_steps (it yields its judge requests)."""
+    like search_steps (it yields its judge requests). precision "fp32": a variant of a solution within
+    KernelBench's 1e-4 must stay within it."""
     from policy import answer
+
+    def keeps(vd):
+        lost = precision == "fp32" and KB_TOL_FLAG not in verdict.flags and KB_TOL_FLAG in vd.flags
+        return vd.correct and not lost
 
     sites = launch_sites(solution)
     best = {"solution": solution, "verdict": verdict}
@@ -718,7 +723,8 @@ def autotune(task_source, solution, verdict, log):
     per_site = {}
     for (line, v), vd in zip(trials, verdicts):
         log({"event": "autotune_trial", "line": line, "config": v, "correct": vd.correct, "runtime_ms": vd.runtime_ms})
-        if vd.correct and vd.runtime_ms is not None and vd.runtime_ms < per_site.get(line, (None, verdict.runtime_ms))[1]:
+        if keeps(vd) and vd.runtime_ms is not None \
+                and vd.runtime_ms < per_site.get(line, (None, verdict.runtime_ms))[1]:
             per_site[line] = (v, vd.runtime_ms)
     if not per_site:
         return best
@@ -726,7 +732,7 @@ def autotune(task_source, solution, verdict, log):
     vd = (yield [{"source": task_source}], [[answer(combined)]])[0][0]
     log({"event": "autotune_combined", "configs": {str(k): v for k, (v, _) in per_site.items()},
          "correct": vd.correct, "runtime_ms": vd.runtime_ms})
-    if vd.correct and vd.runtime_ms is not None and vd.runtime_ms < verdict.runtime_ms:
+    if keeps(vd) and vd.runtime_ms is not None and vd.runtime_ms < verdict.runtime_ms:
         best = {"solution": combined, "verdict": vd}
     return best
 
@@ -823,14 +829,14 @@ def reference_result(record, why):
 
 def search_program(record, proposer, judge, *, max_fragment=5, samples=1, beam=BEAM, seed=0, sample_budget=None,
                    time_budget_s=None, do_autotune=False, allow_reference=True, log=None, progress=True,
-                   order="shortest"):
+                   order="shortest", precision="any"):
     """Search one task. Returns {"kind": "hybrid"|"reference"|"failed", "solution", "verdict" (dict), "cover",
     "stats"}. proposer None means the reference policy (nothing is sampled). search_tasks runs several at once."""
     steps = search_steps(record, proposer, judge.device, judge.time_trials, workers=getattr(judge, "workers", 2),
                          max_fragment=max_fragment,
                          samples=samples, beam=beam, seed=seed, sample_budget=sample_budget,
                          time_budget_s=time_budget_s, do_autotune=do_autotune, allow_reference=allow_reference,
-                         log=log, progress=progress, order=order)
+                         log=log, progress=progress, order=order, precision=precision)
     return drive([steps], judge, raise_errors=True)[0]
 
 
@@ -1101,11 +1107,12 @@ def search_steps(record, proposer, device, time_trials, *, workers=2, max_fragme
                 faster = within > won_within or (within == won_within and faster)
             if v.correct and (winner is None or faster):
                 winner = {"kind": "hybrid", "solution": src, "verdict": v, "cover": segs, "plans": plans}
-        if winner is not None or not round_covers:
+        settled = winner is not None and not (precision == "fp32" and KB_TOL_FLAG in winner["verdict"].flags)
+        if settled or not round_covers:  # under fp32 a winner outside 1e-4 lets the next round try other covers
             break
     if winner is not None and do_autotune:
         if speed_measured:
-            tuned = yield from autotune(record["source"], winner["solution"], winner["verdict"], log)
+            tuned = yield from autotune(record["source"], winner["solution"], winner["verdict"], log, precision)
             winner.update(tuned)
         else:
             log({"event": "autotune", "skipped": "speed not measured (CPU): autotuning is a no-op"})
@@ -1206,6 +1213,9 @@ def build_parser():
                    help="timed runs per candidate (cuda only); fewer than eval.py's 100 because search times every "
                         "fragment and cover; time the result with eval.py for a reported speedup")
     p.add_argument("--seed", type=int, default=0, help="seed of trial inputs, sampling and the teacher")
+    p.add_argument("--precision", choices=PRECISIONS, default="any",
+                   help="fp32: kernels and covers within KernelBench's fp32 1e-4 win over faster ones outside it "
+                        "(eval.py --precision)")
     teacher.add_plan_flags(p, "each a candidate per fragment; the fastest correct is the fragment's kernel")
     p.add_argument("--max-new-tokens", type=int, default=2048, help="generation length limit, tokens (model policies)")
     p.add_argument("--temperature", type=float, default=None, help="sampling temperature; default 0 for K=1, else 0.8")
@@ -1299,7 +1309,7 @@ def main(argv=None):
                 res = search_program(rec, proposer, judge, max_fragment=args.max_fragment, samples=args.samples,
                                      beam=args.beam, seed=args.seed, sample_budget=args.sample_budget,
                                      time_budget_s=args.time_budget_s, do_autotune=args.autotune, log=log,
-                                     order=args.order)
+                                     order=args.order, precision=args.precision)
             except Exception as e:  # noqa: BLE001 -- recorded by type with its traceback, never swallowed
                 import traceback
 

@@ -48,6 +48,8 @@ def test_fp32_keeps_fp16_plans_out(tmp_path):
         _args(tmp_path, "--precision", "fp32", "--teacher-plans", "hybrid,hybrid-fp16")
     with pytest.raises(ev.UsageError, match="hybrid-fp16"):
         _args(tmp_path, "--precision", "fp32", "--teacher-plans", "hybrid", "--teacher-fallback", "hybrid-fp16")
+    with pytest.raises(ev.UsageError, match="hybrid-fp16"):
+        _args(tmp_path, "--precision", "fp32", "--teacher-plans", "all", "--teacher-fallback", "hybrid-fp16")
 
 
 def test_precision_is_part_of_a_runs_identity():

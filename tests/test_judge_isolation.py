@@ -152,3 +152,54 @@ def test_a_reference_failing_in_its_timed_runs_is_the_tasks_error():
     with pytest.raises(reward._WorkerError) as e:
         w.run_reference(oom, "runtime_error")
     assert e.value.error_type == "oom" and e.value.kw.get("flags") == ["oom_in_reference"]
+
+
+def test_gpu_hold_is_per_step_nests_and_lets_go_on_errors(monkeypatch):
+    """_Worker.gpu_hold takes the GPU lock shared (or exclusive when asked) for one step, inside judge_time (the
+    lock wait is not the answer's time), synchronises the device before letting go, releases on an exception, and
+    is a no-op inside a hold (an exclusive job's) or on the CPU; judge_time sends one pause/resume pair however
+    deeply it nests."""
+    from types import SimpleNamespace
+    import reward
+    events = []
+
+    class Lock:
+        held = None
+
+        def shared(self):
+            events.append("shared")
+            self.held = "shared"
+
+        def exclusive(self):
+            events.append("exclusive")
+            self.held = "exclusive"
+
+        def release(self):
+            events.append("release")
+            self.held = None
+
+    monkeypatch.setattr(reward, "_send", lambda fd, msg: events.append(msg["type"]))
+    w = object.__new__(reward._Worker)
+    w.device, w.fd_out, w._paused, w._gpu_lock = "cuda", None, 0, Lock()
+    w.torch = SimpleNamespace(cuda=SimpleNamespace(synchronize=lambda: events.append("sync")))
+    job = {"nonce": "n"}
+    with w.gpu_hold(job):
+        events.append("step")
+        with w.gpu_hold(job), w.judge_time(job):  # nested: no second lock, no second pause
+            events.append("inner")
+    assert events == ["pause", "shared", "resume", "step", "pause", "inner", "resume", "sync", "release"]
+    events.clear()
+    with pytest.raises(RuntimeError):
+        with w.gpu_hold(job, exclusive=True):
+            raise RuntimeError("the step failed")
+    assert events == ["pause", "exclusive", "resume", "sync", "release"] and w._gpu_lock.held is None
+    events.clear()
+    w._gpu_lock.held = "exclusive"  # an exclusive job's hold: steps take nothing more
+    with w.gpu_hold(job):
+        events.append("step")
+    assert events == ["step"]
+    events.clear()
+    w.device = "cpu"
+    with w.gpu_hold(job):
+        events.append("step")
+    assert events == ["step"]

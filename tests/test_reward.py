@@ -98,7 +98,8 @@ def test_fault_gives_typed_verdict(batch, path):
 def test_known_good_passes_on_cpu(batch, path):
     v = batch[path]
     check(v, path)
-    assert v.compiled and v.triton_launches >= 1 and v.max_abs_err < 1e-3
+    # max_abs_err spans the scaled trials too, whose outputs reach ~64x the task's own (two blocks of 8x)
+    assert v.compiled and v.triton_launches >= 1 and v.max_abs_err < 1e-2
     # CPU: speed is unmeasured, never invented.
     assert v.speedup is None and v.runtime_ms is None and v.ref_ms is None and "speed_unmeasured" in v.flags
     assert json.loads(json.dumps(v.to_dict())) == v.to_dict() and Verdict.from_dict(v.to_dict()) == v
