@@ -106,13 +106,20 @@ def test_synth_flag_error_is_one_line_without_the_usage_dump():
     assert "usage:" not in res.stderr
 
 
+def default_sigint():
+    """A subprocess's preexec_fn: SIGINT as a terminal delivers it. A shell's background job (a CI runner's
+    `cmd &`) starts with SIGINT ignored; a child inherits that, and Python then never raises KeyboardInterrupt."""
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_synth_ctrl_c_is_one_line_and_writes_nothing(tmp_path):
     """Ctrl-C reaches the whole process group, the spawn pool's workers included: one line, exit 130, no
     traceback from any process, and no --out."""
     out = tmp_path / "tasks.jsonl"
     proc = subprocess.Popen([sys.executable, "synth.py", "--num-programs", "20000", "--workers", "2",
                              "--out", str(out)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+                            start_new_session=True, preexec_fn=default_sigint)
     time.sleep(6)  # the pool is up and drawing
     os.killpg(proc.pid, signal.SIGINT)
     _, err = proc.communicate(timeout=60)

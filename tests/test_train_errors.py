@@ -121,6 +121,13 @@ def test_every_checkpoint_damaged_is_a_one_line_failure(sft_run, tmp_path, capsy
     assert len(P.checkpoint_dirs(str(run))) == 3  # nothing deleted
 
 
+def default_sigint():
+    """A subprocess's preexec_fn: SIGINT as a terminal delivers it. A shell's background job (a CI runner's
+    `cmd &`) starts with SIGINT ignored; a child inherits that, and Python then never raises KeyboardInterrupt."""
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_is_one_line_naming_the_resume_command(tmp_path):
     """A real SIGINT to a running SFT: exit 130, one line on stderr with the command that continues the run."""
     import signal
@@ -128,7 +135,8 @@ def test_ctrl_c_is_one_line_naming_the_resume_command(tmp_path):
 
     out = tmp_path / "run"
     proc = subprocess.Popen([sys.executable, os.path.join(ROOT, "train.py"), *sft_argv(out, "--max-steps", "200")],
-                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=default_sigint)
     deadline = time.time() + 120
     while time.time() < deadline and not P.checkpoint_dirs(str(out)):
         time.sleep(0.2)
