@@ -1394,6 +1394,25 @@ def _fix_interpreter_bf16_dot():
     builder.create_dot = create_dot
 
 
+@contextlib.contextmanager
+def _start_up_hold(torch, where):
+    """A process's start-up (CUDA's context, the warm-up kernel) under the GPU lock named by `where`
+    ([lock_dir, uuid]), shared, with the device synchronised before it goes and the lock's files closed after;
+    a no-op for None (the CPU, or a lock not known yet)."""
+    if not where:
+        yield
+        return
+    lock = _GpuLock(*where)
+    lock.shared()
+    try:
+        yield
+        torch.cuda.synchronize()
+    finally:
+        lock.release()
+        lock.gate.close()
+        lock.lock.close()
+
+
 def _serve(fd_in, fd_out, device, threads):
     """Worker loop: import torch/triton (a no-op in a fork of the zygote), then answer jobs until EOF or recycle."""
     t = time.perf_counter()
@@ -1407,18 +1426,8 @@ def _serve(fd_in, fd_out, device, threads):
     # lock, shared, so that never lands in a timing; the Judge names the lock once its first worker reported
     # the GPU (WORKER_LOCK_ENV). Its first answer process starts with its first job (verify), under that lock too.
     spec = os.environ.get(WORKER_LOCK_ENV) if device == "cuda" else None
-    lock = _GpuLock(*json.loads(spec)) if spec else None
-    if lock is not None:
-        lock.shared()
-    try:
+    with _start_up_hold(torch, json.loads(spec) if spec else None):
         w = _Worker(torch, triton, device, fd_out, hatch)
-        if lock is not None:
-            torch.cuda.synchronize()
-    finally:
-        if lock is not None:
-            lock.release()
-            lock.gate.close()
-            lock.lock.close()
     # init_s: imports (none after a fork), CUDA's start and the warm-up kernel (bench.py verify reports it)
     info = {"torch": torch.__version__, "triton": triton.__version__, "gpu": "cpu", "gpu_total_gb": 0.0}
     if device == "cuda":  # the Judge derives the GPU caps and the baseline cache's key from these
@@ -1804,18 +1813,8 @@ def _answer_main(req, fds, device):
     if device == "cpu":
         _fix_interpreter_bf16_dot()
     torch.set_num_threads(req.get("threads", 1))
-    lock = _GpuLock(*req["lock"]) if device == "cuda" and req.get("lock") else None
-    if lock is not None:  # CUDA's start-up and the warm-up kernel stay out of other workers' timings
-        lock.shared()
-    try:
+    with _start_up_hold(torch, req.get("lock") if device == "cuda" else None):  # out of other workers' timings
         a = _Answer(torch, triton, device, fd_out)
-        if lock is not None:
-            torch.cuda.synchronize()
-    finally:
-        if lock is not None:
-            lock.release()
-            lock.gate.close()
-            lock.lock.close()
     while True:
         msg = _recv_blocking(fd_in)
         if msg is None or msg.get("op") == "exit":
