@@ -396,11 +396,12 @@ def _pct(x):
     return "-" if x is None else f"{100 * x:.1f}%"
 
 
-def level_table(agg, speed_measured, compile_measured):
-    """Markdown rows: one per level and one for all tasks."""
+def level_table(agg, speed_measured, compile_measured, autotune=None):
+    """Markdown rows: one per level and one for all tasks. autotune: whether max-autotune was asked for (its
+    columns then show "-" where it failed everywhere); None: where some row measured it."""
     head = ["level", "tasks", "compiled", "Acc", "Acc at 1e-4"] + [f"fast_{p:g}" for p in FAST_PS[1:]] + \
         ["geomean speedup"]
-    autotune = "geomean_speedup_vs_max_autotune" in agg["overall"]
+    autotune = "geomean_speedup_vs_max_autotune" in agg["overall"] if autotune is None else autotune
     if compile_measured:
         head += [f"fast_{p:g} vs compile" for p in FAST_PS[1:]] + ["geomean vs compile"]
     if autotune:
@@ -470,7 +471,8 @@ def write_report(out_dir, rows, agg, run, speed_measured, compile_measured, plot
     if capped:  # implausible speedups (reward.SPEEDUP_CAP) are reported as measured but deserve a look
         lines += [f"{len(capped)} correct tasks have speedup above the judge's cap (flag speedup_above_cap), "
                   f"worth checking by hand: {', '.join(capped[:10])}.", ""]
-    lines += ["## Per level", "", level_table(agg, speed_measured, compile_measured), "",
+    asked = speed_measured and "max-autotune" in str(a.get("baseline", "")).split(",")
+    lines += ["## Per level", "", level_table(agg, speed_measured, compile_measured, asked or None), "",
               "Acc at 1e-4: share of all tasks correct within KernelBench's own fp32 tolerance (atol = rtol = "
               "1e-4): correct and without the judge's flag fails_kb_tol. "
               "fast_p: share of all tasks that are correct and faster than the baseline by more than p "
@@ -486,7 +488,7 @@ def write_report(out_dir, rows, agg, run, speed_measured, compile_measured, plot
         lines += ["", "## Failures", "", "| task | level | error type | message |", "|---|---|---|---|"]
         lines += [f"| {r['task_id']} | {r['level']} | {r['error_type'] or 'unknown'} | {short_message(r)} |"
                   for r in failed]
-    autotune = any(r.get("speedup_vs_max_autotune") is not None for r in rows)
+    autotune = asked or any(r.get("speedup_vs_max_autotune") is not None for r in rows)
     lines += ["", "## Tasks", "", "| task | level | compiled | correct | speedup | "
               + ("vs compile | " if compile_measured else "") + ("vs max-autotune | " if autotune else "")
               + "error |", "|---|---|---|---|---|" + ("---|" if compile_measured else "")

@@ -69,6 +69,9 @@ def test_max_autotune_baseline_is_aggregated_and_reported(tmp_path):
                                                                   for r in rows], True, True)
     table = ev.level_table(ev.aggregate_by_level(rows, True, True), True, True)
     assert "geomean vs max-autotune" in table and "1.000x" in table
+    failed = [dict(r, speedup_vs_max_autotune=None) for r in rows]  # asked for, failed everywhere: still a column
+    assert "geomean vs max-autotune" in ev.level_table(ev.aggregate_by_level(failed, True, True), True, True, True)
+    assert "max-autotune" not in ev.level_table(ev.aggregate_by_level(failed, True, True), True, True)
     args = _args(tmp_path, "--baseline", "max-autotune,compile")
     assert args.baseline == "eager,compile,max-autotune" and not args.autotune_measured  # CPU: nothing timed
     args.autotune_measured = args.speed_measured = True
