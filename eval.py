@@ -99,6 +99,7 @@ import sys
 import time
 
 import synth
+from reward import KB_TOL_FLAG  # the judge's flag on a correct verdict outside KernelBench's 1e-4 (no torch import)
 
 FAST_PS = (0.0, 1.0, 1.5, 2.0)
 PASS_KS = (1, 2, 4, 5, 8, 10, 16, 32, 64, 100)
@@ -106,7 +107,6 @@ IDENTITY_FLAGS = ("tasks", "policy", "samples", "device", "judge_policy", "basel
                   "level", "search_budget", "search_time_budget_s", "search_order", "search_beam", "teacher_plans",
                   "teacher_dot_precision", "teacher_fallback", "shrink_to", "precision")
 ERROR_MSG_CHARS = 500  # error_msg kept per row in results.jsonl (the full verdict sits next to it)
-KB_TOL_FLAG = "fails_kb_tol"  # the judge's flag on a correct verdict outside KernelBench's fp32 atol = rtol = 1e-4
 
 
 UsageError = synth.UsageError  # a bad flag or input found before any judging: one line on stderr, exit code 2
@@ -238,9 +238,9 @@ def task_level(record):
 def pick_best(verdicts, precision="any"):
     """Index of the sample that represents a task: fastest correct (under --precision fp32, fastest correct within
     KernelBench's 1e-4 where one is: search.preferred), else first compiled, else first."""
-    correct = [i for i, v in enumerate(verdicts) if v.correct]
-    if precision == "fp32":
-        correct = [i for i in correct if KB_TOL_FLAG not in verdicts[i].flags] or correct
+    from search import preferred
+
+    correct = preferred(verdicts, [i for i, v in enumerate(verdicts) if v.correct], precision)
     if correct:
         return max(correct, key=lambda i: (verdicts[i].speedup or 0.0, -i))
     return next((i for i, v in enumerate(verdicts) if v.compiled), 0)

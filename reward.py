@@ -139,6 +139,7 @@ TOLERANCES = {"float32": (1e-2, 1e-2), "float16": (1e-2, 1e-2), "bfloat16": (2e-
 STRICT_TOLERANCES = {"float32": (1e-4, 1e-4), "float16": (1e-3, 1e-3), "bfloat16": (1e-2, 1e-2), "float64": (1e-6, 1e-6)}
 # KernelBench's own per-precision tolerance (atol = rtol; its current harness, not v0's 1e-2): a correct verdict
 # whose outputs miss it carries the flag "fails_kb_tol", so one run reports Acc at both (eval.py acc_kb_tol).
+KB_TOL_FLAG = "fails_kb_tol"
 KB_TOLERANCES = {"float32": (1e-4, 1e-4), "float16": (1e-2, 1e-2), "bfloat16": (1e-2, 1e-2), "float64": (1e-4, 1e-4)}
 # Error types after which a worker is not reused: failures on the judge's own side (its reference ran out of
 # memory, the task or the judge failed, an answer process sent something unreadable). An answer's own failures
@@ -2626,8 +2627,8 @@ class _Worker:
             whole = {}
             e, ok, ok_kb = _chunked_close(torch, o, r, atol, rtol, self.isclose, self.equal, self.device, kb_tol,
                                           whole=whole)
-            if ok and not ok_kb and where.startswith("trial") and "fails_kb_tol" not in v.flags:
-                v.flags.append("fails_kb_tol")
+            if ok and not ok_kb and where.startswith("trial") and KB_TOL_FLAG not in v.flags:
+                v.flags.append(KB_TOL_FLAG)
             err = max(err, e)
             if not ok:
                 v.max_abs_err = max(v.max_abs_err or 0.0, e)

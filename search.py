@@ -79,7 +79,7 @@ import sys
 import time
 
 import synth
-from reward import DRAW_ERRORS, draw_inputs, exception_text, gpu_timing, judge_candidates, solution_text
+from reward import DRAW_ERRORS, KB_TOL_FLAG, draw_inputs, exception_text, gpu_timing, judge_candidates, solution_text
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -938,7 +938,6 @@ def whole_task(record, program, comp):
 
 
 PRECISIONS = ("any", "fp32")
-KB_TOL_FLAG = "fails_kb_tol"  # the judge's flag on a correct verdict outside KernelBench's fp32 atol = rtol = 1e-4
 
 
 def preferred(verdicts, indices, precision):
