@@ -1151,13 +1151,23 @@ def op_family(name):
 POLICIES = ("hybrid", "strict", "partial")
 HYBRID_TORCH_FAMILIES = {"matmul", "conv", "conv_t"}
 DROPOUT_FAMILIES = {"bernoulli", "native_dropout"}  # F.dropout: a bernoulli_ draw, then div_ and mul (or native)
+# Whole library layers (KernelBench level 3): every aten op that runs inside the forward of a module of exactly one
+# of these torch.nn types is recorded as one family, "library:<type>" (OpRecorder's module hooks), whatever the
+# backend decomposes it into (cuDNN's _cudnn_rnn, the CPU's mkldnn_rnn_layer and stack, attention's math path).
+# Policy hybrid lets torch run such a layer when the reference runs one of the same type, as it lets torch run
+# a GEMM: a recurrent cell or fused attention is the library's, the ops between layers are Triton's.
+LIBRARY_LAYERS = ("RNN", "LSTM", "GRU", "MultiheadAttention")
+LIBRARY_FAMILY = "library:"
 
 
-def hybrid_extra_ops(cand):
-    """Compute-op families (with counts) that policy hybrid does not let torch run: all but GEMMs, convolutions
-    and dropout. Dropout is random (no kernel reproduces torch's mask), so each bernoulli draw also allows the
+def hybrid_extra_ops(cand, ref_ops=None):
+    """Compute-op families (with counts) that policy hybrid does not let torch run: all but GEMMs, convolutions,
+    dropout and the library layers (LIBRARY_LAYERS) that the reference's own forward runs (`ref_ops`, its
+    families). Dropout is random (no kernel reproduces torch's mask), so each bernoulli draw also allows the
     div and the mul of F.dropout's decomposition."""
-    extra = {f: n for f, n in cand.items() if f not in HYBRID_TORCH_FAMILIES and f not in DROPOUT_FAMILIES}
+    libs = {f for f in (ref_ops or {}) if f.startswith(LIBRARY_FAMILY)}
+    extra = {f: n for f, n in cand.items()
+             if f not in HYBRID_TORCH_FAMILIES and f not in DROPOUT_FAMILIES and f not in libs}
     draws = sum(cand.get(f, 0) for f in DROPOUT_FAMILIES if f != "native_dropout")
     for fam in ("div", "mul"):
         if fam in extra:
@@ -2049,10 +2059,39 @@ def _op_recorder_class(torch):
             super().__init__()
             self.counts, self.poison, self.watch = {}, poison, watch
             self.lines = {}  # compute op -> "line N: source" of the answer's line that first ran it
+            self.layers = []  # per module forward running now: its LIBRARY_LAYERS type name, or None
+            self.hooks = []
+
+        def __enter__(self):
+            hooks = torch.nn.modules.module
+            self.hooks = [hooks.register_module_forward_pre_hook(self.layer_enter),
+                          hooks.register_module_forward_hook(self.layer_exit, always_call=True)]
+            return super().__enter__()
+
+        def __exit__(self, *exc):
+            for h in self.hooks:
+                h.remove()
+            self.hooks, self.layers = [], []
+            return super().__exit__(*exc)
+
+        def layer_enter(self, module, args):
+            # exactly a torch.nn library type, with no hooks of its own (the gate refuses hooks; a subclass or a
+            # hook would run the answer's code inside the layer)
+            cls = type(module)
+            library = cls.__name__ in LIBRARY_LAYERS and cls is getattr(torch.nn, cls.__name__) and not (
+                module._forward_pre_hooks or module._forward_hooks)
+            self.layers.append(cls.__name__ if library else None)
+
+        def layer_exit(self, module, args, out):
+            if self.layers:
+                self.layers.pop()
 
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             out = func(*args, **(kwargs or {}))
             name = func.overloadpacket.__name__
+            layer = next((t for t in self.layers if t), None)
+            if layer and name not in ALLOC_OPS and name not in VIEW_OPS:
+                name = LIBRARY_FAMILY + layer
             self.counts[name] = self.counts.get(name, 0) + 1
             if self.counts[name] == 1 and name not in ALLOC_OPS and name not in VIEW_OPS:
                 self.lines[name] = _answer_line()
@@ -2656,10 +2695,11 @@ class _Worker:
         if policy == "strict" and cand:
             raise _WorkerError("strict_policy", f"torch compute ops in forward under policy strict: {cand}"
                                f"{where(set(cand))} (rule strict)", **_partial(v, flags=v.flags + ["policy:strict"]))
-        extra = hybrid_extra_ops(cand)
+        extra = hybrid_extra_ops(cand, ref_ops)
         if policy == "hybrid" and extra:
+            libs = sorted(f for f in ref_ops or {} if f.startswith(LIBRARY_FAMILY))
             raise _WorkerError("torch_fallback", f"torch ran {extra} in forward: under policy hybrid torch may run "
-                               f"only {', '.join(sorted(HYBRID_TORCH_FAMILIES))} and dropout, Triton the rest "
+                               f"only {', '.join(sorted(HYBRID_TORCH_FAMILIES) + libs)} and dropout, Triton the rest "
                                f"(rule hybrid_ops){where(set(extra))}",
                                **_partial(v, flags=v.flags + ["policy:hybrid_ops"]))
         if ref_ops and all(cand.get(fam, 0) >= n for fam, n in ref_ops.items()):

@@ -477,12 +477,13 @@ class Prog:
     list of Sym where the size has a name (see name_sizes) and of plain ints elsewhere."""
 
     def __init__(self, program: dict, sizes: str = "literal", source: str | None = None, heavy: str = "triton",
-                 fold_bias: bool = False):
+                 fold_bias: bool = False, cells: bool = False):
         if sizes not in ("literal", "symbolic"):
             raise ValueError(f"sizes must be 'literal' or 'symbolic', got {sizes!r}")
         if heavy not in HEAVY_PLACES:
             raise ValueError(f"heavy must be one of {HEAVY_PLACES}, got {heavy!r}")
         self.heavy = heavy
+        self.cells = cells  # recurrent layers run as rnn_cells (RNN_SRC): torch GEMMs, the cells in Triton
         self.cl = set()   # heavy="torch-cl": the kept convolutions' outputs, channels-last in memory
         # a kept 2-D/3-D convolution runs without its bias, which becomes an add the Triton kernel after it fuses
         # (PyTorch adds a cuDNN convolution's bias in a pass of its own over the output: the lab record)
@@ -563,6 +564,9 @@ class Prog:
             if self.heavy not in HEAVY_PLACES[1:] or not node.get("module"):
                 raise TeacherError(f"op {op} is a library layer with no Triton lowering (a hybrid plan keeps it in "
                                    "torch)")
+            if self.cells and op in RNN_OPS:
+                check_rnn_cells(node, self.t[node["inputs"][0]].shape)
+                return self.add(dict(node, op="torch:" + op, attrs=dict(a, cells=True)))
             return self.add(dict(node, op="torch:" + op))
         if op == "linear" and not node.get("module"):
             # F.linear(x, w, b) with tensors of the task's own (Swin V2's qkv): x @ w.t() (+ b), table ops both
@@ -3262,7 +3266,10 @@ def _init_from_source(source: str):
     for node in tree.body:
         if isinstance(node, ast.Assign) and all(isinstance(t, ast.Name) and t.id in used for t in node.targets):
             consts.append(ast.unparse(node))
-    return ast.unparse(init), consts
+    # class attributes of Model (ResNet's `expansion = 4`, read as self.expansion) come with the constructor
+    model = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Model")
+    attrs = [ast.unparse(n) for n in model.body if isinstance(n, (ast.Assign, ast.AnnAssign))]
+    return "\n".join(attrs + [ast.unparse(init)]), consts
 
 
 def _forward_args(source: str) -> list[str]:
@@ -3288,6 +3295,12 @@ def index_code(a, top: bool = False) -> str:
     raise TeacherError(f"index {a!r} is not supported")
 
 
+class Raw(str):
+    """Code that a repr() writes as it is."""
+    def __repr__(self):
+        return str(self)
+
+
 def view_call(P: Prog, n: dict) -> str:
     """Forward code for an imported view node (torch view calls are allowed under the strict policy)."""
     short = n["op"][5:]
@@ -3308,6 +3321,13 @@ def view_call(P: Prog, n: dict) -> str:
         return code if src in P.non_tensors else code + ".contiguous()"
     if n["op"].startswith("torch:"):
         return torch_call(n, [r(i) for i in n["inputs"]])
+    if short == "to":  # a device the trace saw (x.device, "cuda") is the device of the forward's first tensor
+        first = next((i for i in P.input_names if i not in P.scalars), None)
+
+        def r(v, plain=r):
+            is_device = type(v).__name__ == "device" or isinstance(v, str) and v.split(":")[0] in ("cpu", "cuda")
+            return f"{plain(first)}.device" if is_device and first else plain(v)
+        kwargs = {k: Raw(r(v)) for k, v in kwargs.items()}
     parts = [r(x) for x in args] + [f"{k}={v!r}" for k, v in kwargs.items()]
     if short in ("size", "dim", "numel"):
         return f"{r(src)}.{short}({', '.join(parts)})"
@@ -3339,6 +3359,8 @@ def torch_call(n: dict, ins: list[str]) -> str:
                 return "(" + ", ".join(code(x) for x in v) + ("," if len(v) == 1 else "") + ")"
             return refs[v] if isinstance(v, str) and v in refs else repr(v)
         args = [code(v) for v in a["args"]] + [f"{k}={code(v)}" for k, v in a.get("kwargs", {}).items()]
+        if a.get("cells"):  # rnn_cells(self.lstm, x, (h0, c0)): the same call with the cells in Triton
+            return f"{RNN_FN}({', '.join([module_ref(n['module'])] + args)})"
         return f"{module_ref(n['module'])}({', '.join(args)})"
     if n.get("module"):
         return f"{module_ref(n['module'])}({ins[0]})"
@@ -3349,6 +3371,88 @@ def torch_call(n: dict, ins: list[str]) -> str:
     if op in ("matmul", "bmm"):
         return f"torch.{op}({ins[0]}, {ins[1]})"
     raise TeacherError(f"no torch call for {op}")
+
+
+# A recurrent layer (nn.RNN/LSTM/GRU) with its cells in Triton (plan hybrid-cells). Per layer and direction, one
+# torch GEMM projects every time step's input at once; each step then runs the hidden-state GEMM in torch and one
+# Triton kernel for the cell (gate nonlinearities, the LSTM cell state, the new hidden state written straight
+# into the layer's output). The hybrid plan keeps the whole layer one cuDNN call; where that call is all a task
+# computes, this is the form in which Triton does the task's work. Gate orders are torch's: LSTM (i, f, g, o),
+# GRU (r, z, n) with n = tanh(x W_in + b_in + r (h W_hn + b_hn)). No dropout between layers (random).
+RNN_FN = "rnn_cells"
+RNN_SRC = f'''@triton.jit
+def {RNN_FN}_kernel(gx_ptr, gh_ptr, h_ptr, h_stride, c_ptr, c_out_ptr, y_ptr, y_stride, B, H,
+                    MODE: tl.constexpr, GATES: tl.constexpr, BLOCK: tl.constexpr):
+    # one time step of B x H cells: gx, gh [B, GATES * H] (the input's and the hidden state's projections),
+    # h the previous hidden state (row stride h_stride), c / c_out the LSTM cell state [B, H] before / after,
+    # y the new hidden state (row stride y_stride)
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < B * H
+    b = offs // H
+    j = offs % H
+    row = b * (GATES * H) + j
+    a0 = tl.load(gx_ptr + row, mask=mask, other=0.0) + tl.load(gh_ptr + row, mask=mask, other=0.0)
+    if MODE == 0:  # LSTM
+        a1 = tl.load(gx_ptr + row + H, mask=mask, other=0.0) + tl.load(gh_ptr + row + H, mask=mask, other=0.0)
+        a2 = tl.load(gx_ptr + row + 2 * H, mask=mask, other=0.0) + tl.load(gh_ptr + row + 2 * H, mask=mask, other=0.0)
+        a3 = tl.load(gx_ptr + row + 3 * H, mask=mask, other=0.0) + tl.load(gh_ptr + row + 3 * H, mask=mask, other=0.0)
+        g = 1.0 - 2.0 / (tl.exp(2.0 * a2) + 1.0)
+        c = tl.sigmoid(a1) * tl.load(c_ptr + offs, mask=mask, other=0.0) + tl.sigmoid(a0) * g
+        tl.store(c_out_ptr + offs, c, mask=mask)
+        h = tl.sigmoid(a3) * (1.0 - 2.0 / (tl.exp(2.0 * c) + 1.0))
+    elif MODE == 1:  # GRU
+        a1 = tl.load(gx_ptr + row + H, mask=mask, other=0.0) + tl.load(gh_ptr + row + H, mask=mask, other=0.0)
+        r = tl.sigmoid(a0)
+        z = tl.sigmoid(a1)
+        a2 = tl.load(gx_ptr + row + 2 * H, mask=mask, other=0.0) + r * tl.load(gh_ptr + row + 2 * H, mask=mask, other=0.0)
+        n = 1.0 - 2.0 / (tl.exp(2.0 * a2) + 1.0)
+        h = (1.0 - z) * n + z * tl.load(h_ptr + b * h_stride + j, mask=mask, other=0.0)
+    elif MODE == 2:  # RNN, tanh
+        h = 1.0 - 2.0 / (tl.exp(2.0 * a0) + 1.0)
+    else:  # RNN, relu
+        h = tl.maximum(a0, 0.0)
+    tl.store(y_ptr + b * y_stride + j, h, mask=mask)
+
+
+def {RNN_FN}(m, x, hx=None):
+    """The module m's forward (nn.RNN/LSTM/GRU, batched input) with the cells in Triton: (output, h_n) or, for an
+    LSTM, (output, (h_n, c_n))."""
+    mode = {{"LSTM": 0, "GRU": 1, "RNN_TANH": 2, "RNN_RELU": 3}}[m.mode]
+    gates = (4, 3, 1, 1)[mode]
+    H, D, L = m.hidden_size, 2 if m.bidirectional else 1, m.num_layers
+    seq = x.transpose(0, 1) if m.batch_first else x
+    T, B = seq.shape[0], seq.shape[1]
+    h0, c0 = hx if mode == 0 and hx is not None else (hx, None)
+    if h0 is None:
+        h0 = torch.zeros(L * D, B, H, device=x.device, dtype=x.dtype)
+    if c0 is None:
+        c0 = torch.zeros(L * D, B, H, device=x.device, dtype=x.dtype)
+    h0, c0 = h0.contiguous(), c0.contiguous()
+    h_n = torch.empty(L * D, B, H, device=x.device, dtype=x.dtype)
+    c_n = torch.empty(L * D, B, H, device=x.device, dtype=x.dtype)
+    BLOCK = min(1024, triton.next_power_of_2(B * H))
+    grid = (triton.cdiv(B * H, BLOCK),)
+    for layer in range(L):
+        out = torch.empty(T, B, D * H, device=x.device, dtype=x.dtype)
+        flat = seq.reshape(T * B, seq.shape[2])
+        for d in range(D):
+            k = layer * D + d
+            w = m.all_weights[k]  # [w_ih, w_hh] (+ [b_ih, b_hh])
+            gx = torch.addmm(w[2], flat, w[0].t()) if m.bias else torch.mm(flat, w[0].t())
+            h, c = h0[k], c0[k]
+            for t in (range(T) if d == 0 else range(T - 1, -1, -1)):
+                gh = torch.addmm(w[3], h, w[1].t()) if m.bias else torch.mm(h, w[1].t())
+                y = out[t, :, d * H:(d + 1) * H]
+                c_new = torch.empty(B, H, device=x.device, dtype=x.dtype) if mode == 0 else c
+                {RNN_FN}_kernel[grid](gx[t * B:(t + 1) * B], gh, h, h.stride(0), c, c_new, y, y.stride(0), B, H,
+                                      MODE=mode, GATES=gates, BLOCK=BLOCK)
+                h, c = y, c_new
+            h_n[k] = h
+            c_n[k] = c
+        seq = out
+    y = seq.transpose(0, 1).contiguous() if m.batch_first else seq
+    return (y, (h_n, c_n)) if mode == 0 else (y, h_n)'''
+RNN_OPS = ("rnn", "lstm", "gru")
 
 
 TO_CL = "to_channels_last"
@@ -3376,8 +3480,24 @@ def {TO_CL}(x, dtype):
     return out'''
 
 
-def kept_comment(op: str) -> str:
+def check_rnn_cells(node: dict, x_shape: list) -> None:
+    """Raise TeacherError where rnn_cells cannot stand in for the recurrent layer: unbatched input, an LSTM
+    projection, dropout between layers (random), or keyword arguments."""
+    ma = node.get("module_args") or {}
+    if len(x_shape) != 3:
+        raise TeacherError(f"{node['op']} with a {len(x_shape)}-D input: rnn_cells takes batched input only")
+    if ma.get("proj_size"):
+        raise TeacherError("lstm with proj_size: rnn_cells has no projection")
+    if ma.get("dropout") and int(ma.get("num_layers", 1)) > 1:
+        raise TeacherError(f"{node['op']} with dropout between layers is random: it stays the library's call")
+    if (node["attrs"] or {}).get("kwargs"):
+        raise TeacherError(f"{node['op']} called with keyword arguments")
+
+
+def kept_comment(op: str, cells: bool = False) -> str:
     """Forward's comment above an op kept in torch; it names KEPT_TORCH_OP, so `keeps_torch_ops` finds it."""
+    if cells:
+        return f"# {op}: its GEMMs {KEPT_TORCH_OP} (cuBLAS), its cells run in Triton, one kernel a time step"
     if op == "dropout":
         return f"# dropout with p > 0 in training mode is random: it {KEPT_TORCH_OP} (the same RNG draw as the reference)"
     return f"# {op} {KEPT_TORCH_OP} (cuBLAS/cuDNN); the Triton kernels compute what follows it"
@@ -3407,16 +3527,18 @@ def resolve_program(record_or_program, source: str | None = None) -> tuple[dict,
 
 def compile_program(record_or_program, seed: int = 0, target: str = "cpu", source: str | None = None,
                     generic_names: bool = False, dot_precision: str = "ieee", sizes: str = "literal",
-                    heavy: str = "triton") -> str:
+                    heavy: str = "triton", cells: bool = False) -> str:
     """Solution source (a KernelBench ModelNew with Triton kernels) for a task record, a program dict from
     synth (with `source`) or a KernelBench task source string. sizes="symbolic" writes sizes as names bound
     from the tensors' shapes (module docstring); heavy="torch" keeps GEMMs and convolutions as torch calls
-    (HEAVY_PLACES). Raises TeacherError if unsupported, and for heavy="torch" where there is no heavy op or
-    nothing left for Triton (a lone convolution)."""
+    (HEAVY_PLACES); cells=True (with a heavy other than "triton") runs recurrent layers as rnn_cells (RNN_SRC).
+    Raises TeacherError if unsupported, and for heavy="torch" where there is no heavy op or nothing left for
+    Triton (a lone convolution)."""
     program, source = resolve_program(record_or_program, source)
     if not source:
         raise TeacherError("the program has no task source (needed for Model.__init__)")
-    P = Prog(program, sizes, source, heavy, fold_bias=heavy in CL_HEAVY or (heavy == "torch" and target != "cpu"))
+    P = Prog(program, sizes, source, heavy, fold_bias=heavy in CL_HEAVY or (heavy == "torch" and target != "cpu"),
+             cells=cells)
     st = Style(seed, target, generic_names, dot_precision)
     if P.output not in P.t:
         raise TeacherError(f"output {P.output!r} is not a tensor of the program")
@@ -3441,17 +3563,23 @@ def compile_program(record_or_program, seed: int = 0, target: str = "cpu", sourc
             P.t[n["name"]].ref = n["name"]
     launches = plan(P)
     kernels = [build_kernel(P, st, A, E) for A, E in launches]
-    if not kernels:
+    cells_used = any(n["op"].startswith("torch:") and n["attrs"].get("cells") for n in P.nodes)
+    if cells and not cells_used:
+        raise TeacherError("no recurrent layer (nn.RNN/LSTM/GRU) to run as Triton cells")
+    if not kernels and not cells_used:
         kept = sorted({n["op"][6:] for n in P.nodes if n["op"].startswith("torch:")})
-        raise TeacherError("nothing to compute in Triton" + (f": {', '.join(kept)} with p > 0 in training mode "
-                                                               "stays a torch op (random)" if kept else ""))
+        why = {"dropout": "dropout with p > 0 in training mode (random)"}
+        raise TeacherError("nothing to compute in Triton" + (
+            f": what the program computes stays torch's ({', '.join(why.get(op, op) for op in kept)})" if kept
+            else ""))
     by_end = {k.out: k for k in kernels}
     init_src, consts = _init_from_source(source)
     fargs = _forward_args(source)
     if len(fargs) != len(P.input_names):
         raise TeacherError("forward arguments do not match the traced inputs")
     rename = dict(zip(P.input_names, fargs))
-    taken = {k.name for k in kernels} | {k.wrapper for k in kernels} | {"torch", "nn", "triton", "tl", "self", TO_CL}
+    taken = {k.name for k in kernels} | {k.wrapper for k in kernels} | {"torch", "nn", "triton", "tl", "self", TO_CL,
+                                                                          RNN_FN}
     for n in P.nodes:  # forward locals must not shadow the wrappers (imported nodes are named after ops)
         if n["name"] in taken:
             rename[n["name"]] = f"{n['name']}_out"
@@ -3468,7 +3596,7 @@ def compile_program(record_or_program, seed: int = 0, target: str = "cpu", sourc
             body.append(f"{var} = {k.wrapper}({', '.join(k.leaf_refs)})")
         elif is_view(n):
             if n["op"].startswith("torch:"):
-                body.append(kept_comment(n["op"][6:]))
+                body.append(kept_comment(n["op"][6:], n["attrs"].get("cells", False)))
             body.append(f"{var} = {view_call(P, n)}")
     ret = P.t[P.output].ref
     lines = ["import torch", "import torch.nn as nn", "import triton", "import triton.language as tl", ""]
@@ -3486,10 +3614,13 @@ def compile_program(record_or_program, seed: int = 0, target: str = "cpu", sourc
         lines += ["", k.src, "", "", k.wrapper_src, ""]
     if any(n["attrs"].get("channels_last") for n in P.nodes):
         lines += ["", TO_CL_SRC, ""]
+    if cells_used:
+        lines += ["", RNN_SRC, ""]
     return "\n".join(lines)
 
 
-PLANS = ("triton", "triton-tf32x3", "triton-tf32", "triton-bf16x3", "hybrid", "hybrid-cl", "hybrid-fp16")
+PLANS = ("triton", "triton-tf32x3", "triton-tf32", "triton-bf16x3", "hybrid", "hybrid-cl", "hybrid-fp16",
+         "hybrid-cells")
 # Plans with fp16 operands or outputs: outside what the reference itself computes in, so a precision-faithful run
 # (eval.py --precision fp32) leaves them out. TF32 convolutions stay: eager's own cuDNN convolutions run in TF32.
 FP16_PLANS = ("hybrid-fp16",)
@@ -3513,7 +3644,10 @@ def plans(record_or_program, seed: int = 0, target: str = "cpu", source: str | N
                      that layout (only where no view or torch op takes such an output);
       hybrid-fp16:   hybrid-cl with those convolutions in float16 on cuDNN's tensor cores (heavy="torch-cl16",
                      to_channels_last): TF32's 10 mantissa bits, the output rounded to fp16, for the judge's 1e-2
-                     tolerance (never KernelBench's 1e-4); the kernels after it compute in fp32.
+                     tolerance (never KernelBench's 1e-4); the kernels after it compute in fp32;
+      hybrid-cells:  hybrid with each recurrent layer (nn.RNN/LSTM/GRU) as rnn_cells: its GEMMs in torch, its
+                     cells in Triton (only where the program has one; where the layer is all the task computes,
+                     the hybrid plan's answer leaves Triton nothing of the task's work).
     only: the plans to try (a subset of PLANS). A plan the teacher cannot build is left out; TeacherError only
     if none can be built (the first plan's error). Where both tf32 plans are asked for and triton-tf32 applies
     (every dot is a convolution's), triton-tf32x3 is left out: the same kernels with three dots for one, to an
@@ -3522,7 +3656,8 @@ def plans(record_or_program, seed: int = 0, target: str = "cpu", source: str | N
     out, first_error = [], None
     options = {"triton": {}, "triton-tf32x3": {"dot_precision": "tf32x3"}, "triton-tf32": {"dot_precision": "tf32"},
                "triton-bf16x3": {"dot_precision": "bf16x3"}, "hybrid": {"heavy": "torch"},
-               "hybrid-cl": {"heavy": "torch-cl"}, "hybrid-fp16": {"heavy": "torch-cl16"}}
+               "hybrid-cl": {"heavy": "torch-cl"}, "hybrid-fp16": {"heavy": "torch-cl16"},
+               "hybrid-cells": {"heavy": "torch", "cells": True}}
     program, source = resolve_program(record_or_program, source)
     ops = {n["op"] for n in program["nodes"]}
     dot_kinds = {synth.OPS[op].kind for op in ops if op in synth.OPS} & {"matmul", "attention", "conv", "conv_transpose"}
