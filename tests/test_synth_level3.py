@@ -204,3 +204,59 @@ def test_functional_linear_imports_as_linear_and_the_teacher_lowers_it_to_a_matm
     model = ns["ModelNew"]()
     x = torch.randn(3, 4)
     assert torch.allclose(model(x), ref(x), atol=1e-4, rtol=1e-4)
+
+
+@pytest.mark.parametrize("cls,kw", [
+    (torch.nn.LSTM, dict(num_layers=2, batch_first=True)),
+    (torch.nn.LSTM, dict(num_layers=1, bidirectional=True, bias=False)),
+    (torch.nn.GRU, dict(num_layers=2, bidirectional=True)),
+    (torch.nn.RNN, dict(num_layers=2, nonlinearity="relu", batch_first=True)),
+    (torch.nn.RNN, dict(num_layers=1)),
+])
+def test_rnn_cells_computes_what_the_recurrent_layer_computes(cls, kw):
+    """teacher.RNN_SRC's rnn_cells (torch GEMMs, one Triton cell kernel a step) gives the layer's output and final
+    states, for each cell type, with and without bias, stacked, bidirectional and batch-first."""
+    import teacher
+    ns = {}
+    exec("import torch\nimport triton\nimport triton.language as tl\n" + teacher.RNN_SRC, ns)
+    torch.manual_seed(0)
+    layer = cls(5, 7, **kw)
+    D, L = 2 if kw.get("bidirectional") else 1, kw.get("num_layers", 1)
+    x = torch.randn(3, 4, 5)   # (batch, seq) if batch_first else (seq, batch)
+    B = 3 if kw.get("batch_first") else 4
+    h0 = torch.randn(L * D, B, 7)
+    hx = (h0, torch.randn(L * D, B, 7)) if cls is torch.nn.LSTM else h0
+    got, want = ns["rnn_cells"](layer, x, hx), layer(x, hx)
+    assert torch.allclose(got[0], want[0], atol=1e-5, rtol=1e-5)
+    for g, w in zip(got[1] if cls is torch.nn.LSTM else [got[1]], want[1] if cls is torch.nn.LSTM else [want[1]]):
+        assert torch.allclose(g, w, atol=1e-5, rtol=1e-5)
+
+
+# Small level-3 copies the teacher solves (plans hybrid and hybrid-cells), each judged under policy hybrid
+SOLVED = ["8_ResNetBasicBlock.py", "28_VisionTransformer.py", "31_VisionAttention.py", "33_VanillaRNN.py",
+          "36_LSTMHn.py", "41_GRUBidirectional.py"]
+
+
+def test_the_teacher_solves_small_level3_files_under_the_hybrid_policy():
+    """Each file's best teacher plan is correct under the judge's hybrid policy, where the library layer the
+    reference runs may stay torch's; the LSTM and GRU tasks, all one recurrent layer, pass only as hybrid-cells
+    (the hybrid answer leaves Triton none of the task's work: rule covers_reference)."""
+    import teacher
+    from reward import Judge
+    pairs, names = [], []
+    for fn in SOLVED:
+        for plan, sol in teacher.plans(source(fn), only=("hybrid", "hybrid-cells")):
+            pairs.append((source(fn), sol))
+            names.append((fn, plan))
+    with Judge(workers=2, device="cpu", timeout_s=120.0) as j:
+        verdicts = j.verify_many(pairs, progress=False)
+    ok = {}
+    for (fn, plan), v in zip(names, verdicts):
+        ok.setdefault(fn, {})[plan] = (v.correct, v.error_type, v.flags)
+    assert all(any(c for c, *_ in plans.values()) for plans in ok.values()) and set(ok) == set(SOLVED), ok
+    for fn in ("36_LSTMHn.py", "41_GRUBidirectional.py"):
+        assert ok[fn]["hybrid-cells"][0], ok[fn]
+    assert "policy:covers_reference" in ok["36_LSTMHn.py"]["hybrid"][2]   # the LSTM kept, torch's linear after it
+    assert "hybrid" not in ok["41_GRUBidirectional.py"]   # the GRU alone: the teacher builds no hybrid answer
+    with pytest.raises(teacher.TeacherError, match="stays torch's"):
+        teacher.compile_program(source("41_GRUBidirectional.py"), heavy="torch")
