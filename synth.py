@@ -439,6 +439,14 @@ for name, module in [("rnn", "RNN"), ("lstm", "LSTM"), ("gru", "GRU"), ("multihe
 LIBRARY_OPS = tuple(o.name for o in OPS.values() if o.kind == "library")
 _op(name="zeros_like", kind="shape", family="zeros_like", call="torch.zeros_like({x})", ranks=(0, 5),
     samplable=False)  # constant output: import-only (KernelBench uses it inside larger expressions)
+# ---- masks (import only): level 3's causal attention, `att.masked_fill(self.bias[:, :, :T, :T] == 0, -inf)`
+_op(name="compare_scalar", kind="scalar", family="compare", call="({x} {cmp} {value})", ranks=(0, 5),
+    params=("value",), samplable=False, out_dtype="bool")
+_op(name="logical_not", kind="unary", family="logical_not", call="(~{x})", ranks=(0, 5), samplable=False,
+    out_dtype="bool")
+_op(name="masked_fill", kind="binary", family="masked_fill", call="{x}.masked_fill({y}, {value})", arity=2,
+    ranks=(0, 5), params=("value",), samplable=False)
+COMPARE_NAMES = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
 
 POOL = [op.name for op in OPS.values() if op.samplable]
 
@@ -3010,6 +3018,24 @@ def _import_special(node, key, short, rec, tensor_args):
             if not isinstance(args[0], fx.Node):  # 2.0 - x, 1.0 / x
                 rec["attrs"]["reverse"] = True
             return f"{base}_scalar"
+    if short in COMPARE_NAMES and key.startswith(("operator.", "torch.", "method:")) and len(tensor_args) == 1:
+        const = [a for a in args if not isinstance(a, fx.Node)]
+        if len(args) == 2 and const and isinstance(const[0], (int, float)) and not isinstance(const[0], bool):
+            flipped = not isinstance(args[0], fx.Node)   # 0 == x: the same test with the sides swapped
+            cmp = COMPARE_NAMES[short]
+            rec["attrs"].update(cmp={"<": ">", "<=": ">=", ">": "<", ">=": "<="}.get(cmp, cmp) if flipped else cmp,
+                                value=const[0])
+            return "compare_scalar"
+    if short in ("invert", "logical_not", "bitwise_not") and len(tensor_args) == 1 and len(args) == 1 and \
+            tensor_args[0].meta.get("value") is not None and \
+            getattr(tensor_args[0].meta["value"], "dtype", None) is not None and \
+            str(tensor_args[0].meta["value"].dtype) == "torch.bool":
+        return "logical_not"   # ~mask on a bool mask (on integers ~ is a bitwise not: not this op)
+    if short == "masked_fill" and key.startswith(("torch.", "method:")) and len(tensor_args) == 2:
+        value = args[2] if len(args) > 2 else node.kwargs.get("value")
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            rec["attrs"]["value"] = float(value)
+            return "masked_fill"
     if short in ("max", "min") and key.startswith(("torch.", "method:")):
         if len(tensor_args) >= 2:
             return "maximum" if short == "max" else "minimum"

@@ -519,6 +519,10 @@ class Prog:
         # module -> the constructor arguments the task names (conv_geometry: a named groups is passed whatever its value)
         self.module_args = source_module_args(source) if self.symbolic and source else {}
         self.optional = set()   # leaves forward may pass as None (a named bias=False): no size is bound from them
+        self.raw_users = defaultdict(list)   # the program's nodes that read each tensor, before lowering
+        for node in program["nodes"]:
+            for i in node.get("inputs") or []:
+                self.raw_users[i].append(node)
         for node in program["nodes"]:
             self._lower(dict(node, attrs=dict(node.get("attrs") or {})))
         self.output = program["output"]
@@ -583,6 +587,13 @@ class Prog:
             margs = node.get("module_args") or {}
             fold = self.fold_bias and op in CL_CONV_OPS and node.get("module") and margs.get("bias") is True \
                 and margs.get("padding_mode", "zeros") == "zeros" and name != self.program_output
+            # a linear layer whose every user is a pointwise Triton op: its bias add joins their kernel. Where its
+            # output is what the task returns (after a dropout of p=0: minGPT's c_proj), torch's addmm would have
+            # computed the answer before that kernel, which then does none of the work
+            users = self.raw_users.get(name, [])
+            fold = fold or op == "linear" and node.get("module") and margs.get("bias") is True and users and all(
+                u["op"] in synth.OPS and synth.OPS[u["op"]].kind in POINTWISE_KINDS
+                and not (u["op"] == "dropout" and (u.get("attrs") or {}).get("p")) for u in users)
             if not fold and not (self.heavy in CL_HEAVY and op in CL_CONV_OPS):
                 return self.add(dict(node, op="torch:" + op))
             raw, extra = (f"{name}_nobias", {"no_bias": True}) if fold else (name, {})
@@ -595,8 +606,8 @@ class Prog:
                           **({"dtype": "float16"} if extra.get("half") else {})))
             if fold:
                 bias = f"{node['module']}.bias"
-                self.t[bias] = TInfo(bias, [node["shape"][1]] + [1] * (len(node["shape"]) - 2), "float32",
-                                     module_ref(node["module"]) + ".bias")
+                shape = [node["shape"][-1]] if op == "linear" else [node["shape"][1]] + [1] * (len(node["shape"]) - 2)
+                self.t[bias] = TInfo(bias, shape, "float32", module_ref(node["module"]) + ".bias")
                 self.add(dict(name=name, op="add", inputs=[raw, bias], attrs={}, shape=list(node["shape"]),
                               dtype="float32", module=None, module_args=None))
             return
@@ -1287,6 +1298,15 @@ class KB:
                 fmt = {k: flt(a.get(k, v)) for k, v in UNARY_DEFAULTS.items()}
                 code = UNARY[op].format(x=x.code, **fmt)
             return self.emit(code, x.axes, "y")
+        if op == "compare_scalar":   # a bool mask (int1 in the kernel)
+            x = operand(ins[0])
+            return self.emit(f"{par(x.code)} {a['cmp']} {flt(a['value'])}", x.axes, "m")
+        if op == "logical_not":
+            x = operand(ins[0])
+            return self.emit(f"{par(x.code)} == 0", x.axes, "m")
+        if op == "masked_fill":
+            x, m = operand(ins[0]), operand(ins[1])
+            return self.emit(f"tl.where({par(m.code)} != 0, {flt(a['value'])}, {x.code})", x.axes | m.axes, "y")
         if op in SCALAR:
             x = operand(ins[0])
             v = flt(a["value"])
@@ -3318,7 +3338,7 @@ def view_call(P: Prog, n: dict) -> str:
         if len(args) != 1:
             raise TeacherError(f"indexing with {args!r} is not supported")
         code = f"{r(src)}[{index_code(args[0], top=True)}]"
-        return code if src in P.non_tensors else code + ".contiguous()"
+        return code if n["name"] in P.non_tensors else code + ".contiguous()"
     if n["op"].startswith("torch:"):
         return torch_call(n, [r(i) for i in n["inputs"]])
     if short == "to":  # a device the trace saw (x.device, "cuda") is the device of the forward's first tensor
@@ -3331,7 +3351,8 @@ def view_call(P: Prog, n: dict) -> str:
     parts = [r(x) for x in args] + [f"{k}={v!r}" for k, v in kwargs.items()]
     if short in ("size", "dim", "numel"):
         return f"{r(src)}.{short}({', '.join(parts)})"
-    return f"{r(src)}.{short}({', '.join(parts)}).contiguous()"
+    call = f"{r(src)}.{short}({', '.join(parts)})"
+    return call if n["name"] in P.non_tensors else call + ".contiguous()"   # split, chunk: a tuple of tensors
 
 
 def torch_call(n: dict, ins: list[str]) -> str:
@@ -3348,6 +3369,8 @@ def torch_call(n: dict, ins: list[str]) -> str:
         x = f"{TO_CL}({ins[0]}, {dt})" if a.get("channels_last") else ins[0]
         cast = ".to(torch.float16)" if a.get("half") else ""
         b = "None" if a.get("no_bias") or not (n.get("module_args") or {}).get("bias", True) else f"{m}.bias{cast}"
+        if op == "linear":
+            return f"torch.nn.functional.linear({x}, {m}.weight{cast}, {b})"
         geo = f"{m}.stride, {m}.padding, {m}.output_padding, {m}.groups, {m}.dilation" if op.startswith("conv_t") \
             else f"{m}.stride, {m}.padding, {m}.dilation, {m}.groups"
         return f"torch.nn.functional.{op}({x}, {m}.weight{cast}, {b}, {geo})"
