@@ -269,8 +269,9 @@ def node_expr(node, refs, mod_expr):
         short, a = op[5:], node["attrs"]
         args = [refs[node["inputs"].index(x)] if isinstance(x, str) and x in node["inputs"] else repr(x)
                 for x in a.get("args", [])]
-        if short == "getitem":
-            return f"{refs[0]}[{', '.join(repr(x) for x in a.get('args', []))}]"
+        if short == "getitem":   # ints, or synth's JSON indices ({"slice": [...]}, "None", "Ellipsis", lists)
+            import teacher
+            return f"{refs[0]}[{', '.join(teacher.index_code(x, top=True) for x in a.get('args', []))}]"
         if short == "getattr":
             return f"{refs[0]}.{a['args'][0]}"
         args += [f"{k}={v!r}" for k, v in a.get("kwargs", {}).items()]
@@ -294,6 +295,18 @@ def node_expr(node, refs, mod_expr):
         # amax's tensor was indexed by that [0] and a later reduction went out of range)
         a = node["attrs"]
         return f"torch.{op[1:]}({refs[0]}, dim={a['dim']!r}, keepdim={a.get('keepdim', False)!r})"
+    a = node["attrs"]
+    if op in ("full", "randn"):   # made in forward, on the device of the run (_device in its scope)
+        size = tuple(node["shape"])
+        value = f", float({str(a['value'])!r})" if op == "full" else ""
+        return f"torch.{op}({size}{value}, dtype=torch.{node.get('dtype') or 'float32'}, device=_device)"
+    if op == "einsum":   # any number of operands (Mamba's four)
+        return f"torch.einsum({a['equation']!r}, {', '.join(refs)})"
+    if op in ("masked_fill", "pad", "compare_scalar"):
+        value = f"float({str(a['value'])!r})"
+        return {"masked_fill": f"{refs[0]}.masked_fill({refs[-1]}, {value})",
+                "pad": f"F.pad({refs[0]}, {a.get('pad')!r}, value={value})",
+                "compare_scalar": f"({refs[0]} {a.get('cmp')} {value})"}[op]
     if "{mod}" in synth.OPS[op].call and not mod_expr and node.get("module_args") is not None \
             and op.startswith(("adaptive_avg_pool", "max_pool", "avg_pool")):
         # a functional pool (F.adaptive_avg_pool2d(x, 1): KernelBench L2 task 67) is imported without a module and
@@ -332,7 +345,8 @@ def run_program(program, source, seed=1, device="cpu"):
     for t in program["params"]:  # parameters, buffers and plain tensor attributes (self.h0), by their path
         env[t["name"]] = functools.reduce(getattr, t["name"].split("."), model).detach()
     # `device`: an imported `.to(x.device)` keeps the device, whose repr is device(type='cpu')
-    scope = {"torch": torch, "nn": torch.nn, "F": torch.nn.functional, "self": model, "device": torch.device}
+    scope = {"torch": torch, "nn": torch.nn, "F": torch.nn.functional, "self": model, "device": torch.device,
+             "_device": torch.device(device)}
     with torch.no_grad():
         for n in program["nodes"]:
             scope.update({f"_t{i}": env[x] for i, x in enumerate(n["inputs"])})
@@ -604,9 +618,10 @@ def assemble(program, source, segments, kernels):
 
     comp = compute_index(program)
     init_src, consts = teacher._init_from_source(source)
-    fargs = teacher._forward_args(source)
-    if len(fargs) != len(program["inputs"]):
-        raise SearchError("forward arguments do not match the traced inputs")
+    try:
+        fargs, params = teacher.forward_signature(source, len(program["inputs"]))
+    except teacher.TeacherError as e:
+        raise SearchError(str(e)) from None
     var = {t["name"]: f for t, f in zip(program["inputs"], fargs)}
     var.update({t["name"]: module_ref(t["name"]) for t in program["params"]})
     imports = ["import torch", "import torch.nn as nn", "import torch.nn.functional as F", "import triton",
@@ -653,7 +668,7 @@ def assemble(program, source, segments, kernels):
     init_lines += ["    " + ln for ln in init_extra]
     lines = imports + [""] + consts + ["", ""] + ["\n\n".join(blocks), "", "",
                                                  "class ModelNew(nn.Module):"]
-    lines += ["    " + ln for ln in init_lines] + ["", "    def forward(self, " + ", ".join(fargs) + "):"]
+    lines += ["    " + ln for ln in init_lines] + ["", f"    def forward(self, {params}):"]
     lines += ["        " + ln for ln in body] + [f"        return {var[program['output']]}", ""]
     return "\n".join(lines)
 
@@ -796,7 +811,8 @@ def time_ops_ms(program, source, positions, device, trials=20):
     comp = compute_index(program)
     model, _, env = run_program(program, source, device=device)
     # `device`: an imported `.to(x.device)` keeps the device, whose repr is device(type='cpu')
-    scope = {"torch": torch, "nn": torch.nn, "F": torch.nn.functional, "self": model, "device": torch.device}
+    scope = {"torch": torch, "nn": torch.nn, "F": torch.nn.functional, "self": model, "device": torch.device,
+             "_device": torch.device(device)}
     out = {}
     with torch.no_grad(), gpu_timing(device):  # the GPU alone, as a judge worker times
         for a in positions:

@@ -446,6 +446,13 @@ _op(name="logical_not", kind="unary", family="logical_not", call="(~{x})", ranks
     out_dtype="bool")
 _op(name="masked_fill", kind="binary", family="masked_fill", call="{x}.masked_fill({y}, {value})", arity=2,
     ranks=(0, 5), params=("value",), samplable=False)
+# constant tensors made in forward (Mamba's `torch.ones(T, T, dtype=bool)` under tril) and constant padding
+_op(name="full", kind="shape", family="full", call="torch.full({shape}, {value})", arity=0, ranks=(0, 5),
+    params=("value",), samplable=False)
+_op(name="randn", kind="shape", family="randn", call="torch.randn({shape})", arity=0, ranks=(0, 5),
+    samplable=False)   # a random draw in forward (level 3's LSTM draws h0, c0): kept as the same torch call
+_op(name="pad", kind="shape", family="pad", call="F.pad({x}, {pad}, value={value})", ranks=(1, 5),
+    params=("pad", "value"), samplable=False)
 COMPARE_NAMES = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
 
 POOL = [op.name for op in OPS.values() if op.samplable]
@@ -3031,6 +3038,20 @@ def _import_special(node, key, short, rec, tensor_args):
             getattr(tensor_args[0].meta["value"], "dtype", None) is not None and \
             str(tensor_args[0].meta["value"].dtype) == "torch.bool":
         return "logical_not"   # ~mask on a bool mask (on integers ~ is a bitwise not: not this op)
+    if short in ("randn", "rand") and key == f"torch.{short}" and not tensor_args and short == "randn":
+        return "randn"
+    if short in ("ones", "zeros", "full") and key.startswith("torch.") and not tensor_args:
+        value = {"ones": 1, "zeros": 0}.get(short, args[1] if len(args) > 1 else node.kwargs.get("fill_value"))
+        if isinstance(value, (int, float)):
+            rec["attrs"]["value"] = float(value)
+            return "full"
+    if short == "pad" and key in ("F.pad", "torch.nn.functional.pad") and len(tensor_args) == 1:
+        given = dict(zip(("input", "pad", "mode", "value"), args), **node.kwargs)
+        pad, value = given.get("pad"), given.get("value") or 0.0
+        if given.get("mode", "constant") == "constant" and isinstance(pad, (list, tuple)) and \
+                all(isinstance(v, int) for v in pad) and isinstance(value, (int, float)):
+            rec["attrs"].update(pad=list(pad), value=float(value))
+            return "pad"
     if short == "masked_fill" and key.startswith(("torch.", "method:")) and len(tensor_args) == 2:
         value = args[2] if len(args) > 2 else node.kwargs.get("value")
         if isinstance(value, (int, float)) and not isinstance(value, bool):
