@@ -1154,11 +1154,11 @@ def op_family(name):
 POLICIES = ("hybrid", "strict", "partial")
 HYBRID_TORCH_FAMILIES = {"matmul", "conv", "conv_t"}
 DROPOUT_FAMILIES = {"bernoulli", "native_dropout"}  # F.dropout: a bernoulli_ draw, then div_ and mul (or native)
-# Whole library layers (KernelBench level 3): every aten op that runs inside the forward of a module of exactly one
-# of these torch.nn types is recorded as one family, "library:<type>" (OpRecorder's module hooks), whatever the
-# backend decomposes it into (cuDNN's _cudnn_rnn, the CPU's mkldnn_rnn_layer and stack, attention's math path).
-# Policy hybrid lets torch run such a layer when the reference runs one of the same type, as it lets torch run
-# a GEMM: a recurrent cell or fused attention is the library's, the ops between layers are Triton's.
+# Whole library layers (KernelBench level 3): a call of a module of exactly one of these torch.nn types is recorded
+# as one op of the family "library:<type>" (OpRecorder's module hooks), and the aten ops inside it are its own,
+# whatever the backend decomposes it into (cuDNN's _cudnn_rnn, the CPU's mkldnn_rnn_layer and stack, attention's
+# math path). Policy hybrid lets torch make as many calls of such a layer as the reference makes, as it lets
+# torch run a GEMM: a recurrent cell or fused attention is the library's, the ops between layers are Triton's.
 LIBRARY_LAYERS = ("RNN", "LSTM", "GRU", "MultiheadAttention")
 LIBRARY_FAMILY = "library:"
 
@@ -1166,11 +1166,10 @@ LIBRARY_FAMILY = "library:"
 def hybrid_extra_ops(cand, ref_ops=None):
     """Compute-op families (with counts) that policy hybrid does not let torch run: all but GEMMs, convolutions,
     dropout and the library layers (LIBRARY_LAYERS) that the reference's own forward runs (`ref_ops`, its
-    families). Dropout is random (no kernel reproduces torch's mask), so each bernoulli draw also allows the
+    families), up to as many calls of each as the reference makes. Dropout is random (no kernel reproduces torch's mask), so each bernoulli draw also allows the
     div and the mul of F.dropout's decomposition."""
-    libs = {f for f in (ref_ops or {}) if f.startswith(LIBRARY_FAMILY)}
-    extra = {f: n for f, n in cand.items()
-             if f not in HYBRID_TORCH_FAMILIES and f not in DROPOUT_FAMILIES and f not in libs}
+    extra = {f: n - (ref_ops or {}).get(f, 0) if f.startswith(LIBRARY_FAMILY) else n for f, n in cand.items()
+             if f not in HYBRID_TORCH_FAMILIES and f not in DROPOUT_FAMILIES}
     draws = sum(cand.get(f, 0) for f in DROPOUT_FAMILIES if f != "native_dropout")
     for fam in ("div", "mul"):
         if fam in extra:
@@ -2079,10 +2078,14 @@ def _op_recorder_class(torch):
 
         def layer_enter(self, module, args):
             # exactly a torch.nn library type, with no hooks of its own (the gate refuses hooks; a subclass or a
-            # hook would run the answer's code inside the layer)
+            # hook would run the answer's code inside the layer); a layer inside another counts as part of it
             cls = type(module)
             library = cls.__name__ in LIBRARY_LAYERS and cls is getattr(torch.nn, cls.__name__) and not (
                 module._forward_pre_hooks or module._forward_hooks)
+            if library and not any(self.layers):
+                name = LIBRARY_FAMILY + cls.__name__
+                self.counts[name] = self.counts.get(name, 0) + 1
+                self.lines.setdefault(name, _answer_line())
             self.layers.append(cls.__name__ if library else None)
 
         def layer_exit(self, module, args, out):
@@ -2092,9 +2095,10 @@ def _op_recorder_class(torch):
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             out = func(*args, **(kwargs or {}))
             name = func.overloadpacket.__name__
-            layer = next((t for t in self.layers if t), None)
-            if layer and name not in ALLOC_OPS and name not in VIEW_OPS:
-                name = LIBRARY_FAMILY + layer
+            if any(self.layers) and name not in ALLOC_OPS and name not in VIEW_OPS:
+                if _Launches.depth == 0 and self.watch is not None:
+                    self.watch.record(name, out)
+                return out   # a library layer's own op: its call is counted once (layer_enter)
             self.counts[name] = self.counts.get(name, 0) + 1
             if self.counts[name] == 1 and name not in ALLOC_OPS and name not in VIEW_OPS:
                 self.lines[name] = _answer_line()
