@@ -270,7 +270,7 @@ ANCHOR_KINDS = ("reduce", "scan", "softmax", "norm", "matmul", "conv", "conv_tra
 
 def is_pointwise(node) -> bool:
     op = node["op"]
-    if op in ("triu", "tril", "zeros_like", "identity", "full"):
+    if op in ("triu", "tril", "zeros_like", "identity", "full", "product"):
         return True
     if op in synth.OPS:
         o = synth.OPS[op]
@@ -538,6 +538,50 @@ class Prog:
         self.consumers[self.output].append("__return__")
 
     # --- lowering --------------------------------------------------------------------------------
+    def lower_einsum(self, node):
+        """An einsum as pairwise steps, left to right, each keeping the letters later operands or the output
+        need: a step that sums a letter out is a two-operand einsum (one batched GEMM; torch's bmm under a
+        hybrid plan), a step that sums nothing is a `product` (a broadcast multiply, pointwise: fused into
+        the kernels around it). Mamba-2's four-operand einsums have both kinds of step; torch.einsum runs its
+        product steps as torch `mul`, which the hybrid policy leaves to Triton."""
+        eq = node["attrs"]["equation"].replace(" ", "")
+        m_ = re.fullmatch(r"([a-zA-Z]+(?:,[a-zA-Z]+)*)->([a-zA-Z]*)", eq)
+        if not m_:
+            raise TeacherError(f"einsum {eq!r} is not supported (no ellipsis, an explicit output)")
+        terms, out = m_.group(1).split(","), m_.group(2)
+        if len(terms) != len(node["inputs"]) or any(len(set(t)) != len(t) for t in terms + [out]):
+            raise TeacherError(f"einsum {eq!r} is not supported (repeated letters)")
+        size = {}
+        for t, i in zip(terms, node["inputs"]):
+            for c, v in zip(t, self.t[i].shape):
+                if v != 1 or c not in size:
+                    size[c] = v
+        cur, cur_t = node["inputs"][0], terms[0]
+        if len(terms) == 1:
+            raise TeacherError(f"einsum {eq!r} with one operand is not supported")
+        for k in range(1, len(terms)):
+            last = k == len(terms) - 1
+            nxt, nxt_t = node["inputs"][k], terms[k]
+            later = "".join(terms[k + 1:]) + out
+            res_t = out if last else "".join(c for c in dict.fromkeys(cur_t + nxt_t) if c in later)
+            summed = set(cur_t + nxt_t) - set(res_t)
+            if summed - (set(cur_t) & set(nxt_t)):
+                raise TeacherError(f"einsum {eq!r} is not supported (a letter summed out of one operand alone)")
+            attrs = {"equation": f"{cur_t},{nxt_t}->{res_t}"} if summed else {"x": cur_t, "y": nxt_t, "out": res_t}
+            step = dict(name=node["name"] if last else None, op="einsum" if summed else "product",
+                        inputs=[cur, nxt], attrs=attrs, shape=[size[c] for c in res_t], dtype="float32",
+                        module=None, module_args=None, pairwise=True)
+            if not last:   # a name no tensor of the program has (einsum_1 may be another einsum's)
+                step["name"] = f"{node['name']}_step{k}"
+                while step["name"] in self.t or step["name"] in self.raw_users:
+                    step["name"] += "_"
+            if summed:
+                self._lower(step)
+            else:
+                self.add(step)
+            cur, cur_t = step["name"], res_t
+        return None
+
     def _new(self, base, op, inputs, attrs, shape, dtype="float32"):
         self.n_new += 1
         name = f"{base}_{self.n_new}"
@@ -581,6 +625,15 @@ class Prog:
                 return self.add(dict(node, op="matmul", inputs=[x, wt], attrs={}))
             mm = self._new(name, "matmul", [x, wt], {}, node["shape"])
             return self.add(dict(node, op="add", inputs=[mm, node["inputs"][2]], attrs={}))
+        if op == "einsum" and "equation" not in a:
+            # an import that dropped the equation (a string argument): the source's einsum calls, if they
+            # all use one equation (else the guess bij,bjk->bik would compute the wrong contraction)
+            eqs = set(re.findall(r"einsum\(\s*['\"]([^'\"]+)['\"]", self.source or ""))
+            if len(eqs) != 1:
+                raise TeacherError("einsum without its equation")
+            a["equation"] = eqs.pop()
+        if op == "einsum" and not node.get("pairwise"):
+            return self.lower_einsum(node)
         if self.heavy in HEAVY_PLACES[1:] and op in HEAVY_OPS:
             if synth.OPS[op].arity == 1 and not node.get("module"):
                 raise TeacherError(f"heavy='{self.heavy}': functional {op} without its module is not supported")
@@ -620,13 +673,6 @@ class Prog:
             if a.get("args") not in ([0], ["values"]):    # [0] or .values
                 raise TeacherError("indices of torch.max/min(x, dim) are not supported")
             return self.add(dict(node, op="identity", attrs={}))
-        if op == "einsum" and "equation" not in a:
-            # an import that dropped the equation (a string argument): the source's einsum calls, if they
-            # all use one equation (else the guess bij,bjk->bik would compute the wrong contraction)
-            eqs = set(re.findall(r"einsum\(\s*['\"]([^'\"]+)['\"]", self.source or ""))
-            if len(eqs) != 1:
-                raise TeacherError("einsum without its equation")
-            a["equation"] = eqs.pop()
         if op in ("full", "randn"):
             # a tensor made in forward: a constant inlines into the pointwise kernels that read it (Mamba's tril
             # mask); one a library layer or torch op reads (an RNN's h0), and every random draw (the same torch
@@ -1288,6 +1334,12 @@ class KB:
 
         if op == "full":   # a constant tensor made in forward
             return Ix(flt(a["value"]))
+        if op == "product":   # an einsum step that sums nothing: operands indexed by their letters
+            vals = []
+            for i, letters in zip(ins, (a["x"], a["y"])):
+                sub = [ZERO if s == 1 else idx[a["out"].index(c)] for c, s in zip(letters, self.P.t[i].shape)]
+                vals.append(self.value(i, sub, valid))
+            return self.emit(f"{par(vals[0].code)} * {par(vals[1].code)}", vals[0].axes | vals[1].axes, "y")
         if op in UNARY or op == "clamp" or op == "pow" or op in ("zeros_like",):
             x = operand(ins[0])
             if op == "zeros_like":
