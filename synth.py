@@ -453,6 +453,10 @@ _op(name="randn", kind="shape", family="randn", call="torch.randn({shape})", ari
     samplable=False)   # a random draw in forward (level 3's LSTM draws h0, c0): kept as the same torch call
 _op(name="pad", kind="shape", family="pad", call="F.pad({x}, {pad}, value={value})", ranks=(1, 5),
     params=("pad", "value"), samplable=False)
+_op(name="roll", kind="shape", family="roll", call="torch.roll({x}, shifts={shifts}, dims={dims})", ranks=(1, 5),
+    params=("shifts", "dims"), samplable=False, fx=("method:roll",))   # Swin's shifted windows
+# import-only ops that only _import_special's checks produce (no alias: F.pad in reflect mode is not "pad")
+SPECIAL_IMPORTS = {"full", "randn", "pad", "compare_scalar", "logical_not", "masked_fill"}
 COMPARE_NAMES = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
 
 POOL = [op.name for op in OPS.values() if op.samplable]
@@ -2287,6 +2291,8 @@ def _alias_table() -> dict[str, str]:
     """Import keys (e.g. 'torch.relu', 'F.relu', 'method:relu', 'module:ReLU', 'module:Conv2d') -> op name."""
     table: dict[str, str] = {}
     for op in OPS.values():
+        if op.name in SPECIAL_IMPORTS:   # only _import_special's checked forms (F.pad in constant mode, ...)
+            continue
         if op.module:
             table[f"module:{op.module}"] = op.name
         call = op.call.split("(")[0]
@@ -2424,6 +2430,10 @@ def _graph_program(graph, modules: dict, own_tensors: set, source: str, capture:
             else:
                 prog["output"] = ref(out) if isinstance(out, fx.Node) else str(out)
             continue
+        if any(v in scalars for v in node.kwargs.values() if isinstance(v, fx.Node)):
+            # clamp(x, max=torch.log(torch.tensor(100.))): a folded scalar keyword is its number
+            node.kwargs = {k: scalars[v] if isinstance(v, fx.Node) and v in scalars else v
+                           for k, v in node.kwargs.items()}
         tensor_args = [a for a in node.args if isinstance(a, fx.Node)]
         if node.op == "call_function" and _target_key(node) in ("torch.cat", "torch.concat", "torch.concatenate") \
                 and node.args and isinstance(node.args[0], (list, tuple)):
@@ -2820,6 +2830,9 @@ def _trace_concrete(source: str, label: str, filename: str | None = None):
     return graph, dict(model.named_modules()), own
 
 
+SCALAR_MATH = {"log": math.log, "log2": math.log2, "log10": math.log10, "exp": math.exp, "sqrt": math.sqrt}
+
+
 def _fold_constants(graph, own_tensors: set) -> dict:
     """Fold what the fake run computed without tensors (sizes, shapes, devices: static at import) into the
     literals their users read, and erase those nodes. Returns {node: number} for scalar constant tensors
@@ -2852,6 +2865,15 @@ def _fold_constants(graph, own_tensors: set) -> dict:
             elif node.op == "get_attr" and node.target not in own_tensors and \
                     getattr(v, "constant", None) is not None:  # a torch.tensor(c) the tracer ran eagerly
                 scalars[node] = v.constant.item()
+            elif node.op in ("call_function", "call_method"):
+                # a call on scalar constants alone (Swin V2's torch.log(torch.tensor(1 / 0.01))): its value
+                args = [a for a in _arg_nodes((node.args, node.kwargs))]
+                fn = SCALAR_MATH.get(_target_key(node).split(".")[-1].split(":")[-1])
+                if fn and len(args) == 1 and args[0] in scalars and list(node.args) == args and not node.kwargs:
+                    try:
+                        scalars[node] = fn(float(scalars[args[0]]))
+                    except (ValueError, OverflowError):
+                        pass
     for node in reversed(folded):
         graph.erase_node(node)
     return scalars

@@ -263,7 +263,7 @@ class TInfo:
 
 
 POINTWISE_KINDS = ("unary", "scalar", "binary")
-REMAPS = ("flip", "narrow", "select", "cat", "flatten", "pad")
+REMAPS = ("flip", "narrow", "select", "cat", "flatten", "pad", "roll")
 ANCHOR_KINDS = ("reduce", "scan", "softmax", "norm", "matmul", "conv", "conv_transpose", "pool",
                 "adaptive_pool", "attention")
 
@@ -1412,6 +1412,19 @@ class KB:
             e = a.get("end_dim", -1) % max(1, len(src))
             inner = self.unravel(idx[s], src[s:e + 1]) if idx[s].code != "0" else [ZERO] * (e + 1 - s)
             return self.value(ins[0], list(idx[:s]) + inner + list(idx[s + 1:]), valid)
+        if op == "roll":   # out[i] = x[(i - shift) mod n] along each rolled dim
+            shifts, dims = a["shifts"], a.get("dims")
+            shifts = shifts if isinstance(shifts, (list, tuple)) else [shifts]
+            if dims is None:
+                raise TeacherError("torch.roll without dims (a roll of the flattened tensor) is not supported")
+            dims = dims if isinstance(dims, (list, tuple)) else [dims]
+            sub = list(idx)
+            for sh, d in zip(shifts, dims):
+                d %= len(src)
+                k = (-int(sh)) % int(src[d])
+                if k:
+                    sub[d] = Ix(f"(({idx[d].code} + {k}) % {src[d]})", idx[d].axes)
+            return self.value(ins[0], sub, valid)
         if op == "pad":   # constant padding: (lo, hi) pairs from the last dim backwards
             pads = a["pad"]
             sub, inside = list(idx), []

@@ -531,8 +531,8 @@ def test_teacher_plans_judge_every_plan_and_keep_the_fastest_correct(tmp_path, c
     assert row["n_samples"] == 1 and "pass@2" not in agg["overall"]  # plans are one answer, not samples
     assert row["plan"] == "triton"  # on CPU no speed: the first correct candidate represents the task
     assert json.load(open(os.path.join(out, "run.json")))["args"]["teacher_plans"] == \
-        "triton,triton-tf32x3,triton-tf32,triton-bf16x3,hybrid,hybrid-cl,hybrid-fp16"  # tf32, hybrid-cl(-fp16) left out:
-    # the task has a GEMM and no convolution
+        "triton,triton-tf32x3,triton-tf32,triton-bf16x3,hybrid,hybrid-cl,hybrid-fp16,hybrid-cells"
+    # tf32, hybrid-cl(-fp16) and hybrid-cells left out: the task has a GEMM, no convolution and no recurrent layer
     for bad, message in ((["--teacher-plans", "cudnn"], "--teacher-plans takes"),
                          (["--teacher-plans", "hybrid", "--policy", "reference"], "needs --policy teacher")):
         with pytest.raises(SystemExit) as e:

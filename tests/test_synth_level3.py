@@ -7,6 +7,7 @@ itself: these copies only test the import, nothing trains on them): a ResNet blo
 (nn.TransformerEncoder, Tensor.unfold), multi-head attention, minGPT attention (tensor-valued slice bounds), a
 vanilla RNN that assigns its hidden state to self, an LSTM, a bidirectional GRU and the Mamba-2 SSD block (einops).
 """
+import math
 import os
 
 import pytest
@@ -234,7 +235,7 @@ def test_rnn_cells_computes_what_the_recurrent_layer_computes(cls, kw):
 
 # Small level-3 copies the teacher solves (plans hybrid and hybrid-cells), each judged under policy hybrid
 SOLVED = ["8_ResNetBasicBlock.py", "28_VisionTransformer.py", "31_VisionAttention.py", "33_VanillaRNN.py",
-          "36_LSTMHn.py", "41_GRUBidirectional.py", "43_MinGPTCausalAttention.py"]
+          "36_LSTMHn.py", "41_GRUBidirectional.py", "43_MinGPTCausalAttention.py", "48_Mamba2ReturnY.py"]
 
 
 def test_the_teacher_solves_small_level3_files_under_the_hybrid_policy():
@@ -277,7 +278,10 @@ class Model(nn.Module):
         s = (x[..., :, None] - x[..., None, :]).masked_fill(~mask, float('-inf'))
         s = s.masked_fill(s == 0, -1.0)
         shifted = F.pad(x, (2, 0), value=0.5)[..., :T]
-        return self.pool(torch.softmax(s, dim=-1) * shifted[..., :, None])
+        scale = torch.clamp(x, max=torch.log(torch.tensor(1.0 / 0.25)))
+        y = torch.softmax(s, dim=-1) * torch.roll(shifted, shifts=(1, -2), dims=(1, 2))[..., :, None]
+        y = torch.einsum("bij,bjk,bik->bik", y[:, :, :, 0], y[:, 0], scale)
+        return self.pool(y[:, None])
 
 def get_inputs():
     return [torch.randn(2, 3, 7)]
@@ -289,10 +293,14 @@ def get_init_inputs():
 
 def test_masks_padding_constants_and_ceil_mode_pooling_compile_to_what_torch_computes():
     """The import-only table ops of level 3 (a bool mask from torch.ones and tril, ~mask, masked_fill, a compare
-    with a scalar, constant F.pad) and a max pool with ceil_mode, all-Triton (plan triton), against the module."""
+    with a scalar, constant F.pad, roll, a clamp at a folded constant), an einsum of three operands (a GEMM step,
+    then a product step fused into the kernels after it) and a max pool with ceil_mode, all-Triton (plan
+    triton), against the module."""
     import teacher
     prog = synth.load_task(MASKS)
-    assert {"full", "tril", "logical_not", "masked_fill", "compare_scalar", "pad", "max_pool2d"} <= set(prog["ops"])
+    assert {"full", "tril", "logical_not", "masked_fill", "compare_scalar", "pad", "roll", "einsum", "clamp",
+            "max_pool2d"} <= set(prog["ops"])
+    assert next(n for n in prog["nodes"] if n["op"] == "clamp")["attrs"] == {"max": pytest.approx(math.log(4.0))}
     sol = teacher.compile_program(MASKS)
     assert "torch.full" not in sol   # the constant mask is inlined into the kernel that reads it
     ns, task = {}, synth.exec_source(MASKS)
