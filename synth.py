@@ -453,6 +453,8 @@ _op(name="randn", kind="shape", family="randn", call="torch.randn({shape})", ari
     samplable=False)   # a random draw in forward (level 3's LSTM draws h0, c0): kept as the same torch call
 _op(name="pad", kind="shape", family="pad", call="F.pad({x}, {pad}, value={value})", ranks=(1, 5),
     params=("pad", "value"), samplable=False)
+_op(name="index_select", kind="shape", family="index_select", call="torch.index_select({x}, {dim}, {y})", arity=2,
+    ranks=(1, 5), params=("dim",), samplable=False)   # rows gathered by an integer index tensor
 _op(name="roll", kind="shape", family="roll", call="torch.roll({x}, shifts={shifts}, dims={dims})", ranks=(1, 5),
     params=("shifts", "dims"), samplable=False, fx=("method:roll",))   # Swin's shifted windows
 # import-only ops that only _import_special's checks produce (no alias: F.pad in reflect mode is not "pad")
@@ -2390,7 +2392,10 @@ def load_task(path_or_source: str, filename: str | None = None) -> dict:
 
 
 def _opaque_count(prog: dict) -> int:
-    return sum(n["op"].startswith("opaque:") for n in prog["nodes"])
+    """Ops outside the table, and tensors torch.fx made by running code on a buffer at trace time
+    (`self.index.view(-1)` became `_tensor_constant0`): an answer has no attribute of that name."""
+    return sum(n["op"].startswith("opaque:") for n in prog["nodes"]) + \
+        sum(p["name"].startswith("_tensor_constant") for p in prog["params"])
 
 
 def _graph_program(graph, modules: dict, own_tensors: set, source: str, capture: str) -> dict:
@@ -2487,7 +2492,7 @@ def _graph_program(graph, modules: dict, own_tensors: set, source: str, capture:
                         _read_attrs(node, OPS[op_name], rec)
                 if op_name is None and short == "getitem" and tensor_args and \
                         isinstance(tensor_args[0].meta.get("value"), torch.Tensor):
-                    op_name = _index_as_op(node, rec)  # x[:, 0] -> select, x[:, 2:5] -> narrow
+                    op_name = _index_as_op(node, rec)  # x[:, 0] -> select, x[:, 2:5] -> narrow, x[idx]
                 if op_name is None and ((node.op == "call_method" and node.target in VIEW_METHODS)
                                         or (node.op == "call_function" and short in VIEW_FUNCTIONS)):
                     op_name = f"view:{short}"
@@ -2934,6 +2939,15 @@ def _index_as_op(node, rec: dict):
     import torch.fx as fx
     shape = list(node.args[0].meta["value"].shape)
     idx = node.args[1] if isinstance(node.args[1], tuple) else (node.args[1],)
+    if len(idx) == 1 and isinstance(idx[0], fx.Node):
+        # x[index] with a 1-D integer tensor (Swin V2's relative position bias table): rows gathered
+        v = idx[0].meta.get("value")
+        if v is not None and getattr(v, "dim", lambda: -1)() == 1 and str(v.dtype) in ("torch.int64", "torch.int32"):
+            if len(rec["inputs"]) != 2:   # [x, index], as the tensor args of the getitem
+                return None
+            rec["attrs"] = {"dim": 0}
+            return "index_select"
+        return None
     if any(isinstance(i, fx.Node) or i is None or isinstance(i, bool) for i in idx) or idx.count(Ellipsis) > 1:
         return None
     if Ellipsis in idx:

@@ -263,7 +263,7 @@ class TInfo:
 
 
 POINTWISE_KINDS = ("unary", "scalar", "binary")
-REMAPS = ("flip", "narrow", "select", "cat", "flatten", "pad", "roll")
+REMAPS = ("flip", "narrow", "select", "cat", "flatten", "pad", "roll", "index_select")
 ANCHOR_KINDS = ("reduce", "scan", "softmax", "norm", "matmul", "conv", "conv_transpose", "pool",
                 "adaptive_pool", "attention")
 
@@ -1412,6 +1412,12 @@ class KB:
             e = a.get("end_dim", -1) % max(1, len(src))
             inner = self.unravel(idx[s], src[s:e + 1]) if idx[s].code != "0" else [ZERO] * (e + 1 - s)
             return self.value(ins[0], list(idx[:s]) + inner + list(idx[s + 1:]), valid)
+        if op == "index_select":   # out[..., i, ...] = x[..., index[i], ...] along dim, the index loaded
+            d = a["dim"] % len(src)
+            iv = self.value(ins[1], [idx[d]], valid)
+            sub = list(idx)
+            sub[d] = Ix(par(iv.code), iv.axes)
+            return self.value(ins[0], sub, valid)
         if op == "roll":   # out[i] = x[(i - shift) mod n] along each rolled dim
             shifts, dims = a["shifts"], a.get("dims")
             shifts = shifts if isinstance(shifts, (list, tuple)) else [shifts]

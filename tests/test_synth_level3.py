@@ -343,3 +343,39 @@ def test_a_random_draw_in_forward_stays_the_same_torch_call_and_the_judge_accept
         verdicts = j.verify_many([(RANDN, sol) for sol in built.values()], progress=False)
     for plan, v in zip(built, verdicts):
         assert v.correct, (plan, v.error_type, v.error_msg)
+
+
+GATHER = """import torch
+import torch.nn as nn
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.table = nn.Parameter(torch.randn(5, 3))
+        self.register_buffer("index", torch.tensor([[4, 0], [2, 2]]))
+
+    def forward(self, x):
+        bias = self.table.view(-1, 3)[self.index.view(-1)].view(2, 2, 3)
+        return torch.relu(x + bias)
+
+def get_inputs():
+    return [torch.randn(4, 2, 2, 3)]
+
+def get_init_inputs():
+    return []
+"""
+
+
+def test_rows_gathered_by_an_index_buffer_import_and_compile():
+    """x[index] with an integer index tensor (Swin V2's relative position bias) is one index_select node; the
+    teacher loads the index inside the kernel that reads the gathered rows, and the judge accepts the answer."""
+    import teacher
+    from reward import Judge
+    prog = synth.load_task(GATHER)
+    node = next(n for n in prog["nodes"] if n["op"] == "index_select")
+    assert node["attrs"] == {"dim": 0} and len(node["inputs"]) == 2
+    sol = teacher.compile_program(GATHER)
+    assert "register_buffer" in sol
+    with Judge(workers=1, device="cpu", timeout_s=60.0) as j:
+        v, = j.verify_many([(GATHER, sol)], progress=False)
+    assert v.correct, (v.error_type, v.error_msg)
