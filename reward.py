@@ -371,6 +371,10 @@ GATE_ATTRS = {
     **dict.fromkeys(["fn", "cache", "device_caches", "src", "warmup", "run", "launch_metadata",
                      "cache_key", "pre_hook", "post_hook", "kernel_decorators"], "launcher"),
 }
+# torch.nn classes that are tensors: a subclass overrides tensor methods (dim(), size()) that torch's own code, a
+# library layer's included, calls on it
+GATE_TENSOR_CLASSES = {"Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer",
+                       "UninitializedTensorMixin"}
 # register_* methods that add state to a module (a constructor copied from the task registers its causal mask as
 # a buffer), not a hook: the rest of register_* is refused as hooks.
 GATE_REGISTER_OK = {"register_buffer", "register_parameter", "register_module"}
@@ -503,6 +507,8 @@ class _Gate:
     def path_rule(self, path):
         """The rule a resolved path breaks, or None."""
         parts = path.split(".")
+        if parts[0] == "super()" and len(parts) > 1 and parts[1] in GATE_ATTRS:
+            return GATE_ATTRS[parts[1]]   # super().tolist(): the refused attribute, reached through the base
         for part in parts[1:]:
             if part in GATE_ESCAPES and not (path.startswith("triton.language.random") and part == "random"):
                 return "module_escape"  # a module another module imported (torch.sys, F.importlib, tl.core.np)
@@ -582,9 +588,10 @@ class _Gate:
             path = self.resolve(base)
             if isinstance(base, ast.Name) and base.id in self.classes:
                 continue
-            if path is None or not (path.startswith("torch.nn.") and path.split(".")[2][:1].isupper()):
+            tensor_like = path is not None and path.split(".")[-1] in GATE_TENSOR_CLASSES
+            if path is None or tensor_like or not (path.startswith("torch.nn.") and path.split(".")[2][:1].isupper()):
                 rule = "subclasses_model" if ast.unparse(base).split(".")[-1] == "Model" else \
-                    "tensor_subclass" if (path or "").endswith("Tensor") else "class_base"
+                    "tensor_subclass" if (path or "").endswith("Tensor") or tensor_like else "class_base"
                 self.flag(rule, node, f"class {node.name}({ast.unparse(base)}): a class may derive only from "
                                       "torch.nn classes and the answer's own classes")
         for stmt in node.body:
@@ -2080,8 +2087,8 @@ def _op_recorder_class(torch):
             # exactly a torch.nn library type, with no hooks of its own (the gate refuses hooks; a subclass or a
             # hook would run the answer's code inside the layer); a layer inside another counts as part of it
             cls = type(module)
-            library = cls.__name__ in LIBRARY_LAYERS and cls is getattr(torch.nn, cls.__name__) and not (
-                module._forward_pre_hooks or module._forward_hooks)
+            library = cls.__name__ in LIBRARY_LAYERS and cls is getattr(torch.nn, cls.__name__) and \
+                _plain_layer(torch, module, args)
             if library and not any(self.layers):
                 name = LIBRARY_FAMILY + cls.__name__
                 self.counts[name] = self.counts.get(name, 0) + 1
@@ -2110,6 +2117,24 @@ def _op_recorder_class(torch):
             return out
 
     return OpRecorder
+
+
+def _plain_layer(torch, module, args):
+    """Whether a library layer's call runs only torch's code: no hooks of its own, no instance attribute that
+    shadows a class attribute (`lstm.forward = f`, `lstm.check_forward_args = f`), and exactly torch's
+    tensor and Parameter types in its arguments, parameters and buffers (a subclass's dim() or size() would run
+    the answer's code inside the layer)."""
+    if module._forward_pre_hooks or module._forward_hooks or any(hasattr(type(module), k) for k in vars(module)):
+        return False
+    stack = list(args)
+    while stack:
+        a = stack.pop()
+        if isinstance(a, (tuple, list)):
+            stack.extend(a)
+        elif isinstance(a, torch.Tensor) and type(a) is not torch.Tensor:
+            return False
+    return all(type(p) is torch.nn.Parameter for p in module.parameters()) and \
+        all(type(b) is torch.Tensor for b in module.buffers())
 
 
 def _answer_line():

@@ -553,9 +553,11 @@ class Prog:
             raise TeacherError(f"einsum {eq!r} is not supported (repeated letters)")
         size = {}
         for t, i in zip(terms, node["inputs"]):
+            if len(t) != len(self.t[i].shape):
+                raise TeacherError(f"einsum {eq!r}: operand ranks do not match the equation")
             for c, v in zip(t, self.t[i].shape):
-                if v != 1 or c not in size:
-                    size[c] = v
+                if size.setdefault(c, v) != v:   # the GEMM lowering reads every operand at full size
+                    raise TeacherError(f"einsum {eq!r} broadcasts letter {c!r} (sizes {size[c]} and {v})")
         cur, cur_t = node["inputs"][0], terms[0]
         if len(terms) == 1:
             raise TeacherError(f"einsum {eq!r} with one operand is not supported")
@@ -569,7 +571,8 @@ class Prog:
                 raise TeacherError(f"einsum {eq!r} is not supported (a letter summed out of one operand alone)")
             attrs = {"equation": f"{cur_t},{nxt_t}->{res_t}"} if summed else {"x": cur_t, "y": nxt_t, "out": res_t}
             step = dict(name=node["name"] if last else None, op="einsum" if summed else "product",
-                        inputs=[cur, nxt], attrs=attrs, shape=[size[c] for c in res_t], dtype="float32",
+                        inputs=[cur, nxt], attrs=attrs, shape=[size[c] for c in res_t],
+                        dtype=node.get("dtype") or "float32",
                         module=None, module_args=None, pairwise=True)
             if not last:   # a name no tensor of the program has (einsum_1 may be another einsum's)
                 step["name"] = f"{node['name']}_step{k}"

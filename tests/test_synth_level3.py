@@ -379,3 +379,15 @@ def test_rows_gathered_by_an_index_buffer_import_and_compile():
     with Judge(workers=1, device="cpu", timeout_s=60.0) as j:
         v, = j.verify_many([(GATHER, sol)], progress=False)
     assert v.correct, (v.error_type, v.error_msg)
+
+
+def test_an_einsum_that_broadcasts_a_letter_is_refused_not_miscompiled():
+    """A letter of size 1 in one operand and n in another: the GEMM lowering reads every operand at full size,
+    so the teacher says it cannot, instead of writing a kernel that reads past the size-1 operand."""
+    import teacher
+    src = ("import torch\nimport torch.nn as nn\nclass Model(nn.Module):\n    def forward(self, a, b):\n"
+           "        return torch.einsum('bij,bjk->bik', a, b)\n"
+           "def get_inputs():\n    return [torch.randn(2, 3, 1), torch.randn(2, 4, 5)]\n"
+           "def get_init_inputs():\n    return []\n")
+    with pytest.raises(teacher.TeacherError, match="broadcasts letter 'j'"):
+        teacher.compile_program(src)
