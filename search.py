@@ -300,6 +300,8 @@ def node_expr(node, refs, mod_expr):
         size = tuple(node["shape"])
         value = f", float({str(a['value'])!r})" if op == "full" else ""
         return f"torch.{op}({size}{value}, dtype=torch.{node.get('dtype') or 'float32'}, device=_device)"
+    if op == "cat":   # any number of inputs (DenseNet's torch.cat(features, 1))
+        return f"torch.cat([{', '.join(refs)}], dim={a.get('dim', 0)!r})"
     if op == "einsum":   # any number of operands (Mamba's four)
         return f"torch.einsum({a['equation']!r}, {', '.join(refs)})"
     if op in ("masked_fill", "pad", "compare_scalar"):

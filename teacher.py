@@ -1451,7 +1451,7 @@ class KB:
             cond = " & ".join(i.code for i in inside)
             axes = frozenset().union(*(i.axes for i in inside))
             return self.emit(f"tl.where({cond}, {xv.code}, {flt(a['value'])})", xv.axes | axes, "y")
-        if op == "cat":
+        if op == "cat" and len(ins) == 2:
             d = a.get("dim", 0) % len(shape)
             sx = self.P.t[ins[0]].shape[d]
             first = self.emit(f"{idx[d].code} < {sx}", idx[d].axes, "first")
@@ -1461,6 +1461,25 @@ class KB:
             sub[d] = Ix(f"({idx[d].code} - {sx})", idx[d].axes)
             yv = self.value(ins[1], sub, tuple(valid) + (second,))
             return self.emit(f"tl.where({first.code}, {xv.code}, {yv.code})", xv.axes | yv.axes | first.axes, "y")
+        if op == "cat":   # any number of inputs (DenseNet's torch.cat(features, 1)): input k holds [lo_k, hi_k)
+            d = a.get("dim", 0) % len(shape)
+            lo, parts = 0, []
+            for k, i in enumerate(ins):
+                hi = lo + self.P.t[i].shape[d]
+                conds = ([f"({idx[d].code} >= {lo})"] if k else []) + ([f"({idx[d].code} < {hi})"] if k < len(ins) - 1
+                                                                        else [])
+                inside = self.emit(" & ".join(conds), idx[d].axes, "part")
+                sub = list(idx)
+                if lo:
+                    sub[d] = Ix(f"({idx[d].code} - {lo})", idx[d].axes)
+                parts.append((inside, self.value(i, sub, tuple(valid) + (inside,))))
+                lo = hi
+            code = parts[-1][1].code
+            axes = parts[-1][1].axes
+            for inside, v in reversed(parts[:-1]):
+                code = f"tl.where({inside.code}, {v.code}, {code})"
+                axes = axes | v.axes | inside.axes
+            return self.emit(code, axes, "y")
         raise TeacherError(f"no inline code for op {op}")
 
     def store(self, E: str, idx, val: Ix, mask_axes, atomic: bool = False) -> None:

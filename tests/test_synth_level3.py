@@ -391,3 +391,23 @@ def test_an_einsum_that_broadcasts_a_letter_is_refused_not_miscompiled():
            "def get_init_inputs():\n    return []\n")
     with pytest.raises(teacher.TeacherError, match="broadcasts letter 'j'"):
         teacher.compile_program(src)
+
+
+def test_a_cat_of_many_tensors_compiles_to_what_torch_computes():
+    """torch.cat of a list of any length (DenseNet's dense block concatenates every earlier feature map) is one
+    node with all its inputs; the teacher's kernel and search's rendering read every one of them."""
+    import search
+    import teacher
+    src = ("import torch\nimport torch.nn as nn\nclass Model(nn.Module):\n    def __init__(self):\n"
+           "        super().__init__()\n    def forward(self, a, b, c):\n        feats = [a]\n        for t in (b, c):\n            feats.append(torch.relu(t))\n"
+           "        return torch.cat(feats, 1) * 2.0\n"
+           "def get_inputs():\n    return [torch.randn(2, 3, 4), torch.randn(2, 1, 4), torch.randn(2, 5, 4)]\n"
+           "def get_init_inputs():\n    return []\n")
+    prog = synth.load_task(src)
+    assert [len(n["inputs"]) for n in prog["nodes"] if n["op"] == "cat"] == [3]
+    ns, task = {}, synth.exec_source(src)
+    exec(teacher.compile_program(src), ns)
+    xs = task["get_inputs"]()
+    assert torch.allclose(ns["ModelNew"]()(*xs), task["Model"]()(*xs))
+    _, inputs, env = search.run_program(prog, src)
+    assert torch.allclose(env[prog["output"]], task["Model"]()(*inputs))
