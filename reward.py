@@ -119,7 +119,9 @@ from dataclasses import dataclass, field
 
 REWARD_PATH = os.path.abspath(__file__)
 MAX_COMPLETION_CHARS = 400_000     # longer model text is rejected before any parsing
-MAX_SOLUTION_CHARS = 100_000       # an extracted solution longer than this is rejected
+MAX_SOLUTION_CHARS = 400_000       # an extracted solution longer than this is rejected: a whole network's answer
+#                                    (KernelBench level 3: DenseNet-201's teacher answer, a kernel per layer shape,
+#                                    is 0.3 MB) fits, as long as a completion may be
 MAX_MESSAGE_BYTES = 16 << 20       # a worker message longer than this is a protocol error
 SPEEDUP_CAP = 10.0                 # DESIGN.md: speedup capped at 10 in rewards, flagged above it
 TIME_BUDGET_S = 2.0                # a candidate's timed runs take about this long at most (each uncached baseline too)

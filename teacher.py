@@ -676,6 +676,8 @@ class Prog:
             if a.get("args") not in ([0], ["values"]):    # [0] or .values
                 raise TeacherError("indices of torch.max/min(x, dim) are not supported")
             return self.add(dict(node, op="identity", attrs={}))
+        if op == "cat" and len(node["inputs"]) > CAT_INLINE_MAX:
+            return self.add(dict(node, op="torch:cat", attrs=dict(a, copy=True)))
         if op in ("full", "randn"):
             # a tensor made in forward: a constant inlines into the pointwise kernels that read it (Mamba's tril
             # mask); one a library layer or torch op reads (an RNN's h0), and every random draw (the same torch
@@ -3520,6 +3522,8 @@ def torch_call(n: dict, ins: list[str]) -> str:
         return f"{module_ref(n['module'])}({ins[0]})"
     if op == "dropout":
         return f"torch.nn.functional.dropout({ins[0]}, p={n['attrs']['p']!r}, training=True)"
+    if op == "cat" and a.get("copy"):
+        return f"{CAT_FN}([{', '.join(ins)}], {a.get('dim', 0)})"
     if op in ("full", "randn"):   # ins[0]: the forward input whose device it is made on
         size = f"({', '.join(map(str, a['shape']))}{',' if len(a['shape']) == 1 else ''})"
         value = f", {flt(a['value'])}" if op == "full" else ""
@@ -3612,6 +3616,40 @@ def {RNN_FN}(m, x, hx=None):
     return (y, (h_n, c_n)) if mode == 0 else (y, h_n)'''
 RNN_OPS = ("rnn", "lstm", "gru")
 
+# A cat of more than CAT_INLINE_MAX tensors (DenseNet's torch.cat(features, 1), up to 49 of them) is materialised
+# by cat_copy: one Triton copy kernel per input into its slice of the output. Inlined into every kernel that reads
+# it, each such read is a chain of that many where()s, and DenseNet-201's answer ran to 0.86 MB of source.
+CAT_INLINE_MAX = 4
+CAT_FN = "cat_copy"
+CAT_SRC = f'''@triton.jit
+def {CAT_FN}_kernel(src_ptr, dst_ptr, n, inner, dst_inner, offset, BLOCK: tl.constexpr):
+    # src as [outer, inner] rows, written at column `offset` of dst's [outer, dst_inner] rows
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    row = offs // inner
+    col = offs % inner
+    tl.store(dst_ptr + row * dst_inner + offset + col, tl.load(src_ptr + offs, mask=mask), mask=mask)
+
+
+def {CAT_FN}(tensors, dim):
+    """torch.cat(tensors, dim) as one Triton copy kernel per tensor."""
+    shape = list(tensors[0].shape)
+    dim = dim % len(shape)
+    shape[dim] = sum(t.shape[dim] for t in tensors)
+    out = torch.empty(shape, device=tensors[0].device, dtype=tensors[0].dtype)
+    trailing = 1
+    for size in shape[dim + 1:]:
+        trailing *= size
+    offset = 0
+    for t in tensors:
+        t = t.contiguous()
+        inner = t.shape[dim] * trailing
+        if t.numel():
+            {CAT_FN}_kernel[(triton.cdiv(t.numel(), 1024),)](t, out, t.numel(), inner, shape[dim] * trailing, offset,
+                                                    BLOCK=1024)
+        offset += inner
+    return out'''
+
 
 TO_CL = "to_channels_last"
 TO_CL_SRC = f'''@triton.jit
@@ -3638,6 +3676,32 @@ def {TO_CL}(x, dtype):
     return out'''
 
 
+def _signature_names(src: str) -> list[str]:
+    """The parameter names of every def in src, in order."""
+    return [p.split(":")[0].split("=")[0].strip() for params in re.findall(r"def \w+\(([^)]*)\)", src)
+            for p in params.split(",") if p.strip()]
+
+
+def dedupe_kernels(kernels: list) -> tuple[list, dict]:
+    """(the kernels with one of each, {wrapper: the wrapper of its identical earlier kernel}). Two kernels are
+    identical when their kernel and launcher sources match with their own names and parameters written
+    positionally: a network's repeated blocks (ResNet-101's 23 bottlenecks of one shape) compile to the same
+    kernel, which the answer then defines once (the judge takes answers up to reward.MAX_SOLUTION_CHARS)."""
+    first, same_as, kept = {}, {}, []
+    for k in kernels:
+        text = k.src + "\n" + k.wrapper_src
+        names = [k.name, k.wrapper] + re.findall(r"def (\w+)\(", k.src + "\n" + k.wrapper_src) + \
+            _signature_names(k.wrapper_src + "\n" + k.src)
+        for i, name in enumerate(dict.fromkeys(names)):
+            text = re.sub(rf"\b{re.escape(name)}\b", f"_p{i}_", text)
+        if text in first:
+            same_as[k.wrapper] = first[text].wrapper
+        else:
+            first[text] = k
+            kept.append(k)
+    return kept, same_as
+
+
 def check_rnn_cells(node: dict, x_shape: list) -> None:
     """Raise TeacherError where rnn_cells cannot stand in for the recurrent layer: unbatched input, an LSTM
     projection, dropout between layers (random), or keyword arguments."""
@@ -3656,6 +3720,8 @@ def kept_comment(op: str, cells: bool = False) -> str:
     """Forward's comment above an op kept in torch; it names KEPT_TORCH_OP, so `keeps_torch_ops` finds it."""
     if cells:
         return f"# {op} {KEPT_TORCH_OP} for its GEMMs (cuBLAS); rnn_cells runs its cells in Triton, a kernel a step"
+    if op == "cat":
+        return "# cat of many tensors: cat_copy writes each into its slice with a Triton copy kernel"
     if op in ("full", "randn"):
         return f"# {op} {KEPT_TORCH_OP}: a tensor made in forward, as the reference makes it"
     if op == "dropout":
@@ -3737,7 +3803,7 @@ def compile_program(record_or_program, seed: int = 0, target: str = "cpu", sourc
     fargs, params = forward_signature(source, len(P.input_names))
     rename = dict(zip(P.input_names, fargs))
     taken = {k.name for k in kernels} | {k.wrapper for k in kernels} | {"torch", "nn", "triton", "tl", "self", TO_CL,
-                                                                          RNN_FN}
+                                                                          RNN_FN, CAT_FN}
     for n in P.nodes:  # forward locals must not shadow the wrappers (imported nodes are named after ops)
         if n["name"] in taken:
             rename[n["name"]] = f"{n['name']}_out"
@@ -3746,12 +3812,13 @@ def compile_program(record_or_program, seed: int = 0, target: str = "cpu", sourc
             t.ref = rename[t.ref]
     for k in kernels:
         k.leaf_refs = [rename.get(r, r) for r in k.leaf_refs]
+    kernels, same_as = dedupe_kernels(kernels)
     body = []
     for n in P.nodes:
         var = rename.get(n["name"], n["name"])
         if n["name"] in by_end:
             k = by_end[n["name"]]
-            body.append(f"{var} = {k.wrapper}({', '.join(k.leaf_refs)})")
+            body.append(f"{var} = {same_as.get(k.wrapper, k.wrapper)}({', '.join(k.leaf_refs)})")
         elif is_view(n):
             if n["op"].startswith("torch:"):
                 body.append(kept_comment(n["op"][6:], n["attrs"].get("cells", False)))
@@ -3774,6 +3841,8 @@ def compile_program(record_or_program, seed: int = 0, target: str = "cpu", sourc
         lines += ["", TO_CL_SRC, ""]
     if cells_used:
         lines += ["", RNN_SRC, ""]
+    if any(n["op"] == "torch:cat" for n in P.nodes):
+        lines += ["", CAT_SRC, ""]
     return "\n".join(lines)
 
 

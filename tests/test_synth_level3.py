@@ -393,21 +393,32 @@ def test_an_einsum_that_broadcasts_a_letter_is_refused_not_miscompiled():
         teacher.compile_program(src)
 
 
-def test_a_cat_of_many_tensors_compiles_to_what_torch_computes():
+@pytest.mark.parametrize("n", [3, 6])
+def test_a_cat_of_many_tensors_compiles_to_what_torch_computes(n):
     """torch.cat of a list of any length (DenseNet's dense block concatenates every earlier feature map) is one
-    node with all its inputs; the teacher's kernel and search's rendering read every one of them."""
+    node with all its inputs; the teacher reads every one of them (inlined up to teacher.CAT_INLINE_MAX, beyond
+    it written by cat_copy's Triton copies), and so does search's rendering."""
     import search
     import teacher
+    from reward import Judge
+    args = ", ".join(f"x{i}" for i in range(n))
+    sizes = ", ".join(f"torch.randn(2, {i + 1}, 4)" for i in range(n))
     src = ("import torch\nimport torch.nn as nn\nclass Model(nn.Module):\n    def __init__(self):\n"
-           "        super().__init__()\n    def forward(self, a, b, c):\n        feats = [a]\n        for t in (b, c):\n            feats.append(torch.relu(t))\n"
+           f"        super().__init__()\n    def forward(self, {args}):\n        feats = [x0]\n"
+           f"        for t in ({args},)[1:]:\n            feats.append(torch.relu(t))\n"
            "        return torch.cat(feats, 1) * 2.0\n"
-           "def get_inputs():\n    return [torch.randn(2, 3, 4), torch.randn(2, 1, 4), torch.randn(2, 5, 4)]\n"
+           f"def get_inputs():\n    return [{sizes}]\n"
            "def get_init_inputs():\n    return []\n")
     prog = synth.load_task(src)
-    assert [len(n["inputs"]) for n in prog["nodes"] if n["op"] == "cat"] == [3]
+    assert [len(node["inputs"]) for node in prog["nodes"] if node["op"] == "cat"] == [n]
     ns, task = {}, synth.exec_source(src)
-    exec(teacher.compile_program(src), ns)
+    sol = teacher.compile_program(src)
+    assert ("cat_copy(" in sol) == (n > teacher.CAT_INLINE_MAX)
+    exec(sol, ns)
     xs = task["get_inputs"]()
     assert torch.allclose(ns["ModelNew"]()(*xs), task["Model"]()(*xs))
     _, inputs, env = search.run_program(prog, src)
     assert torch.allclose(env[prog["output"]], task["Model"]()(*inputs))
+    with Judge(workers=1, device="cpu", timeout_s=60.0, policy="strict") as j:
+        v, = j.verify_many([(src, sol)], progress=False)
+    assert v.correct, (v.error_type, v.error_msg)
