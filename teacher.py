@@ -1533,7 +1533,7 @@ class Style:
         return base if base not in ("i", "t", "y", "d", "c") else "v"
 
     def kernel_name(self, parts: list[str]) -> str:
-        base = "triton" if self.generic_names else "_".join(dict.fromkeys(parts))[:48]
+        base = "triton" if self.generic_names else "_".join(dict.fromkeys(p for p in parts if p))[:48] or "fused"
         self.names[base] += 1
         if self.names[base] > 1:
             base = f"{base}_{self.names[base]}"
@@ -3391,9 +3391,15 @@ def build_kernel(P: Prog, st: Style, A: str | None, E: str) -> Kernel:
 # --------------------------------------------------------------------------------------------------
 # Solution assembly
 # --------------------------------------------------------------------------------------------------
+# imports of a task's own helper classes that an answer may repeat (the judge's gate allows them)
+HELPER_IMPORTS = {"torch.nn.functional", "math", "torch", "torch.nn"}
+
+
 def _init_from_source(source: str):
-    """Model.__init__ of the task (as a FunctionDef renamed for ModelNew, its docstring dropped) and the
-    module-level assignments it reads, so ModelNew creates the same parameters in the same order."""
+    """(ModelNew's class body before forward, the module-level code to put before ModelNew), so ModelNew creates
+    the same parameters in the same order: Model's class attributes, its __init__ (renamed for ModelNew, its
+    docstring dropped) and the methods it calls; before the class, the imports, constants, classes (without
+    their forward) and functions of the task that the constructor reaches."""
     tree = ast.parse(source)
     if not any(isinstance(n, ast.ClassDef) and n.name == "Model" for n in tree.body):
         raise TeacherError("task source has no class Model")
@@ -3406,16 +3412,52 @@ def _init_from_source(source: str):
     if len(init.body) > 1 and isinstance(init.body[0], ast.Expr) and isinstance(init.body[0].value, ast.Constant) \
             and isinstance(init.body[0].value.value, str):
         init.body = init.body[1:]  # the docstring stays with the task (unparsed, its lines would shift right)
-    args = {a.arg for a in init.args.args + init.args.kwonlyargs}
-    used = {n.id for n in ast.walk(init) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)} - args
-    consts = []
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and all(isinstance(t, ast.Name) and t.id in used for t in node.targets):
-            consts.append(ast.unparse(node))
-    # class attributes of Model (ResNet's `expansion = 4`, read as self.expansion) come with the constructor
     model = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Model")
+    # what the constructor builds with: Model's class attributes (ResNet's `expansion = 4`, read as
+    # self.expansion) and its other methods (RegNet's self._make_stage) come with it, and the task's own classes
+    # and functions (SqueezeNet's FireModule, EfficientNet's MBConv) go before ModelNew, with the imports of
+    # torch.nn.functional or math they use; module-level constants the constructor or those read go first
     attrs = [ast.unparse(n) for n in model.body if isinstance(n, (ast.Assign, ast.AnnAssign))]
-    return "\n".join(attrs + [ast.unparse(init)]), consts
+    own = {n.name: n for n in model.body if isinstance(n, ast.FunctionDef) and n.name not in ("__init__", "forward")}
+    methods, todo = [], [init]
+    while todo:   # Model's methods the constructor calls (self._make_layer), through each other too
+        called = {n.attr for n in ast.walk(todo.pop()) if isinstance(n, ast.Attribute) and
+                  isinstance(n.value, ast.Name) and n.value.id == "self" and n.attr in own}
+        todo += [own[m] for m in sorted(called) if own[m] not in methods]
+        methods += [own[m] for m in sorted(called) if own[m] not in methods]
+    # a helper class keeps what builds it, not its forward: ModelNew's forward calls the leaf modules itself
+    defs = {n.name: n for n in tree.body if isinstance(n, (ast.ClassDef, ast.FunctionDef)) and
+            n.name not in ("Model", "get_inputs", "get_init_inputs")}
+    for c in defs.values():
+        if isinstance(c, ast.ClassDef):
+            c.body = [b for b in c.body if not (isinstance(b, ast.FunctionDef) and b.name == "forward")] or [ast.Pass()]
+
+    def names_read(nodes):
+        return {n.id for r in nodes for n in ast.walk(r) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    assigns = {n.targets[0].id: n for n in tree.body if isinstance(n, ast.Assign) and len(n.targets) == 1 and
+               isinstance(n.targets[0], ast.Name)}
+    reads = [init] + methods
+    used, reached = names_read(reads) - {a.arg for a in init.args.args + init.args.kwonlyargs}, []
+    while True:   # the task's classes, functions and constants the constructor reaches, through each other too
+        more = [d[k] for d in (defs, assigns) for k in sorted(used & set(d)) if d[k] not in reached]
+        if not more:
+            break
+        reached += more
+        used |= names_read(more)
+    consts = [ast.unparse(n) for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom)) and all(
+        (a.name if isinstance(n, ast.Import) else f"{n.module}.{a.name}") in HELPER_IMPORTS and
+        (a.asname or a.name).split(".")[0] in used - {"torch", "nn", "triton", "tl"} for a in n.names)]
+    for n in tree.body:
+        if n in reached and isinstance(n, ast.Assign):
+            name, value = n.targets[0].id, n.value
+            if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in defs:
+                # `to_2tuple = _ntuple(2)` would call the task's function at import, which the judge's gate
+                # refuses: the same function, made when it is first called
+                consts.append(f"def {name}(*args, **kwargs):\n    return {ast.unparse(value)}(*args, **kwargs)")
+            else:
+                consts.append(ast.unparse(n))
+    consts += ["\n\n" + ast.unparse(h) for h in tree.body if h in reached and not isinstance(h, ast.Assign)]
+    return "\n".join(attrs + [ast.unparse(init)] + [ast.unparse(m) for m in methods]), consts
 
 
 def forward_signature(source: str, n_inputs: int) -> tuple[list[str], str]:

@@ -422,3 +422,62 @@ def test_a_cat_of_many_tensors_compiles_to_what_torch_computes(n):
     with Judge(workers=1, device="cpu", timeout_s=60.0, policy="strict") as j:
         v, = j.verify_many([(src, sol)], progress=False)
     assert v.correct, (v.error_type, v.error_msg)
+
+
+HELPERS = """import math
+import torch
+import torch.nn as nn
+
+class Block(nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.fc = nn.Linear(d, d)
+
+    def forward(self, x):
+        if hasattr(self, 'fc'):
+            return torch.relu(self.fc(x))
+        return x
+
+class Model(nn.Module):
+    width = 4
+
+    def __init__(self):
+        super().__init__()
+        self.blocks = self._make(2)
+        self.scale = math.sqrt(self.width)
+
+    def _make(self, n):
+        return nn.Sequential(*[Block(self.width) for _ in range(n)])
+
+    def unused(self):
+        return getattr(self, 'blocks')
+
+    def forward(self, x):
+        return self.blocks(x) * self.scale
+
+def get_inputs():
+    return [torch.randn(3, 4)]
+
+def get_init_inputs():
+    return []
+"""
+
+
+def test_a_constructor_that_builds_with_the_tasks_own_classes_and_methods_is_carried_over():
+    """RegNet's self._make_stage, SqueezeNet's FireModule, NetVLAD's math: ModelNew's constructor gets Model's
+    class attributes and the methods __init__ calls, and the answer the task's classes (without their forward,
+    which ModelNew's forward does not call) and the imports they read; what the constructor never reaches (a
+    method using getattr, which the judge's gate refuses) is left out."""
+    import teacher
+    from reward import static_check
+    sol = teacher.compile_program(HELPERS)
+    assert static_check(sol)[0] is None, static_check(sol)
+    assert "class Block(nn.Module)" in sol and "def _make(self, n)" in sol and "import math" in sol
+    assert "hasattr" not in sol and "getattr" not in sol
+    ns, task = {}, synth.exec_source(HELPERS)
+    exec(sol, ns)
+    x = torch.randn(3, 4)
+    torch.manual_seed(0)
+    ref = task["Model"]()
+    torch.manual_seed(0)
+    assert torch.allclose(ns["ModelNew"]()(x), ref(x), atol=1e-5)
