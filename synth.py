@@ -3074,12 +3074,14 @@ def _import_special(node, key, short, rec, tensor_args):
             getattr(tensor_args[0].meta["value"], "dtype", None) is not None and \
             str(tensor_args[0].meta["value"].dtype) == "torch.bool":
         return "logical_not"   # ~mask on a bool mask (on integers ~ is a bitwise not: not this op)
-    if short in ("randn", "rand") and key == f"torch.{short}" and not tensor_args and short == "randn":
+    # made in forward: on a device the call names (device=x.device), else on the CPU (then .to(...), a view)
+    if short == "randn" and key == "torch.randn" and not tensor_args:
+        rec["attrs"]["on_device"] = node.kwargs.get("device") is not None
         return "randn"
     if short in ("ones", "zeros", "full") and key.startswith("torch.") and not tensor_args:
         value = {"ones": 1, "zeros": 0}.get(short, args[1] if len(args) > 1 else node.kwargs.get("fill_value"))
         if isinstance(value, (int, float)):
-            rec["attrs"]["value"] = float(value)
+            rec["attrs"].update(value=float(value), on_device=node.kwargs.get("device") is not None)
             return "full"
     if short == "pad" and key in ("F.pad", "torch.nn.functional.pad") and len(tensor_args) == 1:
         given = dict(zip(("input", "pad", "mode", "value"), args), **node.kwargs)

@@ -263,6 +263,7 @@ class TInfo:
 
 
 POINTWISE_KINDS = ("unary", "scalar", "binary")
+PY_BUILTINS = set(dir(__import__("builtins")))
 REMAPS = ("flip", "narrow", "select", "cat", "flatten", "pad", "roll", "index_select")
 ANCHOR_KINDS = ("reduce", "scan", "softmax", "norm", "matmul", "conv", "conv_transpose", "pool",
                 "adaptive_pool", "attention")
@@ -1426,6 +1427,7 @@ class KB:
         if op == "index_select":   # out[..., i, ...] = x[..., index[i], ...] along dim, the index loaded
             d = a["dim"] % len(src)
             iv = self.value(ins[1], [idx[d]], valid)
+            iv = self.emit(f"tl.where({iv.code} < 0, {iv.code} + {src[d]}, {iv.code})", iv.axes, "ix")  # x[-1]
             sub = list(idx)
             sub[d] = Ix(par(iv.code), iv.axes)
             return self.value(ins[0], sub, valid)
@@ -1459,6 +1461,8 @@ class KB:
             cond = " & ".join(i.code for i in inside)
             axes = frozenset().union(*(i.axes for i in inside))
             return self.emit(f"tl.where({cond}, {xv.code}, {flt(a['value'])})", xv.axes | axes, "y")
+        if op == "cat" and len(ins) == 1:
+            return self.value(ins[0], idx, valid)
         if op == "cat" and len(ins) == 2:
             d = a.get("dim", 0) % len(shape)
             sx = self.P.t[ins[0]].shape[d]
@@ -1547,7 +1551,8 @@ class Style:
 
     def wrapper_name(self, kname: str) -> str:
         base = kname[:-len(self.suffix)]
-        return f"{self.launch_prefix}{base}" if self.launch_prefix else base
+        # a module-level `sum` or `max` would shadow the builtin for cat_copy and for the task's constructor code
+        return f"{self.launch_prefix or 'launch_'}{base}" if self.launch_prefix or base in PY_BUILTINS else base
 
     def block_1d(self, n: int, symbolic: bool = False) -> int:
         """A flat kernel's block for n elements; with symbolic sizes SYMBOLIC_BLOCK_1D, whatever n."""
@@ -1699,7 +1704,7 @@ def finish(kb: KB, E: str, grid: str, blocks: dict, summary: str, num_warps: int
     wname = kb.st.wrapper_name(kb.name)
     leaf_names = list(kb.leaves.items())
     w = [f"def {wname}(" + ", ".join(pn for _, pn in leaf_names) + "):"]
-    dtype = "torch.int64" if out.dtype == "int64" else "torch.float32"
+    dtype = {"int64": "torch.int64", "bool": "torch.bool"}.get(out.dtype, "torch.float32")
     tensors = [(t, pn) for t, pn in leaf_names if t not in P.scalars and t not in P.attrs]
     same = [pn for t, pn in tensors if P.t[t].shape == out.shape and
             (P.t[t].dtype == out.dtype or (P.t[t].dtype, out.dtype) == ("float16", "float32"))]
@@ -3420,64 +3425,84 @@ def _init_from_source(source: str):
         init.body = init.body[1:]  # the docstring stays with the task (unparsed, its lines would shift right)
     model = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Model")
     # what the constructor builds with: Model's class attributes (ResNet's `expansion = 4`, read as
-    # self.expansion) and its other methods (RegNet's self._make_stage) come with it, and the task's own classes
-    # and functions (SqueezeNet's FireModule, EfficientNet's MBConv) go before ModelNew, with the imports of
-    # torch.nn.functional or math they use; module-level constants the constructor or those read go first
-    attrs = [ast.unparse(n) for n in model.body if isinstance(n, (ast.Assign, ast.AnnAssign))]
+    # self.expansion) and the methods __init__ calls (RegNet's self._make_stage) come with it; the task's own
+    # module-level code that those reach (SqueezeNet's FireModule, EfficientNet's MBConv, constants, imports of
+    # math or torch.nn.functional) goes before ModelNew, in the task's order
+    attr_nodes = [n for n in model.body if isinstance(n, (ast.Assign, ast.AnnAssign))]
     own = {n.name: n for n in model.body if isinstance(n, ast.FunctionDef) and n.name not in ("__init__", "forward")}
     methods, todo = [], [init]
-    while todo:   # Model's methods the constructor calls (self._make_layer), through each other too
+    while todo:   # Model's methods the constructor calls (self._make_layer, Model._make), through each other too
         called = {n.attr for n in ast.walk(todo.pop()) if isinstance(n, ast.Attribute) and
-                  isinstance(n.value, ast.Name) and n.value.id == "self" and n.attr in own}
-        todo += [own[m] for m in sorted(called) if own[m] not in methods]
-        methods += [own[m] for m in sorted(called) if own[m] not in methods]
+                  isinstance(n.value, ast.Name) and n.value.id in ("self", "Model", "ModelNew") and n.attr in own}
+        more = [own[m] for m in sorted(called) if own[m] not in methods]
+        todo += more
+        methods += more
     # a helper class keeps what builds it, not its forward: ModelNew's forward calls the leaf modules itself
-    defs = {n.name: n for n in tree.body if isinstance(n, (ast.ClassDef, ast.FunctionDef)) and
-            n.name not in ("Model", "get_inputs", "get_init_inputs")}
-    for c in defs.values():
-        if isinstance(c, ast.ClassDef):
+    for c in tree.body:
+        if isinstance(c, ast.ClassDef) and c.name != "Model":
             c.body = [b for b in c.body if not (isinstance(b, ast.FunctionDef) and b.name == "forward")] or [ast.Pass()]
 
     def names_read(nodes):
         return {n.id for r in nodes for n in ast.walk(r) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-    assigns = {n.targets[0].id: n for n in tree.body if isinstance(n, ast.Assign) and len(n.targets) == 1 and
-               isinstance(n.targets[0], ast.Name)}
-    reads = [init] + methods
-    used, reached = names_read(reads) - {a.arg for a in init.args.args + init.args.kwonlyargs}, []
-    while True:   # the task's classes, functions and constants the constructor reaches, through each other too
-        more = [d[k] for d in (defs, assigns) for k in sorted(used & set(d)) if d[k] not in reached]
+
+    def bound(n):   # the names a module-level statement binds
+        if isinstance(n, (ast.ClassDef, ast.FunctionDef)):
+            return {n.name}
+        if isinstance(n, (ast.Import, ast.ImportFrom)):
+            return {(a.asname or a.name).split(".")[0] for a in n.names}
+        targets = n.targets if isinstance(n, ast.Assign) else [n.target] if isinstance(n, (ast.AnnAssign,
+                                                                                              ast.AugAssign)) else []
+        return {x.id for t in targets for x in ast.walk(t) if isinstance(x, ast.Name)}
+    top = [n for n in tree.body if not (isinstance(n, ast.ClassDef) and n.name == "Model") and
+           not (isinstance(n, ast.FunctionDef) and n.name in ("get_inputs", "get_init_inputs"))]
+    used = names_read([init] + methods + attr_nodes) - {a.arg for a in init.args.args + init.args.kwonlyargs}
+    reached = set()
+    while True:   # module-level statements binding a name that the constructor's code reads, through each other
+        more = [i for i, n in enumerate(top) if i not in reached and bound(n) & used]
         if not more:
             break
-        reached += more
-        used |= names_read(more)
-    consts = [ast.unparse(n) for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom)) and all(
-        (a.name if isinstance(n, ast.Import) else f"{n.module}.{a.name}") in HELPER_IMPORTS and
-        (a.asname or a.name).split(".")[0] in used - {"torch", "nn", "triton", "tl"} for a in n.names)]
-    for n in tree.body:
-        if n in reached and isinstance(n, ast.Assign):
-            name, value = n.targets[0].id, n.value
-            if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in defs:
-                # `to_2tuple = _ntuple(2)` would call the task's function at import, which the judge's gate
-                # refuses: the same function, made when it is first called
-                consts.append(f"def {name}(*args, **kwargs):\n    return {ast.unparse(value)}(*args, **kwargs)")
-            else:
+        reached |= set(more)
+        used |= names_read([top[i] for i in more])
+    consts, header = [], {"torch", "nn", "triton", "tl"}   # the answer's own imports
+    for i in sorted(reached):
+        n = top[i]
+        if isinstance(n, (ast.Import, ast.ImportFrom)):
+            mods = [a.name for a in n.names] if isinstance(n, ast.Import) else [n.module or ""]
+            if any(m not in HELPER_IMPORTS for m in mods):
+                raise TeacherError(f"the constructor's code uses {', '.join(mods)}, which an answer may not import")
+            if not bound(n) <= header:
                 consts.append(ast.unparse(n))
-    consts += ["\n\n" + ast.unparse(h) for h in tree.body if h in reached and not isinstance(h, ast.Assign)]
+            continue
+        value = getattr(n, "value", None)
+        name = next(iter(bound(n)), None)
+        calls_only = all(isinstance(p, ast.Call) and p.func is c or
+                         not (isinstance(c, ast.Name) and c.id == name and isinstance(c.ctx, ast.Load))
+                         for r in [init] + methods + [top[j] for j in reached]
+                         for p in ast.walk(r) for c in ast.iter_child_nodes(p))
+        if isinstance(n, ast.Assign) and len(bound(n)) == 1 and isinstance(value, ast.Call) and \
+                isinstance(value.func, ast.Name) and calls_only:
+            # `to_2tuple = _ntuple(2)` would call the task's function at import, which the judge's gate refuses:
+            # a function used only as one is made when it is first called
+            consts.append(f"def {name}(*args, **kwargs):\n    return {ast.unparse(value)}(*args, **kwargs)")
+        else:
+            consts.append(("\n\n" if isinstance(n, (ast.ClassDef, ast.FunctionDef)) else "") + ast.unparse(n))
+    attrs = [ast.unparse(n) for n in attr_nodes]
     return "\n".join(attrs + [ast.unparse(init)] + [ast.unparse(m) for m in methods]), consts
 
 
 def forward_signature(source: str, n_inputs: int) -> tuple[list[str], str]:
     """(the forward arguments get_inputs() fills, Model.forward's parameter list after self, defaults included).
     Trailing arguments with defaults that get_inputs() leaves out (Mamba's `initial_states=None`) stay in the
-    signature; any other count mismatch raises TeacherError."""
+    signature with the default None (the answer never reads them; a default naming the task's constants or an
+    annotation from typing would not resolve in the answer); any other count mismatch raises TeacherError."""
     fwd = model_method(ast.parse(source), "forward")
     if fwd is None:
         raise TeacherError("Model has no forward")
     args = fwd.args.args[1:]
     if not len(args) - len(fwd.args.defaults) <= n_inputs <= len(args) or fwd.args.vararg or fwd.args.kwonlyargs:
         raise TeacherError("forward arguments do not match the traced inputs")
-    fwd.args.args = args
-    return [a.arg for a in args[:n_inputs]], ast.unparse(fwd.args)
+    params = [a.arg for a in args[:n_inputs]] + [f"{a.arg}=None" for a in args[n_inputs:]]
+    return [a.arg for a in args[:n_inputs]], ", ".join(params)
 
 
 def index_code(a, top: bool = False) -> str:
@@ -3575,7 +3600,8 @@ def torch_call(n: dict, ins: list[str]) -> str:
     if op in ("full", "randn"):   # ins[0]: the forward input whose device it is made on
         size = f"({', '.join(map(str, a['shape']))}{',' if len(a['shape']) == 1 else ''})"
         value = f", {flt(a['value'])}" if op == "full" else ""
-        return f"torch.{op}({size}{value}, dtype=torch.{a['dtype']}, device={ins[0]}.device)"
+        device = f", device={ins[0]}.device" if a.get("on_device", True) else ""   # else the CPU's generator
+        return f"torch.{op}({size}{value}, dtype=torch.{a['dtype']}{device})"
     if op == "einsum":   # its result can be a permuted view; the kernels after it index it as contiguous
         return f"torch.einsum({n['attrs']['equation']!r}, {', '.join(ins)}).contiguous()"
     if op in ("matmul", "bmm"):
@@ -3683,7 +3709,9 @@ def {CAT_FN}(tensors, dim):
     """torch.cat(tensors, dim) as one Triton copy kernel per tensor."""
     shape = list(tensors[0].shape)
     dim = dim % len(shape)
-    shape[dim] = sum(t.shape[dim] for t in tensors)
+    shape[dim] = 0
+    for t in tensors:
+        shape[dim] += t.shape[dim]
     out = torch.empty(shape, device=tensors[0].device, dtype=tensors[0].dtype)
     trailing = 1
     for size in shape[dim + 1:]:

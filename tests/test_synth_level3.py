@@ -481,3 +481,49 @@ def test_a_constructor_that_builds_with_the_tasks_own_classes_and_methods_is_car
     ref = task["Model"]()
     torch.manual_seed(0)
     assert torch.allclose(ns["ModelNew"]()(x), ref(x), atol=1e-5)
+
+
+def _plain(forward: str, inputs: str, pre: str = "", init: str = "") -> str:
+    return ("import torch\nimport torch.nn as nn\n" + pre + "\nclass Model(nn.Module):\n    def __init__(self):\n"
+            "        super().__init__()\n" + init + f"\n    def forward(self, {forward}\ndef get_inputs():\n"
+            f"    return [{inputs}]\ndef get_init_inputs():\n    return []\n")
+
+
+EDGES = {   # each once compiled to an answer that crashed or computed the wrong thing
+    "bool output": _plain("x):\n        return torch.relu(x) > 0.5", "torch.randn(2, 3, 4)"),
+    "cat of one tensor": _plain("a):\n        return torch.cat([a], 1) + 1.0", "torch.randn(2, 3, 4)"),
+    "a launcher named sum beside cat_copy": _plain(
+        "x):\n        return torch.cat([torch.relu(x), x * 2.0, x, x, x], 1).sum(1)", "torch.randn(2, 3, 4)"),
+    "negative gather indices": _plain(
+        "x):\n        return torch.relu(x + self.table[self.index])", "torch.randn(2, 4, 3)",
+        init="        self.table = nn.Parameter(torch.randn(5, 3))\n"
+             "        self.register_buffer('index', torch.tensor([-1, 0, 2, -2]))"),
+    "forward defaults naming the task's own names": _plain(
+        "x, s=SCALE, m: Optional[torch.Tensor] = None):\n        return torch.relu(x) * 2.0", "torch.randn(2, 3)",
+        pre="from typing import Optional\nSCALE = 2.0"),
+}
+
+
+def test_edge_cases_of_the_level3_lowerings_are_answered_correctly():
+    import teacher
+    from reward import Judge
+    sols = {k: teacher.compile_program(src) for k, src in EDGES.items()}
+    with Judge(workers=2, device="cpu", timeout_s=60.0) as j:
+        verdicts = j.verify_many([(EDGES[k], sols[k]) for k in EDGES], progress=False)
+    assert {k: (v.correct, v.error_type) for k, v in zip(EDGES, verdicts)} == {k: (True, None) for k in EDGES}
+
+
+def test_a_draw_on_the_cpu_stays_on_the_cpu_and_unanswerable_constructors_say_why():
+    """torch.randn without a device draws from the CPU's generator (then .to(x.device)), as the reference does; a
+    constructor that needs a module the judge's gate refuses (Swin's to_2tuple: itertools) is a TeacherError,
+    not an answer that fails when built."""
+    import teacher
+    src = RANDN.replace("device=x.device)", ").to(x.device)")
+    sol = dict(teacher.plans(src, only=("hybrid-cells",)))["hybrid-cells"]
+    assert "torch.randn((1, 2, 5), dtype=torch.float32)\n" in sol
+    swin = _plain("x):\n        return torch.relu(self.fc(x))", "torch.randn(2, 4)",
+                  pre="from itertools import repeat\ndef _ntuple(n):\n    def parse(x):\n"
+                      "        return tuple(repeat(x, n))\n    return parse\nto_2tuple = _ntuple(2)",
+                  init="        self.fc = nn.Linear(4, to_2tuple(3)[0])")
+    with pytest.raises(teacher.TeacherError, match="itertools"):
+        teacher.compile_program(swin)
