@@ -49,7 +49,8 @@ A candidate is correct only if:
      launch suppressed and fresh empty* buffers poisoned; its output must be wrong;
   6. every aten op that ran during the forward is recorded at the dispatcher (a TorchDispatchMode), grid
      callables, autotune hooks and launchers included, so spelling changes nothing. `strict`: only allocation,
-     view and copy ops. `hybrid` (default, as the paper): torch may also run GEMMs, convolutions and dropout
+     view and copy ops. `hybrid` (default, as the paper): torch may also run GEMMs, convolutions, dropout and
+     as many calls of each library layer (LIBRARY_LAYERS: an LSTM, attention) as the reference makes
      (`hybrid_extra_ops`), not every compute op of the reference, and no torch op may already have computed the
      output before a later Triton launch (`_FallbackWatch`); all else is Triton's. A failure is torch_fallback
      with the rule in its flags (policy:hybrid_ops, policy:covers_reference, policy:torch_answer);
