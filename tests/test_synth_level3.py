@@ -41,6 +41,14 @@ EXPECTED = {
 OPAQUE = set()   # files with an op outside the table
 
 
+@pytest.fixture(scope="module")
+def judge():
+    """One CPU judge (policy hybrid) for this file's answers: a judge's start-up is most of a small batch's time."""
+    from reward import Judge
+    with Judge(workers=2, device="cpu", timeout_s=120.0) as j:
+        yield j
+
+
 def source(fn: str) -> str:
     with open(os.path.join(SMALL3, fn)) as f:
         return f.read()
@@ -241,19 +249,18 @@ SOLVED = ["8_ResNetBasicBlock.py", "28_VisionTransformer.py", "31_VisionAttentio
           "48_Mamba2ReturnY.py"]
 
 
-def test_the_teacher_solves_small_level3_files_under_the_hybrid_policy():
+@pytest.mark.slow
+def test_the_teacher_solves_small_level3_files_under_the_hybrid_policy(judge):
     """Each file's best teacher plan is correct under the judge's hybrid policy, where the library layer the
     reference runs may stay torch's; the LSTM and GRU tasks, all one recurrent layer, pass only as hybrid-cells
     (the hybrid answer leaves Triton none of the task's work: rule covers_reference)."""
     import teacher
-    from reward import Judge
     pairs, names = [], []
     for fn in SOLVED:
         for plan, sol in teacher.plans(source(fn), only=("hybrid", "hybrid-cells")):
             pairs.append((source(fn), sol))
             names.append((fn, plan))
-    with Judge(workers=2, device="cpu", timeout_s=120.0) as j:
-        verdicts = j.verify_many(pairs, progress=False)
+    verdicts = judge.verify_many(pairs, progress=False)
     ok = {}
     for (fn, plan), v in zip(names, verdicts):
         ok.setdefault(fn, {})[plan] = (v.correct, v.error_type, v.flags)
@@ -332,15 +339,13 @@ def get_init_inputs():
 """
 
 
-def test_a_random_draw_in_forward_stays_the_same_torch_call_and_the_judge_accepts_it():
+def test_a_random_draw_in_forward_stays_the_same_torch_call_and_the_judge_accepts_it(judge):
     """torch.randn in forward (level 3's LSTM draws h0 and c0) is kept as the same call, made where the reference
     makes it, so both draw the same numbers from the judge's seeded RNG; the GRU runs as rnn_cells."""
     import teacher
-    from reward import Judge
     built = dict(teacher.plans(RANDN, only=("hybrid", "hybrid-cells")))
     assert "torch.randn((1, 2, 5), dtype=torch.float32, device=x.device)" in built["hybrid-cells"]
-    with Judge(workers=1, device="cpu", timeout_s=60.0) as j:
-        verdicts = j.verify_many([(RANDN, sol) for sol in built.values()], progress=False)
+    verdicts = judge.verify_many([(RANDN, sol) for sol in built.values()], progress=False)
     for plan, v in zip(built, verdicts):
         assert v.correct, (plan, v.error_type, v.error_msg)
 
@@ -366,18 +371,16 @@ def get_init_inputs():
 """
 
 
-def test_rows_gathered_by_an_index_buffer_import_and_compile():
+def test_rows_gathered_by_an_index_buffer_import_and_compile(judge):
     """x[index] with an integer index tensor (Swin V2's relative position bias) is one index_select node; the
     teacher loads the index inside the kernel that reads the gathered rows, and the judge accepts the answer."""
     import teacher
-    from reward import Judge
     prog = synth.load_task(GATHER)
     node = next(n for n in prog["nodes"] if n["op"] == "index_select")
     assert node["attrs"] == {"dim": 0} and len(node["inputs"]) == 2
     sol = teacher.compile_program(GATHER)
     assert "register_buffer" in sol
-    with Judge(workers=1, device="cpu", timeout_s=60.0) as j:
-        v, = j.verify_many([(GATHER, sol)], progress=False)
+    v, = judge.verify_many([(GATHER, sol)], progress=False)
     assert v.correct, (v.error_type, v.error_msg)
 
 
@@ -394,13 +397,12 @@ def test_an_einsum_that_broadcasts_a_letter_is_refused_not_miscompiled():
 
 
 @pytest.mark.parametrize("n", [3, 6])
-def test_a_cat_of_many_tensors_compiles_to_what_torch_computes(n):
+def test_a_cat_of_many_tensors_compiles_to_what_torch_computes(n, judge):
     """torch.cat of a list of any length (DenseNet's dense block concatenates every earlier feature map) is one
     node with all its inputs; the teacher reads every one of them (inlined up to teacher.CAT_INLINE_MAX, beyond
     it written by cat_copy's Triton copies), and so does search's rendering."""
     import search
     import teacher
-    from reward import Judge
     args = ", ".join(f"x{i}" for i in range(n))
     sizes = ", ".join(f"torch.randn(2, {i + 1}, 4)" for i in range(n))
     src = ("import torch\nimport torch.nn as nn\nclass Model(nn.Module):\n    def __init__(self):\n"
@@ -419,8 +421,7 @@ def test_a_cat_of_many_tensors_compiles_to_what_torch_computes(n):
     assert torch.allclose(ns["ModelNew"]()(*xs), task["Model"]()(*xs))
     _, inputs, env = search.run_program(prog, src)
     assert torch.allclose(env[prog["output"]], task["Model"]()(*inputs))
-    with Judge(workers=1, device="cpu", timeout_s=60.0, policy="strict") as j:
-        v, = j.verify_many([(src, sol)], progress=False)
+    v, = judge.verify_many([(src, sol)], progress=False)
     assert v.correct, (v.error_type, v.error_msg)
 
 
@@ -504,12 +505,10 @@ EDGES = {   # each once compiled to an answer that crashed or computed the wrong
 }
 
 
-def test_edge_cases_of_the_level3_lowerings_are_answered_correctly():
+def test_edge_cases_of_the_level3_lowerings_are_answered_correctly(judge):
     import teacher
-    from reward import Judge
     sols = {k: teacher.compile_program(src) for k, src in EDGES.items()}
-    with Judge(workers=2, device="cpu", timeout_s=60.0) as j:
-        verdicts = j.verify_many([(EDGES[k], sols[k]) for k in EDGES], progress=False)
+    verdicts = judge.verify_many([(EDGES[k], sols[k]) for k in EDGES], progress=False)
     assert {k: (v.correct, v.error_type) for k, v in zip(EDGES, verdicts)} == {k: (True, None) for k in EDGES}
 
 
