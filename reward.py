@@ -1176,8 +1176,8 @@ LIBRARY_FAMILY = "library:"
 def hybrid_extra_ops(cand, ref_ops=None):
     """Compute-op families (with counts) that policy hybrid does not let torch run: all but GEMMs, convolutions,
     dropout and the library layers (LIBRARY_LAYERS) that the reference's own forward runs (`ref_ops`, its
-    families), up to as many calls of each as the reference makes. Dropout is random (no kernel reproduces torch's mask), so each bernoulli draw also allows the
-    div and the mul of F.dropout's decomposition."""
+    families), up to as many calls of each as the reference makes. Dropout is random (no kernel reproduces
+    torch's mask), so each bernoulli draw also allows the div and the mul of F.dropout's decomposition."""
     extra = {f: n - (ref_ops or {}).get(f, 0) if f.startswith(LIBRARY_FAMILY) else n for f, n in cand.items()
              if f not in HYBRID_TORCH_FAMILIES and f not in DROPOUT_FAMILIES}
     draws = sum(cand.get(f, 0) for f in DROPOUT_FAMILIES if f != "native_dropout")
@@ -2105,17 +2105,15 @@ def _op_recorder_class(torch):
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             out = func(*args, **(kwargs or {}))
             name = func.overloadpacket.__name__
-            if any(self.layers) and name not in ALLOC_OPS and name not in VIEW_OPS:
-                if _Launches.depth == 0 and self.watch is not None:
-                    self.watch.record(name, out)
-                return out   # a library layer's own op: its call is counted once (layer_enter)
-            self.counts[name] = self.counts.get(name, 0) + 1
-            if self.counts[name] == 1 and name not in ALLOC_OPS and name not in VIEW_OPS:
-                self.lines[name] = _answer_line()
+            compute = name not in ALLOC_OPS and name not in VIEW_OPS
+            if not (compute and any(self.layers)):   # a library layer's own op: its call counts once (layer_enter)
+                self.counts[name] = self.counts.get(name, 0) + 1
+                if self.counts[name] == 1 and compute:
+                    self.lines[name] = _answer_line()
             if _Launches.depth == 0:
                 if self.poison and name in POISON_OPS and isinstance(out, torch.Tensor):
                     _poison(torch, out)
-                if self.watch is not None and name not in ALLOC_OPS and name not in VIEW_OPS:
+                if self.watch is not None and compute:
                     self.watch.record(name, out)
             return out
 

@@ -3475,12 +3475,14 @@ def _init_from_source(source: str):
             continue
         value = getattr(n, "value", None)
         name = next(iter(bound(n)), None)
-        calls_only = all(isinstance(p, ast.Call) and p.func is c or
-                         not (isinstance(c, ast.Name) and c.id == name and isinstance(c.ctx, ast.Load))
-                         for r in [init] + methods + [top[j] for j in reached]
-                         for p in ast.walk(r) for c in ast.iter_child_nodes(p))
+
+        def calls_only():   # every read of `name` in the code the constructor reaches calls it
+            return all(isinstance(p, ast.Call) and p.func is c or
+                       not (isinstance(c, ast.Name) and c.id == name and isinstance(c.ctx, ast.Load))
+                       for r in [init] + methods + [top[j] for j in reached]
+                       for p in ast.walk(r) for c in ast.iter_child_nodes(p))
         if isinstance(n, ast.Assign) and len(bound(n)) == 1 and isinstance(value, ast.Call) and \
-                isinstance(value.func, ast.Name) and calls_only:
+                isinstance(value.func, ast.Name) and calls_only():
             # `to_2tuple = _ntuple(2)` would call the task's function at import, which the judge's gate refuses:
             # a function used only as one is made when it is first called
             consts.append(f"def {name}(*args, **kwargs):\n    return {ast.unparse(value)}(*args, **kwargs)")
@@ -3640,7 +3642,8 @@ def {RNN_FN}_kernel(gx_ptr, gh_ptr, h_ptr, h_stride, c_ptr, c_out_ptr, y_ptr, y_
         a1 = tl.load(gx_ptr + row + H, mask=mask, other=0.0) + tl.load(gh_ptr + row + H, mask=mask, other=0.0)
         r = tl.sigmoid(a0)
         z = tl.sigmoid(a1)
-        a2 = tl.load(gx_ptr + row + 2 * H, mask=mask, other=0.0) + r * tl.load(gh_ptr + row + 2 * H, mask=mask, other=0.0)
+        hn = tl.load(gh_ptr + row + 2 * H, mask=mask, other=0.0)
+        a2 = tl.load(gx_ptr + row + 2 * H, mask=mask, other=0.0) + r * hn
         n = 1.0 - 2.0 / (tl.exp(2.0 * a2) + 1.0)
         h = (1.0 - z) * n + z * tl.load(h_ptr + b * h_stride + j, mask=mask, other=0.0)
     elif MODE == 2:  # RNN, tanh
