@@ -29,7 +29,7 @@ and never runs candidate code) or spawned (`start_method`).
 A candidate is correct only if:
   1. it parses and passes the static gate: an allow-list resolved on the AST (aliases and attribute chains are
      resolved to the dotted path they stand for): imports of torch, torch.nn, torch.nn.functional, triton,
-     triton.language and math only; no reflection (getattr/setattr/vars/type, dunders, private names, modules
+     triton.language and math only, and the names GATE_STDLIB lists of itertools and collections; no reflection (getattr/setattr/vars/type, dunders, private names, modules
      used as values or reached through another module, gc/inspect/sys/os/ctypes/importlib/builtins/numpy), no
      dynamic code or file access, no assignment to attributes of anything but self in a method, no module-level
      code beyond imports, definitions and constants (import time is outside the recorded forward), no
@@ -297,7 +297,14 @@ def extract_solution(completion):
 # names are checked (dunders, private names, host-side data access, hooks). Module-level code runs at import,
 # outside any forward the judge records, so it may only import, define, and bind constants.
 
-GATE_MODULES = {"torch", "torch.nn", "torch.nn.functional", "triton", "triton.language", "math"}
+# The standard library's pure helpers that whole networks' constructors use (Swin's to_2tuple: itertools.repeat,
+# collections.abc.Iterable), each module with the names an answer may take from it; nothing under those names.
+GATE_STDLIB = {"itertools": {"repeat", "chain", "product", "islice", "zip_longest", "combinations", "permutations",
+                             "count", "accumulate", "pairwise"},
+               "collections": {"OrderedDict", "defaultdict", "deque", "namedtuple", "Counter", "abc"},
+               "collections.abc": {"Iterable", "Iterator", "Sequence", "MutableSequence", "Mapping", "MutableMapping",
+                                   "Sized", "Container", "Collection", "Callable", "Hashable", "Set"}}
+GATE_MODULES = {"torch", "torch.nn", "torch.nn.functional", "triton", "triton.language", "math", *GATE_STDLIB}
 ALLOWED_IMPORTS = f"only {', '.join(sorted(GATE_MODULES))} may be imported"
 # Names of modules that an allowed module holds as an attribute because it imported them (torch.sys, torch.os):
 # a path through one of them leaves the allow-list. The standard library's and a few third-party names; "math"
@@ -510,6 +517,10 @@ class _Gate:
     def path_rule(self, path):
         """The rule a resolved path breaks, or None."""
         parts = path.split(".")
+        if parts[0] in GATE_STDLIB:   # collections.abc.Iterable: a listed name, and nothing under it
+            module = "collections.abc" if parts[:2] == ["collections", "abc"] else parts[0]
+            rest = parts[len(module.split(".")):]
+            return None if not rest or len(rest) == 1 and rest[0] in GATE_STDLIB[module] else "stdlib_name"
         if parts[0] == "super()" and len(parts) > 1 and parts[1] in GATE_ATTRS:
             return GATE_ATTRS[parts[1]]   # super().tolist(): the refused attribute, reached through the base
         for part in parts[1:]:

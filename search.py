@@ -302,6 +302,8 @@ def node_expr(node, refs, mod_expr):
         return f"torch.{op}({size}{value}, dtype=torch.{node.get('dtype') or 'float32'}, device=_device)"
     if op == "cat":   # any number of inputs (DenseNet's torch.cat(features, 1))
         return f"torch.cat([{', '.join(refs)}], dim={a.get('dim', 0)!r})"
+    if op == "linear" and a.get("functional"):   # F.linear(x, w, b) with the task's own tensors (Swin V2's qkv)
+        return f"F.linear({', '.join(refs)})"
     if op == "einsum":   # any number of operands (Mamba's four)
         return f"torch.einsum({a['equation']!r}, {', '.join(refs)})"
     if op in ("masked_fill", "pad", "compare_scalar"):

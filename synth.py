@@ -2443,6 +2443,11 @@ def _graph_program(graph, modules: dict, own_tensors: set, source: str, capture:
         if node.op == "call_function" and _target_key(node) in ("torch.cat", "torch.concat", "torch.concatenate") \
                 and node.args and isinstance(node.args[0], (list, tuple)):
             tensor_args = [a for a in node.args[0] if isinstance(a, fx.Node)]
+        if node.op == "call_function" and _target_key(node) == "torch.stack" and shape is not None:
+            stacked = _stack_as_cat(node, shape, ref, meta_shape)
+            if stacked:   # torch.stack(xs, d) is a cat of the xs, each viewed with a new dim d of size 1
+                prog["nodes"] += stacked
+                continue
         scalar_args = [a for a in tensor_args if a in scalars]
         tensor_args = [a for a in tensor_args if a not in scalars]
         rec = {"name": node.name, "op": None, "inputs": [ref(a) for a in tensor_args], "attrs": {},
@@ -2508,6 +2513,27 @@ def _graph_program(graph, modules: dict, own_tensors: set, source: str, capture:
         prog["nodes"].append(rec)
     prog["ops"] = [n["op"] for n in prog["nodes"] if not n["op"].startswith("view:")]
     return prog
+
+
+def _stack_as_cat(node, shape, ref, meta_shape) -> list | None:
+    """torch.stack(xs, dim) as records: one view:unsqueeze per input, then a cat of the views (the teacher and
+    the search already lower both). None for a form this does not read (the caller keeps the op opaque)."""
+    import torch.fx as fx
+    xs = node.args[0] if node.args else node.kwargs.get("tensors")
+    dim = node.args[1] if len(node.args) > 1 else node.kwargs.get("dim", 0)
+    if not isinstance(xs, (list, tuple)) or not xs or not all(isinstance(x, fx.Node) for x in xs) or \
+            not isinstance(dim, int) or any(meta_shape(x)[0] is None for x in xs):
+        return None
+    d = dim % len(shape)   # the output's rank is one more than each input's
+    views = []
+    for i, x in enumerate(xs):
+        xshape, dtype = meta_shape(x)
+        views.append({"name": f"{node.name}_in{i}", "op": "view:unsqueeze", "inputs": [ref(x)],
+                      "attrs": {"args": [d], "kwargs": {}}, "shape": xshape[:d] + [1] + xshape[d:], "dtype": dtype,
+                      "module": None, "module_args": None})
+    cat = {"name": node.name, "op": "cat", "inputs": [v["name"] for v in views], "attrs": {"dim": d},
+           "shape": list(shape), "dtype": meta_shape(node)[1], "module": None, "module_args": None}
+    return views + [cat]
 
 
 def _arg_nodes(args) -> list:

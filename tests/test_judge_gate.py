@@ -95,6 +95,13 @@ REFUSED = [
     (method("raise SystemExit"), "exit", 6),
     (method("tl = 1"), "rebinds_import", 6),
     (method("self = nn.Linear"), "rebinds_self", 6),
+    # the standard library's listed helpers, and nothing under them or beside them
+    ("from collections.abc import Iterable\n" + method("Iterable.register(int)"), "stdlib_name", 7),
+    ("import itertools\n" + method("f = itertools.chain.from_iterable"), "stdlib_name", 7),
+    ("from itertools import tee\n", "stdlib_name", 1),
+    ("import collections\n" + method("d = collections.UserDict()"), "stdlib_name", 7),
+    ("import collections\n" + method("m = collections.abc"), "module_as_value", 7),
+    ("from collections import abc\n" + method("s = abc.sys"), "stdlib_name", 7),
 ]
 
 
@@ -118,6 +125,9 @@ ALLOWED = [
     "        self._cache['y'] = x\n        out = torch.empty_like(x)\n        out[0] = 1.0\n"
     "        grid = lambda meta: (triton.cdiv(x.numel(), meta['BLOCK']),)\n        k[grid](out, BLOCK=64)\n"
     "        y = F.relu(self.lin(x)) * math.sqrt(2.0)\n        return out.view(-1).to(torch.float32) + y.sum().item()\n",
+    "import collections\nfrom itertools import repeat\n\n\ndef pair(x):\n"
+    "    if isinstance(x, collections.abc.Iterable) and not isinstance(x, str):\n        return tuple(x)\n"
+    "    return tuple(repeat(x, 2))\n",
     "class Base(nn.Module):\n    def __init__(self):\n        nn.Module.__init__(self)\n\n\n"
     "class ModelNew(Base):\n    @torch.no_grad()\n    def forward(self, x):\n        return torch.cuda.is_available()\n",
 ]

@@ -253,11 +253,6 @@ def test_every_kernelbench_file_imports_fully(level):
     assert covered == 100, left
 
 
-# level 3 (whole networks): every file imports; this one keeps an op outside the table, with its reason
-# (its torch.stack gathers the steps of a Python loop the tracer unrolls)
-LEVEL3_OPAQUE = {"34_VanillaRNNHidden.py": {"torch.stack"}}
-
-
 @needs_kernelbench
 @pytest.mark.slow  # about 14 s on a 2-core CPU
 def test_every_kernelbench_level3_file_imports():
@@ -265,8 +260,8 @@ def test_every_kernelbench_level3_file_imports():
     errors = {fn: err for fn, _, _, err in rows if err}
     assert total == 50 and errors == {}
     opaque = {fn: {o[len("opaque:"):] for o in ops if o.startswith("opaque:")} for fn, ops, _, _ in rows}
-    assert {fn: o for fn, o in opaque.items() if o} == LEVEL3_OPAQUE
-    assert covered == 50 - len(LEVEL3_OPAQUE)
+    assert {fn: o for fn, o in opaque.items() if o} == {}
+    assert covered == 50
 
 
 def test_einsum_keeps_its_equation():

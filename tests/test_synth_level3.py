@@ -4,9 +4,10 @@ teacher solution that keeps such a layer in torch.
 
 tests/kernelbench_small/level3/ holds level-3 files as written with module-level sizes shrunk (the evaluation set
 itself: these copies only test the import, nothing trains on them): a ResNet block, a vision transformer
-(nn.TransformerEncoder, Tensor.unfold), multi-head attention, minGPT attention (tensor-valued slice bounds), a
-vanilla RNN that assigns its hidden state to self, two LSTMs (one draws h0 and c0 in forward), a bidirectional GRU
-and the Mamba-2 SSD block (einops).
+(nn.TransformerEncoder, Tensor.unfold), multi-head attention, Swin MLP and Swin V2 (their constructors use
+itertools, collections and numpy), minGPT attention (tensor-valued slice bounds), a
+vanilla RNN that assigns its hidden state to self, one that stacks its unrolled steps' outputs, two LSTMs (one
+draws h0 and c0 in forward), a bidirectional GRU and the Mamba-2 SSD block (einops).
 """
 import math
 import os
@@ -29,7 +30,10 @@ EXPECTED = {
                                    "linear", "dropout", "add", "layer_norm"] * 2
                                 + ["select", "linear", "gelu", "dropout", "linear"]),
     "31_VisionAttention.py": ("fx", ["multihead_attention", "add", "layer_norm"]),
+    "29_SwinMLP.py": ("concrete", None),              # 50 ops: windows, shifted by roll, grouped-conv token MLPs
+    "30_SwinTransformerV2.py": ("concrete", None),    # 144 ops: cosine attention, its bias through an index gather
     "33_VanillaRNN.py": ("concrete", ["cat", "linear", "tanh", "linear"]),
+    "34_VanillaRNNHidden.py": ("concrete", ["select", "cat", "linear", "tanh", "linear"] * 6 + ["cat"]),  # stack
     "35_LSTM.py": ("concrete", ["randn", "randn", "lstm", "select", "linear"]),   # h0, c0 drawn in forward
     "36_LSTMHn.py": ("fx", ["lstm", "select", "linear"]),
     "41_GRUBidirectional.py": ("fx", ["gru"]),
@@ -243,10 +247,8 @@ def test_rnn_cells_computes_what_the_recurrent_layer_computes(cls, kw):
         assert torch.allclose(g, w, atol=1e-5, rtol=1e-5)
 
 
-# Small level-3 copies the teacher solves (plans hybrid and hybrid-cells), each judged under policy hybrid
-SOLVED = ["8_ResNetBasicBlock.py", "28_VisionTransformer.py", "31_VisionAttention.py", "33_VanillaRNN.py",
-          "35_LSTM.py", "36_LSTMHn.py", "41_GRUBidirectional.py", "43_MinGPTCausalAttention.py",
-          "48_Mamba2ReturnY.py"]
+# Small level-3 copies the teacher solves (plans hybrid and hybrid-cells), each judged under policy hybrid: all
+SOLVED = FILES
 
 
 @pytest.mark.slow
@@ -499,6 +501,18 @@ EDGES = {   # each once compiled to an answer that crashed or computed the wrong
         "x):\n        return torch.relu(x + self.table[self.index])", "torch.randn(2, 4, 3)",
         init="        self.table = nn.Parameter(torch.randn(5, 3))\n"
              "        self.register_buffer('index', torch.tensor([-1, 0, 2, -2]))"),
+    "Swin's to_2tuple and numpy constant in the constructor": _plain(
+        "x):\n        return torch.relu(self.fc(x)) * self.scale", "torch.randn(2, 4)",
+        pre="import collections\nimport numpy as np\nfrom itertools import repeat\ndef _ntuple(n):\n"
+            "    def parse(x):\n        if isinstance(x, collections.abc.Iterable) and not isinstance(x, str):\n"
+            "            return tuple(x)\n        return tuple(repeat(x, n))\n    return parse\nto_2tuple = _ntuple(2)",
+        init="        self.fc = nn.Linear(4, to_2tuple(3)[0])\n"
+             "        self.register_buffer('scale', torch.arange(3.0) / np.log2(8))"),
+    "stack of outputs along a new middle dim": _plain(
+        "x):\n        return torch.stack([torch.relu(x), x * 2.0], 1)", "torch.randn(2, 3, 4)"),
+    "stack of many steps along the last dim": _plain(
+        "x):\n        outs = []\n        h = x\n        for t in range(6):\n            h = torch.tanh(h + 1.0)\n"
+        "            outs.append(h)\n        return torch.stack(outs, dim=-1)", "torch.randn(2, 3)"),
     "forward defaults naming the task's own names": _plain(
         "x, s=SCALE, m: Optional[torch.Tensor] = None):\n        return torch.relu(x) * 2.0", "torch.randn(2, 3)",
         pre="from typing import Optional\nSCALE = 2.0"),
@@ -514,15 +528,15 @@ def test_edge_cases_of_the_level3_lowerings_are_answered_correctly(judge):
 
 def test_a_draw_on_the_cpu_stays_on_the_cpu_and_unanswerable_constructors_say_why():
     """torch.randn without a device draws from the CPU's generator (then .to(x.device)), as the reference does; a
-    constructor that needs a module the judge's gate refuses (Swin's to_2tuple: itertools) is a TeacherError,
-    not an answer that fails when built."""
+    constructor that needs a module the judge's gate refuses (numpy beyond a call on number literals, which is
+    folded) is a TeacherError, not an answer that fails when built."""
     import teacher
     src = RANDN.replace("device=x.device)", ").to(x.device)")
     sol = dict(teacher.plans(src, only=("hybrid-cells",)))["hybrid-cells"]
     assert "torch.randn((1, 2, 5), dtype=torch.float32)\n" in sol
-    swin = _plain("x):\n        return torch.relu(self.fc(x))", "torch.randn(2, 4)",
-                  pre="from itertools import repeat\ndef _ntuple(n):\n    def parse(x):\n"
-                      "        return tuple(repeat(x, n))\n    return parse\nto_2tuple = _ntuple(2)",
-                  init="        self.fc = nn.Linear(4, to_2tuple(3)[0])")
-    with pytest.raises(teacher.TeacherError, match="itertools"):
-        teacher.compile_program(swin)
+    folded = teacher.compile_program(EDGES["Swin's to_2tuple and numpy constant in the constructor"])
+    assert "np." not in folded and "numpy" not in folded and "/ 3.0" in folded
+    array = _plain("x):\n        return torch.relu(x) * self.w", "torch.randn(2, 4)", pre="import numpy as np",
+                   init="        self.w = nn.Parameter(torch.from_numpy(np.ones(4, dtype=np.float32)))")
+    with pytest.raises(teacher.TeacherError, match="numpy"):
+        teacher.compile_program(array)
