@@ -380,6 +380,9 @@ GATE_ATTRS = {
     **dict.fromkeys(["load_inline", "cpp_extension", "CDLL", "cdll", "dlopen"], "native_code"),
     **dict.fromkeys(["fn", "cache", "device_caches", "src", "warmup", "run", "launch_metadata",
                      "cache_key", "pre_hook", "post_hook", "kernel_decorators"], "launcher"),
+    # a class's own reflection and state: Iterable.mro() holds object; Sequence.register(torch.Tensor) edits the
+    # process's ABC registry (reached through a local, the gate cannot see that the object is an ABC)
+    "mro": "reflection", "register": "global_state",
 }
 # torch.nn classes that are tensors: a subclass overrides tensor methods (dim(), size()) that torch's own code, a
 # library layer's included, calls on it
@@ -460,6 +463,7 @@ class _Gate:
                 self.classes[node.name] = {n.name for n in node.body if isinstance(n, ast.FunctionDef)}
             if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and _is_name(node.value, "self"):
                 self.own_attrs.add(node.attr)
+        self.import_bound = self.import_time_names()
         self.module_level()
         self.bindings()
         self.builtins()
@@ -532,6 +536,12 @@ class _Gate:
                 return "private_api"
             if "hook" in part.lower() or part.startswith("register_") and part not in GATE_REGISTER_OK:
                 return "hook"
+        # torch.Tensor.tolist(x): an attribute refused on any object is refused reached through its class too
+        return self.root_rule(parts, path) or next((GATE_ATTRS[p] for p in parts[1:] if p in GATE_ATTRS), None)
+
+    @staticmethod
+    def root_rule(parts, path):
+        """The rule of the module a resolved path starts from, or None."""
         root = parts[0]
         if root == "math":
             return None
@@ -571,13 +581,40 @@ class _Gate:
             self.flag("module_code", node, f"module-level {type(node).__name__.lower()} runs at import, outside "
                                            "the recorded forward: only imports, definitions and constants may")
 
+    def import_time_names(self):
+        """Names the answer binds where import-time code runs (the module and class bodies, the comprehensions of
+        their expressions): there `len` or `staticmethod` may be the answer's own function, not the builtin."""
+        bound, stack = set(), list(self.tree.body)
+        while stack:
+            node = stack.pop()
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                bound.add(node.name)
+                stack += node.decorator_list
+                if isinstance(node, ast.ClassDef):
+                    stack += node.bases + [k.value for k in node.keywords] + node.body
+                else:
+                    a = node.args
+                    stack += a.defaults + [d for d in a.kw_defaults if d is not None] + [node.returns] + [
+                        x.annotation for x in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg] if x]
+                continue
+            if node is None or isinstance(node, ast.Lambda):
+                continue
+            if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+                bound.add(node.id)
+            stack.extend(ast.iter_child_nodes(node))
+        return bound
+
+    def builtin_name(self, node):
+        """The builtin a bare name stands for at import time, or None (not a name, or bound by the answer)."""
+        return node.id if isinstance(node, ast.Name) and node.id not in self.import_bound else None
+
     def definition(self, node):
         """A def or class at import time: its decorators, defaults, bases and (for a class) body."""
         if isinstance(node, ast.FunctionDef):
             for d in node.decorator_list:
                 call = d.func if isinstance(d, ast.Call) else d
                 path = self.resolve(call) or (
-                    call.id if isinstance(call, ast.Name) and call.id in GATE_BUILTINS else None)
+                    call.id if self.builtin_name(call) in GATE_BUILTINS else None)
                 if path not in GATE_DECORATORS:
                     self.flag("decorator", d, f"@{ast.unparse(d)}: decorators allowed are "
                                               f"{', '.join(sorted(GATE_DECORATORS))}")
@@ -624,7 +661,7 @@ class _Gate:
         import), and calls of GATE_IMPORT_TIME_CALLS only."""
         for node in _walk_outside_lambdas(expr):
             if isinstance(node, ast.Call):
-                path = self.resolve(node.func) or (node.func.id if isinstance(node.func, ast.Name) else None)
+                path = self.resolve(node.func) or self.builtin_name(node.func)
                 if path not in GATE_IMPORT_TIME_CALLS and not (path or "").startswith("math."):
                     self.flag("import_time_call", node, f"{ast.unparse(node)[:60]} runs at import, outside the "
                                                         "recorded forward")

@@ -2444,7 +2444,7 @@ def _graph_program(graph, modules: dict, own_tensors: set, source: str, capture:
                 and node.args and isinstance(node.args[0], (list, tuple)):
             tensor_args = [a for a in node.args[0] if isinstance(a, fx.Node)]
         if node.op == "call_function" and _target_key(node) == "torch.stack" and shape is not None:
-            stacked = _stack_as_cat(node, shape, ref, meta_shape)
+            stacked = _stack_as_cat(node, shape, ref, meta_shape, scalars, {n.name for n in graph.nodes})
             if stacked:   # torch.stack(xs, d) is a cat of the xs, each viewed with a new dim d of size 1
                 prog["nodes"] += stacked
                 continue
@@ -2515,20 +2515,23 @@ def _graph_program(graph, modules: dict, own_tensors: set, source: str, capture:
     return prog
 
 
-def _stack_as_cat(node, shape, ref, meta_shape) -> list | None:
+def _stack_as_cat(node, shape, ref, meta_shape, scalars=(), taken=()) -> list | None:
     """torch.stack(xs, dim) as records: one view:unsqueeze per input, then a cat of the views (the teacher and
-    the search already lower both). None for a form this does not read (the caller keeps the op opaque)."""
+    the search already lower both). None for a form this does not read (the caller keeps the op opaque), a
+    folded constant among the xs included (torch.stack([x.sum(), torch.tensor(0.)]): no record holds it)."""
     import torch.fx as fx
     xs = node.args[0] if node.args else node.kwargs.get("tensors")
     dim = node.args[1] if len(node.args) > 1 else node.kwargs.get("dim", 0)
     if not isinstance(xs, (list, tuple)) or not xs or not all(isinstance(x, fx.Node) for x in xs) or \
-            not isinstance(dim, int) or any(meta_shape(x)[0] is None for x in xs):
+            not isinstance(dim, int) or any(x in scalars or meta_shape(x)[0] is None for x in xs):
         return None
     d = dim % len(shape)   # the output's rank is one more than each input's
+    base = next(b for b in (f"{node.name}_in{'_' * k}" for k in range(len(taken) + 1))
+                if not any(f"{b}{i}" in taken for i in range(len(xs))))   # not a name of the graph's own
     views = []
     for i, x in enumerate(xs):
         xshape, dtype = meta_shape(x)
-        views.append({"name": f"{node.name}_in{i}", "op": "view:unsqueeze", "inputs": [ref(x)],
+        views.append({"name": f"{base}{i}", "op": "view:unsqueeze", "inputs": [ref(x)],
                       "attrs": {"args": [d], "kwargs": {}}, "shape": xshape[:d] + [1] + xshape[d:], "dtype": dtype,
                       "module": None, "module_args": None})
     cat = {"name": node.name, "op": "cat", "inputs": [v["name"] for v in views], "attrs": {"dim": d},

@@ -3412,24 +3412,29 @@ HELPER_IMPORTS = {"torch.nn.functional", "math", "torch", "torch.nn", "itertools
 
 
 def _fold_numpy_constants(tree) -> None:
-    """Calls of a numpy function on number literals (Swin V2's `/ np.log2(8)`) become the number, in place: the
-    judge's gate refuses numpy, and the constructor then needs no numpy. Any other use of numpy stays, and reaches
-    _init_from_source's import check if the constructor reads it."""
+    """A numpy function called on number literals as an operand of arithmetic (Swin V2's `... / np.log2(8)`)
+    becomes the number, in place: the judge's gate refuses numpy, and the constructor then needs none. Only as an
+    operand: `torch.tensor(np.log2(8))` is float64 where `torch.tensor(3.0)` is float32. Any other use of numpy
+    stays, and reaches _init_from_source's import check if the constructor reads it."""
     import numpy
     aliases = {(a.asname or a.name) for n in tree.body if isinstance(n, ast.Import) for a in n.names
                if a.name == "numpy"}
 
+    def folded(node):
+        f = getattr(node, "func", None)
+        if isinstance(node, ast.Call) and isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and \
+                f.value.id in aliases and not node.keywords and node.args and \
+                all(isinstance(a, ast.Constant) and type(a.value) in (int, float) for a in node.args):
+            fn = getattr(numpy, f.attr, None)
+            value = fn(*(a.value for a in node.args)) if isinstance(fn, numpy.ufunc) else None
+            if isinstance(value, numpy.floating) and math.isfinite(value):
+                return ast.copy_location(ast.Constant(float(value)), node)
+        return node
+
     class Fold(ast.NodeTransformer):
-        def visit_Call(self, node):
+        def visit_BinOp(self, node):
             self.generic_visit(node)
-            f = node.func
-            if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id in aliases and \
-                    not node.keywords and node.args and \
-                    all(isinstance(a, ast.Constant) and type(a.value) in (int, float) for a in node.args):
-                fn = getattr(numpy, f.attr, None)
-                value = fn(*(a.value for a in node.args)) if isinstance(fn, numpy.ufunc) else None
-                if isinstance(value, numpy.floating) and math.isfinite(value):
-                    return ast.copy_location(ast.Constant(float(value)), node)
+            node.left, node.right = folded(node.left), folded(node.right)
             return node
     if aliases:
         Fold().visit(tree)

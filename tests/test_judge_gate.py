@@ -102,6 +102,20 @@ REFUSED = [
     ("import collections\n" + method("d = collections.UserDict()"), "stdlib_name", 7),
     ("import collections\n" + method("m = collections.abc"), "module_as_value", 7),
     ("from collections import abc\n" + method("s = abc.sys"), "stdlib_name", 7),
+    # ... nor through a local that holds one: an ABC's registry and a class's mro
+    ("from collections.abc import Sequence\n" + method("S = Sequence\nS.register(torch.Tensor)"), "global_state", 8),
+    ("import collections.abc as c\nM = c.Mapping\n" + method("[M][0].register(nn.Linear)"), "global_state", 8),
+    ("from collections import OrderedDict\n" + method("o = [OrderedDict][0].mro()[-1]"), "reflection", 7),
+    # a refused attribute reached through a class's resolved path (host compute the recorder does not see)
+    (method("v = torch.Tensor.tolist(x)"), "host_compute", 6),
+    (method("v = nn.Parameter.apply_(x, abs)"), "host_compute", 6),
+    ("from torch import Tensor as T\n" + method("p = T.data_ptr(x)"), "host_memory", 7),
+    # a builtin's name the answer rebinds is its own code, run at import
+    ("def len(x):\n    return torch.ones(3) * x\n\n\nX = len(2)\n", "import_time_call", 5),
+    ("import itertools\nlist = itertools.repeat\nX = list(1, 3)\n", "import_time_call", 3),
+    ("def f(x):\n    return x\n\n\nX = [len(2) for len in [f]]\n", "import_time_call", 5),
+    ("def staticmethod(f):\n    return f\n\n\nclass A(nn.Module):\n    @staticmethod\n    def g(x):\n"
+     "        return x\n", "decorator", 6),
 ]
 
 

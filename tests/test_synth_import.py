@@ -331,3 +331,17 @@ def test_shrink_sizes_halves_constants_together_where_the_task_couples_them():
     assert p.shape == (info["changed"]["batch_size"],) * 2 and ns["Model"]()(p, t).dim() == 0
     same, info = synth.shrink_sizes(HINGE_LIKE, 1 << 40)  # already small enough
     assert same == HINGE_LIKE and info["changed"] == {}
+
+
+def test_stack_is_a_cat_of_unsqueezed_views_unless_a_folded_constant_is_stacked():
+    """torch.stack(xs, d) imports as one view:unsqueeze per input and a cat (negative d and the kwargs form
+    normalised); a folded 0-d constant among the xs has no record to view, so the stack stays opaque."""
+    prog = synth.load_task(task("", "        return torch.stack(tensors=[torch.relu(x), x], dim=-1)\n",
+                                  "[torch.randn(2, 3)]"))
+    assert [(n["op"], n["attrs"]) for n in prog["nodes"][-3:]] == [
+        ("view:unsqueeze", {"args": [2], "kwargs": {}}), ("view:unsqueeze", {"args": [2], "kwargs": {}}),
+        ("cat", {"dim": 2})]
+    prog = synth.load_task(task("", "        return torch.stack([x.sum(), torch.tensor(1.5)])\n", "[torch.randn(2, 3)]"))
+    assert prog["nodes"][-1]["op"] == "opaque:torch.stack"
+    names = {t["name"] for t in prog["inputs"] + prog["params"] + prog["nodes"]}
+    assert all(i in names for n in prog["nodes"] for i in n["inputs"])
