@@ -29,8 +29,10 @@ and never runs candidate code) or spawned (`start_method`).
 A candidate is correct only if:
   1. it parses and passes the static gate: an allow-list resolved on the AST (aliases and attribute chains are
      resolved to the dotted path they stand for): imports of torch, torch.nn, torch.nn.functional, triton,
-     triton.language and math only, and the names GATE_STDLIB lists of itertools and collections; no reflection (getattr/setattr/vars/type, dunders, private names, modules
-     used as values or reached through another module, gc/inspect/sys/os/ctypes/importlib/builtins/numpy), no
+     triton.language and math only, and the names GATE_STDLIB lists of itertools and collections; no reflection
+     (getattr/setattr/vars/type, dunders, private names, modules used as values or reached through another
+     module -- both judged on the objects a path names, so F.torch is the module torch --, attributes refused on
+     an object reached through its class's path, gc/inspect/sys/os/ctypes/importlib/builtins/numpy), no
      dynamic code or file access, no assignment to attributes of anything but self in a method, no module-level
      code beyond imports, definitions and constants (import time is outside the recorded forward), no
      try/except, threads, streams, hooks, Tensor subclasses or use of the reference Model; and it defines a
@@ -42,16 +44,20 @@ A candidate is correct only if:
      is within the tolerance table elementwise (|out - ref| <= atol + rtol |ref|, `_chunked_close`) and as a
      whole (||out - ref|| / ||ref|| <= rtol, `whole_output_rule`: an all-zeros answer to outputs below atol
      fails it), and the inputs are unchanged. Besides the task's own draws, the plan widens the inputs
-     (`widen_inputs`): sign-symmetric trials and trials with a random block scaled, wherever the reference stays
-     finite there (else that trial is drawn plainly, flag trial_not_widened:<kind>);
+     (`widen_inputs`): sign-symmetric trials, trials with a random block scaled and trials with one random slice
+     scaled to about a tenth of the input's weight (a statistic read from a fixed part of the indices either
+     overweights it or misses it), wherever the reference stays finite there (else that trial is drawn plainly, flag trial_not_widened:<kind>);
   4. every forward launches >= 1 Triton kernel (the launchers are wrapped in the answer process);
   5. faithfulness: one more trial, drawn like the others and at a random place in the plan, runs with every
      launch suppressed and fresh empty* buffers poisoned; its output must be wrong;
   6. every aten op that ran during the forward is recorded at the dispatcher (a TorchDispatchMode), grid
      callables, autotune hooks and launchers included, so spelling changes nothing. `strict`: only allocation,
-     view and copy ops. `hybrid` (default, as the paper): torch may also run GEMMs, convolutions, dropout and
-     as many calls of each library layer (LIBRARY_LAYERS: an LSTM, attention) as the reference makes
-     (`hybrid_extra_ops`), not every compute op of the reference, and no torch op may already have computed the
+     view and copy ops. `hybrid` (default, as the paper): torch may also run GEMMs and convolutions (as many
+     calls as the reference makes, more only where the answer replaces the reference's attention or recurrent
+     layer), dropout, and as many calls of each library layer (LIBRARY_LAYERS: an LSTM, attention, each of its
+     classes exactly as torch made it) as the reference makes (`hybrid_extra_ops`). Values read into Python
+     (float(t), .item(), iteration to scalars, repr/str/format of a tensor, which the recorder counts itself)
+     are compute ops too; not every compute op of the reference, and no torch op may already have computed the
      output before a later Triton launch (`_FallbackWatch`); all else is Triton's. A failure is torch_fallback
      with the rule in its flags (policy:hybrid_ops, policy:covers_reference, policy:torch_answer);
   7. the identities of critical functions in the answer process (torch, torch.Tensor, torch.nn, the launchers,
@@ -71,8 +77,9 @@ Threat model. The answer's author is an adversary who knows this file and the ta
   modules, and what would be reached lives in another process anyway); patching torch, Triton or nn classes
   (refused by the gate; a patch would last only in the answer's own process, which is killed afterwards and
   holds no reference, comparison or timing of the reference); work the recorder cannot see (the dispatcher
-  sees every aten op of the forward, grid callables and launchers included; NumPy, host copies and
-  import-time computation are refused statically); recognising trials (seeds fresh per judging, the
+  sees every aten op of the forward, grid callables and launchers included, and counts a tensor's values read
+  into Python; NumPy, host copies and import-time computation are refused statically); GEMMs or convolutions
+  doing elementwise work (an identity or 1x1 operand: the hybrid budget is the reference's own count); recognising trials (seeds fresh per judging, the
   faithfulness trial drawn and placed like any other, widened draws mixed in at random places); inputs outside
   the task's own distribution (sign-symmetric and scaled trials); outputs below atol (the whole-output rule);
   a slowed reference (it is timed in a process the answer never ran in, or cached); output types that fool a
@@ -537,7 +544,8 @@ class _Gate:
             if "hook" in part.lower() or part.startswith("register_") and part not in GATE_REGISTER_OK:
                 return "hook"
         # torch.Tensor.tolist(x): an attribute refused on any object is refused reached through its class too
-        return self.root_rule(parts, path) or next((GATE_ATTRS[p] for p in parts[1:] if p in GATE_ATTRS), None)
+        return self.root_rule(parts, path) or next((GATE_ATTRS[p] for p in parts[1:] if p in GATE_ATTRS), None) \
+            or ("module_escape" if _foreign_module(path) else None)
 
     @staticmethod
     def root_rule(parts, path):
@@ -750,10 +758,12 @@ class _Gate:
                         self.assignment(sub, node)
 
     def module_value(self, node, text):
-        """An alias or chain that stands for a module may only be the base of a longer chain."""
+        """An alias or chain that stands for a module (listed, or found to be one: F.torch, torch.functional) may
+        only be the base of a longer chain: in a local, its attributes would escape the gate's resolution."""
         path = self.resolve(node)
         parent = self.parents.get(node)
-        if path in GATE_MODULE_PATHS and not (isinstance(parent, ast.Attribute) and parent.value is node):
+        if path is not None and (path in GATE_MODULE_PATHS or _names_module(path)) and \
+                not (isinstance(parent, ast.Attribute) and parent.value is node):
             self.flag("module_as_value", node, f"{text} ({path}) used as a value: a module may only be "
                                                "named in an attribute chain")
 
@@ -772,7 +782,8 @@ class _Gate:
                 self.module_value(node, ast.unparse(node))
             return
         attr = node.attr
-        on_self = _is_name(node.value, "self")
+        # `self` is the answer's own instance only in a method (a plain function's `self` is any argument)
+        on_self = _is_name(node.value, "self") and self.in_method(node)
         if attr.startswith("__") and attr.endswith("__"):
             if attr != "__init__" or not (isinstance(node.value, ast.Call) and self.plain_super(node.value)):
                 self.flag("dunder", node, f".{attr}: dunder attributes are reflection (only super().__init__)")
@@ -835,6 +846,47 @@ class _Gate:
 
 def _is_name(node, name):
     return isinstance(node, ast.Name) and node.id == name
+
+
+def _path_objects(path):
+    """The objects a resolved dotted path walks through under an allowed root, as (prefix, object) pairs, up to
+    the first name that is not there (the answer then fails when it runs). Only public names reach here (the
+    gate refuses private names and dunders first); getattr on torch may import a submodule, in the judge's own
+    process, which is harmless."""
+    import importlib
+    parts = path.split(".")
+    if parts[0] not in {m.split(".")[0] for m in GATE_MODULES}:
+        return []
+    try:
+        obj = importlib.import_module(parts[0])
+    except ImportError:
+        return []
+    out = [(parts[0], obj)]
+    for i, part in enumerate(parts[1:], 2):
+        try:
+            obj = getattr(obj, part)
+        except Exception:   # noqa: BLE001 - a missing or failing attribute: nothing further to resolve
+            break
+        out.append((".".join(parts[:i]), obj))
+    return out
+
+
+def _foreign_module(path):
+    """Whether the path reaches a module through another module that merely imported it (F.torch is torch,
+    torch.nn.functional.math is math): a module held as an attribute must be a submodule of its holder."""
+    import types
+    objs = _path_objects(path)
+    for (_, holder), (_, obj) in zip(objs, objs[1:]):
+        if isinstance(obj, types.ModuleType) and not (isinstance(holder, types.ModuleType) and
+                                                      obj.__name__.startswith(holder.__name__ + ".")):
+            return True
+    return False
+
+
+def _names_module(path):
+    import types
+    objs = _path_objects(path)
+    return bool(objs) and objs[-1][0] == path and isinstance(objs[-1][1], types.ModuleType)
 
 
 def _import_rule(mod):
@@ -1186,7 +1238,7 @@ POISON_OPS = {"empty", "empty_like", "empty_strided", "new_empty", "new_empty_st
 VIEW_OPS = {"view", "_unsafe_view", "reshape", "_reshape_alias", "as_strided", "expand", "permute", "transpose",
             "t", "squeeze", "unsqueeze", "slice", "select", "narrow", "split", "split_with_sizes", "chunk",
             "unbind", "flatten", "unflatten", "view_as", "alias", "detach", "unfold", "movedim", "contiguous",
-            "clone", "copy_", "_to_copy", "to", "resize_", "set_", "_local_scalar_dense", "is_contiguous",
+            "clone", "copy_", "_to_copy", "to", "resize_", "set_", "is_contiguous",
             "sym_size", "sym_stride", "sym_numel", "sym_storage_offset", "size", "stride", "numel", "dim",
             "_has_compatible_shallow_copy_type", "is_same_size"}
 # Aten ops that implement one logical operation are compared as one family in the torch_fallback check.
@@ -1219,19 +1271,43 @@ DROPOUT_FAMILIES = {"bernoulli", "native_dropout"}  # F.dropout: a bernoulli_ dr
 # torch run a GEMM: a recurrent cell or fused attention is the library's, the ops between layers are Triton's.
 LIBRARY_LAYERS = ("RNN", "LSTM", "GRU", "MultiheadAttention")
 LIBRARY_FAMILY = "library:"
+# Reading a tensor's values into Python (float(t), t.item(), iteration over elements: aten's _local_scalar_dense;
+# repr(t), str(t), f"{t}": HOST_TEXT, which the recorder counts itself since torch's printing dispatches nothing)
+# is compute the recorder cannot follow further: policies count it as a compute op, up to the reference's own.
+HOST_FAMILIES = ("local_scalar_dense", "host:tensor_text")
+HOST_TEXT = "host:tensor_text"
+
+
+HEAVY_BEYOND_REFERENCE = "gemm_conv_beyond_reference"
 
 
 def hybrid_extra_ops(cand, ref_ops=None):
     """Compute-op families (with counts) that policy hybrid does not let torch run: all but GEMMs, convolutions,
     dropout and the library layers (LIBRARY_LAYERS) that the reference's own forward runs (`ref_ops`, its
     families), up to as many calls of each as the reference makes. Dropout is random (no kernel reproduces
-    torch's mask), so each bernoulli draw also allows the div and the mul of F.dropout's decomposition."""
-    extra = {f: n - (ref_ops or {}).get(f, 0) if f.startswith(LIBRARY_FAMILY) else n for f, n in cand.items()
-             if f not in HYBRID_TORCH_FAMILIES and f not in DROPOUT_FAMILIES}
+    torch's mask), so each bernoulli draw also allows the div and the mul of F.dropout's decomposition.
+
+    GEMMs and convolutions together, too, only up to as many calls as the reference makes (HEAVY_BEYOND_REFERENCE
+    counts the rest): an identity or 1x1 GEMM or convolution computes an add, a scale or a sum, so a budget of
+    "any number" let torch do an elementwise task's work. Beyond the reference's count: two GEMMs for each
+    attention op of the reference (a head dim too large for a fused kernel runs as two batched GEMMs), and any
+    number where the answer makes fewer calls of a recurrent library layer than the reference (its cells'
+    GEMMs, one per time step)."""
+    ref_ops = ref_ops or {}
+    extra = {f: n - ref_ops.get(f, 0) if f.startswith(LIBRARY_FAMILY) or f in HOST_FAMILIES else n
+             for f, n in cand.items() if f not in HYBRID_TORCH_FAMILIES and f not in DROPOUT_FAMILIES}
     draws = sum(cand.get(f, 0) for f in DROPOUT_FAMILIES if f != "native_dropout")
     for fam in ("div", "mul"):
         if fam in extra:
             extra[fam] -= min(extra[fam], draws)
+    if ref_ops:
+        heavy = sum(cand.get(f, 0) for f in HYBRID_TORCH_FAMILIES)
+        budget = sum(ref_ops.get(f, 0) for f in HYBRID_TORCH_FAMILIES) + 2 * sum(
+            n for f, n in ref_ops.items() if "attention" in f and not f.startswith(LIBRARY_FAMILY))
+        cells = any(cand.get(f, 0) < n for f, n in ref_ops.items()
+                    if f.startswith(LIBRARY_FAMILY) and f[len(LIBRARY_FAMILY):] in ("RNN", "LSTM", "GRU"))
+        if heavy > budget and not cells:
+            extra[HEAVY_BEYOND_REFERENCE] = heavy - budget
     return {f: n for f, n in extra.items() if n > 0}
 
 
@@ -1682,19 +1758,19 @@ def _close_fds_except(keep):
 
 # --- trials: a plan drawn per judging ------------------------------------------------------------------
 
-TRIAL_KINDS = ("plain", "sign", "scale")  # how a trial's inputs are drawn (widen_inputs)
+TRIAL_KINDS = ("plain", "sign", "scale", "slice")  # how a trial's inputs are drawn (widen_inputs)
 SCALE_RANGE = (2.0, 8.0)                 # a "scale" trial multiplies a block of each floating input by a factor
                                          # of this size (or its inverse), log-uniform
 
 
 def trial_plan(seed, task_source, trials):
     """The trials of one task under one judging's `seed`: a list of {"seed", "kind", "faithful"} in the order they
-    run. Of `trials` correctness trials the first kinds are one of each contrast ("sign", "scale") where there are
-    three or more trials, the rest "plain"; then one faithfulness trial, drawn like the others (a random kind, its
+    run. Of `trials` correctness trials the first kinds are one of each contrast ("sign", "scale", "slice") where
+    there are three or more trials, the rest "plain"; then one faithfulness trial, drawn like the others (a random kind, its
     own seed); the order is shuffled, so neither a position nor a count tells the faithfulness trial or a
     contrast trial apart. Deterministic in (seed, task source, trials): `--seed` reproduces a verdict."""
     rng = random.Random(f"{seed}:{_sha(task_source)}:{trials}")
-    kinds = (["sign", "scale"] if trials >= 3 else []) + ["plain"] * trials
+    kinds = (["sign", "scale", "slice"] if trials >= 3 else []) + ["plain"] * trials
     plan = [{"seed": rng.getrandbits(62), "kind": k, "faithful": False} for k in kinds[:trials]]
     plan.append({"seed": rng.getrandbits(62), "kind": rng.choice(TRIAL_KINDS), "faithful": True})
     rng.shuffle(plan)
@@ -1709,7 +1785,12 @@ def widen_inputs(torch, inputs, kind, seed):
       scale: in each floating input, along two random dims of size >= 2 (one where it has one), a block (a
              random split in the dim's middle half) multiplied by a random factor in SCALE_RANGE or its inverse
              (a statistic read from part of the input, along any dim, or a scale assumed from the distribution,
-             is off).
+             is off);
+      slice: in each floating input, along two random dims of size >= 2 (one where it has one), one random slice
+             kept and everything else divided by a factor that gives the slices about a tenth of the input's
+             weight (sqrt(n / 10) for the larger dim of n, at least SCALE_RANGE[1], times a random 1 to 3): a
+             statistic read from any fixed part of the indices (every k-th row as well as a leading block) either
+             holds a slice, and overweights it k-fold, or misses it.
     Deterministic in `seed` (a private generator on each input's device; torch's global RNG is untouched, so a
     forward that draws from it, e.g. dropout, draws the same in the reference and the answer process). Other
     values, integer and boolean tensors are kept."""
@@ -1738,6 +1819,19 @@ def widen_inputs(torch, inputs, kind, seed):
                 start, length = (0, split) if rng.random() < 0.5 else (split, n - split)
                 y.narrow(dim, start, length).mul_(factor)
             out.append(y)
+        elif kind == "slice":   # inputs of one shape share their slices and factor (no two slices cancel out)
+            pick = random.Random(f"{seed}:{tuple(x.shape)}")
+            dims = [d for d, n in enumerate(x.shape) if n >= 2]
+            keep = torch.zeros(x.shape, dtype=torch.bool, device=x.device)
+            factor = SCALE_RANGE[1]
+            for dim in pick.sample(dims, min(2, len(dims))):
+                n = x.shape[dim]
+                keep.select(dim, pick.randrange(n)).fill_(True)
+                factor = max(factor, math.sqrt(n / 10))
+            factor *= math.exp(pick.uniform(0.0, math.log(3.0)))
+            # the rest shrinks rather than the slice growing: no value leaves the task's own range, so a kernel's
+            # rounding (a float16 operand's) stays as small against the outputs as on the task's own draws
+            out.append(torch.where(keep, x, x / factor) if dims else x)
         else:
             raise ValueError(f"unknown trial kind {kind!r}")
     return out
@@ -2113,6 +2207,11 @@ def _op_recorder_class(torch):
     forward, a grid callable, a launcher's hooks), is counted; fresh empty* allocations outside a launcher
     are poisoned for a faithfulness trial, and outputs of compute ops outside a launcher go to a _FallbackWatch."""
     from torch.utils._python_dispatch import TorchDispatchMode
+    # the library layers' classes as torch made them (every class of their MRO): a layer whose class an answer
+    # patched for the length of a call (nn.LSTM.forward set through an unbound method and put back) is not one
+    pristine = {c: dict(vars(c)) for name in LIBRARY_LAYERS for c in getattr(torch.nn, name).__mro__
+                if c is not object}
+    tensor_repr = torch.Tensor.__repr__
 
     class OpRecorder(TorchDispatchMode):
         def __init__(self, poison=False, watch=None):
@@ -2126,9 +2225,17 @@ def _op_recorder_class(torch):
             hooks = torch.nn.modules.module
             self.hooks = [hooks.register_module_forward_pre_hook(self.layer_enter),
                           hooks.register_module_forward_hook(self.layer_exit, always_call=True)]
+            recorder = self
+
+            def text(t, *args, **kwargs):   # printing reads every value and dispatches no op: count it here
+                recorder.counts[HOST_TEXT] = recorder.counts.get(HOST_TEXT, 0) + 1
+                recorder.lines.setdefault(HOST_TEXT, _answer_line())
+                return tensor_repr(t, *args, **kwargs)
+            torch.Tensor.__repr__ = text
             return super().__enter__()
 
         def __exit__(self, *exc):
+            torch.Tensor.__repr__ = tensor_repr
             for h in self.hooks:
                 h.remove()
             self.hooks, self.layers = [], []
@@ -2139,6 +2246,7 @@ def _op_recorder_class(torch):
             # hook would run the answer's code inside the layer); a layer inside another counts as part of it
             cls = type(module)
             library = cls.__name__ in LIBRARY_LAYERS and cls is getattr(torch.nn, cls.__name__) and \
+                all(vars(c) == pristine[c] for c in cls.__mro__ if c is not object) and \
                 _plain_layer(torch, module, args)
             if library and not any(self.layers):
                 name = LIBRARY_FAMILY + cls.__name__

@@ -432,7 +432,8 @@ def test_whole_output_rule():
 
 
 def test_trial_plan_is_fresh_per_seed_and_hides_the_faithfulness_trial():
-    """trial_plan: `trials` correctness trials (one sign-symmetric and one scaled among them from three on) and one
+    """trial_plan: `trials` correctness trials (one sign-symmetric, one block-scaled and one with a slice scaled among them
+    from three on) and one
     faithfulness trial of a random kind at a random place; the same seed gives the same plan."""
     import reward
     task = read(os.path.join(TASKS, "relu_add.py"))
@@ -440,7 +441,7 @@ def test_trial_plan_is_fresh_per_seed_and_hides_the_faithfulness_trial():
     for plan in plans:
         assert len(plan) == 6 and sum(e["faithful"] for e in plan) == 1
         kinds = sorted(e["kind"] for e in plan if not e["faithful"])
-        assert kinds == ["plain", "plain", "plain", "scale", "sign"]
+        assert kinds == ["plain", "plain", "scale", "sign", "slice"]
         assert len({e["seed"] for e in plan}) == 6
     places = {next(i for i, e in enumerate(p) if e["faithful"]) for p in plans}
     faithful_kinds = {next(e["kind"] for e in p if e["faithful"]) for p in plans}
@@ -471,6 +472,13 @@ def test_widened_inputs():
     for seed in range(20):  # two dims: a block along each, so ratios vary along rows and along columns
         ratio = reward.widen_inputs(torch, [x + 0.5], "scale", seed)[0] / (x + 0.5)
         assert (ratio.std(dim=0) > 1e-3).any() and (ratio.std(dim=1) > 1e-3).any()
+    for seed in range(20):  # slice: one row and one column kept, the rest divided by at least SCALE_RANGE[1]
+        y = torch.rand(16, 12) + 0.5
+        ratio = reward.widen_inputs(torch, [y], "slice", seed)[0] / y
+        kept = (ratio - 1).abs() < 1e-6
+        assert int(kept.all(dim=1).sum()) == 1 and int(kept.all(dim=0).sum()) == 1 and int(kept.sum()) == 16 + 12 - 1
+        assert float(ratio.max()) == pytest.approx(1.0) and float(ratio[~kept].max()) <= 1 / reward.SCALE_RANGE[1] + 1e-6
+        assert torch.equal(ratio, reward.widen_inputs(torch, [y], "slice", seed)[0] / y)
     for same in (torch.arange(6), torch.ones(4, dtype=torch.bool), 3.0):
         assert reward.widen_inputs(torch, [same], "sign", 1)[0] is same
     assert reward.widen_inputs(torch, [x], "plain", 1)[0] is x
