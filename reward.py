@@ -46,7 +46,8 @@ A candidate is correct only if:
      fails it), and the inputs are unchanged. Besides the task's own draws, the plan widens the inputs
      (`widen_inputs`): sign-symmetric trials, trials with a random block scaled and trials with one random slice
      scaled to about a tenth of the input's weight (a statistic read from a fixed part of the indices either
-     overweights it or misses it), wherever the reference stays finite there (else that trial is drawn plainly, flag trial_not_widened:<kind>);
+     overweights it or misses it), wherever the reference stays finite there (else that trial is drawn plainly,
+     flag trial_not_widened:<kind>);
   4. every forward launches >= 1 Triton kernel (the launchers are wrapped in the answer process);
   5. faithfulness: one more trial, drawn like the others and at a random place in the plan, runs with every
      launch suppressed and fresh empty* buffers poisoned; its output must be wrong;
@@ -79,7 +80,8 @@ Threat model. The answer's author is an adversary who knows this file and the ta
   holds no reference, comparison or timing of the reference); work the recorder cannot see (the dispatcher
   sees every aten op of the forward, grid callables and launchers included, and counts a tensor's values read
   into Python; NumPy, host copies and import-time computation are refused statically); GEMMs or convolutions
-  doing elementwise work (an identity or 1x1 operand: the hybrid budget is the reference's own count); recognising trials (seeds fresh per judging, the
+  doing elementwise work (an identity or 1x1 operand: the hybrid budget is the reference's own count; a GEMM
+  computed as a convolution still covers the reference's GEMM); recognising trials (seeds fresh per judging, the
   faithfulness trial drawn and placed like any other, widened draws mixed in at random places); inputs outside
   the task's own distribution (sign-symmetric and scaled trials); outputs below atol (the whole-output rule);
   a slowed reference (it is timed in a process the answer never ran in, or cached); output types that fool a
@@ -92,7 +94,12 @@ Threat model. The answer's author is an adversary who knows this file and the ta
   decides who did the work. The answer's own timed runs are measured in its process: it cannot reach the
   timers (the gate) but it can do input-independent host work before its kernels are queued, which the spin
   kernel hides, and it could recognise the timed runs (they come after the correctness trials) and run a
-  faster but wrong path there, which the spot checks catch only at the runs they pick. Triton kernels can read
+  faster but wrong path there, which the spot checks catch only at the runs they pick. An approximation
+  that stays within the tolerance on the task's own distribution (a mean over every 8th row is within 1e-2 of
+  the mean of torch.rand values) passes if the answer can tell a widened trial from its values and does the
+  full work there; its verdict carries fails_kb_tol when it misses 1e-4. A method of the answer's class called
+  through a local alias with a foreign object as self reads that object's private attributes where the answer
+  uses the same names on its own instances (no refused attribute, host copy or assignment outside a method). Triton kernels can read
   any memory of their own process (which holds nothing of the judge's). Hybrid answers whose kernels do a
   trivial part of the task (a bias add after a torch GEMM) pass by design. Side channels through the GPU
   shared with other processes are out of scope. Resource exhaustion of the host by a candidate beyond the caps
@@ -545,7 +552,7 @@ class _Gate:
                 return "hook"
         # torch.Tensor.tolist(x): an attribute refused on any object is refused reached through its class too
         return self.root_rule(parts, path) or next((GATE_ATTRS[p] for p in parts[1:] if p in GATE_ATTRS), None) \
-            or ("module_escape" if _foreign_module(path) else None)
+            or ("module_escape" if _escapes(path) else None)
 
     @staticmethod
     def root_rule(parts, path):
@@ -745,6 +752,8 @@ class _Gate:
                 self.module_value(node, node.id)
             elif node.id == "Model":
                 self.flag("uses_reference_model", node, "the reference Model")
+            elif node.id in self.classes:
+                self.class_value(node)
         elif isinstance(node, ast.Attribute):
             self.attribute(node)
         elif isinstance(node, ast.Call):
@@ -756,6 +765,26 @@ class _Gate:
                     if isinstance(sub, (ast.Attribute, ast.Subscript)) and self.parents.get(sub) is not None \
                             and not isinstance(self.parents[sub], (ast.Attribute, ast.Subscript)):
                         self.assignment(sub, node)
+
+    def class_value(self, node):
+        """The answer's class may be called, subclassed, have an attribute read (Class.method is refused apart),
+        be an argument of a call (ResNet's _make_layer(Bottleneck, ...), Swin's `downsample=PatchMerging if ...
+        else None`) or a function's local (`block = Bottleneck`); bound at module level or put in a container, it
+        would be an alias the gate does not follow (`H = Reader; H.read(x)` calls a method on any object)."""
+        child, parent = node, self.parents.get(node)
+        while isinstance(parent, ast.IfExp) and child is not parent.test:
+            child, parent = parent, self.parents.get(parent)
+        if isinstance(parent, ast.Call) and (parent.func is child or child in parent.args) or \
+                isinstance(parent, ast.keyword) or isinstance(parent, ast.ClassDef) and child in parent.bases or \
+                isinstance(parent, ast.Attribute) and parent.value is child:
+            return
+        if isinstance(parent, ast.Assign) and all(isinstance(t, ast.Name) for t in parent.targets):
+            scope = self.parents.get(parent)
+            while scope is not None and not isinstance(scope, (ast.FunctionDef, ast.Lambda)):
+                scope = self.parents.get(scope)
+            if scope is not None:
+                return
+        self.flag("class_as_value", node, f"{node.id}: the answer's class used as a value")
 
     def module_value(self, node, text):
         """An alias or chain that stands for a module (listed, or found to be one: F.torch, torch.functional) may
@@ -787,7 +816,9 @@ class _Gate:
         if attr.startswith("__") and attr.endswith("__"):
             if attr != "__init__" or not (isinstance(node.value, ast.Call) and self.plain_super(node.value)):
                 self.flag("dunder", node, f".{attr}: dunder attributes are reflection (only super().__init__)")
-        elif attr in GATE_ATTRS and not (on_self and attr in self.own_attrs):
+        elif attr in GATE_ATTRS and not (on_self and attr in self.own_attrs and GATE_ATTRS[attr] == "launcher"):
+            # a refused name is refused on self too (a method called through a class alias has any object as
+            # self), but for the launcher's names, which honest answers use for their own state (self.cache)
             self.flag(GATE_ATTRS[attr], node, f".{attr}")
         elif attr.startswith("_") and not (on_self and (attr in self.own_attrs or any(
                 attr in methods for methods in self.classes.values()))):
@@ -871,14 +902,40 @@ def _path_objects(path):
     return out
 
 
-def _foreign_module(path):
-    """Whether the path reaches a module through another module that merely imported it (F.torch is torch,
-    torch.nn.functional.math is math): a module held as an attribute must be a submodule of its holder."""
+# Where the objects an allowed path reaches may come from: a module's attribute that is a container (Triton's
+# language.extra holds sys.modules as `modules`) or an object of another library (torch.xpu holds ctypes' names)
+# leaves the allow-list whatever its name.
+GATE_OWNERS = {"torch", "triton", "math", "itertools", "collections", "_collections_abc"}
+
+
+def _owner(obj):
+    """The module an object comes from: a module's own name, a function's or class's __module__, a method
+    descriptor's class's, else its type's."""
+    import types
+    if isinstance(obj, types.ModuleType):
+        return obj.__name__
+    for o in (obj, getattr(obj, "__objclass__", None)):
+        m = getattr(o, "__module__", None) if o is not None else None
+        if isinstance(m, str):
+            return m
+    return type(obj).__module__
+
+
+def _escapes(path):
+    """Whether the path leaves the allowed libraries through an attribute: a module that is not a submodule of
+    the module holding it (F.torch is torch, torch.nn.functional.math is math), a container held by a module
+    (triton.language.extra.modules is sys.modules), or an object whose owner is another library (ctypes'
+    c_void_p as torch.xpu.c_void_p). Numbers and strings are constants wherever they live."""
     import types
     objs = _path_objects(path)
     for (_, holder), (_, obj) in zip(objs, objs[1:]):
-        if isinstance(obj, types.ModuleType) and not (isinstance(holder, types.ModuleType) and
-                                                      obj.__name__.startswith(holder.__name__ + ".")):
+        if isinstance(obj, types.ModuleType):
+            if not (isinstance(holder, types.ModuleType) and obj.__name__.startswith(holder.__name__ + ".")):
+                return True
+        elif obj is None or isinstance(obj, (bool, int, float, complex, str)):
+            continue
+        elif isinstance(obj, (dict, list, tuple, set, frozenset)) or \
+                _owner(obj).split(".")[0] not in GATE_OWNERS:
             return True
     return False
 
@@ -1276,6 +1333,7 @@ LIBRARY_FAMILY = "library:"
 # is compute the recorder cannot follow further: policies count it as a compute op, up to the reference's own.
 HOST_FAMILIES = ("local_scalar_dense", "host:tensor_text")
 HOST_TEXT = "host:tensor_text"
+FLOAT_TO_INT = "float_to_int"   # a copy that truncates floating values to integers (the recorder's name for it)
 
 
 HEAVY_BEYOND_REFERENCE = "gemm_conv_beyond_reference"
@@ -1285,7 +1343,8 @@ def hybrid_extra_ops(cand, ref_ops=None):
     """Compute-op families (with counts) that policy hybrid does not let torch run: all but GEMMs, convolutions,
     dropout and the library layers (LIBRARY_LAYERS) that the reference's own forward runs (`ref_ops`, its
     families), up to as many calls of each as the reference makes. Dropout is random (no kernel reproduces
-    torch's mask), so each bernoulli draw also allows the div and the mul of F.dropout's decomposition.
+    torch's mask), so each bernoulli draw also allows the div and the mul of F.dropout's decomposition, up to
+    the reference's own draws (a draw made for its excuse let a multiply compute an activation).
 
     GEMMs and convolutions together, too, only up to as many calls as the reference makes (HEAVY_BEYOND_REFERENCE
     counts the rest): an identity or 1x1 GEMM or convolution computes an add, a scale or a sum, so a budget of
@@ -1294,9 +1353,10 @@ def hybrid_extra_ops(cand, ref_ops=None):
     number where the answer makes fewer calls of a recurrent library layer than the reference (its cells'
     GEMMs, one per time step)."""
     ref_ops = ref_ops or {}
-    extra = {f: n - ref_ops.get(f, 0) if f.startswith(LIBRARY_FAMILY) or f in HOST_FAMILIES else n
+    extra = {f: n - ref_ops.get(f, 0) if f.startswith(LIBRARY_FAMILY) or f in HOST_FAMILIES + (FLOAT_TO_INT,) else n
              for f, n in cand.items() if f not in HYBRID_TORCH_FAMILIES and f not in DROPOUT_FAMILIES}
-    draws = sum(cand.get(f, 0) for f in DROPOUT_FAMILIES if f != "native_dropout")
+    draws = min(sum(cand.get(f, 0) for f in DROPOUT_FAMILIES if f != "native_dropout"),
+                sum(ref_ops.get(f, 0) for f in DROPOUT_FAMILIES) if ref_ops else 1 << 30)
     for fam in ("div", "mul"):
         if fam in extra:
             extra[fam] -= min(extra[fam], draws)
@@ -1304,8 +1364,8 @@ def hybrid_extra_ops(cand, ref_ops=None):
         heavy = sum(cand.get(f, 0) for f in HYBRID_TORCH_FAMILIES)
         budget = sum(ref_ops.get(f, 0) for f in HYBRID_TORCH_FAMILIES) + 2 * sum(
             n for f, n in ref_ops.items() if "attention" in f and not f.startswith(LIBRARY_FAMILY))
-        cells = any(cand.get(f, 0) < n for f, n in ref_ops.items()
-                    if f.startswith(LIBRARY_FAMILY) and f[len(LIBRARY_FAMILY):] in ("RNN", "LSTM", "GRU"))
+        cells = any(cand.get(f, 0) < n for f, n in ref_ops.items() if f.startswith(LIBRARY_FAMILY) and
+                    f[len(LIBRARY_FAMILY):].split("(")[0] in ("RNN", "LSTM", "GRU"))
         if heavy > budget and not cells:
             extra[HEAVY_BEYOND_REFERENCE] = heavy - budget
     return {f: n for f, n in extra.items() if n > 0}
@@ -2249,7 +2309,7 @@ def _op_recorder_class(torch):
                 all(vars(c) == pristine[c] for c in cls.__mro__ if c is not object) and \
                 _plain_layer(torch, module, args)
             if library and not any(self.layers):
-                name = LIBRARY_FAMILY + cls.__name__
+                name = LIBRARY_FAMILY + cls.__name__ + _layer_config(module)
                 self.counts[name] = self.counts.get(name, 0) + 1
                 self.lines.setdefault(name, _answer_line())
             self.layers.append(cls.__name__ if library else None)
@@ -2261,6 +2321,8 @@ def _op_recorder_class(torch):
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             out = func(*args, **(kwargs or {}))
             name = func.overloadpacket.__name__
+            if name in ("_to_copy", "copy_", "to") and _truncates(torch, name, args, out):
+                name = FLOAT_TO_INT   # a truncation is a step function: compute, not a copy
             compute = name not in ALLOC_OPS and name not in VIEW_OPS
             if not (compute and any(self.layers)):   # a library layer's own op: its call counts once (layer_enter)
                 self.counts[name] = self.counts.get(name, 0) + 1
@@ -2274,6 +2336,23 @@ def _op_recorder_class(torch):
             return out
 
     return OpRecorder
+
+
+def _truncates(torch, name, args, out):
+    """Whether a copy op turned floating values into integers (the source floating, the result not)."""
+    src = args[1] if name == "copy_" and len(args) > 1 else args[0] if args else None
+    dst = args[0] if name == "copy_" and args else out
+    return isinstance(src, torch.Tensor) and isinstance(dst, torch.Tensor) and src.is_floating_point() and \
+        not dst.is_floating_point() and dst.dtype != torch.bool
+
+
+def _layer_config(module):
+    """A library layer's configuration, as part of its family name: a call counts against the reference's calls
+    of the same configuration only (an extra layer stacked on the reference's could compute its epilogue)."""
+    keys = ("input_size", "hidden_size", "num_layers", "bias", "batch_first", "bidirectional", "proj_size",
+            "nonlinearity", "embed_dim", "num_heads", "kdim", "vdim")
+    vals = [f"{k}={getattr(module, k)!r}" for k in keys if isinstance(getattr(module, k, None), (bool, int, str))]
+    return "(" + ",".join(vals) + ")"
 
 
 def _plain_layer(torch, module, args):
@@ -2891,7 +2970,11 @@ class _Worker:
                                f"only {', '.join(sorted(HYBRID_TORCH_FAMILIES) + libs)} and dropout, Triton the rest "
                                f"(rule hybrid_ops){where(set(extra))}",
                                **_partial(v, flags=v.flags + ["policy:hybrid_ops"]))
-        if ref_ops and all(cand.get(fam, 0) >= n for fam, n in ref_ops.items()):
+        def pooled(ops):   # a GEMM done as a 1x1 convolution covers the reference's GEMM
+            out = {f: n for f, n in ops.items() if f not in HYBRID_TORCH_FAMILIES}
+            heavy = sum(ops.get(f, 0) for f in HYBRID_TORCH_FAMILIES)
+            return dict(out, **({"gemm_or_conv": heavy} if heavy else {}))
+        if ref_ops and all(pooled(cand).get(fam, 0) >= n for fam, n in pooled(ref_ops).items()):
             raise _WorkerError("torch_fallback", f"torch ops in forward {cand} cover all reference compute "
                                f"{ref_ops}: the Triton kernels do none of the task's work (rule covers_reference)",
                                **_partial(v, flags=v.flags + ["policy:covers_reference"]))

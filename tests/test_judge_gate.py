@@ -110,6 +110,13 @@ REFUSED = [
     (method("v = torch.Tensor.tolist(x)"), "host_compute", 6),
     (method("v = nn.Parameter.apply_(x, abs)"), "host_compute", 6),
     ("from torch import Tensor as T\n" + method("p = T.data_ptr(x)"), "host_memory", 7),
+    # objects an allowed module merely holds: a container of modules, another library's names
+    (method("m = triton.language.extra.modules"), "module_escape", 6),
+    (method("p = torch.xpu.c_void_p"), "module_escape", 6),
+    # the answer's class bound at module level or put in a container: an alias whose methods take any self
+    ("class R:\n    def f(self):\n        return 1\n\n\nH = R\n", "class_as_value", 6),
+    (method("k = [ModelNew][0]"), "class_as_value", 6),
+    (method("v = self.numpy()"), "host_compute", 6),
     # a builtin's name the answer rebinds is its own code, run at import
     ("def len(x):\n    return torch.ones(3) * x\n\n\nX = len(2)\n", "import_time_call", 5),
     ("import itertools\nlist = itertools.repeat\nX = list(1, 3)\n", "import_time_call", 3),
@@ -142,6 +149,9 @@ ALLOWED = [
     "import collections\nfrom itertools import repeat\n\n\ndef pair(x):\n"
     "    if isinstance(x, collections.abc.Iterable) and not isinstance(x, str):\n        return tuple(x)\n"
     "    return tuple(repeat(x, 2))\n",
+    "class Block(nn.Module):\n    expansion = 2\n\n\nclass ModelNew(nn.Module):\n    def __init__(self, down=True):\n"
+    "        super().__init__()\n        block = Block\n        self.b = self.make(block, Block if down else None)\n"
+    "        self.width = block.expansion * 4\n\n    def make(self, block, down):\n        return nn.ModuleList()\n",
     "class Base(nn.Module):\n    def __init__(self):\n        nn.Module.__init__(self)\n\n\n"
     "class ModelNew(Base):\n    @torch.no_grad()\n    def forward(self, x):\n        return torch.cuda.is_available()\n",
 ]

@@ -1,5 +1,5 @@
 # task: lstm_relu
-# expect: error_type=torch_fallback flag=policy:hybrid_ops
+# expect: error_type=static_check flag=static:class_as_value
 # Cheat (patching a torch class, the library-layer audit): `H = Patcher` binds the answer's class to another name,
 # so `H.put(nn.LSTM, ...)` is not seen as an unbound method call (that rule only knows the class's own name); in
 # `put` the parameter `self` is the class torch.nn.LSTM and `self.forward = fn` passes as an assignment on self in
