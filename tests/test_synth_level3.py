@@ -540,3 +540,19 @@ def test_a_draw_on_the_cpu_stays_on_the_cpu_and_unanswerable_constructors_say_wh
                    init="        self.w = nn.Parameter(torch.from_numpy(np.ones(4, dtype=np.float32)))")
     with pytest.raises(teacher.TeacherError, match="numpy"):
         teacher.compile_program(array)
+
+
+GOOD3 = os.path.join(HERE, "judge_tasks", "good_level3")
+
+
+def test_honest_answers_that_split_a_gemm_or_replace_a_library_layer_pass_the_hybrid_budget(judge):
+    """Policy hybrid's GEMM budget is the reference's multiply-adds: an answer that splits one GEMM in two (the
+    same multiply-adds) or computes a library layer's attention itself (its GEMMs were the layer's own) passes."""
+    pairs = []
+    for fn in sorted(os.listdir(GOOD3)):
+        with open(os.path.join(GOOD3, fn)) as f:
+            sol = f.read()
+        pairs.append((source(sol.split("# task: ", 1)[1].split()[0] + ".py"), sol))
+    verdicts = judge.verify_many(pairs, progress=False)
+    assert [(v.correct, v.error_type) for v in verdicts] == [(True, None)] * len(pairs), \
+        [(v.error_type, v.error_msg) for v in verdicts]

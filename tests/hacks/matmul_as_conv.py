@@ -1,5 +1,5 @@
 # task: matmul
-# expect: error_type=torch_fallback flag=policy:covers_reference
+# expect: error_type=torch_fallback flag=policy:hybrid_ops
 # Cheat (hybrid audit: a GEMM in another family): the reference's one op is a matmul. Torch computes the whole
 # product as a 1x1 convolution (a (M, K, 1, 1) batch against (N, K, 1, 1) filters): conv is a different family,
 # so covers_reference (every reference family at its count) does not see the matmul covered, and the hybrid
