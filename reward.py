@@ -94,7 +94,9 @@ Threat model. The answer's author is an adversary who knows this file and the ta
   decides who did the work. The answer's own timed runs are measured in its process: it cannot reach the
   timers (the gate) but it can do input-independent host work before its kernels are queued, which the spin
   kernel hides, and it could recognise the timed runs (they come after the correctness trials) and run a
-  faster but wrong path there, which the spot checks catch only at the runs they pick. An approximation
+  faster but wrong path there, which the spot checks catch only at the runs they pick, or a correct path
+  through torch's own kernels, which no spot check can tell (the timed runs are not recorded; the hack file
+  torch_path_when_timed.py expects this to be refused on a GPU and fails there until it is). An approximation
   that stays within the tolerance on the task's own distribution (a mean over every 8th row is within 1e-2 of
   the mean of torch.rand values) passes if the answer can tell a widened trial from its values and does the
   full work there; its verdict carries fails_kb_tol when it misses 1e-4. A method of the answer's class called
