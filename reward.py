@@ -116,6 +116,7 @@ import ast
 import collections
 import contextlib
 import dataclasses
+import functools
 import gc
 import hashlib
 import itertools
@@ -897,19 +898,21 @@ def _is_name(node, name):
     return isinstance(node, ast.Name) and node.id == name
 
 
+@functools.lru_cache(maxsize=4096)
 def _path_objects(path):
     """The objects a resolved dotted path walks through under an allowed root, as (prefix, object) pairs, up to
     the first name that is not there (the answer then fails when it runs). Only public names reach here (the
     gate refuses private names and dunders first); getattr on torch may import a submodule, in the judge's own
-    process, which is harmless."""
+    process, which is harmless. Cached: the gate asks twice per chain (_escapes, _names_module), and answers
+    repeat the same paths."""
     import importlib
     parts = path.split(".")
     if parts[0] not in {m.split(".")[0] for m in GATE_MODULES}:
-        return []
+        return ()
     try:
         obj = importlib.import_module(parts[0])
     except ImportError:
-        return []
+        return ()
     out = [(parts[0], obj)]
     for i, part in enumerate(parts[1:], 2):
         try:
@@ -917,7 +920,7 @@ def _path_objects(path):
         except Exception:   # noqa: BLE001 - a missing or failing attribute: nothing further to resolve
             break
         out.append((".".join(parts[:i]), obj))
-    return out
+    return tuple(out)
 
 
 # Where the objects an allowed path reaches may come from: a module's attribute that is a container (Triton's
