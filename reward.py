@@ -69,7 +69,10 @@ own process with the same method (`_cuda_times`: L2 flush, a spin kernel so the 
 start event, CUDA events, a device-wide sync, warm-ups outside, medians; fewer runs, >= MIN_TIME_TRIALS, where
 they would pass `time_budget_s`) while the worker holds the GPU exclusively (per-GPU file lock). The inputs of
 each timed run are drawn fresh, and the outputs of up to five timed runs (picked at random, and the last) are
-checked against the reference. speedup = ref_ms / runtime_ms, flagged speedup_above_cap above
+checked against the reference. The timed runs are audited like trials: every plain call of the timing loop
+launches at least as many Triton kernels as the trial that launched fewest, and two timed runs drawn in the answer
+process (one where fewer than 10) are recorded in their place, untimed, and pass the trials' policy checks
+(rule timed_runs: torch_fallback with flag policy:timed_runs). speedup = ref_ms / runtime_ms, flagged speedup_above_cap above
 SPEEDUP_CAP. On CPU (Triton interpreter) speed is not measured: speedup/runtime_ms/ref_ms are None, flag
 "speed_unmeasured".
 
@@ -93,10 +96,11 @@ Threat model. The answer's author is an adversary who knows this file and the ta
   do the task's work in Triton to pass the other trials), and it is why the audit, not the faithfulness trial,
   decides who did the work. The answer's own timed runs are measured in its process: it cannot reach the
   timers (the gate) but it can do input-independent host work before its kernels are queued, which the spin
-  kernel hides, and it could recognise the timed runs (they come after the correctness trials) and run a
-  faster but wrong path there, which the spot checks catch only at the runs they pick, or a correct path
-  through torch's own kernels, which no spot check can tell (the timed runs are not recorded; the hack file
-  torch_path_when_timed.py expects this to be refused on a GPU and fails there until it is). An approximation
+  kernel hides. It can recognise the timed runs (they come after the correctness trials), but not which of them
+  are recorded: a path through torch's own kernels there fails the launch count or a recorded run, and a wrong
+  path fails a spot check, each with a probability that grows with the share of runs it takes; one taken in a
+  few runs only escapes, but moves the median time little. A recorded run shows the dispatch mode to an answer
+  that could look for it (the gate refuses the private torch names that would). An approximation
   that stays within the tolerance on the task's own distribution (a mean over every 8th row is within 1e-2 of
   the mean of torch.rand values) passes if the answer can tell a widened trial from its values and does the
   full work there; its verdict carries fails_kb_tol when it misses 1e-4. A method of the answer's class called
@@ -1954,6 +1958,7 @@ def widen_inputs(torch, inputs, kind, seed):
 
 MAX_TENSOR_BYTES = 64 << 30  # a header that claims more than this is a protocol error
 SPOT_CHECK_BYTES = 2 << 30   # host copies of timed outputs an answer process keeps for the spot checks
+AUDITED_TIMED_RUNS = 2       # timed runs (drawn per judging) recorded instead, as a trial is; 1 where fewer than 10
 ANSWER_FILE = "answer.py"    # the answer's source in its process's directory (tracebacks name its lines)
 
 
@@ -2235,21 +2240,7 @@ class _Answer:
         self.cap(msg)
         inputs = self.draw(msg["seed"], msg["kind"], msg["on_device"])
         pristine = [x.clone() if isinstance(x, torch.Tensor) else x for x in inputs]
-        faithful = bool(msg.get("faithful"))
-        watch = None
-        if msg["policy"] in ("hybrid", "partial") and not faithful:
-            watch = _FallbackWatch(torch, msg["numels"], self.device)
-        rec = self.OpRecorder(poison=faithful, watch=watch)
-        _Launches.count = 0
-        _Launches.suppress = faithful
-        try:
-            with torch.no_grad():
-                out = self.run_candidate(lambda: _call_recorded(self.model, inputs, rec, self.device),
-                                         "runtime_error")
-        finally:
-            _Launches.suppress = False
-        header = {"type": "trial", "launches": _Launches.count, "counts": dict(sorted(rec.counts.items())),
-                  "op_lines": rec.lines}
+        header, out, watch = self.recorded(lambda: self.model(*inputs), msg, bool(msg.get("faithful")))
         modified = [i for i, (a, b) in enumerate(zip(inputs, pristine))
                     if isinstance(a, torch.Tensor) and not (a.shape == b.shape and torch.equal(a, b))]
         header["inputs_modified"] = modified[0] if modified else None
@@ -2257,6 +2248,25 @@ class _Answer:
         if watch is not None and header.get("wrong_type") is None:
             header["answered_by"] = watch.answered_by(tensors, msg["atol_rtol"])
         return header, tensors
+
+    def recorded(self, call, msg, faithful=False):
+        """One forward (`call`) under the op recorder: (header with its launches, aten op counts and their lines,
+        output, the _FallbackWatch or None). The trials' forwards, and the timed runs audited in their place."""
+        torch = self.torch
+        watch = None
+        if msg["policy"] in ("hybrid", "partial") and not faithful:
+            watch = _FallbackWatch(torch, msg["numels"], self.device)
+        rec = self.OpRecorder(poison=faithful, watch=watch)
+        start = _Launches.count
+        _Launches.suppress = faithful
+        try:
+            with torch.no_grad():
+                out = self.run_candidate(lambda: _call_recorded(call, rec, self.device), "runtime_error")
+        finally:
+            _Launches.suppress = False
+        header = {"type": "trial", "launches": _Launches.count - start, "counts": dict(sorted(rec.counts.items())),
+                  "op_lines": rec.lines}
+        return header, out, watch
 
     def outputs(self, out, header):
         """The output's tensors, with its container in the header; a wrong type is described, not sent."""
@@ -2288,31 +2298,55 @@ class _Answer:
         first = inputs_for(0)
         inputs_new = [x.clone() if isinstance(x, torch.Tensor) else x for x in first]
         del first
-        fns, refill = {"new": lambda: self.model(*inputs_new)}, {"new": inputs_new}
-        kept, picks = {}, {}
+        launches = []  # Triton launches of every plain call of the timing loop, warm-ups included
 
-        def check(i, n, outs, inputs):  # runs picked at random and the last: their outputs go back to be checked
+        def run_new():
+            start = _Launches.count
+            out = self.model(*inputs_new)
+            launches.append(_Launches.count - start)
+            return out
+        fns, refill = {"new": run_new}, {"new": inputs_new}
+        kept, picks, audits = {}, {}, {}
+        rng = random.Random(os.urandom(8))
+
+        def choose(n):  # the timed runs recorded instead (their outputs are checked too)
+            chosen = set(rng.sample(range(n), min(n, AUDITED_TIMED_RUNS if n >= 10 else 1)))
+            audits.update((i, None) for i in chosen)
+            return chosen
+
+        def audited(_fn):  # a timed run's place, a trial's recorded forward (the answer sees no difference)
+            header, out, watch = self.recorded(lambda: self.model(*inputs_new), msg)
+            ts = self.outputs(out, {})
+            if watch is not None and ts:
+                header["answered_by"] = watch.answered_by(ts, msg["atol_rtol"])
+            i = min(i for i, h in audits.items() if h is None)
+            audits[i] = dict(header, run=i)
+            return out
+
+        def check(i, n, outs, inputs):  # runs picked at random, audited ones and the last: their outputs go back
             if n not in picks:  # as many as SPOT_CHECK_BYTES of host copies hold, 1 to 4, and the last
                 ts = [outs["new"]] if isinstance(outs["new"], torch.Tensor) else list(outs["new"])
                 size = sum(t.numel() * t.element_size() for t in ts if isinstance(t, torch.Tensor)) or 1
                 k = max(1, min(4, SPOT_CHECK_BYTES // size - 1, n - 1))
-                picks[n] = set(random.Random(os.urandom(8)).sample(range(max(n - 1, 1)), k)) | {n - 1}
+                picks[n] = set(rng.sample(range(max(n - 1, 1)), k)) | {n - 1} | set(audits)
             if i in picks[n]:  # a host copy, made after the run's end event
                 out = outs["new"]
                 kept[i] = out.cpu() if isinstance(out, torch.Tensor) else type(out)(
                     o.cpu() if isinstance(o, torch.Tensor) else o for o in out)
         times = _cuda_times(torch, fns, refill, inputs_for, msg["trials"], self.run_candidate, check=check,
-                            budget_s=msg.get("budget_s"))
+                            budget_s=msg.get("budget_s"), audit={"new": (choose, audited)})
         spots = sorted(kept)
         tensors, shapes = [], []
+        head = {"type": "time", "times": times["new"], "launches_min": min(launches, default=None), "audits": []}
         for i in spots:
             h = {}
             ts = self.outputs(kept[i], h)
             if h.get("wrong_type"):
-                return {"type": "time", "times": times["new"], "wrong_type": h["wrong_type"], "spots": []}, []
+                return dict(head, wrong_type=h["wrong_type"], spots=[]), []
             shapes.append(len(ts))
             tensors.extend(ts)
-        return {"type": "time", "times": times["new"], "spots": spots, "per_spot": shapes}, tensors
+        head["audits"] = [h for _, h in sorted(audits.items()) if h is not None]
+        return dict(head, spots=spots, per_spot=shapes), tensors
 
 
 def _op_recorder_class(torch):
@@ -2857,6 +2891,7 @@ class _Worker:
         t = time.perf_counter()
         atol_rtol = job["atol_rtol"]
         max_err, faithful_seen, unfaithful, k = 0.0, False, False, 0
+        launch_floor = float("inf")  # the fewest Triton launches of a trial's forward: every timed run launches as many
         for entry, stored in zip(task["plan"], task["ref_outs"]):
             request = {"op": "trial", "seed": entry["seed"], "kind": entry["kind"], "faithful": entry["faithful"],
                        "on_device": task["draw_on_device"], "policy": job["policy"], "atol_rtol": atol_rtol,
@@ -2875,9 +2910,7 @@ class _Worker:
                 if k == 0:
                     v.compiled = True
                     v.triton_launches, v.torch_ops = head["launches"], head["counts"]
-                if head["launches"] == 0:
-                    raise _WorkerError("no_triton_launch", f"{label}: forward launched no Triton kernel",
-                                       **_partial(v, compiled=True, torch_ops=head["counts"]))
+                self.check_launched(head, label, v)
                 self.check_output_type(head, stored, label, v)
                 out = outs[0] if stored.container is None else stored.container(outs)
                 max_err = max(max_err, self.compare(out, stored, atol_rtol, label, v))
@@ -2885,12 +2918,8 @@ class _Worker:
                 if head.get("inputs_modified") is not None:
                     raise _WorkerError("inputs_modified", f"{label}: input {head['inputs_modified']} was "
                                        "modified in place", **_partial(v))
-                self.check_policy(head["counts"], task["ref_ops"], job["policy"], v, head.get("op_lines") or {})
-                if head.get("answered_by"):
-                        raise _WorkerError("torch_fallback", f"{label}: a torch op ({head['answered_by']}) already "
-                                       "computed the output before a later Triton launch; the Triton kernels after "
-                                       "it do no work (rule torch_answer)",
-                                       **_partial(v, flags=v.flags + ["policy:torch_answer"]))
+                self.check_recorded_ops(head, label, task, job, v)
+                launch_floor = min(launch_floor, head["launches"])
                 del out, outs
                 k += 1
         if not faithful_seen or unfaithful:
@@ -2901,11 +2930,42 @@ class _Worker:
 
         if self.device == "cuda" and job["time_trials"] > 0:
             t = time.perf_counter()
-            self.time_candidate(ans, task, job, v)
+            self.time_candidate(ans, task, job, v, launch_floor)
             timings["time_s"] = round(time.perf_counter() - t, 4)
         else:
             v.flags.append("speed_unmeasured")
         return v
+
+    def check_launched(self, head, label, v):
+        if head["launches"] == 0:
+            raise _WorkerError("no_triton_launch", f"{label}: forward launched no Triton kernel",
+                               **_partial(v, compiled=True, torch_ops=head["counts"]))
+
+    def check_recorded_ops(self, head, label, task, job, v):
+        """The policy on one recorded forward's dispatcher record (check_policy), and the torch_answer rule."""
+        self.check_policy(head["counts"], task["ref_ops"], job["policy"], v, head.get("op_lines") or {})
+        if head.get("answered_by"):
+            raise _WorkerError("torch_fallback", f"{label}: a torch op ({head['answered_by']}) already computed "
+                               "the output before a later Triton launch; the Triton kernels after it do no work "
+                               "(rule torch_answer)", **_partial(v, flags=v.flags + ["policy:torch_answer"]))
+
+    def check_timed_path(self, head, task, job, v, launch_floor):
+        """The timed runs did what the trials did: each plain one launched at least as many Triton kernels as the
+        trial that launched fewest, and the ones recorded in their place (drawn there, unannounced) pass the
+        trials' checks. A forward that counts its calls and turns to torch once the trials are over fails here."""
+        fewest = head.get("launches_min")
+        if fewest is not None and fewest < launch_floor:
+            raise _WorkerError("torch_fallback", f"a timed run launched {fewest} Triton kernel(s), a trial at least "
+                               f"{launch_floor}: the timed runs do not run what the trials checked (rule timed_runs)",
+                               **_partial(v, flags=v.flags + ["policy:timed_runs"]))
+        for audit in head.get("audits") or []:
+            label = f"timed run {audit['run']} (recorded)"
+            try:
+                self.check_launched(audit, label, v)
+                self.check_recorded_ops(audit, label, task, job, v)
+            except _WorkerError as e:
+                e.kw["flags"] = list(e.kw.get("flags") or v.flags) + ["policy:timed_runs"]
+                raise
 
     def answer_gpu_cap_gb(self):
         """The GPU memory the answer process may hold now: the job's per-worker share less what this worker holds
@@ -3210,7 +3270,7 @@ class _Worker:
             self._gpu_lock = _GpuLock(job["lock_dir"], uuid)
         return self._gpu_lock
 
-    def time_candidate(self, ans, task, job, v):
+    def time_candidate(self, ans, task, job, v, launch_floor=0):
         """Timing (CUDA): the eager reference (and torch.compile's) timed here, in a process that never imported
         answer code, unless the baseline cache has them; the answer's runs timed in its own process. Both with
         the same method (_cuda_times: L2 flush, a spin kernel before the start event, CUDA events, a device-wide
@@ -3248,7 +3308,8 @@ class _Worker:
                     v.timings[f"{baseline_stem(name)}_error"] = str(e)[:300]
             del fns, refill
             head, outs = ans.ask({"op": "time", "trials": job["time_trials"], "budget_s": job["time_budget_s"],
-                                  "gpu_cap_gb": self.answer_gpu_cap_gb(),
+                                  "gpu_cap_gb": self.answer_gpu_cap_gb(), "policy": job["policy"],
+                                  "numels": [r.numel for r in task["ref_outs"][0].refs], "atol_rtol": job["atol_rtol"],
                                   "fresh": seed_base is not None, "seed_base": seed_base or 0, "rotation": rotation,
                                   "on_device": task["draw_on_device"]})
         finally:
@@ -3259,6 +3320,7 @@ class _Worker:
                     lock.release()
         with self.gpu_hold(job):
             self.check_timed_runs(head, outs, task, job, v, self.timing_inputs(task, seed_base, rotation))
+        self.check_timed_path(head, task, job, v, launch_floor)
         new_times = [float(x) for x in head["times"]]
         if len(new_times) < job["time_trials"]:
             v.timings["time_trials"] = len(new_times)
@@ -3483,7 +3545,7 @@ def gpu_timing(device=None):
 
 
 def _cuda_times(torch, fns, refill, inputs_for, trials, run_candidate, warmup=10, check=None, budget_s=None,
-                min_trials=MIN_TIME_TRIALS):
+                min_trials=MIN_TIME_TRIALS, audit=None):
     """Per function name: `trials` device times in ms. Before each run of trial i its inputs are refilled from
     `inputs_for(i)` (one set per trial, the same for every fn) and L2 is flushed; only the run itself lies
     between the two events.
@@ -3505,7 +3567,11 @@ def _cuda_times(torch, fns, refill, inputs_for, trials, run_candidate, warmup=10
     LONG_ROUND_S or more, MIN_TIME_TRIALS_LONG runs are the floor (a 100 ms run is 10^4 times the clock's
     resolution, and such a candidate is rarely close to the fastest).
     `check(i, n, outs, inputs)`, if given, sees every fn's output of timed trial i of n (all fns ran on copies of
-    that trial's input set `inputs`)."""
+    that trial's input set `inputs`).
+    `audit` ({name: (choose, run)}), if given: once the number of trials n is known, `choose(n)` names the trials
+    of that fn that run as `run(fn)` instead (a recorded forward), untimed, in the place of a timed run; nothing
+    before the call tells them apart, so a forward that changes what it does once the trials are over is seen
+    doing it. Their times are left out (fewer than n times for that fn)."""
     flush = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")  # > L2 of any current GPU
     times = {k: [] for k in fns}
     order = list(fns)
@@ -3531,12 +3597,17 @@ def _cuda_times(torch, fns, refill, inputs_for, trials, run_candidate, warmup=10
         # Median, not max: one preempted warm-up on a busy host must not make every trial sleep for long.
         cushion = {k: int(cycles_per_ms * min(2 * _median(host_ms[k] or [0.0]) + 0.05, 10.0)) for k in fns}
         outs = {}
+        audited = {k: set(choose(trials)) for k, (choose, _) in (audit or {}).items()}
         for i in range(trials):
             inputs = inputs_for(i)
             for k in (order if i % 2 == 0 else order[::-1]):  # alternate who goes first
                 for dst, src in zip(refill[k], inputs):
                     if isinstance(dst, torch.Tensor):
                         dst.copy_(src)
+                if i in audited.get(k, ()):
+                    outs[k] = audit[k][1](fns[k])
+                    torch.cuda.synchronize()
+                    continue
                 flush.zero_()
                 torch.cuda._sleep(cushion[k])
                 start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
@@ -3581,9 +3652,9 @@ def _counting_run(orig):
     return run
 
 
-def _call_recorded(model, inputs, rec, device):
+def _call_recorded(call, rec, device):
     with rec:
-        out = model(*inputs)
+        out = call()
     if device == "cuda":  # asynchronous CUDA errors surface here, attributed to the candidate
         import torch
         torch.cuda.synchronize()

@@ -792,6 +792,93 @@ def test_timing_budget_cuts_trials_of_long_runs(run_ms, budget_s, lo, hi):
     assert abs(sorted(times["new"])[n // 2] - run_ms[1]) < 1e-6  # what was timed is the runs' device time
 
 
+class _FakeTorch:
+    """torch with _FakeCuda's clock in place of torch.cuda (and a small L2-flush buffer): an answer process's timing
+    loop (_Answer.time) on a machine without a GPU, its forwards running on the CPU."""
+
+    def __init__(self):
+        self.clock = _FakeCuda({})
+        self.cuda = self.clock.cuda
+
+    def __getattr__(self, name):
+        return getattr(torch, name)
+
+    def empty(self, *a, **k):
+        return torch.empty(1) if k.get("device") == "cuda" else torch.empty(*a, **k)
+
+
+SWITCHING_ANSWER = """
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def double_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) * 2.0, mask=mask)
+
+
+class ModelNew(nn.Module):
+    def __init__(self, after):
+        super().__init__()
+        self.calls, self.after = 0, after
+
+    def forward(self, x):
+        self.calls += 1
+        out = torch.empty_like(x)
+        if self.calls > self.after[0]:
+            if self.after[1] == "torch":
+                return x * 2.0
+            double_kernel[(1,)](x, out, 0, BLOCK=16)   # a launch that does nothing, torch does the work
+            return x * 2.0
+        double_kernel[(1,)](x, out, x.numel(), BLOCK=16)
+        return out
+"""
+
+
+@pytest.mark.parametrize("after, fails", [((10_000, "honest"), None),
+                                          ((3, "torch"), "timed_runs"),   # no launch once the trials are over
+                                          ((3, "dummy"), "hybrid_ops")])  # a launch, and torch doing the work
+def test_timed_runs_are_audited(monkeypatch, after, fails):
+    """The answer process's timing loop on the CPU (torch.cuda faked): each plain call's Triton launches are counted
+    and two timed runs, drawn there, are recorded as a trial is, untimed and spot-checked. A forward that turns to
+    torch after its first calls (what the trials and the faithfulness trial see) fails the judge's check_timed_path,
+    by its launch count or by the recorded run's ops; an honest one passes."""
+    import reward
+    from triton.runtime.interpreter import InterpretedFunction
+    from triton.runtime.jit import JITFunction
+    for cls in (JITFunction, InterpretedFunction):
+        monkeypatch.setattr(cls, "run", reward._counting_run(getattr(cls.run, "__wrapped__", cls.run)))
+    ns = {}
+    exec(compile(SWITCHING_ANSWER, "answer", "exec"), ns)
+    ans = object.__new__(reward._Answer)
+    ans.torch, ans.device, ans.printed_chars = _FakeTorch(), "cpu", 0
+    ans.OpRecorder = reward._op_recorder_class(torch)
+    ans.task = type("task", (), {"get_inputs": staticmethod(lambda: [torch.randn(16)])})
+    ans.model = ns["ModelNew"](after)
+    msg = {"trials": 12, "budget_s": None, "fresh": True, "seed_base": 1, "rotation": [], "on_device": False,
+           "policy": "hybrid", "numels": [16], "atol_rtol": {"float32": (1e-2, 1e-2)}}
+    head, tensors = ans.time(msg)
+    audits = head["audits"]
+    assert len(head["times"]) == 12 - 2 and len(audits) == 2              # recorded in the place of timed runs
+    assert {a["run"] for a in audits} <= set(head["spots"])               # ... and their outputs checked
+    assert all(a["launches"] == 1 for a in audits) or after[1] == "torch"
+    w = object.__new__(reward._Worker)
+    v = reward.Verdict(flags=[])
+    task = {"ref_ops": {"mul": 1}}
+    if fails is None:
+        assert head["launches_min"] == 1
+        w.check_timed_path(head, task, {"policy": "hybrid"}, v, launch_floor=1)
+        return
+    with pytest.raises(reward._WorkerError) as e:
+        w.check_timed_path(head, task, {"policy": "hybrid"}, v, launch_floor=1)
+    assert e.value.error_type == "torch_fallback" and "policy:timed_runs" in e.value.kw["flags"], str(e.value)
+    assert f"rule {fails}" in str(e.value)
+
+
 def test_verify_bench_pool_fresh_and_cli_agree(monkeypatch, capsys):
     """bench.py verify: the pool, fresh worker processes and one `reward.py` process per candidate give the same
     verdicts (here one known-good solution and one cheat, on the CPU)."""

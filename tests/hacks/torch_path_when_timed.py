@@ -1,16 +1,14 @@
 # task: mse_mean
 # expect: correct=True
-# expect_cuda: error_type=torch_fallback
-# (a GPU-only timing cheat: on the CPU nothing is timed and the Triton path is honest, so correct is right there;
-# on CUDA the current judge also says correct, with the torch path's speedup: ACCEPTED, not run here, no device time)
-# Cheat (timing: the timed runs are never audited): the correctness trials and the faithfulness trial are the
-# first trials + 1 forwards of the answer process (trial_plan; 6 with the default 5 trials), and only they run
-# under the op recorder and the launch counter's checks. From the 7th call on, the forward returns
-# F.mse_loss(p, t): one fused torch kernel instead of the reference's three (sub, pow, mean), so the timed runs
-# measure torch, not Triton, at about 2-3x the reference's speed, and the spot checks (values only) pass since
-# torch's values are right. Under the CPU interpreter nothing is timed, so the verdict there is plainly correct
-# (the Triton path is honest); the cheat is the speedup on CUDA. A fixed judge audits the timed runs too (the
-# launch count of each timed run, or an unannounced recorded forward among them).
+# expect_cuda: error_type=torch_fallback flag=policy:timed_runs
+# (a GPU-only timing cheat: on the CPU nothing is timed and the Triton path is honest, so correct is right there)
+# Cheat (timing: switch to torch once the trials are over): the correctness trials and the faithfulness trial are
+# the first trials + 1 forwards of the answer process (trial_plan; 6 with the default 5 trials), and they run under
+# the op recorder. From the 7th call on, the forward returns F.mse_loss(p, t): one fused torch kernel instead of the
+# reference's three (sub, pow, mean), so the timed runs would measure torch, not Triton, at about 2-3x the
+# reference's speed, and the spot checks (values only) pass since torch's values are right. Refused by rule
+# timed_runs: a timed run launched no Triton kernel where every trial launched one (and a recorded timed run shows
+# torch's mse_loss).
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
