@@ -72,8 +72,8 @@ each timed run are drawn fresh, and the outputs of up to five timed runs (picked
 checked against the reference. The timed runs are audited like trials: every plain call of the timing loop
 launches at least as many Triton kernels as the trial that launched fewest, and two timed runs drawn in the answer
 process (one where fewer than 10) are recorded in their place, untimed, and pass the trials' policy checks
-(rule timed_runs: torch_fallback with flag policy:timed_runs). speedup = ref_ms / runtime_ms, flagged speedup_above_cap above
-SPEEDUP_CAP. On CPU (Triton interpreter) speed is not measured: speedup/runtime_ms/ref_ms are None, flag
+(rule timed_runs: torch_fallback with flag policy:timed_runs). speedup = ref_ms / runtime_ms, flagged
+speedup_above_cap above SPEEDUP_CAP. On CPU (Triton interpreter) speed is not measured: speedup/runtime_ms/ref_ms are None, flag
 "speed_unmeasured".
 
 Threat model. The answer's author is an adversary who knows this file and the task.
@@ -83,8 +83,9 @@ Threat model. The answer's author is an adversary who knows this file and the ta
   holds no reference, comparison or timing of the reference); work the recorder cannot see (the dispatcher
   sees every aten op of the forward, grid callables and launchers included, and counts a tensor's values read
   into Python; NumPy, host copies and import-time computation are refused statically); GEMMs or convolutions
-  doing elementwise work (an identity or 1x1 operand: the hybrid budget is the reference's own count; a GEMM
-  computed as a convolution still covers the reference's GEMM); recognising trials (seeds fresh per judging, the
+  doing elementwise work (an identity or 1x1 operand: the hybrid budget is the reference's own count and
+  multiply-adds, a replaced library layer's multiply-adds joining the bound; a GEMM computed as a convolution
+  still covers the reference's GEMM); recognising trials (seeds fresh per judging, the
   faithfulness trial drawn and placed like any other, widened draws mixed in at random places); inputs outside
   the task's own distribution (sign-symmetric and scaled trials); outputs below atol (the whole-output rule);
   a slowed reference (it is timed in a process the answer never ran in, or cached); output types that fool a
@@ -105,10 +106,11 @@ Threat model. The answer's author is an adversary who knows this file and the ta
   the mean of torch.rand values) passes if the answer can tell a widened trial from its values and does the
   full work there; its verdict carries fails_kb_tol when it misses 1e-4. A method of the answer's class called
   through a local alias with a foreign object as self reads that object's private attributes where the answer
-  uses the same names on its own instances (no refused attribute, host copy or assignment outside a method). Triton kernels can read
-  any memory of their own process (which holds nothing of the judge's). Hybrid answers whose kernels do a
-  trivial part of the task (a bias add after a torch GEMM) pass by design. Side channels through the GPU
-  shared with other processes are out of scope. Resource exhaustion of the host by a candidate beyond the caps
+  uses the same names on its own instances (no refused attribute, host copy or assignment outside a method).
+  Triton kernels can read any memory of their own process (which holds nothing of the judge's). A linear
+  reduction done as a GEMM with a ones operand next to a large replaced library layer fits inside MACS_SLACK
+  (0.1% of the layer's multiply-adds). Hybrid answers whose kernels do a trivial part of the task (a bias add
+  after a torch GEMM) pass by design. Side channels through the GPU shared with other processes are out of scope. Resource exhaustion of the host by a candidate beyond the caps
   (fork bombs are refused by the gate, not by an rlimit) is left to the caps and the wall clock.
 
 Rewards (pure functions of verdicts; DESIGN.md "Rewards"): `rollout_classes` (S+, S-, or skipped),
@@ -1368,6 +1370,12 @@ HEAVY_BEYOND_REFERENCE = "gemm_conv_beyond_reference"
 # exceeds while keeping the reference's count of calls.
 MACS = "macs:gemm_conv"
 MACS_SLACK = 1.001  # the answer's heavy multiply-adds may exceed the reference's by this factor (shapes agree)
+# ... and those of the library layers' calls (_layer_macs, from each call's configuration and input shape): where an
+# answer computes a reference's LSTM or attention with its own GEMMs, the bound on its heavy work is the reference's
+# GEMMs plus its layers'. LIBRARY_MACS_UNKNOWN counts calls whose multiply-adds could not be read off.
+LIBRARY_MACS = "macs:library"
+LIBRARY_MACS_UNKNOWN = "macs:library_unknown"
+MAC_COUNTS = (MACS, LIBRARY_MACS, LIBRARY_MACS_UNKNOWN)
 
 
 def _macs(torch, name, args, out):
@@ -1390,6 +1398,34 @@ def _macs(torch, name, args, out):
     return 0
 
 
+def _layer_macs(module, args):
+    """Multiply-adds of one call of a library layer (LIBRARY_LAYERS) from its configuration and its input's shape:
+    its gates' GEMMs over every step, layer and direction (a projection's too), or attention's in and out
+    projections and its two batched GEMMs. None where the call's shapes cannot be read (a packed sequence)."""
+    try:
+        name = type(module).__name__
+        if name == "MultiheadAttention":
+            q, k, v = args[0], args[1], args[2]
+            e = module.embed_dim
+            rows_q, rows_k, rows_v = q.numel() // e, k.numel() // module.kdim, v.numel() // module.vdim
+            batch = 1 if q.dim() == 2 else q.shape[0 if module.batch_first else 1]
+            keys = rows_k // batch  # S: the source length
+            return rows_q * e * e * 2 + rows_k * module.kdim * e + rows_v * module.vdim * e + 2 * rows_q * keys * e
+        x = args[0]
+        gates = {"RNN": 1, "LSTM": 4, "GRU": 3}[name]
+        hidden, proj = module.hidden_size, getattr(module, "proj_size", 0) or 0
+        out = proj or hidden
+        dirs = 2 if module.bidirectional else 1
+        steps = x.numel() // x.shape[-1]   # batch x time (time alone for an unbatched input)
+        total = 0
+        for layer in range(module.num_layers):
+            width = module.input_size if layer == 0 else out * dirs
+            total += steps * dirs * (gates * hidden * (width + out) + hidden * proj)
+        return int(total)
+    except (AttributeError, IndexError, KeyError, TypeError, ZeroDivisionError):
+        return None
+
+
 def hybrid_extra_ops(cand, ref_ops=None):
     """Compute-op families (with counts) that policy hybrid does not let torch run: all but GEMMs, convolutions,
     dropout and the library layers (LIBRARY_LAYERS) that the reference's own forward runs (`ref_ops`, its
@@ -1403,12 +1439,14 @@ def hybrid_extra_ops(cand, ref_ops=None):
     attention op of the reference (a head dim too large for a fused kernel runs as two batched GEMMs), and more
     calls with no more multiply-adds (MACS: one GEMM split in two, q, k and v projected apart). The multiply-adds
     may not exceed the reference's GEMMs', convolutions' and attention ops' by more than MACS_SLACK (an epilogue
-    folded into extra rows of an augmented GEMM keeps its count). No budget holds where the answer makes fewer
-    calls of a library layer than the reference (its own GEMMs for an LSTM's cells or attention's projections)."""
+    folded into extra rows of an augmented GEMM keeps its count). Where the answer makes fewer calls of a library
+    layer than the reference (its own GEMMs for an LSTM's cells or attention's projections), the count has no
+    budget and the multiply-adds' bound is the reference's GEMMs' and library layers' together (LIBRARY_MACS),
+    the answer's own layers counted too; none where a reference layer's could not be read."""
     ref_ops = ref_ops or {}
     extra = {f: n - ref_ops.get(f, 0) if f.startswith(LIBRARY_FAMILY) or f in HOST_FAMILIES + (FLOAT_TO_INT,) else n
              for f, n in cand.items() if f not in HYBRID_TORCH_FAMILIES and f not in DROPOUT_FAMILIES
-             and f != MACS}
+             and f not in MAC_COUNTS}
     draws = min(sum(cand.get(f, 0) for f in DROPOUT_FAMILIES if f != "native_dropout"),
                 sum(ref_ops.get(f, 0) for f in DROPOUT_FAMILIES) if ref_ops else 1 << 30)
     for fam in ("div", "mul"):
@@ -1425,6 +1463,10 @@ def hybrid_extra_ops(cand, ref_ops=None):
         if not replaced and (macs > ref_macs * MACS_SLACK or heavy > budget and macs > ref_macs):
             # more multiply-adds (an augmented GEMM keeps the count), or more calls that are not one GEMM split
             extra[HEAVY_BEYOND_REFERENCE] = max(1, heavy - budget)
+        elif replaced and not ref_ops.get(LIBRARY_MACS_UNKNOWN):
+            total = macs + cand.get(LIBRARY_MACS, 0)
+            if total > (ref_macs + ref_ops.get(LIBRARY_MACS, 0)) * MACS_SLACK:
+                extra[HEAVY_BEYOND_REFERENCE] = max(1, heavy - budget)
     return {f: n for f, n in extra.items() if n > 0}
 
 
@@ -2399,6 +2441,9 @@ def _op_recorder_class(torch):
                 name = LIBRARY_FAMILY + cls.__name__ + _layer_config(module)
                 self.counts[name] = self.counts.get(name, 0) + 1
                 self.lines.setdefault(name, _answer_line())
+                macs = _layer_macs(module, args)
+                key = LIBRARY_MACS if macs is not None else LIBRARY_MACS_UNKNOWN
+                self.counts[key] = self.counts.get(key, 0) + (macs if macs is not None else 1)
             self.layers.append(cls.__name__ if library else None)
 
         def layer_exit(self, module, args, out):
@@ -3087,7 +3132,7 @@ class _Worker:
                                f"(rule hybrid_ops){where(set(extra))}",
                                **_partial(v, flags=v.flags + ["policy:hybrid_ops"]))
         def pooled(ops):   # a GEMM done as a 1x1 convolution covers the reference's GEMM
-            out = {f: n for f, n in ops.items() if f not in HYBRID_TORCH_FAMILIES and f != MACS}
+            out = {f: n for f, n in ops.items() if f not in HYBRID_TORCH_FAMILIES and f not in MAC_COUNTS}
             heavy = sum(ops.get(f, 0) for f in HYBRID_TORCH_FAMILIES)
             return dict(out, **({"gemm_or_conv": heavy} if heavy else {}))
         if ref_ops and all(pooled(cand).get(fam, 0) >= n for fam, n in pooled(ref_ops).items()):

@@ -610,6 +610,28 @@ def test_compute_ops_families():
         {"matmul": 1, "relu": 1, "softmax": 1}
 
 
+def test_library_layer_macs_by_hand_and_against_the_recorder():
+    """_layer_macs: a recurrent layer's gate GEMMs (by hand: 4 gates x hidden x (input + output width) per step,
+    direction and layer, plus the projection), and attention's four projections and two batched GEMMs, the
+    latter equal to what the recorder counts when the same attention runs op by op."""
+    import reward
+    lstm = torch.nn.LSTM(6, 8, num_layers=2, bidirectional=True, proj_size=3, batch_first=True)
+    per_step = (4 * 8 * (6 + 3) + 8 * 3) + (4 * 8 * (3 * 2 + 3) + 8 * 3)   # layer 0, layer 1 (input 2 x proj)
+    assert reward._layer_macs(lstm, (torch.randn(3, 5, 6),)) == 3 * 5 * 2 * per_step
+    gru = torch.nn.GRU(4, 7)
+    assert reward._layer_macs(gru, (torch.randn(5, 2, 4),)) == 5 * 2 * 3 * 7 * (4 + 7)
+    assert reward._layer_macs(torch.nn.RNN(4, 7), (torch.randn(5, 4),)) == 5 * 7 * (4 + 7)   # unbatched
+    mha = torch.nn.MultiheadAttention(16, 4, batch_first=True).eval()
+    q, kv = torch.randn(2, 5, 16), torch.randn(2, 9, 16)
+    rec = reward._op_recorder_class(torch)()
+    with rec, torch.no_grad():   # the functional path outside the module: every GEMM recorded as the answer's
+        torch.nn.functional.multi_head_attention_forward(
+            q.transpose(0, 1), kv.transpose(0, 1), kv.transpose(0, 1), 16, 4, mha.in_proj_weight, mha.in_proj_bias,
+            None, None, False, 0.0, mha.out_proj.weight, mha.out_proj.bias, training=False, need_weights=False)
+    assert reward._layer_macs(mha, (q, kv, kv)) == rec.counts[reward.MACS] > 0
+    assert reward._layer_macs(lstm, ()) is None   # unreadable: no bound is derived from it
+
+
 def V(correct, speedup=None):
     return Verdict(compiled=True, correct=correct, speedup=speedup)
 
