@@ -54,9 +54,12 @@ A candidate is correct only if:
   6. every aten op that ran during the forward is recorded at the dispatcher (a TorchDispatchMode), grid
      callables, autotune hooks and launchers included, so spelling changes nothing. `strict`: only allocation,
      view and copy ops. `hybrid` (default, as the paper): torch may also run GEMMs and convolutions (as many
-     calls as the reference makes, more only where the answer replaces the reference's attention or recurrent
-     layer), dropout, and as many calls of each library layer (LIBRARY_LAYERS: an LSTM, attention, each of its
-     classes exactly as torch made it) as the reference makes (`hybrid_extra_ops`). Values read into Python
+     calls and multiply-adds as the reference's, more calls where one GEMM is split or the answer replaces the
+     reference's attention or recurrent layer, whose multiply-adds then join the bound; a GEMM's accumulate
+     operand beta * C is an add unless C is a bias broadcast along the rows), dropout, and as many calls of
+     each library layer (LIBRARY_LAYERS: an LSTM, attention, each of its classes and submodules' classes
+     exactly as torch made them, holding only plain values: `_plain_layer`) as the reference makes
+     (`hybrid_extra_ops`). Values read into Python
      (float(t), .item(), iteration to scalars, repr/str/format of a tensor, which the recorder counts itself)
      are compute ops too; not every compute op of the reference, and no torch op may already have computed the
      output before a later Triton launch (`_FallbackWatch`); all else is Triton's. A failure is torch_fallback
@@ -68,8 +71,9 @@ worker, which never imported answer code, or taken from the BaselineCache; the a
 own process with the same method (`_cuda_times`: L2 flush, a spin kernel so the whole call is queued before the
 start event, CUDA events, a device-wide sync, warm-ups outside, medians; fewer runs, >= MIN_TIME_TRIALS, where
 they would pass `time_budget_s`) while the worker holds the GPU exclusively (per-GPU file lock). The inputs of
-each timed run are drawn fresh, and the outputs of up to five timed runs (picked at random, and the last) are
-checked against the reference. The timed runs are audited like trials: every plain call of the timing loop
+each timed run are drawn fresh, each widened by a kind drawn per job from the trials' kinds, and the outputs of
+up to five timed runs (picked at random, one of each widened kind among them, and the last) are checked
+against the reference. The timed runs are audited like trials: every plain call of the timing loop
 launches at least as many Triton kernels as the trial that launched fewest, and two timed runs drawn in the answer
 process (one where fewer than 10) are recorded in their place, untimed, and pass the trials' policy checks
 (rule timed_runs: torch_fallback with flag policy:timed_runs). speedup = ref_ms / runtime_ms, flagged
@@ -139,6 +143,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import weakref
 from dataclasses import dataclass, field
 
 REWARD_PATH = os.path.abspath(__file__)
@@ -1361,6 +1366,7 @@ LIBRARY_FAMILY = "library:"
 HOST_FAMILIES = ("local_scalar_dense", "host:tensor_text")
 HOST_TEXT = "host:tensor_text"
 FLOAT_TO_INT = "float_to_int"   # a copy that truncates floating values to integers (the recorder's name for it)
+ACCUMULATE = "add:gemm_accumulate"   # a GEMM's beta * C over a C of the output's shape (_accumulates): an add
 
 
 HEAVY_BEYOND_REFERENCE = "gemm_conv_beyond_reference"
@@ -2334,7 +2340,7 @@ class _Answer:
 
         def inputs_for(i):
             if msg["fresh"]:
-                return self.draw(msg["seed_base"] + 1 + i, "plain", True)
+                return self.draw(msg["seed_base"] + 1 + i, msg["kinds"][i], True)
             seed, kind = rot[i % len(rot)]
             return self.draw(seed, kind, msg["on_device"])
         first = inputs_for(0)
@@ -2370,7 +2376,7 @@ class _Answer:
                 ts = [outs["new"]] if isinstance(outs["new"], torch.Tensor) else list(outs["new"])
                 size = sum(t.numel() * t.element_size() for t in ts if isinstance(t, torch.Tensor)) or 1
                 k = max(1, min(4, SPOT_CHECK_BYTES // size - 1, n - 1))
-                picks[n] = set(rng.sample(range(max(n - 1, 1)), k)) | {n - 1} | set(audits)
+                picks[n] = _spot_picks(rng, n, k, msg["kinds"] if msg["fresh"] else None) | set(audits)
             if i in picks[n]:  # a host copy, made after the run's end event
                 out = outs["new"]
                 kept[i] = out.cpu() if isinstance(out, torch.Tensor) else type(out)(
@@ -2391,6 +2397,21 @@ class _Answer:
         return dict(head, spots=spots, per_spot=shapes), tensors
 
 
+def _spot_picks(rng, n, k, kinds=None):
+    """The timed runs (of n) whose outputs go back to be checked: the last, and k more drawn at random, of which
+    one run of each widened kind in `kinds` (each run's) where k allows, so every contrast is checked."""
+    rest = list(range(max(n - 1, 1)))
+    rng.shuffle(rest)
+    picks = []
+    if kinds:
+        widened = sorted({kinds[i] for i in rest if kinds[i] != "plain"})
+        rng.shuffle(widened)
+        for kind in widened[:k]:
+            picks.append(next(i for i in rest if kinds[i] == kind))
+    picks += [i for i in rest if i not in picks][:k - len(picks)]
+    return set(picks) | {n - 1}
+
+
 def _op_recorder_class(torch):
     """The TorchDispatchMode that records what ran during a forward: every aten op, whoever called it (the
     forward, a grid callable, a launcher's hooks), is counted; fresh empty* allocations outside a launcher
@@ -2398,8 +2419,11 @@ def _op_recorder_class(torch):
     from torch.utils._python_dispatch import TorchDispatchMode
     # the library layers' classes as torch made them (every class of their MRO): a layer whose class an answer
     # patched for the length of a call (nn.LSTM.forward set through an unbound method and put back) is not one
+    # (and the classes of their submodules: attention's out_proj)
     pristine = {c: dict(vars(c)) for name in LIBRARY_LAYERS for c in getattr(torch.nn, name).__mro__
                 if c is not object}
+    for sub in torch.nn.MultiheadAttention(2, 1).modules():
+        pristine.update((c, dict(vars(c))) for c in type(sub).__mro__ if c is not object)
     tensor_repr = torch.Tensor.__repr__
 
     class OpRecorder(TorchDispatchMode):
@@ -2435,8 +2459,7 @@ def _op_recorder_class(torch):
             # hook would run the answer's code inside the layer); a layer inside another counts as part of it
             cls = type(module)
             library = cls.__name__ in LIBRARY_LAYERS and cls is getattr(torch.nn, cls.__name__) and \
-                all(vars(c) == pristine[c] for c in cls.__mro__ if c is not object) and \
-                _plain_layer(torch, module, args)
+                _plain_layer(torch, module, args, pristine)
             if library and not any(self.layers):
                 name = LIBRARY_FAMILY + cls.__name__ + _layer_config(module)
                 self.counts[name] = self.counts.get(name, 0) + 1
@@ -2461,6 +2484,9 @@ def _op_recorder_class(torch):
                 fam = op_family(name) if compute else ""
                 if fam in HYBRID_TORCH_FAMILIES or "attention" in fam:
                     self.counts[MACS] = self.counts.get(MACS, 0) + _macs(torch, name, args, out)
+                    if _accumulates(torch, name, args, kwargs or {}, out):   # beta * C: an elementwise add
+                        self.counts[ACCUMULATE] = self.counts.get(ACCUMULATE, 0) + 1
+                        self.lines.setdefault(ACCUMULATE, _answer_line())
                 if self.counts[name] == 1 and compute:
                     self.lines[name] = _answer_line()
             if _Launches.depth == 0:
@@ -2471,6 +2497,22 @@ def _op_recorder_class(torch):
             return out
 
     return OpRecorder
+
+
+def _accumulates(torch, name, args, kwargs, out):
+    """Whether a GEMM with an accumulate operand (addmm, baddbmm, addbmm: beta * C + A @ B) added a C that is
+    not a bias broadcast along the output's rows: a residual, or any tensor of the output's shape, added for
+    free inside the GEMM is elementwise work (ACCUMULATE)."""
+    if name.rstrip("_") not in ("addmm", "baddbmm", "addbmm") or not args or kwargs.get("beta", 1) == 0:
+        return False
+    c = args[0]
+    if not isinstance(c, torch.Tensor) or not isinstance(out, torch.Tensor) or out.dim() < 2:
+        return False
+    try:
+        e = c.expand(out.shape)
+    except RuntimeError:
+        return False
+    return any(e.stride(d) != 0 and out.shape[d] > 1 for d in range(out.dim() - 1))
 
 
 def _truncates(torch, name, args, out):
@@ -2490,13 +2532,38 @@ def _layer_config(module):
     return "(" + ",".join(vals) + ")"
 
 
-def _plain_layer(torch, module, args):
-    """Whether a library layer's call runs only torch's code: no hooks of its own, no instance attribute that
-    shadows a class attribute (`lstm.forward = f`, `lstm.check_forward_args = f`), and exactly torch's
-    tensor and Parameter types in its arguments, parameters and buffers (a subclass's dim() or size() would run
-    the answer's code inside the layer)."""
-    if module._forward_pre_hooks or module._forward_hooks or any(hasattr(type(module), k) for k in vars(module)):
-        return False
+def _plain_layer(torch, module, args, pristine):
+    """Whether a library layer's call runs only torch's code. The layer and every module it holds (attention's
+    out_proj) are of classes exactly as torch made them (`pristine`: {class: its vars}), with no hooks of their
+    own and no instance attribute shadowing a class attribute (`lstm.forward = f`, `lstm.check_forward_args =
+    f`); every value the layer holds is plain (None, numbers, strings, dtypes, devices, exact tensors and
+    Parameters, containers and weak references of these, such modules): an object of the answer's, a subclass's
+    dim() or size(), or a property of a replaced submodule would run the answer's code inside the layer, where
+    no op is counted. The call's tensor arguments are exact torch.Tensors."""
+    plain = (type(None), bool, int, float, complex, str, torch.dtype, torch.device, torch.Tensor,
+             torch.nn.Parameter)
+    seen, stack = set(), [module]
+    while stack:
+        v = stack.pop()
+        t = type(v)
+        if t in plain or id(v) in seen:
+            continue
+        seen.add(id(v))
+        if isinstance(v, torch.nn.Module):
+            if t not in pristine or any(vars(c) != pristine.get(c) for c in t.__mro__ if c is not object):
+                return False
+            if v._forward_pre_hooks or v._forward_hooks or any(hasattr(t, k) for k in vars(v)):
+                return False
+            stack.extend(vars(v).values())
+        elif t in (list, tuple, set, frozenset):
+            stack.extend(v)
+        elif t in (dict, collections.OrderedDict):
+            stack.extend(v.keys())
+            stack.extend(v.values())
+        elif t is weakref.ReferenceType:
+            stack.append(v())
+        else:
+            return False
     stack = list(args)
     while stack:
         a = stack.pop()
@@ -2504,9 +2571,7 @@ def _plain_layer(torch, module, args):
             stack.extend(a)
         elif isinstance(a, torch.Tensor) and type(a) is not torch.Tensor:
             return False
-    return all(type(p) is torch.nn.Parameter for p in module.parameters()) and \
-        all(type(b) is torch.Tensor for b in module.buffers())
-
+    return True
 
 def _answer_line():
     """ "line N: source" of the innermost frame of the answer's file on the stack now ("" if none)."""
@@ -3325,14 +3390,17 @@ class _Worker:
         torch = self.torch
         # Before every timed run the inputs are refilled (outside the timed region) with values never seen
         # before: the task's own get_inputs, run on the GPU under a seed drawn per job. A cache keyed on the
-        # input pointer or on the input's content cannot serve them. If the task's get_inputs cannot run that
-        # way, the runs rotate over three of the trials' input sets instead (flag timing_inputs_rotated).
+        # input pointer or on the input's content cannot serve them. Each run's draw is widened by a kind drawn
+        # per job from the kinds the trials used (timing_kinds), so a forward that approximates once the trials
+        # are over meets the contrasts too. If the task's get_inputs cannot run on the device, the runs rotate
+        # over three of the trials' input sets instead (flag timing_inputs_rotated).
         if "max-autotune" in timed_functions(job) and "compiled_max_autotune" not in task:
             with self.gpu_hold(job, exclusive=True):  # autotuning times its candidates: the GPU alone
                 entry = next(e for e in task["plan"] if not e["faithful"])
                 self.compiled_baseline(task, job, "max-autotune", self.make_inputs(task, entry["seed"], entry["kind"]))
         with self.gpu_hold(job):  # the inputs and the baselines' compile (shared, like correctness work)
             seed_base, rotation, fns, refill = self.timing_setup(task, job, v)
+        kinds = self.timing_kinds(task, job)
         lock = self.gpu_lock(job)
         owned = lock.held != "exclusive"  # an exclusive job keeps its hold to the end
         with self.judge_time(job):  # waiting is not the candidate's time
@@ -3344,7 +3412,7 @@ class _Worker:
             for name in fns:  # the reference side's own timing, before the answer's; one function at a time, so
                 try:          # a compiled baseline that fails in its runs is flagged, not the verdict's failure
                     times.update(_cuda_times(torch, {name: fns[name]}, {name: refill[name]},
-                                             self.timing_inputs(task, seed_base, rotation), job["time_trials"],
+                                             self.timing_inputs(task, seed_base, rotation, kinds), job["time_trials"],
                                              self.run_reference, budget_s=job["time_budget_s"]))
                 except _WorkerError as e:
                     if name == "ref":
@@ -3355,7 +3423,7 @@ class _Worker:
             head, outs = ans.ask({"op": "time", "trials": job["time_trials"], "budget_s": job["time_budget_s"],
                                   "gpu_cap_gb": self.answer_gpu_cap_gb(), "policy": job["policy"],
                                   "numels": [r.numel for r in task["ref_outs"][0].refs], "atol_rtol": job["atol_rtol"],
-                                  "fresh": seed_base is not None, "seed_base": seed_base or 0, "rotation": rotation,
+                                  "fresh": seed_base is not None, "seed_base": seed_base or 0, "rotation": rotation, "kinds": kinds,
                                   "on_device": task["draw_on_device"]})
         finally:
             if owned:
@@ -3364,7 +3432,8 @@ class _Worker:
                 finally:
                     lock.release()
         with self.gpu_hold(job):
-            self.check_timed_runs(head, outs, task, job, v, self.timing_inputs(task, seed_base, rotation))
+            self.check_timed_runs(head, outs, task, job, v, self.timing_inputs(task, seed_base, rotation, kinds),
+                                  kinds if seed_base is not None else None)
         self.check_timed_path(head, task, job, v, launch_floor)
         new_times = [float(x) for x in head["times"]]
         if len(new_times) < job["time_trials"]:
@@ -3383,11 +3452,21 @@ class _Worker:
                 v.timings[f"{stem}_ref_ms_from_cache"] = name not in times
                 v.timings[f"speedup_vs_{stem}"] = ms / v.runtime_ms
 
-    def timing_inputs(self, task, seed_base, rotation):
-        """inputs_for(i) of the timed runs: fresh draws from seed_base, or (None) a rotation over trial inputs."""
+    def timing_inputs(self, task, seed_base, rotation, kinds):
+        """inputs_for(i) of the timed runs: fresh draws from seed_base widened by kinds[i], or (seed_base None) a
+        rotation over trial inputs."""
         if seed_base is not None:
-            return lambda i: self.make_inputs(task, seed_base + 1 + i, draw_on_device=True)
+            return lambda i: self.make_inputs(task, seed_base + 1 + i, kinds[i], draw_on_device=True)
         return lambda i: self.make_inputs(task, *rotation[i % len(rotation)])
+
+    @staticmethod
+    def timing_kinds(task, job):
+        """The kind each timed run's fresh draw is widened by (widen_inputs): drawn per job (its nonce, which the
+        answer never sees) from the kinds of the task's correctness trials, which are plain where a widening
+        leaves the task's domain (reference_forward)."""
+        kinds = sorted({e["kind"] for e in task["plan"] if not e["faithful"]})
+        rng = random.Random(job["nonce"] + ":kinds")
+        return [rng.choice(kinds) for _ in range(max(job["time_trials"], 1))]
 
     def timing_setup(self, task, job, v):
         """Before the timed runs: the seed of their fresh inputs (None where they rotate over trial inputs), that
@@ -3446,9 +3525,10 @@ class _Worker:
                 task[f"compiled_{stem}"], task[f"{stem}_ms"] = compiled, (time.perf_counter() - t) * 1e3
         return task[f"compiled_{stem}"]
 
-    def check_timed_runs(self, head, outs, task, job, v, inputs_for):
-        """The outputs of the answer's timed runs that came back (picked at random there, and the last) against
-        the reference on the same inputs."""
+    def check_timed_runs(self, head, outs, task, job, v, inputs_for, kinds=None):
+        """The outputs of the answer's timed runs that came back (picked at random there, one of each widened
+        kind among them, the recorded ones and the last) against the reference on the same inputs. A widened
+        run whose reference is not finite is skipped: that draw left the task's domain."""
         torch = self.torch
         if head.get("wrong_type"):
             raise _WorkerError("wrong_output_type", f"timed run: output type is {head['wrong_type']}", **_partial(v))
@@ -3461,6 +3541,10 @@ class _Worker:
                                    **_partial(v))
             with torch.no_grad():
                 ref = task["model"](*inputs_for(i))
+            if kinds and kinds[i] != "plain" and any(
+                    isinstance(r, torch.Tensor) and r.is_floating_point() and not bool(torch.isfinite(r).all())
+                    for r in (ref if isinstance(ref, (tuple, list)) else [ref])):
+                continue
             self.compare(ts[0] if stored0.container is None else stored0.container(ts), ref, job["atol_rtol"],
                          f"timed run {i}", v)
 

@@ -882,7 +882,8 @@ def test_timed_runs_are_audited(monkeypatch, after, fails):
     ans.task = type("task", (), {"get_inputs": staticmethod(lambda: [torch.randn(16)])})
     ans.model = ns["ModelNew"](after)
     msg = {"trials": 12, "budget_s": None, "fresh": True, "seed_base": 1, "rotation": [], "on_device": False,
-           "policy": "hybrid", "numels": [16], "atol_rtol": {"float32": (1e-2, 1e-2)}}
+           "policy": "hybrid", "numels": [16], "atol_rtol": {"float32": (1e-2, 1e-2)},
+           "kinds": ["plain", "sign", "scale", "slice"] * 3}
     head, tensors = ans.time(msg)
     audits = head["audits"]
     assert len(head["times"]) == 12 - 2 and len(audits) == 2              # recorded in the place of timed runs
@@ -899,6 +900,72 @@ def test_timed_runs_are_audited(monkeypatch, after, fails):
         w.check_timed_path(head, task, {"policy": "hybrid"}, v, launch_floor=1)
     assert e.value.error_type == "torch_fallback" and "policy:timed_runs" in e.value.kw["flags"], str(e.value)
     assert f"rule {fails}" in str(e.value)
+
+
+def test_timed_runs_draw_widened_inputs_and_check_each_kind():
+    """The timed runs' fresh draws are widened by a kind per run, drawn per job from the trials' own kinds (the
+    answer never sees the nonce), and the spot checks take one run of each widened kind where their number
+    allows: a forward that approximates once the trials are over meets a contrast that catches it in a checked
+    run (tests/hacks/sampled_once_timed.py)."""
+    import random
+    import reward
+    task = {"plan": reward.trial_plan(7, "task source", 5)}
+    a, b = (reward._Worker.timing_kinds(task, {"nonce": n, "time_trials": 100}) for n in ("one", "two"))
+    assert len(a) == 100 and set(a) == {"plain", "sign", "scale", "slice"} and a != b
+    assert reward._Worker.timing_kinds(task, {"nonce": "one", "time_trials": 100}) == a     # the worker's = the answer's
+    narrowed = {"plan": [dict(e, kind="plain") for e in task["plan"]]}    # widenings that left the task's domain
+    assert set(reward._Worker.timing_kinds(narrowed, {"nonce": "one", "time_trials": 20})) == {"plain"}
+    for seed in range(50):
+        picks = reward._spot_picks(random.Random(seed), len(a), 4, a)
+        assert len(picks) == 5 and len(a) - 1 in picks
+        assert {"sign", "scale", "slice"} <= {a[i] for i in picks if i != len(a) - 1}
+        assert len(reward._spot_picks(random.Random(seed), 30, 1, a[:30])) == 2   # k bounds the checks
+    assert reward._spot_picks(random.Random(0), 1, 1, ["slice"]) == {0}
+
+
+@pytest.mark.parametrize("kind, caught", [("plain", False), ("slice", True)])
+def test_an_answer_that_samples_once_the_trials_are_over_fails_a_widened_timed_run(monkeypatch, kind, caught):
+    """tests/hacks/sampled_once_timed.py at a small size: its full reduction for the trials' six calls, then a
+    mean over every 8th row. Its timed runs (answer process, torch.cuda faked) pass the launch and op audits; on
+    plain draws its spot-checked outputs are within 1e-2 too (inputs of little variance here; at KernelBench's
+    sizes, of any), on widened ("slice") draws they are not."""
+    import reward
+    from triton.runtime.interpreter import InterpretedFunction
+    from triton.runtime.jit import JITFunction
+    for cls in (JITFunction, InterpretedFunction):
+        monkeypatch.setattr(cls, "run", reward._counting_run(getattr(cls.run, "__wrapped__", cls.run)))
+    ns = {}
+    exec(compile(read(os.path.join(HERE, "hacks", "sampled_once_timed.py")), "answer", "exec"), ns)
+    # values that vary little: a mean over every 8th row is within 1e-3 of the whole mean on plain draws
+    get_inputs = lambda: [1 + 0.01 * torch.rand(256, 32), 0.01 * torch.rand(256, 32)]   # noqa: E731
+    ans = object.__new__(reward._Answer)
+    ans.torch, ans.device, ans.printed_chars = _FakeTorch(), "cpu", 0
+    ans.OpRecorder = reward._op_recorder_class(torch)
+    ans.task = type("task", (), {"get_inputs": staticmethod(get_inputs)})
+    ans.model = ns["ModelNew"]()
+    for _ in range(6):   # the five trials and the faithfulness trial
+        ans.model(*get_inputs())
+    tol = {"float32": (1e-2, 1e-2)}
+    msg = {"trials": 12, "budget_s": None, "fresh": True, "seed_base": 3, "rotation": [], "on_device": False,
+           "policy": "hybrid", "numels": [1], "atol_rtol": tol, "kinds": [kind] * 12}
+    head, outs = ans.time(msg)
+    w = object.__new__(reward._Worker)
+    w.torch, w.device, w.isclose, w.equal = torch, "cpu", torch.isclose, torch.equal   # compare's fields
+    v = reward.Verdict(flags=[])
+    w.check_timed_path(head, {"ref_ops": {"sub": 1, "pow": 1, "mean": 1}}, {"policy": "hybrid"}, v, launch_floor=1)
+
+    def inputs_for(i):   # as the worker draws them (make_inputs)
+        torch.manual_seed(msg["seed_base"] + 1 + i)
+        return reward.widen_inputs(torch, reward.draw_inputs(torch, get_inputs, "cpu", False), kind,
+                                   msg["seed_base"] + 1 + i)
+    ref = lambda p, t: torch.mean((p - t) ** 2)   # noqa: E731
+    errors = []
+    for j, i in enumerate(head["spots"]):
+        try:
+            w.compare(outs[j], ref(*inputs_for(i)), tol, f"timed run {i}", v)
+        except reward._WorkerError as e:
+            errors.append(e.error_type)
+    assert head["spots"] and (set(errors) == {"mismatch"} if caught else not errors), errors
 
 
 def test_verify_bench_pool_fresh_and_cli_agree(monkeypatch, capsys):

@@ -13,19 +13,23 @@ import triton.language as tl
 
 
 @triton.jit
-def lstm_cell_kernel(g_ptr, bias_ptr, c_ptr, h_out_ptr, c_out_ptr, n, H, h_stride, BLOCK: tl.constexpr):
+def lstm_cell_kernel(g_ptr, x_ptr, bias_ptr, c_ptr, h_out_ptr, c_out_ptr, n, H, x_stride, h_stride,
+                     BLOCK: tl.constexpr):
+    # gates = (h @ W_hh^T) + (x @ W_ih^T + b_ih) + b_hh, then the cell
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n
     row = offs // H
     col = offs % H
-    base = row * 4 * H + col
-    i = tl.sigmoid(tl.load(g_ptr + base, mask=mask, other=0.0) + tl.load(bias_ptr + col, mask=mask, other=0.0))
-    f = tl.sigmoid(tl.load(g_ptr + base + H, mask=mask, other=0.0) +
-                   tl.load(bias_ptr + col + H, mask=mask, other=0.0))
-    g = tl.load(g_ptr + base + 2 * H, mask=mask, other=0.0) + tl.load(bias_ptr + col + 2 * H, mask=mask, other=0.0)
-    g = 2.0 * tl.sigmoid(2.0 * g) - 1.0
-    o = tl.sigmoid(tl.load(g_ptr + base + 3 * H, mask=mask, other=0.0) +
-                   tl.load(bias_ptr + col + 3 * H, mask=mask, other=0.0))
+    g_base = row * 4 * H + col
+    x_base = row * x_stride + col
+    i = tl.load(g_ptr + g_base, mask=mask, other=0.0) + tl.load(x_ptr + x_base, mask=mask, other=0.0)
+    f = tl.load(g_ptr + g_base + H, mask=mask, other=0.0) + tl.load(x_ptr + x_base + H, mask=mask, other=0.0)
+    g = tl.load(g_ptr + g_base + 2 * H, mask=mask, other=0.0) + tl.load(x_ptr + x_base + 2 * H, mask=mask, other=0.0)
+    o = tl.load(g_ptr + g_base + 3 * H, mask=mask, other=0.0) + tl.load(x_ptr + x_base + 3 * H, mask=mask, other=0.0)
+    i = tl.sigmoid(i + tl.load(bias_ptr + col, mask=mask, other=0.0))
+    f = tl.sigmoid(f + tl.load(bias_ptr + col + H, mask=mask, other=0.0))
+    g = 2.0 * tl.sigmoid(2.0 * (g + tl.load(bias_ptr + col + 2 * H, mask=mask, other=0.0))) - 1.0
+    o = tl.sigmoid(o + tl.load(bias_ptr + col + 3 * H, mask=mask, other=0.0))
     c = f * tl.load(c_ptr + offs, mask=mask, other=0.0) + i * g
     tl.store(c_out_ptr + offs, c, mask=mask)
     tl.store(h_out_ptr + row * h_stride + col, o * (2.0 * tl.sigmoid(2.0 * c) - 1.0), mask=mask)
@@ -40,7 +44,7 @@ class ModelNew(nn.Module):
         self.register_buffer("shift", torch.ones(hidden_size))
 
     def lstm_layers(self, x):
-        """The LSTM with the layer's own weights: gate GEMMs in torch, the cell (biases, gates, state) in Triton."""
+        """The LSTM with the layer's own weights: gate GEMMs in torch, the cell in Triton."""
         H = self.hidden
         B, T, _ = x.shape
         seq = x
@@ -51,10 +55,10 @@ class ModelNew(nn.Module):
             h = torch.zeros(B, H, device=x.device)
             c = torch.zeros(B, H, device=x.device)
             for t in range(T):
-                gates = torch.addmm(pre[:, t], h, w_hh.t())
+                gates = torch.mm(h, w_hh.t())
                 c_new = torch.empty(B, H, device=x.device)
-                lstm_cell_kernel[(triton.cdiv(B * H, 64),)](gates, b_hh, c, out[:, t], c_new, B * H, H, T * H,
-                                                            BLOCK=64)
+                lstm_cell_kernel[(triton.cdiv(B * H, 64),)](gates, pre[:, t], b_hh, c, out[:, t], c_new, B * H, H,
+                                                            T * 4 * H, T * H, BLOCK=64)
                 h, c = out[:, t], c_new
             seq = out
         return seq
