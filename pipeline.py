@@ -54,8 +54,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def synth_pipeline_tasks(args, data_dir, kb_dirs=()):
-    """Level-1 programs split into SFT/RL tasks and held-out eval tasks, plus programs of the levels in --levels
-    above 1: --pipeline-rl-tasks per level for RL (and SFT where --pipeline-sft-levels names the level) and
+    """Level-1 programs split into SFT tasks and held-out eval tasks; level-1 RL tasks drawn apart from both
+    (--pipeline-rl-level1 apart: --pipeline-rl-tasks of them, the same op pool and style under another seed) or
+    the SFT tasks themselves (sft); plus programs of the levels in --levels above 1: --pipeline-rl-tasks per level
+    for RL (and SFT where --pipeline-sft-levels names the level) and
     --pipeline-eval-higher per level held out for the final eval (drawn under another seed; any whose source
     equals a training program's is dropped). A drawn program that matches a KernelBench file in `kb_dirs`
     (synth.decontaminate) is dropped before anything is written, so the decontamination check after this stage
@@ -70,7 +72,7 @@ def synth_pipeline_tasks(args, data_dir, kb_dirs=()):
     if all(os.path.isfile(p) for p in paths):
         return paths
     budget = synth.make_budget("cpu")
-    level1, extra = pipeline_programs(args, budget)
+    level1, rl_level1, extra = pipeline_programs(args, budget)
     random.Random(f"{args.seed}:pipeline-eval").shuffle(level1)
     eval_tasks, train_l1 = level1[:args.pipeline_eval_tasks], level1[args.pipeline_eval_tasks:]
     higher = pipeline_higher_levels(args)
@@ -78,13 +80,14 @@ def synth_pipeline_tasks(args, data_dir, kb_dirs=()):
         held, _ = synth.generate(args.pipeline_eval_higher * len(higher), higher, args.seed + 2, budget,
                                  workers=args.judge_workers, progress=False, ops=args.pipeline_ops,
                                  style=args.pipeline_style, anchored=args.pipeline_anchored)
-        seen = {r["source"] for r in level1 + extra}
+        seen = {r["source"] for r in level1 + rl_level1 + extra}
         eval_tasks += [dict(r, id=f"eval_{r['id']}") for r in held if r["source"] not in seen]
-    rl_rows = train_l1 + extra
+    rl_rows = (rl_level1 if args.pipeline_rl_level1 == "apart" and args.pipeline_rl_tasks else train_l1) + extra
     if args.pipeline_rl_size != "cpu":
         rl_rows = rl_twins(args, rl_rows)
     if kb_dirs:
-        hits = synth.decontaminate(level1 + extra + [r for r in rl_rows if "validated_source" in r], kb_dirs)
+        hits = synth.decontaminate(level1 + rl_level1 + extra + [r for r in rl_rows if "validated_source" in r],
+                                   kb_dirs)
         if hits:
             drop = {tid for tid, _, _ in hits}
             print(f"dropped {len(drop)} drawn programs that match KernelBench files: "
@@ -99,24 +102,36 @@ def synth_pipeline_tasks(args, data_dir, kb_dirs=()):
     return paths
 
 
+def pipeline_levels(args):
+    return [int(v) for v in args.levels.split(",")]
+
+
 def pipeline_higher_levels(args):
     """The levels of --levels above 1, for which the pipeline draws --pipeline-rl-tasks programs each."""
-    return [lv for lv in (int(v) for v in args.levels.split(",")) if lv != 1]
+    return [lv for lv in pipeline_levels(args) if lv != 1]
 
 
 def pipeline_programs(args, budget):
-    """(level-1 programs, programs of the levels above 1) as the pipeline draws them, at `budget`'s sizes;
-    deterministic for the flags whatever the worker count, so a render-only budget redraws the same programs."""
+    """(level-1 programs, level-1 RL programs drawn apart from them, programs of the levels above 1) as the
+    pipeline draws them, at `budget`'s sizes; deterministic for the flags whatever the worker count, so a
+    render-only budget redraws the same programs. The apart programs (--pipeline-rl-level1 apart) carry ids
+    prefixed "rl_", and none shares a source with a level-1 program."""
     import synth
 
     level1, _ = synth.generate(args.pipeline_tasks, [1], args.seed, budget, workers=args.judge_workers,
                                progress=False, ops=args.pipeline_ops, style=args.pipeline_style)
+    rl_level1 = []
+    if args.pipeline_rl_level1 == "apart" and args.pipeline_rl_tasks and 1 in pipeline_levels(args):
+        drawn, _ = synth.generate(args.pipeline_rl_tasks, [1], args.seed + 3, budget, workers=args.judge_workers,
+                                  progress=False, ops=args.pipeline_ops, style=args.pipeline_style)
+        seen = {r["source"] for r in level1}
+        rl_level1 = [dict(r, id=f"rl_{r['id']}") for r in drawn if r["source"] not in seen]
     higher, extra = pipeline_higher_levels(args), []
     if higher and args.pipeline_rl_tasks:
         extra, _ = synth.generate(args.pipeline_rl_tasks * len(higher), higher, args.seed + 1, budget,
                                   workers=args.judge_workers, progress=False, ops=args.pipeline_ops,
                                   style=args.pipeline_style, anchored=args.pipeline_anchored)
-    return level1, extra
+    return level1, rl_level1, extra
 
 
 def rl_twins(args, rows):
@@ -127,8 +142,8 @@ def rl_twins(args, rows):
     set would then differ from the one the data step meant."""
     import synth
 
-    level1, extra = pipeline_programs(args, synth.make_budget(args.pipeline_rl_size))
-    by_id = {r["id"]: r for r in level1 + extra}
+    level1, rl_level1, extra = pipeline_programs(args, synth.make_budget(args.pipeline_rl_size))
+    by_id = {r["id"]: r for r in level1 + rl_level1 + extra}
     out = []
     for r in rows:
         twin = by_id.get(r["id"])
@@ -746,7 +761,9 @@ def run_all(args):
         sft_path, rl_path, eval_path = stage(
             "synth", f"{args.pipeline_tasks} level-1 programs of op pool '{args.pipeline_ops}' "
                      f"({args.pipeline_eval_tasks} held out for eval) + "
-                     f"{args.pipeline_rl_tasks} RL programs per level in --levels {args.levels} above 1",
+                     f"{args.pipeline_rl_tasks} RL programs per level in --levels {args.levels}"
+                     + (" (level 1's drawn apart from the SFT tasks)" if args.pipeline_rl_level1 == "apart"
+                        else " above 1 (level 1's RL tasks are the SFT tasks)"),
             lambda: synth_pipeline_tasks(args, data_dir, kb_dirs))
         if eval_lib.is_main():  # a copy fails the run on rank 0, and main_first fails the others with it
             stage("decontaminate", "no training task may share a normalised source with a KernelBench L1/L2 file "
@@ -932,7 +949,14 @@ def add_flags(p):
                    help="share of the programs of levels above 1 drawn anchored (synth: a GEMM or convolution "
                         "first, an epilogue of elementwise, reduction, norm and pool ops after it: KernelBench "
                         "level 2's shape; gpu-small 0.8)")
-    g.add_argument("--pipeline-rl-tasks", type=int, default=40, help="extra RL programs per level above 1")
+    g.add_argument("--pipeline-rl-tasks", type=int, default=40,
+                   help="RL programs per level of --levels: above 1 always, level 1 with --pipeline-rl-level1 apart")
+    g.add_argument("--pipeline-rl-level1", choices=["apart", "sft"], default="apart",
+                   help="level-1 RL tasks: apart = --pipeline-rl-tasks programs drawn apart from the SFT and eval "
+                        "tasks (same op pool and style, another seed), so RL learns where SFT has not seen the "
+                        "answer, as the held-out eval measures; sft (and apart with --pipeline-rl-tasks 0) = the "
+                        "SFT tasks themselves (greedy-solved after SFT: most groups all correct, little for RL to "
+                        "learn)")
     g.add_argument("--pipeline-rl-size", choices=["cpu", "gpu", "kernelbench"], default="cpu",
                    help="synth size preset of the RL tasks: cpu = the SFT tasks' sizes (the tiny default, judged on "
                         "the interpreter); gpu and kernelbench = the same programs rendered larger (synth twins), so "

@@ -17,6 +17,26 @@ def read_jsonl(path):
         return [json.loads(line) for line in f if line.strip()]
 
 
+@pytest.mark.parametrize("mode", ["apart", "sft"])
+def test_level1_rl_tasks_are_drawn_apart_from_sft_by_default(tmp_path, mode):
+    """--pipeline-rl-level1: apart (default) draws level-1 RL programs that share no source with an SFT or eval
+    program, so RL learns where SFT has not seen the answer (the held-out eval's situation); sft hands RL the SFT
+    tasks themselves."""
+    args = pipeline.parse_args(["--out", str(tmp_path), "--device", "cpu", "--pipeline-ops", "unary",
+                                "--pipeline-tasks", "12", "--pipeline-eval-tasks", "3", "--levels", "1,2",
+                                "--pipeline-rl-tasks", "5", "--judge-workers", "1"]
+                               + (["--pipeline-rl-level1", mode] if mode != "apart" else []))
+    sft, rl, ev = (read_jsonl(p) for p in pipeline.synth_pipeline_tasks(args, str(tmp_path)))
+    rl1 = [r for r in rl if r["level"] == 1]
+    assert len([r for r in rl if r["level"] == 2]) == 5
+    if mode == "sft":
+        assert [r["id"] for r in rl1] == [r["id"] for r in sft]
+        return
+    assert 0 < len(rl1) <= 5 and all(r["id"].startswith("rl_") for r in rl1)
+    assert not {r["source"] for r in rl1} & {r["source"] for r in sft + ev}
+    assert not {r["id"] for r in rl1} & {r["id"] for r in sft + ev}
+
+
 @pytest.mark.slow
 def test_pipeline_with_grpo_ablation_and_level2_eval(tmp_path):
     out = tmp_path / "run"
@@ -40,9 +60,11 @@ def test_pipeline_with_grpo_ablation_and_level2_eval(tmp_path):
     assert (out / "data" / "pairs.jsonl").read_text() == pairs_before  # reused, not remade
     data = out / "data"
     sft, rl, ev = (read_jsonl(data / n) for n in ("tasks_sft.jsonl", "tasks_rl.jsonl", "tasks_eval.jsonl"))
-    # 10 level-1 programs: 3 held out, 7 for training; 3 level-2 programs for RL, also in SFT (--pipeline-sft-levels)
+    # 10 level-1 programs: 3 held out, 7 for SFT; 3 level-2 programs for RL, also in SFT (--pipeline-sft-levels);
+    # RL's level-1 programs drawn apart (--pipeline-rl-level1 apart, the default)
     assert sorted(r["level"] for r in sft) == [1] * 7 + [2] * 3
-    assert [r["id"] for r in rl] == [r["id"] for r in sft]
+    assert [r["id"] for r in rl if r["level"] == 2] == [r["id"] for r in sft if r["level"] == 2]
+    assert all(r["id"].startswith("rl_") for r in rl if r["level"] == 1) and any(r["level"] == 1 for r in rl)
     # held out: 3 level-1 + 2 level-2 programs, none of whose sources is trained on
     assert sorted(r["level"] for r in ev) == [1, 1, 1, 2, 2]
     assert not {r["source"] for r in ev} & {r["source"] for r in rl}

@@ -66,7 +66,7 @@ def test_pipeline_drops_drawn_programs_that_match_kernelbench(tmp_path, monkeypa
     monkeypatch.setattr(synth, "decontaminate", fake)
     args = pipeline.parse_args(["--out", str(tmp_path), "--device", "cpu", "--pipeline-ops", "unary",
                                 "--pipeline-tasks", "8", "--pipeline-eval-tasks", "2", "--levels", "1",
-                                "--judge-workers", "1"])
+                                "--pipeline-rl-tasks", "0", "--judge-workers", "1"])   # RL's level 1: the SFT tasks
     paths = pipeline.synth_pipeline_tasks(args, str(tmp_path), [os.path.join(SMALL, "level1")])
     ids = [r["id"] for p in paths for r in synth.read_tasks(p)]
     assert victim["id"] not in ids and len(set(ids)) == 7
