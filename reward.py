@@ -1382,6 +1382,19 @@ MACS_SLACK = 1.001  # the answer's heavy multiply-adds may exceed the reference'
 LIBRARY_MACS = "macs:library"
 LIBRARY_MACS_UNKNOWN = "macs:library_unknown"
 MAC_COUNTS = (MACS, LIBRARY_MACS, LIBRARY_MACS_UNKNOWN)
+# Each GEMM, convolution or attention op is also counted under GEMM_K + the bit length of its reduction length
+# (multiply-adds per output element; a library layer under its shortest one). A product whose reduction is much
+# shorter than any the reference runs (a batched 1x1 GEMM, an (n, 1) GEMV: an elementwise product) is not a GEMM
+# the hybrid policy lends torch: SHORT_REDUCTION counts those SHORT_REDUCTION_BUCKETS or more buckets below the
+# reference's shortest (under an eighth of it), with the elementwise work they do.
+GEMM_K = "k:gemm_conv:"
+SHORT_REDUCTION = "gemm_short_reduction"
+SHORT_REDUCTION_BUCKETS = 4
+
+
+def is_measure(family):
+    """A recorder's measure travelling with the op counts (multiply-adds, reduction lengths), not an op."""
+    return family.startswith(("macs:", "k:"))
 
 
 def _macs(torch, name, args, out):
@@ -1432,6 +1445,17 @@ def _layer_macs(module, args):
         return None
 
 
+def _layer_min_k(module):
+    """The shortest reduction of a library layer's GEMMs: a recurrent layer's input or state width, attention's
+    key, value or head width (0 if unreadable)."""
+    try:
+        if type(module).__name__ == "MultiheadAttention":
+            return int(min(module.kdim, module.vdim, module.embed_dim // module.num_heads))
+        return int(min(module.input_size, getattr(module, "proj_size", 0) or module.hidden_size))
+    except (AttributeError, TypeError, ValueError):
+        return 0
+
+
 def hybrid_extra_ops(cand, ref_ops=None):
     """Compute-op families (with counts) that policy hybrid does not let torch run: all but GEMMs, convolutions,
     dropout and the library layers (LIBRARY_LAYERS) that the reference's own forward runs (`ref_ops`, its
@@ -1452,7 +1476,7 @@ def hybrid_extra_ops(cand, ref_ops=None):
     ref_ops = ref_ops or {}
     extra = {f: n - ref_ops.get(f, 0) if f.startswith(LIBRARY_FAMILY) or f in HOST_FAMILIES + (FLOAT_TO_INT,) else n
              for f, n in cand.items() if f not in HYBRID_TORCH_FAMILIES and f not in DROPOUT_FAMILIES
-             and f not in MAC_COUNTS}
+             and not is_measure(f)}
     draws = min(sum(cand.get(f, 0) for f in DROPOUT_FAMILIES if f != "native_dropout"),
                 sum(ref_ops.get(f, 0) for f in DROPOUT_FAMILIES) if ref_ops else 1 << 30)
     for fam in ("div", "mul"):
@@ -1473,6 +1497,12 @@ def hybrid_extra_ops(cand, ref_ops=None):
             total = macs + cand.get(LIBRARY_MACS, 0)
             if total > (ref_macs + ref_ops.get(LIBRARY_MACS, 0)) * MACS_SLACK:
                 extra[HEAVY_BEYOND_REFERENCE] = max(1, heavy - budget)
+        ref_k = [int(f[len(GEMM_K):]) for f in ref_ops if f.startswith(GEMM_K)]
+        if ref_k:
+            short = sum(n for f, n in cand.items()
+                        if f.startswith(GEMM_K) and int(f[len(GEMM_K):]) <= min(ref_k) - SHORT_REDUCTION_BUCKETS)
+            if short:
+                extra[SHORT_REDUCTION] = short
     return {f: n for f, n in extra.items() if n > 0}
 
 
@@ -2431,13 +2461,13 @@ def _op_recorder_class(torch):
             super().__init__()
             self.counts, self.poison, self.watch = {}, poison, watch
             self.lines = {}  # compute op -> "line N: source" of the answer's line that first ran it
-            self.layers = []  # per module forward running now: its LIBRARY_LAYERS type name, or None
+            self.layers = []  # per module forward running now: its _LibraryCall if a top-level library call, or None
             self.hooks = []
 
         def __enter__(self):
             hooks = torch.nn.modules.module
             self.hooks = [hooks.register_module_forward_pre_hook(self.layer_enter),
-                          hooks.register_module_forward_hook(self.layer_exit, always_call=True)]
+                          hooks.register_module_forward_hook(self.layer_exit, with_kwargs=True, always_call=True)]
             recorder = self
 
             def text(t, *args, **kwargs):   # printing reads every value and dispatches no op: count it here
@@ -2455,23 +2485,39 @@ def _op_recorder_class(torch):
             return super().__exit__(*exc)
 
         def layer_enter(self, module, args):
-            # exactly a torch.nn library type, with no hooks of its own (the gate refuses hooks; a subclass or a
-            # hook would run the answer's code inside the layer); a layer inside another counts as part of it
+            # exactly a torch.nn library type, holding and given only what torch made (_plain_layer: a subclass,
+            # a hook or an object of the answer's would run the answer's code inside the layer); a layer inside
+            # another counts as part of it. Its ops are held aside until the call returns, when its keyword
+            # arguments are checked too: a plain call counts once, another's ops count as the answer's.
             cls = type(module)
             library = cls.__name__ in LIBRARY_LAYERS and cls is getattr(torch.nn, cls.__name__) and \
-                _plain_layer(torch, module, args, pristine)
-            if library and not any(self.layers):
-                name = LIBRARY_FAMILY + cls.__name__ + _layer_config(module)
+                _plain_layer(torch, module, [*args, *_call_kwargs(module).values()], pristine)
+            outer = any(f is not None for f in self.layers)
+            self.layers.append({"module": module, "args": args, "counts": {}, "lines": {}}
+                               if library and not outer else None)
+
+        def layer_exit(self, module, args, kwargs, out):
+            if not self.layers:
+                return
+            call = self.layers.pop()
+            if call is None:
+                return
+            if _plain_values(torch, list((kwargs or {}).values()), pristine):
+                name = LIBRARY_FAMILY + type(module).__name__ + _layer_config(module)
                 self.counts[name] = self.counts.get(name, 0) + 1
                 self.lines.setdefault(name, _answer_line())
-                macs = _layer_macs(module, args)
+                macs = _layer_macs(module, call["args"])
                 key = LIBRARY_MACS if macs is not None else LIBRARY_MACS_UNKNOWN
                 self.counts[key] = self.counts.get(key, 0) + (macs if macs is not None else 1)
-            self.layers.append(cls.__name__ if library else None)
-
-        def layer_exit(self, module, args, out):
-            if self.layers:
-                self.layers.pop()
+                k = _layer_min_k(module)
+                if k:
+                    key = f"{GEMM_K}{k.bit_length()}"
+                    self.counts[key] = self.counts.get(key, 0) + 1
+                return
+            for name, n in call["counts"].items():   # not the library's call: its ops are the answer's
+                self.counts[name] = self.counts.get(name, 0) + n
+            for name, line in call["lines"].items():
+                self.lines.setdefault(name, line)
 
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             out = func(*args, **(kwargs or {}))
@@ -2479,16 +2525,25 @@ def _op_recorder_class(torch):
             if name in ("_to_copy", "copy_", "to") and _truncates(torch, name, args, out):
                 name = FLOAT_TO_INT   # a truncation is a step function: compute, not a copy
             compute = name not in ALLOC_OPS and name not in VIEW_OPS
-            if not (compute and any(self.layers)):   # a library layer's own op: its call counts once (layer_enter)
-                self.counts[name] = self.counts.get(name, 0) + 1
-                fam = op_family(name) if compute else ""
-                if fam in HYBRID_TORCH_FAMILIES or "attention" in fam:
-                    self.counts[MACS] = self.counts.get(MACS, 0) + _macs(torch, name, args, out)
-                    if _accumulates(torch, name, args, kwargs or {}, out):   # beta * C: an elementwise add
-                        self.counts[ACCUMULATE] = self.counts.get(ACCUMULATE, 0) + 1
-                        self.lines.setdefault(ACCUMULATE, _answer_line())
-                if self.counts[name] == 1 and compute:
-                    self.lines[name] = _answer_line()
+            call = next((f for f in self.layers if f is not None), None)
+            if compute and call is not None:   # inside a library call: its own op, unless the call is not plain
+                counts, lines = call["counts"], call["lines"]
+            else:
+                counts, lines = self.counts, self.lines
+            counts[name] = counts.get(name, 0) + 1
+            fam = op_family(name) if compute else ""
+            if fam in HYBRID_TORCH_FAMILIES or "attention" in fam:
+                macs = _macs(torch, name, args, out)
+                counts[MACS] = counts.get(MACS, 0) + macs
+                numel = out.numel() if isinstance(out, torch.Tensor) else 0
+                if macs and numel:   # the reduction length of each output element, in power-of-two buckets
+                    key = f"{GEMM_K}{(macs // numel).bit_length()}"
+                    counts[key] = counts.get(key, 0) + 1
+                if _accumulates(torch, name, args, kwargs or {}, out):   # beta * C: an elementwise add
+                    counts[ACCUMULATE] = counts.get(ACCUMULATE, 0) + 1
+                    lines.setdefault(ACCUMULATE, _answer_line())
+            if counts[name] == 1 and compute:
+                lines[name] = _answer_line()
             if _Launches.depth == 0:
                 if self.poison and name in POISON_OPS and isinstance(out, torch.Tensor):
                     _poison(torch, out)
@@ -2500,19 +2555,21 @@ def _op_recorder_class(torch):
 
 
 def _accumulates(torch, name, args, kwargs, out):
-    """Whether a GEMM with an accumulate operand (addmm, baddbmm, addbmm: beta * C + A @ B) added a C that is
-    not a bias broadcast along the output's rows: a residual, or any tensor of the output's shape, added for
-    free inside the GEMM is elementwise work (ACCUMULATE)."""
-    if name.rstrip("_") not in ("addmm", "baddbmm", "addbmm") or not args or kwargs.get("beta", 1) == 0:
+    """Whether a GEMM with an accumulate operand (addmm, baddbmm, addbmm: beta * C + A @ B; addmv: beta * c +
+    A @ v) added a C that is not a bias broadcast along the output's rows (for a GEMV, not a scalar): a residual,
+    or any tensor of the output's shape, added for free inside the GEMM is elementwise work (ACCUMULATE)."""
+    op = name.rstrip("_")
+    if op not in ("addmm", "baddbmm", "addbmm", "addmv") or not args or kwargs.get("beta", 1) == 0:
         return False
     c = args[0]
-    if not isinstance(c, torch.Tensor) or not isinstance(out, torch.Tensor) or out.dim() < 2:
+    if not isinstance(c, torch.Tensor) or not isinstance(out, torch.Tensor) or out.dim() < 1:
         return False
     try:
         e = c.expand(out.shape)
     except RuntimeError:
         return False
-    return any(e.stride(d) != 0 and out.shape[d] > 1 for d in range(out.dim() - 1))
+    along = out.dim() if op == "addmv" else out.dim() - 1   # a GEMV's output is one column: any C varies along it
+    return any(e.stride(d) != 0 and out.shape[d] > 1 for d in range(along))
 
 
 def _truncates(torch, name, args, out):
@@ -2532,17 +2589,41 @@ def _layer_config(module):
     return "(" + ",".join(vals) + ")"
 
 
+def _call_kwargs(module):
+    """The keyword arguments of the module call running now (torch's global forward pre-hooks are not given
+    them): read from the frame of Module._call_impl that calls the hooks ({} where none is found; the recorder
+    checks them again as the call returns). A mutable argument the answer's code could change inside the layer
+    must be seen as it enters."""
+    import torch.nn.modules.module as torch_module
+    f = sys._getframe(1)
+    while f is not None:
+        if f.f_code.co_filename == torch_module.__file__ and "kwargs" in f.f_code.co_varnames + \
+                f.f_code.co_freevars + f.f_code.co_cellvars and f.f_locals.get("self") is module:
+            kwargs = f.f_locals.get("kwargs")
+            return kwargs if isinstance(kwargs, dict) else {}
+        f = f.f_back
+    return {}
+
+
 def _plain_layer(torch, module, args, pristine):
-    """Whether a library layer's call runs only torch's code. The layer and every module it holds (attention's
-    out_proj) are of classes exactly as torch made them (`pristine`: {class: its vars}), with no hooks of their
-    own and no instance attribute shadowing a class attribute (`lstm.forward = f`, `lstm.check_forward_args =
-    f`); every value the layer holds is plain (None, numbers, strings, dtypes, devices, exact tensors and
-    Parameters, containers and weak references of these, such modules): an object of the answer's, a subclass's
-    dim() or size(), or a property of a replaced submodule would run the answer's code inside the layer, where
-    no op is counted. The call's tensor arguments are exact torch.Tensors."""
+    """Whether a library layer's call runs only torch's code (its keyword arguments are checked as the call
+    returns: the recorder's layer_exit). The layer and every module it holds (attention's out_proj) are of
+    classes exactly as torch made them (`pristine`: {class: its vars}), with no hooks of their own and no instance
+    attribute shadowing a class attribute (`lstm.forward = f`, `lstm.check_forward_args = f`); every value the
+    layer holds or is given is plain (_plain_values): an object of the answer's as an attribute or an argument
+    (torch calls hx[0].dim()), a subclass's dim() or size(), or a property of a replaced submodule would run the
+    answer's code inside the layer, where no op is counted."""
+    return _plain_values(torch, [module, *args], pristine)
+
+
+def _plain_values(torch, values, pristine):
+    """Whether `values` hold only None, numbers, strings, dtypes, devices, exact tensors and Parameters, tuples,
+    lists, dicts, sets, packed sequences and weak references of these, and modules of the `pristine` classes
+    (unchanged, with no hooks and no instance attribute shadowing a class attribute) holding the same."""
+    from torch.nn.utils.rnn import PackedSequence
     plain = (type(None), bool, int, float, complex, str, torch.dtype, torch.device, torch.Tensor,
              torch.nn.Parameter)
-    seen, stack = set(), [module]
+    seen, stack = set(), list(values)
     while stack:
         v = stack.pop()
         t = type(v)
@@ -2555,7 +2636,7 @@ def _plain_layer(torch, module, args, pristine):
             if v._forward_pre_hooks or v._forward_hooks or any(hasattr(t, k) for k in vars(v)):
                 return False
             stack.extend(vars(v).values())
-        elif t in (list, tuple, set, frozenset):
+        elif t in (list, tuple, set, frozenset, PackedSequence):
             stack.extend(v)
         elif t in (dict, collections.OrderedDict):
             stack.extend(v.keys())
@@ -2563,13 +2644,6 @@ def _plain_layer(torch, module, args, pristine):
         elif t is weakref.ReferenceType:
             stack.append(v())
         else:
-            return False
-    stack = list(args)
-    while stack:
-        a = stack.pop()
-        if isinstance(a, (tuple, list)):
-            stack.extend(a)
-        elif isinstance(a, torch.Tensor) and type(a) is not torch.Tensor:
             return False
     return True
 
@@ -3197,7 +3271,7 @@ class _Worker:
                                f"(rule hybrid_ops){where(set(extra))}",
                                **_partial(v, flags=v.flags + ["policy:hybrid_ops"]))
         def pooled(ops):   # a GEMM done as a 1x1 convolution covers the reference's GEMM
-            out = {f: n for f, n in ops.items() if f not in HYBRID_TORCH_FAMILIES and f not in MAC_COUNTS}
+            out = {f: n for f, n in ops.items() if f not in HYBRID_TORCH_FAMILIES and not is_measure(f)}
             heavy = sum(ops.get(f, 0) for f in HYBRID_TORCH_FAMILIES)
             return dict(out, **({"gemm_or_conv": heavy} if heavy else {}))
         if ref_ops and all(pooled(cand).get(fam, 0) >= n for fam, n in pooled(ref_ops).items()):

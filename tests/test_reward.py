@@ -632,6 +632,30 @@ def test_library_layer_macs_by_hand_and_against_the_recorder():
     assert reward._layer_macs(lstm, ()) is None   # unreadable: no bound is derived from it
 
 
+def test_gemm_accumulates_and_short_reductions_by_hand():
+    """_accumulates: a GEMM's accumulate operand is an add unless it is a bias broadcast along the rows (for a GEMV,
+    a scalar); hybrid_extra_ops: a GEMM whose reduction length is under an eighth of the reference's shortest (a
+    1x1 batched GEMM: an elementwise product) is SHORT_REDUCTION, one split in two is not."""
+    import reward
+    a, b, bias, full = torch.randn(4, 6), torch.randn(6, 5), torch.randn(5), torch.randn(4, 5)
+    acc = lambda name, *args, **kw: reward._accumulates(torch, name, args, kw, getattr(torch, name)(*args, **kw))  # noqa: E731
+    assert not acc("addmm", bias, a, b) and not acc("addmm", bias.expand(4, 5), a, b)
+    assert acc("addmm", full, a, b) and not acc("addmm", full, a, b, beta=0)
+    assert acc("addmv", torch.randn(4), a, torch.randn(6)) and not acc("addmv", torch.tensor(1.0), a, torch.randn(6))
+    assert acc("baddbmm", torch.randn(2, 4, 5), torch.randn(2, 4, 6), torch.randn(2, 6, 5))
+    assert not acc("baddbmm", torch.randn(5), torch.randn(2, 4, 6), torch.randn(2, 6, 5))
+    k = lambda n: f"{reward.GEMM_K}{n.bit_length()}"   # noqa: E731
+    ref = {"matmul": 1, reward.MACS: 4096, k(64): 1}
+    half = {"matmul": 2, reward.MACS: 4096, k(32): 2}                  # one GEMM split in two along K
+    assert reward.hybrid_extra_ops(half, ref) == {}
+    short = {"matmul": 3, reward.MACS: 4000, k(64): 1, k(1): 2}        # and two 1x1 products within the MACs
+    assert reward.hybrid_extra_ops(short, ref) == {reward.SHORT_REDUCTION: 2}
+    assert reward.hybrid_extra_ops({"matmul": 1, reward.MACS: 4096, k(7): 1}, ref) == {reward.SHORT_REDUCTION: 1}
+    assert reward.hybrid_extra_ops({"matmul": 1, reward.MACS: 4096, k(8): 1}, ref) == {}   # an eighth: kept
+    assert reward._layer_min_k(torch.nn.LSTM(10, 20, proj_size=4)) == 4
+    assert reward._layer_min_k(torch.nn.MultiheadAttention(16, 4, kdim=8, vdim=12)) == 4
+
+
 def V(correct, speedup=None):
     return Verdict(compiled=True, correct=correct, speedup=speedup)
 
