@@ -43,7 +43,8 @@ A candidate is correct only if:
      given; Verdict.seed records it) the output has exactly type torch.Tensor, the reference's shape and dtype,
      is within the tolerance table elementwise (|out - ref| <= atol + rtol |ref|, `_chunked_close`) and as a
      whole (||out - ref|| / ||ref|| <= rtol, `whole_output_rule`: an all-zeros answer to outputs below atol
-     fails it), and the inputs are unchanged. Besides the task's own draws, the plan widens the inputs
+     fails it, unless the reference is itself mostly rounding: `reference_noise`), and the inputs are unchanged
+     (NaN where they held NaN). Besides the task's own draws, the plan widens the inputs
      (`widen_inputs`): sign-symmetric trials, trials with a random block scaled and trials with one random slice
      scaled to about a tenth of the input's weight (a statistic read from a fixed part of the indices either
      overweights it or misses it), wherever the reference stays finite there (else that trial is drawn plainly,
@@ -113,9 +114,16 @@ Threat model. The answer's author is an adversary who knows this file and the ta
   uses the same names on its own instances (no refused attribute, host copy or assignment outside a method).
   Triton kernels can read any memory of their own process (which holds nothing of the judge's). A linear
   reduction done as a GEMM with a ones operand next to a large replaced library layer fits inside MACS_SLACK
-  (0.1% of the layer's multiply-adds). Hybrid answers whose kernels do a trivial part of the task (a bias add
-  after a torch GEMM) pass by design. Side channels through the GPU shared with other processes are out of scope. Resource exhaustion of the host by a candidate beyond the caps
-  (fork bombs are refused by the gate, not by an rlimit) is left to the caps and the wall clock.
+  (0.1% of the layer's multiply-adds). A GEMM's accumulate operand that is an earlier GEMM's output counts as
+  one GEMM split along K while no Triton launch was given that output and no torch op wrote it; a kernel that
+  writes into it through a pointer to a neighbouring allocation is not seen. Where the timing inputs rotate
+  over three drawn sets (flag timing_inputs_rotated: a get_inputs that cannot draw on the device), an answer can
+  recognise a set it has seen and serve a cached output. Where the task's exact output is zero (a mean of a
+  normalised tensor), the whole-output rule allows ten times the reference's own rounding, and a zero answer is
+  the exact one. Hybrid answers whose kernels do a trivial part of the task (a bias add after a torch GEMM) pass
+  by design. Side channels through the GPU shared with other processes are out of scope. Resource exhaustion
+  of the host by a candidate beyond the caps (fork bombs are refused by the gate, not by an rlimit) is left to
+  the caps and the wall clock.
 
 Rewards (pure functions of verdicts; DESIGN.md "Rewards"): `rollout_classes` (S+, S-, or skipped),
 `speed_value`, `drpo_weights`, `grpo_rewards`, `group_advantages`, `hack_counts`. A verdict carrying a flag in

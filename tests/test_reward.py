@@ -630,6 +630,14 @@ def test_library_layer_macs_by_hand_and_against_the_recorder():
             q.transpose(0, 1), kv.transpose(0, 1), kv.transpose(0, 1), 16, 4, mha.in_proj_weight, mha.in_proj_bias,
             None, None, False, 0.0, mha.out_proj.weight, mha.out_proj.bias, training=False, need_weights=False)
     assert reward._layer_macs(mha, (q, kv, kv)) == rec.counts[reward.MACS] > 0
+    mha = torch.nn.MultiheadAttention(16, 4, add_bias_kv=True, add_zero_attn=True).eval()
+    q, kv = torch.randn(5, 2, 16), torch.randn(9, 2, 16)
+    rec = reward._op_recorder_class(torch)()
+    with rec, torch.no_grad():   # two more keys attended: the learned bias and the zero
+        torch.nn.functional.multi_head_attention_forward(
+            q, kv, kv, 16, 4, mha.in_proj_weight, mha.in_proj_bias, mha.bias_k, mha.bias_v, True, 0.0,
+            mha.out_proj.weight, mha.out_proj.bias, training=False, need_weights=False)
+    assert reward._layer_macs(mha, (q, kv, kv)) == rec.counts[reward.MACS] > 0
     assert reward._layer_macs(lstm, ()) is None   # unreadable: no bound is derived from it
 
 
