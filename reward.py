@@ -1401,6 +1401,7 @@ SHORT_REDUCTION = "gemm_short_reduction"
 SHORT_REDUCTION_BUCKETS = 4
 
 
+ACCUMULATING = ("addmm", "baddbmm", "addbmm", "addmv")   # GEMMs with an accumulate operand C (their first)
 GEMM_BIAS = "epilogue:gemm_bias"   # a bias added to the GEMM output just made (_bias_add): part of the GEMM
 CONSTANT_READ = "read:model_constant"   # a scalar parameter's value read into Python (_reads_constant)
 
@@ -2487,7 +2488,7 @@ def _op_recorder_class(torch):
             # torch op that writes one moves its version on); beta * C over one of them is a GEMM split along K,
             # not an add (_accumulates)
             self.gemm_outs = {}
-            self.last_gemm = None   # the storage of the last compute op's output, if a GEMM's: its bias add
+            self.last_gemm = None   # the region of the last compute op's output, if a GEMM's: its bias add
 
         def __enter__(self):
             hooks = torch.nn.modules.module
@@ -2554,22 +2555,37 @@ def _op_recorder_class(torch):
             self.last_gemm = None
 
         def gemm_output(self, t):
-            """Whether `t` lies in a GEMM output of this forward that nothing has written since."""
+            """Whether `t` lies within the memory a GEMM of this forward wrote (a functional GEMM's output) that
+            nothing has written since: no Triton launch was given it, no op wrote its storage (an alias such as
+            .data included), its version is the one the GEMM left."""
+            if not isinstance(t, torch.Tensor):
+                return False
             entry = self.gemm_outs.get(_storage_ptr(t))
-            return entry is not None and entry[0]() is not None and t._version == entry[1]
+            if entry is None or entry[0]() is None or t._version != entry[1]:
+                return False
+            start, end = _region(t)
+            return entry[2] <= start and end <= entry[3]
 
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-            out = func(*args, **(kwargs or {}))
+            kwargs = kwargs or {}
             name = func.overloadpacket.__name__
+            # before the op runs (an in-place accumulate moves its C's version): is C an untouched GEMM output?
+            c_from_gemm = name.rstrip("_") in ACCUMULATING and bool(args) and self.gemm_output(args[0])
+            out = func(*args, **kwargs)
+            for arg, a in zip(func._schema.arguments, list(args) + [kwargs.get(x.name) for x in
+                                                                    func._schema.arguments[len(args):]]):
+                if arg.alias_info is not None and arg.alias_info.is_write and isinstance(a, torch.Tensor):
+                    self.gemm_outs.pop(_storage_ptr(a), None)   # written: no longer what a GEMM left there
             if name in ("_to_copy", "copy_", "to") and _truncates(torch, name, args, out):
                 name = FLOAT_TO_INT   # a truncation is a step function: compute, not a copy
             compute = name not in ALLOC_OPS and name not in VIEW_OPS
             if name == "_local_scalar_dense" and _reads_constant(torch, args, out, self.constants):
                 compute = False   # a scalar parameter's value, as built: a constant, not the input's
                 name = CONSTANT_READ
-            if compute and _bias_add(torch, name, args, self.last_gemm):
+            if compute and _bias_add(torch, name, args, kwargs, self.last_gemm):
                 compute = False   # torch's linear on a strided input: a GEMM, then its bias added (its epilogue)
                 name = GEMM_BIAS
+                self.last_gemm = None
             call = next((f for f in self.layers if f is not None), None)
             if compute and call is not None:   # inside a library call: its own op, unless the call is not plain
                 counts, lines = call["counts"], call["lines"]
@@ -2580,16 +2596,16 @@ def _op_recorder_class(torch):
             if compute:
                 self.last_gemm = None
             if fam in HYBRID_TORCH_FAMILIES or "attention" in fam:
-                if isinstance(out, torch.Tensor):
-                    self.gemm_outs[_storage_ptr(out)] = (weakref.ref(out), out._version)
-                    self.last_gemm = _storage_ptr(out)
+                if isinstance(out, torch.Tensor) and "out" not in func._overloadname:   # what this GEMM wrote
+                    self.gemm_outs[_storage_ptr(out)] = (weakref.ref(out), out._version, *_region(out))
+                    self.last_gemm = (_storage_ptr(out), out.storage_offset(), out.numel(), out.is_contiguous())
                 macs = _macs(torch, name, args, out)
                 counts[MACS] = counts.get(MACS, 0) + macs
                 numel = out.numel() if isinstance(out, torch.Tensor) else 0
                 if macs and numel:   # the reduction length of each output element, in power-of-two buckets
                     key = f"{GEMM_K}{(macs // numel).bit_length()}"
                     counts[key] = counts.get(key, 0) + 1
-                if _accumulates(torch, name, args, kwargs or {}, out, self.gemm_output):   # beta * C: an add
+                if _accumulates(torch, name, args, kwargs, out, c_from_gemm):   # beta * C or a conv's bias: an add
                     counts[ACCUMULATE] = counts.get(ACCUMULATE, 0) + 1
                     lines.setdefault(ACCUMULATE, _answer_line())
             if counts[name] == 1 and compute:
@@ -2643,44 +2659,61 @@ def _storage_ptr(t):
         return None
 
 
-def _bias_add(torch, name, args, last_gemm):
-    """Whether an add adds a bias to the output of the GEMM that just ran (`last_gemm`: its storage): torch's
-    linear on a non-contiguous input runs a batched GEMM, then add_ of the bias."""
-    if name not in ("add", "add_") or last_gemm is None or len(args) < 2:
-        return False
-    x, b = args[0], args[1]
-    if not isinstance(x, torch.Tensor) or not isinstance(b, torch.Tensor) or _storage_ptr(x) != last_gemm:
-        return False
-    try:
-        e = b.expand(x.shape)
-    except RuntimeError:
-        return False
-    return x.dim() >= 1 and all(e.stride(d) == 0 or x.shape[d] == 1 for d in range(x.dim() - 1))
+def _region(t):
+    """[start, end) of the storage elements a tensor view spans."""
+    extent = 1 + sum((n - 1) * abs(st) for n, st in zip(t.shape, t.stride()) if n > 0) if t.numel() else 0
+    return t.storage_offset(), t.storage_offset() + extent
 
 
-def _accumulates(torch, name, args, kwargs, out, gemm_output=None):
-    """Whether a GEMM with an accumulate operand (addmm, baddbmm, addbmm: beta * C + A @ B; addmv: beta * c +
-    A @ v) added a C that is an elementwise add: one that varies along both of the output's last two dims (a
-    bias along rows or columns does not; for a GEMV, anything but a scalar) and is not the output of an earlier
-    GEMM of this forward that nothing has written since (`gemm_output(C)`: one GEMM split along K, as a hand-
-    written LSTM adds h @ W_hh into its precomputed input projection). A residual, or any tensor of the
-    output's shape, added for free inside the GEMM is elementwise work (ACCUMULATE)."""
-    op = name.rstrip("_")
-    if op not in ("addmm", "baddbmm", "addbmm", "addmv") or not args or kwargs.get("beta", 1) == 0:
-        return False
-    c = args[0]
-    if not isinstance(c, torch.Tensor) or not isinstance(out, torch.Tensor) or out.dim() < (1 if op == "addmv" else 2):
-        return False
+def _broadcast_bias(torch, c, out, along=None):
+    """Whether `c`, broadcast to `out`'s shape, is a bias: it varies along one dim at most, one of `along` (dims
+    of `out`; default its last two: rows or columns of a GEMM's output), and is shared along another dim of size
+    > 1 (so each of its values is added to several outputs; a C of the output's own size, however its dims are
+    arranged, is a residual)."""
     try:
         e = c.expand(out.shape)
     except RuntimeError:
         return False
-    if op == "addmv":   # a GEMV's output is one column: any C but a scalar varies along it
-        varies = any(e.stride(d) != 0 and out.shape[d] > 1 for d in range(out.dim()))
-    else:
-        varies = all(e.stride(d) != 0 and out.shape[d] > 1 for d in (-1, -2))
-    return varies and not (gemm_output is not None and gemm_output(c))
+    along = {out.dim() - 1, out.dim() - 2} if along is None else set(along)
+    varying = [d for d in range(out.dim()) if out.shape[d] > 1 and e.stride(d) != 0]
+    shared = [d for d in range(out.dim()) if out.shape[d] > 1 and e.stride(d) == 0]
+    return len(varying) <= 1 and set(varying) <= along and bool(shared)
 
+
+def _bias_add(torch, name, args, kwargs, last_gemm):
+    """Whether an add adds a bias to the output of the GEMM that just ran (`last_gemm`: its storage, offset, size
+    and contiguity): torch's linear on a non-contiguous input runs a GEMM, reshapes it, then adds the bias. The
+    tensor added to must span exactly that output, the bias broadcast over it (_broadcast_bias), alpha 1."""
+    if name not in ("add", "add_") or last_gemm is None or len(args) < 2 or kwargs.get("alpha", 1) != 1:
+        return False
+    x, b = args[0], args[1]
+    if not isinstance(x, torch.Tensor) or not isinstance(b, torch.Tensor):
+        return False
+    ptr, offset, numel, contiguous = last_gemm
+    if (_storage_ptr(x), x.storage_offset(), x.numel()) != (ptr, offset, numel) or not (contiguous and
+                                                                                       x.is_contiguous()):
+        return False
+    return _broadcast_bias(torch, b, x, along=[x.dim() - 1])
+
+
+def _accumulates(torch, name, args, kwargs, out, c_from_gemm=False):
+    """Whether a GEMM or convolution added something elementwise for free: a GEMM's accumulate operand (addmm,
+    baddbmm, addbmm: beta * C + A @ B; addmv: beta * c + A @ v) or a convolution's bias that is not a bias
+    broadcast over the output (_broadcast_bias: for a GEMM along its rows or columns, for a GEMV a scalar, for a
+    convolution per channel and shared by several positions), unless C is what an earlier GEMM of this forward
+    wrote and nothing wrote since (`c_from_gemm`: one GEMM split along K, as a hand-written LSTM adds h @ W_hh
+    into its precomputed input projection). A residual added inside the GEMM is elementwise work (ACCUMULATE)."""
+    op = name.rstrip("_")
+    if not isinstance(out, torch.Tensor) or not args:
+        return False
+    if op_family(name) in ("conv", "conv_t"):
+        bias = args[2] if len(args) > 2 else kwargs.get("bias")
+        if not isinstance(bias, torch.Tensor) or out.dim() < 2 or bias.numel() != out.shape[1]:
+            return isinstance(bias, torch.Tensor)
+        return not _broadcast_bias(torch, bias.reshape([1, -1] + [1] * (out.dim() - 2)), out, along=[1])
+    if op not in ACCUMULATING or kwargs.get("beta", 1) == 0 or not isinstance(args[0], torch.Tensor):
+        return False
+    return not _broadcast_bias(torch, args[0], out) and not c_from_gemm
 
 def _truncates(torch, name, args, out):
     """Whether a copy op turned floating values into integers (the source floating, the result not)."""
