@@ -1395,10 +1395,12 @@ MAC_COUNTS = (MACS, LIBRARY_MACS, LIBRARY_MACS_UNKNOWN)
 # (multiply-adds per output element; a library layer under its shortest one). A product whose reduction is much
 # shorter than any the reference runs (a batched 1x1 GEMM, an (n, 1) GEMV: an elementwise product) is not a GEMM
 # the hybrid policy lends torch: SHORT_REDUCTION counts those SHORT_REDUCTION_BUCKETS or more buckets below the
-# reference's shortest (under an eighth of it), with the elementwise work they do.
+# reference's shortest (under an eighth of it) and under 8, with the elementwise work they do.
 GEMM_K = "k:gemm_conv:"
 SHORT_REDUCTION = "gemm_short_reduction"
 SHORT_REDUCTION_BUCKETS = 4
+SHORT_REDUCTION_MAX_BITS = 3   # ... and under 8 (an affine map per element takes a reduction of 2): a split-K chunk,
+                               # a transposed convolution as GEMM plus col2im, attention over few keys stay GEMMs
 
 
 ACCUMULATING = ("addmm", "baddbmm", "addbmm", "addmv")   # GEMMs with an accumulate operand C (their first)
@@ -1460,12 +1462,18 @@ def _layer_macs(module, args):
         return None
 
 
-def _layer_min_k(module):
+def _layer_min_k(module, args=()):
     """The shortest reduction of a library layer's GEMMs: a recurrent layer's input or state width, attention's
-    key, value or head width (0 if unreadable)."""
+    key, value or head width or its number of keys as attended (0 if unreadable)."""
     try:
         if type(module).__name__ == "MultiheadAttention":
-            return int(min(module.kdim, module.vdim, module.embed_dim // module.num_heads))
+            widths = [module.kdim, module.vdim, module.embed_dim // module.num_heads]
+            if len(args) >= 2:
+                k = args[1]
+                batch = 1 if k.dim() == 2 else k.shape[0 if module.batch_first else 1]
+                widths.append(k.numel() // module.kdim // batch + (module.bias_k is not None)
+                              + bool(module.add_zero_attn))
+            return int(min(widths))
         return int(min(module.input_size, getattr(module, "proj_size", 0) or module.hidden_size))
     except (AttributeError, TypeError, ValueError):
         return 0
@@ -1514,8 +1522,8 @@ def hybrid_extra_ops(cand, ref_ops=None):
                 extra[HEAVY_BEYOND_REFERENCE] = max(1, heavy - budget)
         ref_k = [int(f[len(GEMM_K):]) for f in ref_ops if f.startswith(GEMM_K)]
         if ref_k:
-            short = sum(n for f, n in cand.items()
-                        if f.startswith(GEMM_K) and int(f[len(GEMM_K):]) <= min(ref_k) - SHORT_REDUCTION_BUCKETS)
+            floor = min(min(ref_k) - SHORT_REDUCTION_BUCKETS, SHORT_REDUCTION_MAX_BITS)
+            short = sum(n for f, n in cand.items() if f.startswith(GEMM_K) and int(f[len(GEMM_K):]) <= floor)
             if short:
                 extra[SHORT_REDUCTION] = short
     return {f: n for f, n in extra.items() if n > 0}
@@ -2537,7 +2545,7 @@ def _op_recorder_class(torch):
                 macs = _layer_macs(module, call["args"])
                 key = LIBRARY_MACS if macs is not None else LIBRARY_MACS_UNKNOWN
                 self.counts[key] = self.counts.get(key, 0) + (macs if macs is not None else 1)
-                k = _layer_min_k(module)
+                k = _layer_min_k(module, call["args"])
                 if k:
                     key = f"{GEMM_K}{k.bit_length()}"
                     self.counts[key] = self.counts.get(key, 0) + 1
@@ -2561,7 +2569,7 @@ def _op_recorder_class(torch):
             if not isinstance(t, torch.Tensor):
                 return False
             entry = self.gemm_outs.get(_storage_ptr(t))
-            if entry is None or entry[0]() is None or t._version != entry[1]:
+            if entry is None or all(r() is None for r in entry[0]) or t._version != entry[1]:
                 return False
             start, end = _region(t)
             return entry[2] <= start and end <= entry[3]
@@ -2582,10 +2590,16 @@ def _op_recorder_class(torch):
             if name == "_local_scalar_dense" and _reads_constant(torch, args, out, self.constants):
                 compute = False   # a scalar parameter's value, as built: a constant, not the input's
                 name = CONSTANT_READ
+            if not compute and isinstance(out, torch.Tensor) and args and isinstance(args[0], torch.Tensor):
+                entry = self.gemm_outs.get(_storage_ptr(out))   # a view of a GEMM output keeps it alive
+                if entry is not None and _storage_ptr(args[0]) == _storage_ptr(out):
+                    entry[0].append(weakref.ref(out))
             if compute and _bias_add(torch, name, args, kwargs, self.last_gemm):
                 compute = False   # torch's linear on a strided input: a GEMM, then its bias added (its epilogue)
                 name = GEMM_BIAS
                 self.last_gemm = None
+                if isinstance(out, torch.Tensor):   # GEMM + bias: still a GEMM's output for a split along K
+                    self.gemm_outs[_storage_ptr(out)] = ([weakref.ref(out)], out._version, *_region(out))
             call = next((f for f in self.layers if f is not None), None)
             if compute and call is not None:   # inside a library call: its own op, unless the call is not plain
                 counts, lines = call["counts"], call["lines"]
@@ -2597,7 +2611,7 @@ def _op_recorder_class(torch):
                 self.last_gemm = None
             if fam in HYBRID_TORCH_FAMILIES or "attention" in fam:
                 if isinstance(out, torch.Tensor) and "out" not in func._overloadname:   # what this GEMM wrote
-                    self.gemm_outs[_storage_ptr(out)] = (weakref.ref(out), out._version, *_region(out))
+                    self.gemm_outs[_storage_ptr(out)] = ([weakref.ref(out)], out._version, *_region(out))
                     self.last_gemm = (_storage_ptr(out), out.storage_offset(), out.numel(), out.is_contiguous())
                 macs = _macs(torch, name, args, out)
                 counts[MACS] = counts.get(MACS, 0) + macs
@@ -2686,14 +2700,15 @@ def _bias_add(torch, name, args, kwargs, last_gemm):
     tensor added to must span exactly that output, the bias broadcast over it (_broadcast_bias), alpha 1."""
     if name not in ("add", "add_") or last_gemm is None or len(args) < 2 or kwargs.get("alpha", 1) != 1:
         return False
-    x, b = args[0], args[1]
-    if not isinstance(x, torch.Tensor) or not isinstance(b, torch.Tensor):
-        return False
     ptr, offset, numel, contiguous = last_gemm
-    if (_storage_ptr(x), x.storage_offset(), x.numel()) != (ptr, offset, numel) or not (contiguous and
-                                                                                       x.is_contiguous()):
-        return False
-    return _broadcast_bias(torch, b, x, along=[x.dim() - 1])
+
+    def spans(x):
+        return isinstance(x, torch.Tensor) and (_storage_ptr(x), x.storage_offset(), x.numel()) == \
+            (ptr, offset, numel) and contiguous and x.is_contiguous()
+    for x, b in ((args[0], args[1]), (args[1], args[0]) if name == "add" else (None, None)):
+        if spans(x) and isinstance(b, torch.Tensor) and _broadcast_bias(torch, b, x, along=[x.dim() - 1]):
+            return True
+    return False
 
 
 def _accumulates(torch, name, args, kwargs, out, c_from_gemm=False):

@@ -642,9 +642,10 @@ def test_library_layer_macs_by_hand_and_against_the_recorder():
 
 
 def test_gemm_accumulates_and_short_reductions_by_hand():
-    """_accumulates: a GEMM's accumulate operand is an add unless it is a bias broadcast along the rows (for a GEMV,
-    a scalar); hybrid_extra_ops: a GEMM whose reduction length is under an eighth of the reference's shortest (a
-    1x1 batched GEMM: an elementwise product) is SHORT_REDUCTION, one split in two is not."""
+    """_accumulates: a GEMM's accumulate operand is an add unless it is a bias broadcast along the rows or columns
+    (for a GEMV, a scalar); hybrid_extra_ops: a GEMM whose reduction length is under 8 and under an eighth of the
+    reference's shortest (a 1x1 batched GEMM: an elementwise product) is SHORT_REDUCTION, one split in two or
+    into chunks of a long reduction is not."""
     import reward
     a, b, bias, full = torch.randn(4, 6), torch.randn(6, 5), torch.randn(5), torch.randn(4, 5)
     acc = lambda name, *args, **kw: reward._accumulates(torch, name, args, kw, getattr(torch, name)(*args, **kw))  # noqa: E731
@@ -663,6 +664,10 @@ def test_gemm_accumulates_and_short_reductions_by_hand():
     assert reward.hybrid_extra_ops({"matmul": 1, reward.MACS: 4096, k(8): 1}, ref) == {}   # an eighth: kept
     assert reward._layer_min_k(torch.nn.LSTM(10, 20, proj_size=4)) == 4
     assert reward._layer_min_k(torch.nn.MultiheadAttention(16, 4, kdim=8, vdim=12)) == 4
+    kv = torch.randn(2, 3, 8)   # (S, N, kdim): attention over two keys reduces over 2 in scores @ V
+    assert reward._layer_min_k(torch.nn.MultiheadAttention(16, 4, kdim=8, vdim=8), (torch.randn(5, 3, 16), kv)) == 2
+    ref = {"matmul": 1, reward.MACS: 1 << 20, k(1 << 14): 1}   # split along K into 16 chunks: still GEMMs
+    assert reward.hybrid_extra_ops({"matmul": 1, reward.MACS: 1 << 20, k(1 << 10): 1}, ref) == {}
 
 
 def V(correct, speedup=None):
