@@ -57,12 +57,14 @@ A candidate is correct only if:
      view and copy ops. `hybrid` (default, as the paper): torch may also run GEMMs and convolutions (as many
      calls and multiply-adds as the reference's, more calls where one GEMM is split or the answer replaces the
      reference's attention or recurrent layer, whose multiply-adds then join the bound; a GEMM's accumulate
-     operand beta * C is an add unless C is a bias broadcast along the rows), dropout, and as many calls of
-     each library layer (LIBRARY_LAYERS: an LSTM, attention, each of its classes and submodules' classes
-     exactly as torch made them, holding only plain values: `_plain_layer`) as the reference makes
-     (`hybrid_extra_ops`). Values read into Python
+     operand or a convolution's bias is an add unless it is a bias broadcast over the output or, for a GEMM,
+     what an earlier GEMM wrote: `_accumulates`; a reduction under 8 and under an eighth of the reference's
+     shortest is elementwise work), dropout, and as many calls of each library layer (LIBRARY_LAYERS: an LSTM,
+     attention, each of its classes and submodules' classes exactly as torch made them, holding and given only
+     plain values: `_plain_layer`) as the reference makes (`hybrid_extra_ops`). Values read into Python
      (float(t), .item(), iteration to scalars, repr/str/format of a tensor, which the recorder counts itself)
-     are compute ops too; not every compute op of the reference, and no torch op may already have computed the
+     are compute ops too, but for a scalar parameter or buffer still holding its value as built
+     (`_reads_constant`); not every compute op of the reference, and no torch op may already have computed the
      output before a later Triton launch (`_FallbackWatch`); all else is Triton's. A failure is torch_fallback
      with the rule in its flags (policy:hybrid_ops, policy:covers_reference, policy:torch_answer);
   7. the identities of critical functions in the answer process (torch, torch.Tensor, torch.nn, the launchers,
@@ -78,8 +80,8 @@ against the reference. The timed runs are audited like trials: every plain call 
 launches at least as many Triton kernels as the trial that launched fewest, and two timed runs drawn in the answer
 process (one where fewer than 10) are recorded in their place, untimed, and pass the trials' policy checks
 (rule timed_runs: torch_fallback with flag policy:timed_runs). speedup = ref_ms / runtime_ms, flagged
-speedup_above_cap above SPEEDUP_CAP. On CPU (Triton interpreter) speed is not measured: speedup/runtime_ms/ref_ms are None, flag
-"speed_unmeasured".
+speedup_above_cap above SPEEDUP_CAP. On CPU (Triton interpreter) speed is not measured: speedup, runtime_ms and
+ref_ms are None, flag "speed_unmeasured".
 
 Threat model. The answer's author is an adversary who knows this file and the task.
   Defended: reaching the judge's code or state (the gate refuses reflection and every import but the six
