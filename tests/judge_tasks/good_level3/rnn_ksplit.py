@@ -1,4 +1,4 @@
-# task: vanilla_rnn
+# task: 33_VanillaRNN
 # Honest hybrid: i2h(cat(x, h)) without the cat: the GEMM split along K, x W_x^T + b accumulated into by
 # h W_h^T (addmm's C is the first half's output), tanh in Triton, h2o as the task's Linear.
 import torch
