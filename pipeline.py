@@ -126,6 +126,9 @@ def pipeline_programs(args, budget):
                                   progress=False, ops=args.pipeline_ops, style=args.pipeline_style)
         seen = {r["source"] for r in level1}
         rl_level1 = [dict(r, id=f"rl_{r['id']}") for r in drawn if r["source"] not in seen]
+        if len(rl_level1) < args.pipeline_rl_tasks:
+            print(f"level-1 RL tasks: {args.pipeline_rl_tasks - len(rl_level1)} of {args.pipeline_rl_tasks} drawn apart "
+                  "repeat an SFT or eval program and are left out", flush=True)
     higher, extra = pipeline_higher_levels(args), []
     if higher and args.pipeline_rl_tasks:
         extra, _ = synth.generate(args.pipeline_rl_tasks * len(higher), higher, args.seed + 1, budget,

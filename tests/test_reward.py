@@ -429,6 +429,11 @@ def test_whole_output_rule():
     reward._chunked_close(torch, ref * (1 + 1e-4), reward._RefOut(torch, ref), 1e-2, 1e-2, torch.isclose,
                           torch.equal, "cpu", whole=whole)
     assert whole["rel"] == pytest.approx(1e-4, rel=1e-2)
+    # where the reference is mostly its own rounding (noise ||ref32 - ref64||), ten times that is allowed
+    assert reward.whole_output_rule(1.0, 1e-2, diff=3e-8, ref=3e-8, noise=4e-9) is None   # 3e-8 <= 3e-10 + 4e-8
+    assert "rule whole_output" in reward.whole_output_rule(1.0, 1e-2, diff=3e-8, ref=3e-8, noise=2e-9)
+    assert "rule whole_output" in reward.whole_output_rule(1.0, 1e-2, diff=1.0, ref=1.0, noise=1e-7)  # zeros, real
+    assert reward.whole_output_rule(0.02, 1e-2, diff=0.02, ref=1.0, noise=2e-3) is None
 
 
 def test_trial_plan_is_fresh_per_seed_and_hides_the_faithfulness_trial():
@@ -670,6 +675,41 @@ def test_gemm_accumulates_and_short_reductions_by_hand():
     assert reward.hybrid_extra_ops({"matmul": 1, reward.MACS: 1 << 20, k(1 << 10): 1}, ref) == {}
 
 
+def test_gemm_outputs_are_exempt_only_while_untouched_and_alive():
+    """OpRecorder.gemm_output: memory a functional GEMM wrote, within its region, while no op wrote it and a tensor
+    holding that storage lives; a tensor moved by resize_ leaves its old block behind, a bias added to a GEMM's
+    output is its epilogue but not once the output was overwritten, and an inference tensor (no version counter)
+    is never exempt but does not break the recorder."""
+    import reward
+    rec = reward._op_recorder_class(torch)()
+    a, b = torch.randn(4, 6), torch.randn(6, 5)
+    with rec, torch.no_grad():
+        out = torch.mm(a, b)
+        assert rec.gemm_output(out) and rec.gemm_output(out[1:3]) and not rec.gemm_output(torch.randn(4, 5))
+        view = out.view(-1)
+        assert rec.gemm_output(view)
+        out.add_(1.0)                                   # written: no longer what the GEMM left
+        assert not rec.gemm_output(out) and not rec.gemm_output(view)
+        moved = torch.mm(a, b)
+        old = reward._storage_ptr(moved)
+        moved.resize_(1000)                             # to another block: the old one is no GEMM output now
+        assert old not in rec.gemm_outs and not rec.gemm_output(moved)
+    rec = reward._op_recorder_class(torch)()
+    with rec, torch.no_grad():
+        out = torch.mm(a, b)
+        out.add_(torch.randn(5))                        # the GEMM's bias: its epilogue, not counted
+        out2 = torch.mm(a, b)
+        out2.copy_(torch.randn(4, 5))                   # overwritten, then a "bias" added: torch's add
+        out2.add_(torch.randn(5))
+    assert rec.counts.get(reward.GEMM_BIAS) == 1 and rec.counts.get("add_") == 1
+    rec = reward._op_recorder_class(torch)()
+    with torch.inference_mode(), rec:
+        out = torch.mm(a, b)                            # an inference tensor: counted, never exempt
+        assert not rec.gemm_output(out)
+        torch.addmm(out, a, b)
+    assert rec.counts.get(reward.ACCUMULATE) == 1
+
+
 def V(correct, speedup=None):
     return Verdict(compiled=True, correct=correct, speedup=speedup)
 
@@ -904,7 +944,7 @@ class ModelNew(nn.Module):
                                           ((3, "dummy"), "hybrid_ops")])  # a launch, and torch doing the work
 def test_timed_runs_are_audited(monkeypatch, after, fails):
     """The answer process's timing loop on the CPU (torch.cuda faked): each plain call's Triton launches are counted
-    and two timed runs, drawn there, are recorded as a trial is, untimed and spot-checked. A forward that turns to
+    and two timed runs, drawn there, are recorded as a trial is, untimed. A forward that turns to
     torch after its first calls (what the trials and the faithfulness trial see) fails the judge's check_timed_path,
     by its launch count or by the recorded run's ops; an honest one passes."""
     import reward
@@ -925,7 +965,7 @@ def test_timed_runs_are_audited(monkeypatch, after, fails):
     head, tensors = ans.time(msg)
     audits = head["audits"]
     assert len(head["times"]) == 12 - 2 and len(audits) == 2              # recorded in the place of timed runs
-    assert {a["run"] for a in audits} <= set(head["spots"])               # ... and their outputs checked
+    assert len(head["spots"]) <= 5                                        # host copies: k + the last, no more
     assert all(a["launches"] == 1 for a in audits) or after[1] == "torch"
     w = object.__new__(reward._Worker)
     v = reward.Verdict(flags=[])
