@@ -625,8 +625,8 @@ def build_parser():
     p.add_argument("--shrink-to", type=int, default=0, metavar="N",
                    help="judge each task at small sizes (synth.shrink_sizes: its module-level size constants halved "
                         "until no tensor holds more than N elements), a CPU proxy of a benchmark too large for the "
-                        "machine; the policy still sees the task as written (with --search it sees the shrunk task "
-                        "and its fragments: the search runs the program at the judge's sizes). Not a KernelBench "
+                        "machine; a model policy still sees the task as written (the teacher and --search see the "
+                        "shrunk task: they compile and run the program at the judge's sizes). Not a KernelBench "
                         "result: its report says so. 0 = the task's own sizes")
     p.add_argument("--level", default=None,
                    help="level recorded for every task; default: the task directory's levelN (KernelBench/level2 -> "
@@ -961,9 +961,9 @@ def prepare_chunk(chunk, needs_program, shrink_to=0, shrink_prompt=False):
     file, or (teacher and search, which work on the traced program) a source synth.load_task cannot trace, or
     (--shrink-to) a task that cannot run at small sizes. Traced programs are kept in record["program"], so teacher
     and search trace each task once; shrunk sources in record["judge_source"] (judge_records). shrink_prompt
-    (--search with --shrink-to): the shrunk source also replaces the task's own before it is traced, since the
-    search runs the program and builds its fragments at the sizes the judge will use (a CPU proxy of a
-    KernelBench level-2 search)."""
+    (--search or the teacher with --shrink-to): the shrunk source also replaces the task's own before it is
+    traced, since the search runs the program and builds its fragments, and the teacher writes its kernels, at the
+    sizes the judge will use (a CPU proxy of a KernelBench level)."""
     import synth
     from policy import failure, no_answer
     from search import trace_task
@@ -1016,7 +1016,8 @@ def make_proposer(args):
 def chunk_candidates(chunk, needs_program, args, answer):
     """Per task of `chunk`, its candidates: prepare_chunk's failure answer, else what `answer(records)` gives for
     the tasks ready to propose for (one list of candidates a task, in order)."""
-    candidates = prepare_chunk(chunk, needs_program, args.shrink_to, shrink_prompt=args.search)
+    candidates = prepare_chunk(chunk, needs_program, args.shrink_to,
+                               shrink_prompt=args.search or args.policy == "teacher")
     live = [i for i, c in enumerate(candidates) if c is None]
     if live:
         for i, cands in zip(live, answer([chunk[i] for i in live])):

@@ -807,6 +807,20 @@ def test_shrink_to_judges_a_task_too_large_for_the_machine_at_small_sizes(tmp_pa
     assert e.value.code == 2 and "different run" in capsys.readouterr().err
 
 
+def test_shrink_to_with_the_teacher_compiles_the_task_at_the_judges_sizes(tmp_path, capsys):
+    """--policy teacher with --shrink-to: the teacher compiles the shrunk task (its kernels bake in the sizes they
+    were built for; a row sum built for 4096 x 65536 reads far out of bounds of the judged inputs: SIGSEGV)."""
+    tasks = tmp_path / "tasks"
+    tasks.mkdir()
+    (tasks / "row_sum.py").write_text(BIG_TASK.replace("return -torch.abs(x)", "return torch.sum(x, dim=1)"))
+    out = str(tmp_path / "ev")
+    agg = run_main(["--tasks", str(tasks), "--policy", "teacher", "--out", out, "--workers", "1", "--timeout-s", "60",
+                    "--shrink-to", "4096"], capsys)
+    rows = [json.loads(line) for line in open(os.path.join(out, "results.jsonl"))]
+    assert [r["correct"] for r in rows] == [True] and agg["overall"]["acc"] == 1.0, \
+        [(r["error_type"], r["error_msg"]) for r in rows]
+
+
 def test_shrink_to_with_search_searches_the_task_at_the_judges_sizes(tmp_path, capsys):
     """--search with --shrink-to (a CPU proxy of a KernelBench level-2 search): the search runs the
     shrunk task's program and builds its fragments at those sizes, so a 4096 x 65536 task (seconds a fragment at its
