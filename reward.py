@@ -1392,7 +1392,6 @@ MACS_SLACK = 1.001  # the answer's heavy multiply-adds may exceed the reference'
 # GEMMs plus its layers'. LIBRARY_MACS_UNKNOWN counts calls whose multiply-adds could not be read off.
 LIBRARY_MACS = "macs:library"
 LIBRARY_MACS_UNKNOWN = "macs:library_unknown"
-MAC_COUNTS = (MACS, LIBRARY_MACS, LIBRARY_MACS_UNKNOWN)
 # Each GEMM, convolution or attention op is also counted under GEMM_K + the bit length of its reduction length
 # (multiply-adds per output element; a library layer under its shortest one). A product whose reduction is much
 # shorter than any the reference runs (a batched 1x1 GEMM, an (n, 1) GEMV: an elementwise product) is not a GEMM
@@ -2597,9 +2596,11 @@ def _op_recorder_class(torch):
             # before the op runs (an in-place accumulate moves its C's version): is C an untouched GEMM output?
             c_from_gemm = name.rstrip("_") in ACCUMULATING and bool(args) and self.gemm_output(args[0])
             bias_add = _bias_add(torch, name, args, kwargs, self.last_gemm)
-            written = [_storage_ptr(a) for arg, a in zip(func._schema.arguments, list(args) + [
-                kwargs.get(x.name) for x in func._schema.arguments[len(args):]])
-                if arg.alias_info is not None and arg.alias_info.is_write and isinstance(a, torch.Tensor)]
+            schema = func._schema
+            written = [_storage_ptr(a) for arg, a in zip(schema.arguments, list(args) + [
+                kwargs.get(x.name) for x in schema.arguments[len(args):]])
+                if arg.alias_info is not None and arg.alias_info.is_write and isinstance(a, torch.Tensor)] \
+                if schema.is_mutable else []
             out = func(*args, **kwargs)
             for a in written:   # the storages this op wrote (read before it ran: resize_ and set_ move them)
                 self.gemm_outs.pop(a, None)   # no longer what a GEMM left there

@@ -907,6 +907,24 @@ class _FakeTorch:
         return torch.empty(1) if k.get("device") == "cuda" else torch.empty(*a, **k)
 
 
+def _answer_on_cpu(monkeypatch, source, get_inputs, *init):
+    """An answer process's _Answer for its timing loop on the CPU (_FakeTorch for torch.cuda): the launchers counted
+    as in an answer process, ModelNew(*init) of `source` built, get_inputs its task's draws."""
+    import reward
+    from triton.runtime.interpreter import InterpretedFunction
+    from triton.runtime.jit import JITFunction
+    for cls in (JITFunction, InterpretedFunction):
+        monkeypatch.setattr(cls, "run", reward._counting_run(getattr(cls.run, "__wrapped__", cls.run)))
+    ns = {}
+    exec(compile(source, "answer", "exec"), ns)
+    ans = object.__new__(reward._Answer)
+    ans.torch, ans.device, ans.printed_chars = _FakeTorch(), "cpu", 0
+    ans.OpRecorder = reward._op_recorder_class(torch)
+    ans.task = type("task", (), {"get_inputs": staticmethod(get_inputs)})
+    ans.model = ns["ModelNew"](*init)
+    return ans
+
+
 SWITCHING_ANSWER = """
 import torch
 import torch.nn as nn
@@ -948,17 +966,7 @@ def test_timed_runs_are_audited(monkeypatch, after, fails):
     torch after its first calls (what the trials and the faithfulness trial see) fails the judge's check_timed_path,
     by its launch count or by the recorded run's ops; an honest one passes."""
     import reward
-    from triton.runtime.interpreter import InterpretedFunction
-    from triton.runtime.jit import JITFunction
-    for cls in (JITFunction, InterpretedFunction):
-        monkeypatch.setattr(cls, "run", reward._counting_run(getattr(cls.run, "__wrapped__", cls.run)))
-    ns = {}
-    exec(compile(SWITCHING_ANSWER, "answer", "exec"), ns)
-    ans = object.__new__(reward._Answer)
-    ans.torch, ans.device, ans.printed_chars = _FakeTorch(), "cpu", 0
-    ans.OpRecorder = reward._op_recorder_class(torch)
-    ans.task = type("task", (), {"get_inputs": staticmethod(lambda: [torch.randn(16)])})
-    ans.model = ns["ModelNew"](after)
+    ans = _answer_on_cpu(monkeypatch, SWITCHING_ANSWER, lambda: [torch.randn(16)], after)
     msg = {"trials": 12, "budget_s": None, "fresh": True, "seed_base": 1, "rotation": [], "on_device": False,
            "policy": "hybrid", "numels": [16], "atol_rtol": {"float32": (1e-2, 1e-2)},
            "kinds": ["plain", "sign", "scale", "slice"] * 3}
@@ -1008,19 +1016,9 @@ def test_an_answer_that_samples_once_the_trials_are_over_fails_a_widened_timed_r
     plain draws its spot-checked outputs are within 1e-2 too (inputs of little variance here; at KernelBench's
     sizes, of any), on widened ("slice") draws they are not."""
     import reward
-    from triton.runtime.interpreter import InterpretedFunction
-    from triton.runtime.jit import JITFunction
-    for cls in (JITFunction, InterpretedFunction):
-        monkeypatch.setattr(cls, "run", reward._counting_run(getattr(cls.run, "__wrapped__", cls.run)))
-    ns = {}
-    exec(compile(read(os.path.join(HERE, "hacks", "sampled_once_timed.py")), "answer", "exec"), ns)
     # values that vary little: a mean over every 8th row is within 1e-3 of the whole mean on plain draws
     get_inputs = lambda: [1 + 0.01 * torch.rand(256, 32), 0.01 * torch.rand(256, 32)]   # noqa: E731
-    ans = object.__new__(reward._Answer)
-    ans.torch, ans.device, ans.printed_chars = _FakeTorch(), "cpu", 0
-    ans.OpRecorder = reward._op_recorder_class(torch)
-    ans.task = type("task", (), {"get_inputs": staticmethod(get_inputs)})
-    ans.model = ns["ModelNew"]()
+    ans = _answer_on_cpu(monkeypatch, read(os.path.join(HERE, "hacks", "sampled_once_timed.py")), get_inputs)
     for _ in range(6):   # the five trials and the faithfulness trial
         ans.model(*get_inputs())
     tol = {"float32": (1e-2, 1e-2)}
