@@ -1981,8 +1981,8 @@ def _close_fds_except(keep):
 # --- trials: a plan drawn per judging ------------------------------------------------------------------
 
 TRIAL_KINDS = ("plain", "sign", "scale", "slice")  # how a trial's inputs are drawn (widen_inputs)
-SCALE_RANGE = (2.0, 8.0)                 # a "scale" trial multiplies a block of each floating input by a factor
-                                         # of this size (or its inverse), log-uniform
+SCALE_RANGE = (2.0, 8.0)                 # a "scale" trial divides a block of each floating input by a factor
+                                         # of this size, log-uniform
 
 
 def trial_plan(seed, task_source, trials):
@@ -2008,9 +2008,11 @@ def widen_inputs(torch, inputs, kind, seed):
       sign:  each element of each floating input multiplied by an independent random sign (a task drawing from
              torch.rand never reaches the negative branch of an activation otherwise);
       scale: in each floating input, along two random dims of size >= 2 (one where it has one), a block (a
-             random split in the dim's middle half) multiplied by a random factor in SCALE_RANGE or its inverse
-             (a statistic read from part of the input, along any dim, or a scale assumed from the distribution,
-             is off);
+             random split in the dim's middle half) divided by a random factor in SCALE_RANGE (a statistic read
+             from part of the input, along any dim, or a scale assumed from the distribution, is off). Blocks
+             shrink rather than grow, as the slice trial's do: a product of two inputs grown 8-fold each would
+             grow a correct kernel's rounding 64-fold against the fixed atol, and a bf16x3 or TF32 GEMM that
+             passes the task's own draws would fail where outputs cancel;
       slice: in each floating input, along two random dims of size >= 2 (one where it has one), one random slice
              kept and everything else divided by a factor that gives the slices about a tenth of the input's
              weight (sqrt(n / 10) for the larger dim of n, at least SCALE_RANGE[1], times a random 1 to 3): a
@@ -2039,8 +2041,8 @@ def widen_inputs(torch, inputs, kind, seed):
             for dim in rng.sample(dims, min(2, len(dims))):
                 n = x.shape[dim]
                 split = rng.randrange(max(1, n // 4), max(2, 3 * n // 4 + 1))  # the middle half: no sliver
-                factor = math.exp(rng.uniform(math.log(SCALE_RANGE[0]), math.log(SCALE_RANGE[1])))
-                factor = factor if rng.random() < 0.5 else 1.0 / factor
+                factor = 1.0 / math.exp(rng.uniform(math.log(SCALE_RANGE[0]), math.log(SCALE_RANGE[1])))
+                rng.random()   # the draw that once chose growing or shrinking: seeds keep their blocks
                 start, length = (0, split) if rng.random() < 0.5 else (split, n - split)
                 y.narrow(dim, start, length).mul_(factor)
             out.append(y)

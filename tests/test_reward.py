@@ -458,7 +458,7 @@ def test_trial_plan_is_fresh_per_seed_and_hides_the_faithfulness_trial():
 
 def test_widened_inputs():
     """widen_inputs: sign flips reach negative values of a torch.rand input and keep magnitudes and strides; a scaled
-    trial multiplies a middle-half block along each of two dims by a factor in SCALE_RANGE (or its inverse); both deterministic in the seed; integer
+    trial divides a middle-half block along each of two dims by a factor in SCALE_RANGE (never grows one); both deterministic in the seed; integer
     and bool tensors, non-tensors and plain trials as they were; torch's global RNG untouched."""
     import reward
     x = torch.rand(6, 8).t()  # non-contiguous
@@ -471,13 +471,14 @@ def test_widened_inputs():
     c = reward.widen_inputs(torch, [v], "scale", 9)[0]
     factors = sorted({round(float(r), 4) for r in c / v})
     assert len(factors) == 2 and 1.0 in factors
-    f = max(factors) if min(factors) == 1.0 else 1 / min(factors)
+    assert max(factors) == 1.0   # values shrink: a correct kernel's rounding stays within the task's own range
+    f = 1 / min(factors)
     assert reward.SCALE_RANGE[0] - 1e-3 <= f <= reward.SCALE_RANGE[1] + 1e-3
     scaled = (c / v - 1).abs() > 1e-3  # the block is a prefix or a suffix, 10 to 30 of the 40
     assert 10 <= int(scaled.sum()) <= 30 and (bool(scaled[0]) or bool(scaled[-1]))
     for seed in range(20):  # two dims: a block along each, so ratios vary along rows and along columns
         ratio = reward.widen_inputs(torch, [x + 0.5], "scale", seed)[0] / (x + 0.5)
-        assert (ratio.std(dim=0) > 1e-3).any() and (ratio.std(dim=1) > 1e-3).any()
+        assert (ratio.std(dim=0) > 1e-3).any() and (ratio.std(dim=1) > 1e-3).any() and float(ratio.max()) <= 1 + 1e-6
     for seed in range(20):  # slice: one row and one column kept, the rest divided by at least SCALE_RANGE[1]
         y = torch.rand(16, 12) + 0.5
         ratio = reward.widen_inputs(torch, [y], "slice", seed)[0] / y
