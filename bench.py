@@ -129,6 +129,69 @@ def verify_by_cli(cands, args):
         return [job.result() for job in jobs]
 
 
+TRANSPORT_CHILD = """
+import mmap, os, sys
+import torch
+sys.path.insert(0, os.getcwd())
+import reward
+wr, fd, ready, n, value, device, mode, room = sys.argv[1:]
+t = torch.full((int(n) // 4,), float(value), device=device)
+if device == "cuda":
+    torch.cuda.synchronize()
+shm = mmap.mmap(int(fd), int(room)) if mode == "file" else None
+os.write(int(ready), b"x")
+reward._send_tensors(int(wr), {"type": "trial"}, [t], torch, shm)
+"""
+
+
+def cmd_transport(args):
+    """One answer process's outputs to its worker, as the judge moves them (reward._send_tensors and
+    _recv_tensors): through the pipe, and through the output file (a memfd both map), `--rounds` times each, in
+    alternation, from a child process that holds the tensor on `--device` to this one, which rebuilds it there.
+    The clock starts once the child's tensor is made."""
+    import mmap
+    import torch
+    import reward
+    nbytes = int(args.gb * (1 << 30)) // 4 * 4
+    fd = reward._output_shm()
+    if fd is None:
+        raise SystemExit("bench transport: this platform has no memfd with seals (the judge streams through the pipe)")
+    room = nbytes + (1 << 20)
+    os.posix_fallocate(fd, 0, room)
+    rows = {"pipe": [], "file": []}
+    for r in range(args.rounds):
+        for mode in ("pipe", "file"):
+            rd, wr = os.pipe()
+            ready_r, ready_w = os.pipe()
+            child = subprocess.Popen([sys.executable, "-c", TRANSPORT_CHILD, str(wr), str(fd), str(ready_w),
+                                      str(nbytes), str(r + 1), args.device, mode, str(room)],
+                                     pass_fds=(wr, fd, ready_w), cwd=os.path.dirname(os.path.abspath(__file__)))
+            os.close(wr)
+            os.close(ready_w)
+            shm = mmap.mmap(fd, room) if mode == "file" else None
+            if os.read(ready_r, 1) != b"x":
+                raise SystemExit(f"bench transport: the child failed (exit {child.wait()})")
+            t0 = time.perf_counter()
+            head = reward._recv_blocking(rd)
+            out = reward._recv_tensors(rd, head, torch, args.device, shm)
+            if args.device == "cuda":
+                torch.cuda.synchronize()
+            rows[mode].append(time.perf_counter() - t0)
+            if float(out[0][-1]) != r + 1:
+                raise SystemExit("bench transport: the bytes did not arrive")
+            del out
+            if shm is not None:
+                shm.close()
+            os.close(rd)
+            os.close(ready_r)
+            child.wait()
+    res = {m: round(statistics.median(v), 4) for m, v in rows.items()}
+    res["ratio"] = round(res["pipe"] / res["file"], 2)
+    print(f"{args.gb:g} GB on {args.device}: pipe {res['pipe']:.3f} s, output file {res['file']:.3f} s "
+          f"(median of {args.rounds}): {res['ratio']:.2f}x")
+    print(json.dumps({"bench": "transport", "gb": args.gb, "device": args.device, **res}))
+
+
 def cmd_verify(args):
     from reward import Judge
     cands = verify_candidates(args.n, args.seed, args.include_hangs)
@@ -2241,6 +2304,12 @@ def main(argv=None) -> int:
                    help="skip the fresh-worker run (the judge with recycle_every=1): pool and, with --cli, the CLI only")
     v.add_argument("--seed", type=int, default=0, help="seed of the candidate mix")
     v.set_defaults(fn=cmd_verify)
+    tr = sub.add_parser("transport", help="an answer's outputs to the judge's worker: pipe vs output file (memfd)",
+                        formatter_class=synth.HelpFormatter)
+    tr.add_argument("--gb", type=float, default=1.0, help="output size, GB (fp32)")
+    tr.add_argument("--device", choices=["cpu", "cuda"], default="cpu", help="where the output is made and rebuilt")
+    tr.add_argument("--rounds", type=int, default=3, help="transfers of each kind (median)")
+    tr.set_defaults(fn=cmd_transport)
     w = sub.add_parser("worker-restarts", help="judge wall time: default vs cautious worker recycling",
                        formatter_class=synth.HelpFormatter)
     w.add_argument("--n", type=int, default=32, help="candidates (a quarter correct, the rest failing early)")

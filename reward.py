@@ -2077,34 +2077,82 @@ def _tensor_meta(torch, t):
             "nbytes": t.numel() * t.element_size()}
 
 
-def _send_tensors(fd, header, tensors, torch):
+SHM_MIN_BYTES = 1 << 20   # outputs of a reply at least this large go through the answer's shared memory file
+
+
+def _output_shm():
+    """A shared memory file for an answer process's outputs (its worker keeps one end, the answer process gets
+    the other at its fork): anonymous (memfd, gone with the last of the two processes, nothing to clean up),
+    sealed against shrinking, so the worker's mapping of it can never fault however the answer treats its end.
+    None where the platform has no memfd or seals (the outputs then go through the pipe)."""
+    import fcntl
+    if not (hasattr(os, "memfd_create") and hasattr(fcntl, "F_ADD_SEALS")):
+        return None
+    try:
+        fd = os.memfd_create("drtriton-answer-outputs", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+    except OSError:
+        return None
+    try:
+        fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SHRINK)
+    except OSError:
+        os.close(fd)
+        return None
+    return fd
+
+
+def _send_tensors(fd, header, tensors, torch, shm=None):
     """`header` (a dict) with "tensors": the metas of `tensors`, then each tensor's bytes (contiguous, on the
-    host), in order."""
-    header = dict(header, tensors=[_tensor_meta(torch, t) for t in tensors])
-    _send(fd, header)
+    host), in order. With `shm` (the answer's mapping of its output file) the tensors that fit there are copied
+    into it instead (their metas say where: "at"), one device-to-host copy and no pipe; the rest stream."""
+    metas, at, streamed = [], 0, []
+    view = torch.frombuffer(shm, dtype=torch.uint8) if shm is not None and len(shm) else None
     for t in tensors:
+        meta = _tensor_meta(torch, t)
+        n = meta["nbytes"]
         flat = t.detach().contiguous().view(-1)
+        if view is not None and n and at + n <= view.numel():
+            view[at:at + n].copy_(flat.view(torch.uint8))
+            meta["at"] = at
+            at += -(-n // 64) * 64
+        else:
+            streamed.append(flat)
+        metas.append(meta)
+    _send(fd, dict(header, tensors=metas))
+    for flat in streamed:
         for a in range(0, flat.numel(), REF_CHUNK_ELEMS):
             raw = flat[a:a + REF_CHUNK_ELEMS].cpu().view(torch.uint8).numpy().tobytes()
-            view = memoryview(raw)
-            while view:
-                view = view[os.write(fd, view):]
+            data = memoryview(raw)
+            while data:
+                data = data[os.write(fd, data):]
 
 
-def _recv_tensors(fd, header, torch, device):
-    """The tensors announced by `header` (sent by _send_tensors), rebuilt on `device`. A header whose sizes do
-    not add up is refused before any bytes are read (ValueError)."""
+def _recv_tensors(fd, header, torch, device, shm=None):
+    """The tensors announced by `header` (sent by _send_tensors), rebuilt on `device`: copied out of `shm` (the
+    worker's mapping of the answer's output file) where the meta says "at", else read from the pipe. A header
+    whose sizes or places do not add up is refused before any bytes are read (ValueError)."""
     metas = header.get("tensors") or []
-    out = []
+    plan = []
     for k, m in enumerate(metas):
         dtype = getattr(torch, str(m.get("dtype")), None)
-        shape = [int(s) for s in m.get("shape", [])]
-        if not isinstance(dtype, torch.dtype):
-            raise ValueError(f"unknown dtype {m.get('dtype')!r}")
+        shape = m.get("shape", [])
+        if not isinstance(dtype, torch.dtype) or not isinstance(shape, list) or \
+                not all(type(s) is int and s >= 0 for s in shape):
+            raise ValueError(f"tensor {k}: unknown dtype {m.get('dtype')!r} or shape {shape!r}")
         numel = math.prod(shape)
         nbytes = numel * torch.empty((), dtype=dtype).element_size()
         if nbytes != m.get("nbytes") or nbytes > MAX_TENSOR_BYTES:
             raise ValueError(f"tensor {k}: {m.get('nbytes')} bytes announced for {shape} {dtype}")
+        at = m.get("at")
+        if at is not None and (shm is None or type(at) is not int or at < 0 or at + nbytes > len(shm)):
+            raise ValueError(f"tensor {k}: {nbytes} bytes at {at!r} are outside the output file")
+        plan.append((dtype, shape, numel, nbytes, at))
+    out = []
+    for dtype, shape, numel, nbytes, at in plan:
+        if at is not None:  # a copy of the worker's own: the file is written again by the next reply
+            src = torch.frombuffer(shm, dtype=torch.uint8, count=nbytes, offset=at) if nbytes else \
+                torch.empty(0, dtype=torch.uint8)
+            out.append(src.to(device, copy=True).view(dtype).view(shape))
+            continue
         t = torch.empty(numel, dtype=dtype, device=device)
         raw = t.view(torch.uint8) if numel else t
         step = REF_CHUNK_ELEMS
@@ -2149,13 +2197,14 @@ def _start_answer_hatch(device):
 
 def _answer_hatch_main(sock, device):
     """The answer hatch: dies with its worker; forks one answer process per request
-    {"op": "fork", "dir", "threads"} with its two pipe ends attached -> {"pid"} or {"why"};
+    {"op": "fork", "dir", "threads"} with its two pipe ends (and its output file, where there is one) attached
+    -> {"pid"} or {"why"};
     {"op": "wait", "pid"} reaps it -> {"rc"} (Popen's convention)."""
     import socket
     die_with_parent()
     import torch
     while True:
-        msg, fds, _, _ = socket.recv_fds(sock, 1 << 16, 2)
+        msg, fds, _, _ = socket.recv_fds(sock, 1 << 16, 3)
         if not msg:
             os._exit(0)
         req = json.loads(msg)
@@ -2167,7 +2216,7 @@ def _answer_hatch_main(sock, device):
                 rc = None
             sock.send(json.dumps({"rc": rc}).encode())
             continue
-        why = _fork_unsafe(torch) if len(fds) == 2 else f"{len(fds)} file descriptors attached, not 2"
+        why = _fork_unsafe(torch) if len(fds) in (2, 3) else f"{len(fds)} file descriptors attached, not 2 or 3"
         pid = None
         if why is None:
             sys.stdout.flush()
@@ -2199,25 +2248,29 @@ def _answer_main(req, fds, device):
     os.dup2(null, 0)
     os.dup2(log, 1)
     os.dup2(log, 2)
-    fd_in, fd_out = fds
-    _close_fds_except({0, 1, 2, fd_in, fd_out})
+    fd_in, fd_out, *shm = fds
+    _close_fds_except({0, 1, 2, fd_in, fd_out, *shm})
     import torch
     import triton
     if device == "cpu":
         _fix_interpreter_bf16_dot()
     torch.set_num_threads(req.get("threads", 1))
     with _start_up_hold(torch, req.get("lock") if device == "cuda" else None):  # out of other workers' timings
-        a = _Answer(torch, triton, device, fd_out)
+        a = _Answer(torch, triton, device, fd_out, shm[0] if shm else None)
     while True:
         msg = _recv_blocking(fd_in)
         if msg is None or msg.get("op") == "exit":
             os._exit(0)
         try:
+            a.map_outputs(msg.get("shm", 0))
             header, tensors = a.handle(msg)
         except _WorkerError as e:
             header, tensors = {"type": "error", "error_type": e.error_type, "msg": str(e)[:4000]}, []
         except BaseException as e:  # noqa: BLE001  (the answer's SystemExit included: reported, not obeyed)
-            header, tensors = {"type": "error", "error_type": "runtime_error", "msg": _describe(e)[:4000]}, []
+            # out of memory in the judge's own steps here (a trial's input draw, its pristine copy) is the job's
+            # size, not the answer's fault: an oom, which the Judge retries alone
+            kind = "oom" if _is_oom(torch, e) else "runtime_error"
+            header, tensors = {"type": "error", "error_type": kind, "msg": _describe(e)[:4000]}, []
         if device == "cuda":  # nothing it queued runs on after its reply, when the worker may give up its GPU hold
             try:
                 torch.cuda.synchronize()
@@ -2228,15 +2281,16 @@ def _answer_main(req, fds, device):
             header, tensors = {"type": "error", "error_type": "patched_critical",
                                "msg": "answer replaced " + ", ".join(patched[:10])}, []
         header["printed_chars"] = a.printed_chars
-        _send_tensors(fd_out, header, tensors, torch)
+        _send_tensors(fd_out, header, tensors, torch, a.shm_map)
 
 
 class _Answer:
     """The answer process's side (module comment above): import and build the answer, run recorded trials and
     timed runs, return outputs."""
 
-    def __init__(self, torch, triton, device, fd_out):
+    def __init__(self, torch, triton, device, fd_out, shm_fd=None):
         self.torch, self.triton, self.device, self.fd_out = torch, triton, device, fd_out
+        self.shm_fd, self.shm_map = shm_fd, None
         self.printed_chars = 0
         self.model = self.task = None
         from triton.runtime.jit import JITFunction
@@ -2248,6 +2302,18 @@ class _Answer:
         import torch._dynamo  # noqa: F401  (rebinds torch.manual_seed; before the snapshot)
         _warm_up(torch, triton, device, self.OpRecorder)
         self.critical = _snapshot(torch)
+
+    def map_outputs(self, size):
+        """Map the first `size` bytes of the output file (the worker has grown it to at least that) before the
+        request runs, or unmap it where the request says 0: the reply's outputs go there (_send_tensors)."""
+        if self.shm_fd is None or (self.shm_map is not None and len(self.shm_map) == size):
+            return
+        if self.shm_map is not None:
+            self.shm_map.close()
+            self.shm_map = None
+        if size > 0 and os.fstat(self.shm_fd).st_size >= size:
+            import mmap
+            self.shm_map = mmap.mmap(self.shm_fd, size)
 
     def patched(self):
         snap, spaces = self.critical
@@ -2439,8 +2505,7 @@ class _Answer:
             if n not in picks:  # as many as SPOT_CHECK_BYTES of host copies hold, 1 to 4, and the last
                 ts = [outs["new"]] if isinstance(outs["new"], torch.Tensor) else list(outs["new"])
                 size = sum(t.numel() * t.element_size() for t in ts if isinstance(t, torch.Tensor)) or 1
-                k = max(1, min(4, SPOT_CHECK_BYTES // size - 1, n - 1))
-                picks[n] = _spot_picks(rng, n, k, msg["kinds"] if msg["fresh"] else None)
+                picks[n] = _spot_picks(rng, n, _spot_count(size, n), msg["kinds"] if msg["fresh"] else None)
             if i in picks[n]:  # a host copy, made after the run's end event
                 out = outs["new"]
                 kept[i] = out.cpu() if isinstance(out, torch.Tensor) else type(out)(
@@ -2459,6 +2524,12 @@ class _Answer:
             tensors.extend(ts)
         head["audits"] = [h for _, h in sorted(audits.items()) if h is not None]
         return dict(head, spots=spots, per_spot=shapes), tensors
+
+
+def _spot_count(size, n):
+    """How many timed runs of n, besides the last, send their outputs (`size` bytes each) back: as many as
+    SPOT_CHECK_BYTES of host copies hold, 1 to 4."""
+    return max(1, min(4, SPOT_CHECK_BYTES // max(size, 1) - 1, n - 1))
 
 
 def _spot_picks(rng, n, k, kinds=None):
@@ -2889,12 +2960,13 @@ class _AnswerProcess:
         self.dir = os.path.join(os.getcwd(), f"answer-{os.urandom(6).hex()}")
         job_r, self.job_w = os.pipe()
         self.res_r, res_w = os.pipe()
+        self.shm_fd, self.shm_map = _output_shm(), None
         import socket
         try:
             socket.send_fds(worker.hatch, [json.dumps({"op": "fork", "dir": self.dir,
                                                         "threads": torch_threads(worker.torch),
                                                         "lock": worker.lock_where() if lock else None}).encode()],
-                            [job_r, res_w])
+                            [job_r, res_w] + ([self.shm_fd] if self.shm_fd is not None else []))
             reply = json.loads(worker.hatch.recv(1 << 16) or b"{}")
         except OSError as e:  # the hatch died (its worker's judge_error says so; the worker is replaced)
             reply = {"why": f"the answer hatch is gone ({e})"}
@@ -2903,17 +2975,43 @@ class _AnswerProcess:
             os.close(res_w)
         self.pid = reply.get("pid")
         if self.pid is None:
-            os.close(self.job_w)
-            os.close(self.res_r)
+            for fd in (self.job_w, self.res_r) + ((self.shm_fd,) if self.shm_fd is not None else ()):
+                os.close(fd)
             raise _WorkerError("judge_error", f"no answer process: {reply.get('why', 'the hatch is gone')}")
         self.closed = False
 
-    def ask(self, msg, expect=None, device=None, drain=False):
+    def outputs_room(self, nbytes):
+        """The size of the output file to announce for a reply of about `nbytes` of outputs: grown (and its
+        memory committed, so a write into it cannot fault for want of memory) where it is smaller, mapped here;
+        0 (the outputs stream through the pipe) for small replies, without a file, or where it cannot grow."""
+        if self.shm_fd is None or nbytes < SHM_MIN_BYTES:
+            return 0
+        size = -(-int(nbytes) // (1 << 20)) * (1 << 20) + (1 << 20)  # whole MBs, with room for the 64-byte steps
+        if self.shm_map is None or len(self.shm_map) < size:
+            import mmap
+            import resource
+            soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)  # the worker's file-size cap is for files
+            try:
+                resource.setrlimit(resource.RLIMIT_FSIZE, (hard, hard))
+                os.posix_fallocate(self.shm_fd, 0, size)
+            except (OSError, ValueError):
+                return len(self.shm_map) if self.shm_map is not None else 0
+            finally:
+                resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+            if self.shm_map is not None:
+                self.shm_map.close()
+            self.shm_map = mmap.mmap(self.shm_fd, size)
+        return len(self.shm_map)
+
+    def ask(self, msg, expect=None, device=None, drain=False, out_bytes=0):
         """Send one request; (header, tensors) back. An error reply becomes a _WorkerError; a process that died
         becomes worker_crashed (killed by a signal) or answer_died (it exited: the answer's doing, not the judge's;
-        worker_died is kept for a worker that vanished)."""
+        worker_died is kept for a worker that vanished). out_bytes: about how many bytes of outputs the reply
+        carries (they come through the output file where that is large: outputs_room)."""
+        room = self.outputs_room(out_bytes)
+        shm = self.shm_map if room else None
         try:
-            _send(self.job_w, msg)
+            _send(self.job_w, dict(msg, shm=room))
             header = _recv_blocking(self.res_r)
         except OSError:
             header = None
@@ -2934,17 +3032,22 @@ class _AnswerProcess:
         if wrong:  # the verdict is final (its bytes are not read and the process goes), unless `drain`
             if drain:
                 try:
-                    _recv_tensors(self.res_r, header, self.torch, "cpu")
+                    _recv_tensors(self.res_r, header, self.torch, "cpu", shm)
                 except (ValueError, EOFError, OSError):
                     self.close()
             else:
                 self.close()
             raise _WorkerError(*wrong)
         try:
-            tensors = _recv_tensors(self.res_r, header, self.torch, device or self.w.device)
+            tensors = _recv_tensors(self.res_r, header, self.torch, device or self.w.device, shm)
         except (ValueError, EOFError, OSError) as e:
             self.close()
             raise _WorkerError("protocol_error", f"answer process output unreadable: {e}") from None
+        timings = getattr(self.w, "timings", None)
+        if isinstance(timings, dict) and header.get("tensors"):  # the verdict says how its outputs came back
+            for m in header["tensors"]:
+                key = "outputs_file_mb" if "at" in m else "outputs_pipe_mb"
+                timings[key] = round(timings.get(key, 0.0) + m["nbytes"] / (1 << 20), 3)
         return header, tensors
 
     def close(self):
@@ -2952,7 +3055,9 @@ class _AnswerProcess:
         if self.closed:
             return self.rc
         self.closed = True
-        for fd in (self.job_w, self.res_r):
+        if self.shm_map is not None:
+            self.shm_map.close()
+        for fd in (self.job_w, self.res_r) + ((self.shm_fd,) if self.shm_fd is not None else ()):
             with contextlib.suppress(OSError):
                 os.close(fd)
         with contextlib.suppress(ProcessLookupError):
@@ -3277,7 +3382,7 @@ class _Worker:
                     faithful_seen = True
                     continue
                 try:
-                    head, outs = ans.ask(request, expect=expect)
+                    head, outs = ans.ask(request, expect=expect, out_bytes=stored.nbytes)
                 except _WorkerError as e:
                     raise _WorkerError(e.error_type, f"{label}: {e}", **{**_partial(v), **e.kw}) from None
                 if k == 0:
@@ -3344,9 +3449,13 @@ class _Worker:
 
     def answer_gpu_cap_gb(self):
         """The GPU memory the answer process may hold now: the job's per-worker share less what this worker holds
-        (the two processes together stay within the share; at least 1 GB). None on the CPU."""
+        (the two processes together stay within the share; at least 1 GB). This worker's cached free blocks go
+        back first: what it holds is then what it uses (stored reference outputs, the task's model), not the
+        reference forwards' spent activations, which left an answer of level 2's 10_ 1 GB of its 8.9 GB
+        share and an oom on its first input draw. None on the CPU."""
         if self.device != "cuda" or not self.caps.get("gpu_gb"):
             return None
+        self.torch.cuda.empty_cache()
         return max(self.caps["gpu_gb"] - self.torch.cuda.memory_reserved() / (1 << 30), 1.0)
 
     def check_output_type(self, head, stored, label, v):
@@ -3364,7 +3473,7 @@ class _Worker:
         """The faithfulness trial (its place in the plan is random): launches suppressed and fresh empty* buffers
         poisoned in the answer process, the output must now be wrong. True where it is still right."""
         try:
-            head, outs = ans.ask(request, expect=expect, drain=True)
+            head, outs = ans.ask(request, expect=expect, drain=True, out_bytes=stored.nbytes)
         except _WorkerError as e:
             if e.error_type in ("patched_critical", "worker_crashed", "worker_died", "answer_died", "protocol_error"):
                 raise
@@ -3701,6 +3810,7 @@ class _Worker:
         with self.gpu_hold(job):  # the inputs and the baselines' compile (shared, like correctness work)
             seed_base, rotation, fns, refill = self.timing_setup(task, job, v)
         kinds = self.timing_kinds(task, job)
+        size = task["ref_outs"][0].nbytes   # one run's outputs: the reply carries the spot checks' and the last's
         lock = self.gpu_lock(job)
         owned = lock.held != "exclusive"  # an exclusive job keeps its hold to the end
         with self.judge_time(job):  # waiting is not the candidate's time
@@ -3733,7 +3843,8 @@ class _Worker:
                                   "numels": [r.numel for r in task["ref_outs"][0].refs],
                                   "atol_rtol": job["atol_rtol"], "fresh": seed_base is not None,
                                   "seed_base": seed_base or 0, "rotation": rotation, "kinds": kinds,
-                                  "on_device": task["draw_on_device"]})
+                                  "on_device": task["draw_on_device"]},
+                                 out_bytes=(_spot_count(size, job["time_trials"]) + 1) * size)
         finally:
             if owned:
                 try:

@@ -203,3 +203,109 @@ def test_gpu_hold_is_per_step_nests_and_lets_go_on_errors(monkeypatch):
     with w.gpu_hold(job):
         events.append("step")
     assert events == ["step"]
+
+
+def test_large_outputs_come_through_the_sealed_output_file_and_bad_places_are_refused():
+    """_send_tensors puts the tensors that fit into the answer's output file (64-byte steps) and streams the
+    rest; _recv_tensors rebuilds both, and refuses a header that places bytes outside the file. The file cannot
+    shrink (an answer cannot make the worker's mapping fault)."""
+    import mmap
+    import threading
+    import torch
+    import reward
+    fd = reward._output_shm()
+    assert fd is not None, "Linux has memfd and seals"
+    try:
+        os.posix_fallocate(fd, 0, 2 << 20)
+        with pytest.raises(PermissionError):
+            os.ftruncate(fd, 1 << 20)
+        shm = mmap.mmap(fd, 2 << 20)
+        big = torch.randn(300_000)                 # 1.2 MB: fits
+        small = torch.arange(10, dtype=torch.int16).reshape(2, 5).t()   # not contiguous: 20 bytes after it
+        late = torch.randn(250_000, dtype=torch.float64)  # 2 MB: no room left, streamed
+        r, w = os.pipe()
+        sender = threading.Thread(target=reward._send_tensors, args=(w, {"type": "trial"}, [big, small, late],
+                                                                      torch, shm))
+        sender.start()
+        head = reward._recv_blocking(r)
+        got = reward._recv_tensors(r, head, torch, "cpu", shm)
+        sender.join()
+        assert [m.get("at") for m in head["tensors"]] == [0, 1_200_000, None]
+        assert torch.equal(got[0], big) and torch.equal(got[1], small) and torch.equal(got[2], late)
+        shm[:8] = b"\0" * 8   # the worker's copies are its own: the next reply rewrites the file
+        assert torch.equal(got[0], big)
+        for at, where in ((len(shm) - 8, shm), (-64, shm), ("0", shm), (0, None)):
+            bad = {"tensors": [{"dtype": "float32", "shape": [4], "nbytes": 16, "at": at}]}
+            with pytest.raises(ValueError, match="outside the output file"):
+                reward._recv_tensors(r, bad, torch, "cpu", where)
+        with pytest.raises(ValueError):
+            reward._recv_tensors(r, {"tensors": [{"dtype": "float32", "shape": [4.0], "nbytes": 16}]}, torch, "cpu")
+        shm.close()
+        os.close(r)
+        os.close(w)
+    finally:
+        os.close(fd)
+
+
+def test_a_judged_answer_with_a_large_output_is_compared_from_the_output_file():
+    """End to end on the CPU: an output over SHM_MIN_BYTES comes back through the file (the verdict's timings say
+    so), a right one passes and a wrong one is refused."""
+    import reward
+    task = ("import torch\nimport torch.nn as nn\n\n\nclass Model(nn.Module):\n    def forward(self, x, y):\n"
+            "        return torch.relu(x * 2.0 + y)\n\n\ndef get_inputs():\n"
+            "    return [torch.randn(600, 512), torch.randn(600, 512)]\n\n\ndef get_init_inputs():\n    return []\n")
+    good = open(os.path.join(HERE, "judge_tasks", "good", "relu_add.py")).read()
+    wrong = good.replace("* 2.0", "* 2.5")
+    assert wrong != good
+    with reward.Judge(workers=1, device="cpu", timeout_s=120) as j:
+        ok, bad = j.verify_many([(task, good), (task, wrong)], progress=False)
+    assert ok.correct, (ok.error_type, ok.error_msg)
+    assert ok.timings["outputs_file_mb"] >= 5 * 600 * 512 * 4 / (1 << 20) and "outputs_pipe_mb" not in ok.timings
+    assert not bad.correct and bad.error_type == "mismatch"
+
+
+OOM_SCRIPT = """
+import json, sys
+import torch
+import reward
+TASK, SOLUTION = json.loads(sys.argv[1])
+
+
+class Worker:  # what _AnswerProcess uses of a worker
+    def __init__(self, hatch):
+        self.hatch, self.torch, self.device, self.printed_chars = hatch, torch, "cpu", 0
+
+    def cap_text(self, e):
+        return "the cap"
+
+    def lock_where(self):
+        return None
+
+
+hatch, _ = reward._start_answer_hatch("cpu")
+ans = reward._AnswerProcess(Worker(hatch))
+try:
+    ans.ask({"op": "load", "task": TASK, "solution": SOLUTION, "gpu_cap_gb": None})
+    ans.ask({"op": "trial", "seed": 1, "kind": "plain", "faithful": False, "on_device": False, "policy": "strict",
+             "atol_rtol": reward.TOLERANCES, "numels": [128]})
+    print(json.dumps({"error_type": None}))
+except reward._WorkerError as e:
+    print(json.dumps({"error_type": e.error_type, "msg": str(e)}))
+finally:
+    ans.close()
+"""
+
+
+def test_out_of_memory_in_the_answer_process_own_steps_is_an_oom():
+    """The answer process draws each trial's inputs itself: running out of memory there (before any answer code
+    runs) is the job's size, an oom the Judge retries alone, not the answer's runtime_error."""
+    task = TASK.replace("def get_inputs():", "def get_inputs():\n    if torch.is_grad_enabled() is not None:\n"
+                        "        raise MemoryError('no room for the draw')")
+    assert task != TASK
+    env = dict(os.environ, TRITON_INTERPRET="1", PYTHONPATH=os.path.dirname(HERE))
+    with tempfile.TemporaryDirectory() as tmp:
+        out = subprocess.run([sys.executable, "-c", OOM_SCRIPT, json.dumps([task, HONEST])], cwd=tmp, env=env,
+                             capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert got["error_type"] == "oom" and "no room for the draw" in got["msg"], got
