@@ -16,7 +16,9 @@ trainer's) process, nor in one that holds anything its verdict depends on.
      It imports the answer from a file in its own directory (own TRITON_CACHE_DIR, HOME, TMPDIR), builds
      ModelNew, draws each trial's inputs from the seed the worker sends (the same draw as the reference's),
      runs the forward under the op recorder and sends back the outputs as raw bytes after a JSON header (never
-     pickle), with the launches and the aten ops it recorded. It holds no reference output, no reference model,
+     pickle; large ones through a memfd the worker made, sealed against shrinking, which the worker copies out
+     of on receipt, while the answer process waits for its next request), with the launches and the aten ops
+     it recorded. It holds no reference output, no reference model,
      no timing the verdict uses, and compares nothing. It is killed after its verdict and never reused.
 Worker processes lead their own session (process group), have an environment scrubbed to an allowlist, their
 own temp cwd, rlimits CUDA tolerates, and a hard wall-clock limit per answer enforced by the Judge, which kills
@@ -2172,7 +2174,8 @@ def _recv_tensors(fd, header, torch, device, shm=None):
 # reused. The hatch is forked by a worker before the worker touches CUDA or any task: it holds torch and triton
 # imported and nothing else. The worker (the reference side and the comparator) sends the answer process the
 # solution and the task's source (get_inputs and get_init_inputs, to draw the same inputs from the same seeds),
-# then one message per trial; the answer process returns the forward's outputs as bytes, with what it recorded
+# then one message per trial; the answer process returns the forward's outputs as bytes (through a sealed
+# memfd both map where they are large: _output_shm), with what it recorded
 # (launches, aten ops at the dispatcher). It never holds a reference output, the reference model or a timing
 # the verdict depends on; it compares nothing.
 
