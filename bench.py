@@ -174,6 +174,7 @@ def cmd_transport(args):
             t0 = time.perf_counter()
             head = reward._recv_blocking(rd)
             out = reward._recv_tensors(rd, head, torch, args.device, shm)
+            out = [t.to(args.device, copy=True) if mode == "file" else t for t in out]  # as the comparison reads it
             if args.device == "cuda":
                 torch.cuda.synchronize()
             rows[mode].append(time.perf_counter() - t0)

@@ -16,8 +16,8 @@ trainer's) process, nor in one that holds anything its verdict depends on.
      It imports the answer from a file in its own directory (own TRITON_CACHE_DIR, HOME, TMPDIR), builds
      ModelNew, draws each trial's inputs from the seed the worker sends (the same draw as the reference's),
      runs the forward under the op recorder and sends back the outputs as raw bytes after a JSON header (never
-     pickle; large ones through a memfd the worker made, sealed against shrinking, which the worker copies out
-     of on receipt, while the answer process waits for its next request), with the launches and the aten ops
+     pickle; large ones through a memfd the worker made, sealed against shrinking, which the worker compares in
+     place before its next request, while the answer process waits for it), with the launches and the aten ops
      it recorded. It holds no reference output, no reference model,
      no timing the verdict uses, and compares nothing. It is killed after its verdict and never reused.
 Worker processes lead their own session (process group), have an environment scrubbed to an allowlist, their
@@ -2129,9 +2129,12 @@ def _send_tensors(fd, header, tensors, torch, shm=None):
 
 
 def _recv_tensors(fd, header, torch, device, shm=None):
-    """The tensors announced by `header` (sent by _send_tensors), rebuilt on `device`: copied out of `shm` (the
-    worker's mapping of the answer's output file) where the meta says "at", else read from the pipe. A header
-    whose sizes or places do not add up is refused before any bytes are read (ValueError)."""
+    """The tensors announced by `header` (sent by _send_tensors): read from the pipe onto `device`, or, where
+    the meta says "at", views of `shm` (the worker's mapping of the answer's output file) in host memory, no
+    copy: the comparison reads them chunk by chunk onto the device (_chunked_close), so a worker holds no GPU
+    copy of a multi-GB output. A view is good until the next request to the answer process, which writes the
+    file again (the worker compares before it asks again; the answer process runs no code in between). A
+    header whose sizes or places do not add up is refused before any bytes are read (ValueError)."""
     metas = header.get("tensors") or []
     plan = []
     for k, m in enumerate(metas):
@@ -2150,10 +2153,10 @@ def _recv_tensors(fd, header, torch, device, shm=None):
         plan.append((dtype, shape, numel, nbytes, at))
     out = []
     for dtype, shape, numel, nbytes, at in plan:
-        if at is not None:  # a copy of the worker's own: the file is written again by the next reply
+        if at is not None:
             src = torch.frombuffer(shm, dtype=torch.uint8, count=nbytes, offset=at) if nbytes else \
                 torch.empty(0, dtype=torch.uint8)
-            out.append(src.to(device, copy=True).view(dtype).view(shape))
+            out.append(src.view(dtype).view(shape))
             continue
         t = torch.empty(numel, dtype=dtype, device=device)
         raw = t.view(torch.uint8) if numel else t
@@ -2311,9 +2314,7 @@ class _Answer:
         request runs, or unmap it where the request says 0: the reply's outputs go there (_send_tensors)."""
         if self.shm_fd is None or (self.shm_map is not None and len(self.shm_map) == size):
             return
-        if self.shm_map is not None:
-            self.shm_map.close()
-            self.shm_map = None
+        self.shm_map = None   # dropped, not closed: unmapped with its last view
         if size > 0 and os.fstat(self.shm_fd).st_size >= size:
             import mmap
             self.shm_map = mmap.mmap(self.shm_fd, size)
@@ -3001,8 +3002,7 @@ class _AnswerProcess:
                 return len(self.shm_map) if self.shm_map is not None else 0
             finally:
                 resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
-            if self.shm_map is not None:
-                self.shm_map.close()
+            # the old mapping is dropped, not closed: a view of it (an exception's frame) may still hold it
             self.shm_map = mmap.mmap(self.shm_fd, size)
         return len(self.shm_map)
 
@@ -3058,8 +3058,7 @@ class _AnswerProcess:
         if self.closed:
             return self.rc
         self.closed = True
-        if self.shm_map is not None:
-            self.shm_map.close()
+        self.shm_map = None   # unmapped with its last view (an exception's frame may hold one)
         for fd in (self.job_w, self.res_r) + ((self.shm_fd,) if self.shm_fd is not None else ()):
             with contextlib.suppress(OSError):
                 os.close(fd)
