@@ -236,10 +236,15 @@ def test_large_outputs_come_through_the_sealed_output_file_and_bad_places_are_re
         shm[:8] = b"\0" * 8   # views of the file, no copies: good until the next request rewrites it
         assert float(got[0][:2].abs().sum()) == 0.0 and torch.equal(got[0][2:], big[2:])
         del got
-        for at, where in ((len(shm) - 8, shm), (-64, shm), ("0", shm), (0, None)):
-            bad = {"tensors": [{"dtype": "float32", "shape": [4], "nbytes": 16, "at": at}]}
+        for at, where in ((len(shm) - 64, shm), (-64, shm), ("0", shm), (0, None), (4, shm), ([0, 0], shm)):
+            # past the end, negative, not an int, no file, not on a 64-byte step, overlapping the first
+            places = at if isinstance(at, list) else [at]
+            bad = {"tensors": [{"dtype": "float32", "shape": [32], "nbytes": 128, "at": a} for a in places]}
             with pytest.raises(ValueError, match="outside the output file"):
                 reward._recv_tensors(r, bad, torch, "cpu", where)
+        with pytest.raises(ValueError):   # a dimension no tensor has
+            reward._recv_tensors(r, {"tensors": [{"dtype": "float32", "shape": [0, 2 ** 70], "nbytes": 0}]},
+                                 torch, "cpu")
         with pytest.raises(ValueError):
             reward._recv_tensors(r, {"tensors": [{"dtype": "float32", "shape": [4.0], "nbytes": 16}]}, torch, "cpu")
         shm.close()
@@ -290,11 +295,15 @@ try:
     ans.ask({"op": "load", "task": TASK, "solution": SOLUTION, "gpu_cap_gb": None})
     ans.ask({"op": "trial", "seed": 1, "kind": "plain", "faithful": False, "on_device": False, "policy": "strict",
              "atol_rtol": reward.TOLERANCES, "numels": [128]})
-    print(json.dumps({"error_type": None}))
+    got = {"error_type": None, "msg": ""}
 except reward._WorkerError as e:
-    print(json.dumps({"error_type": e.error_type, "msg": str(e)}))
-finally:
-    ans.close()
+    got = {"error_type": e.error_type, "msg": str(e)}
+ans.close()
+try:   # a closed answer process's descriptors may name other files by now: never used again
+    ans.ask({"op": "ping"}, out_bytes=4 << 20)
+except reward._WorkerError as e:
+    got["after_close"] = e.error_type
+print(json.dumps(got))
 """
 
 
@@ -311,3 +320,34 @@ def test_out_of_memory_in_the_answer_process_own_steps_is_an_oom():
     assert out.returncode == 0, out.stderr[-3000:]
     got = json.loads(out.stdout.strip().splitlines()[-1])
     assert got["error_type"] == "oom" and "no room for the draw" in got["msg"], got
+    assert got["after_close"] == "answer_died"
+
+
+def test_a_trial_checks_its_inputs_unchanged_by_a_keyed_fingerprint_not_a_copy():
+    """_fingerprint: equal for the same bits and key; changed by one element's bits (a sign of zero included), by
+    a resize or a new storage; stable under NaN; None where a copy is kept instead (not contiguous, complex)."""
+    import torch
+    import reward
+    fp = reward._fingerprint
+    for dtype in (torch.float32, torch.float16, torch.bfloat16, torch.float64, torch.int64, torch.bool):
+        x = (torch.randn(1000) > 0) if dtype is torch.bool else (torch.randn(1000) * 50).to(dtype)
+        mark = fp(torch, x, 7)
+        assert mark is not None and fp(torch, x, 7) == mark and fp(torch, x, 8) != mark
+        y = x.clone()
+        y[513] = (~y[513]) if dtype is torch.bool else y[513] + 1
+        assert fp(torch, y, 7)[-1] != mark[-1], dtype
+    z = torch.zeros(64)
+    mark = fp(torch, z, 3)
+    z[5] = -0.0
+    assert fp(torch, z, 3) != mark            # the same value, other bits: an input written to
+    n = torch.full((64,), float("nan"))
+    assert fp(torch, n, 3) == fp(torch, n, 3)
+    w = torch.randn(4, 8)
+    mark = fp(torch, w, 1)
+    w.resize_(8, 4)
+    assert fp(torch, w, 1) != mark
+    big = torch.randn(reward.FINGERPRINT_CHUNK + 5)   # more than one chunk: the last element counts too
+    mark = fp(torch, big, 2)
+    big[-1] += 1
+    assert fp(torch, big, 2) != mark
+    assert fp(torch, torch.randn(4, 8).t(), 1) is None and fp(torch, torch.randn(4, dtype=torch.complex64), 1) is None
