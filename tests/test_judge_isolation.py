@@ -51,13 +51,7 @@ PATCHER = KERNEL.replace("PATCH", "torch.nn.init.kaiming_uniform_ = lambda t, *a
 HONEST = KERNEL.replace("PATCH", "pass")
 
 
-SCRIPT = """
-import json, os, sys
-import torch
-import reward
-TASK, PATCHER, HONEST = json.loads(sys.argv[1])
-
-
+FAKE_WORKER = '''
 class Worker:  # what _AnswerProcess uses of a worker
     def __init__(self, hatch):
         self.hatch, self.torch, self.device, self.printed_chars = hatch, torch, "cpu", 0
@@ -67,7 +61,17 @@ class Worker:  # what _AnswerProcess uses of a worker
 
     def lock_where(self):
         return None
+'''
 
+
+SCRIPT = """
+import json, os, sys
+import torch
+import reward
+TASK, PATCHER, HONEST = json.loads(sys.argv[1])
+
+
+""" + FAKE_WORKER + """
 
 def run(worker, solution, nonce, seed):
     ans = reward._AnswerProcess(worker)
@@ -278,16 +282,7 @@ import reward
 TASK, SOLUTION = json.loads(sys.argv[1])
 
 
-class Worker:  # what _AnswerProcess uses of a worker
-    def __init__(self, hatch):
-        self.hatch, self.torch, self.device, self.printed_chars = hatch, torch, "cpu", 0
-
-    def cap_text(self, e):
-        return "the cap"
-
-    def lock_where(self):
-        return None
-
+""" + FAKE_WORKER + """
 
 hatch, _ = reward._start_answer_hatch("cpu")
 ans = reward._AnswerProcess(Worker(hatch))
