@@ -2772,13 +2772,12 @@ FINGERPRINT_CHUNK = 1 << 24   # elements a _fingerprint reads at a time (its tem
 
 
 def _fingerprint(torch, x, key):
-    """A keyed checksum of a dense contiguous tensor's bits, with its shape, strides, offset and dtype: the sum,
-    mod 2^64, of each element's bits times a weight drawn from `key` (a seed the answer never sees). A change to
-    any element changes it unless the change is a multiple of 2^64 / (its weight's largest power of two), which
-    for a 64-bit bit difference of at most 2^32 and a random weight happens with probability about 2^-32; several
-    changes cancel only by knowing the weights. Lets a trial check its inputs unchanged without a copy of them
-    (an 8 GB input held twice). None where it does not apply (not contiguous, complex, another layout): the
-    caller keeps a copy then."""
+    """A keyed checksum of a dense contiguous tensor's bits, with its shape, strides, offset, dtype and data
+    pointer: the sum, mod 2^64, of each element's bits (as an integer) times a weight drawn from `key` (a seed the
+    answer never sees). One element changed by d in its bits goes unseen only where d times its weight is 0 mod
+    2^64, which for |d| < 2^32 needs a weight divisible by 2^32 (chance 2^-32); several changes cancel only by
+    knowing the weights. Lets a trial check its inputs unchanged without a copy of them (an 8 GB input held
+    twice). None where it does not apply (not contiguous, complex, another layout): the caller keeps a copy."""
     ints = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
     if x.layout != torch.strided or x.is_complex() or not x.is_contiguous() or x.element_size() not in ints:
         return None
