@@ -2773,10 +2773,9 @@ FINGERPRINT_CHUNK = 1 << 24   # elements a _fingerprint reads at a time (its tem
 
 def _fingerprint(torch, x, key):
     """A keyed checksum of a dense contiguous tensor's bits, with its shape, strides, offset, dtype and data
-    pointer: the sum, mod 2^64, of each element's bits (as an integer) times a weight drawn from `key` (a seed the
-    answer never sees). One element changed by d in its bits goes unseen only where d times its weight is 0 mod
-    2^64, which for |d| < 2^32 needs a weight divisible by 2^32 (chance 2^-32); several changes cancel only by
-    knowing the weights. Lets a trial check its inputs unchanged without a copy of them (an 8 GB input held
+    pointer: the sum, mod 2^64, of each element's bits (as an integer) times an odd weight drawn from `key` (a
+    seed the answer never sees). An odd number is invertible mod 2^64, so one changed element always shows
+    (a float64's sign bit too); several changes cancel only by knowing the weights. Lets a trial check its inputs unchanged without a copy of them (an 8 GB input held
     twice). None where it does not apply (not contiguous, complex, another layout): the caller keeps a copy."""
     ints = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
     if x.layout != torch.strided or x.is_complex() or not x.is_contiguous() or x.element_size() not in ints:
@@ -2790,8 +2789,8 @@ def _fingerprint(torch, x, key):
     acc = torch.zeros((), dtype=torch.int64, device=x.device)
     for a in range(0, bits.numel(), FINGERPRINT_CHUNK):
         c = bits[a:a + FINGERPRINT_CHUNK].to(torch.int64)
-        acc += (c * torch.randint(-(1 << 62), 1 << 62, c.shape, generator=g, device=x.device,
-                                  dtype=torch.int64)).sum()
+        acc += (c * (torch.randint(-(1 << 62), 1 << 62, c.shape, generator=g, device=x.device,
+                                   dtype=torch.int64) | 1)).sum()
     return tuple(x.shape), x.stride(), x.storage_offset(), x.dtype, x.data_ptr(), int(acc)
 
 

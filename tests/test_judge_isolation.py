@@ -335,6 +335,12 @@ def test_a_trial_checks_its_inputs_unchanged_by_a_keyed_fingerprint_not_a_copy()
     mark = fp(torch, z, 3)
     z[5] = -0.0
     assert fp(torch, z, 3) != mark            # the same value, other bits: an input written to
+    d = torch.randn(64, dtype=torch.float64)
+    for _ in range(20):   # a float64's sign bit: a change of 2^63 in its bits, seen whatever the key
+        key = int.from_bytes(os.urandom(7), "little")
+        mark = fp(torch, d, key)
+        d[9] = -d[9]
+        assert fp(torch, d, key) != mark
     n = torch.full((64,), float("nan"))
     assert fp(torch, n, 3) == fp(torch, n, 3)
     w = torch.randn(4, 8)
