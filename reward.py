@@ -3017,10 +3017,14 @@ class _AnswerProcess:
             os.close(res_w)
         self.pid = reply.get("pid")
         if self.pid is None:
-            for fd in (self.job_w, self.res_r) + ((self.shm_fd,) if self.shm_fd is not None else ()):
+            for fd in self.own_fds():
                 os.close(fd)
             raise _WorkerError("judge_error", f"no answer process: {reply.get('why', 'the hatch is gone')}")
         self.closed = False
+
+    def own_fds(self):
+        """The worker's ends of this answer process's pipes, and its output file where it has one."""
+        return (self.job_w, self.res_r) + ((self.shm_fd,) if self.shm_fd is not None else ())
 
     def outputs_room(self, nbytes):
         """The size of the output file to announce for a reply of about `nbytes` of outputs: grown (and its
@@ -3103,7 +3107,7 @@ class _AnswerProcess:
             return self.rc
         self.closed = True
         self.shm_map = None   # unmapped with its last view (an exception's frame may hold one)
-        for fd in (self.job_w, self.res_r) + ((self.shm_fd,) if self.shm_fd is not None else ()):
+        for fd in self.own_fds():
             with contextlib.suppress(OSError):
                 os.close(fd)
         with contextlib.suppress(ProcessLookupError):
