@@ -4826,6 +4826,7 @@ class Judge:
         self.created, self.ready_log = time.monotonic(), []
         self._retries = []  # (index, task, solution, first oom message): jobs to run again exclusively
         self._big_tasks = {}  # sha256 of a task whose reference ran out of memory under a share -> why (_dispatch)
+        self.alone_log = []  # (job index, jobs in flight as it went) per exclusive dispatch: verify_many's order
         self._queued = collections.Counter()  # sha256 of a task -> its jobs of this verify_many not yet dispatched
         self.closed = False
         self.start_method, self.spawn_reason = start_method, None
@@ -4899,15 +4900,29 @@ class Judge:
         if bar is not None:
             bar.update(len(pairs) - len(pending))
         self._retries = []
-        while pending or self._retries or any(s.job is not None for s in self.slots):
-            pending.extend(self._retries)  # dispatched next (pop() takes from the end)
+        # Jobs that run alone (the retry of an oom, every job of a task known too big for a share) wait until no
+        # shared job is left, then go one at a time with nothing else in flight: a job paused between its GPU
+        # steps keeps its memory, so an exclusive job dispatched beside one found the GPU full (the lab record:
+        # two level-2 retries ran out of memory next to 35 GB of another job's references) and stalled every
+        # other job's steps while it held the lock.
+        alone = collections.deque()
+        while pending or alone or self._retries or any(s.job is not None for s in self.slots):
+            alone.extend(self._retries)
             self._retries.clear()
             busy = sum(s.job is not None for s in self.slots)
             for s in self.slots:
                 if s.proc is None:
                     self._start(s)
-                if s.ready and s.job is None and pending and busy < self.workers:
+                if not (s.ready and s.job is None):
+                    continue
+                while pending and self._runs_alone(pending[-1][1], pending[-1][3]):
+                    alone.append(pending.pop())
+                if pending and busy < self.workers:
                     self._dispatch(s, *pending.pop())
+                    busy += 1
+                elif not pending and alone and busy == 0:
+                    self.alone_log.append((alone[0][0], sum(x.job is not None for x in self.slots)))
+                    self._dispatch(s, *alone.popleft())
                     busy += 1
             self._pump(results, bar)
         if bar is not None:
@@ -5058,11 +5073,7 @@ class Judge:
         exclusively (the whole GPU, most of the host). A job whose task's reference already ran out of memory
         under a worker's share in this Judge runs exclusively at once (flag "exclusive_task"): every candidate of a
         KernelBench-sized task would pay that failed first attempt (each plan of a sweep, each sample of pass@k)."""
-        if first_oom is None and self.oom_retry and _sha(task) not in self._big_tasks:
-            known = self._cached_ref_oom(task)
-            if known:
-                self._big_tasks[_sha(task)] = known
-        s.big_task = first_oom is None and self.oom_retry and _sha(task) in self._big_tasks
+        s.big_task = first_oom is None and self._runs_alone(task, None)
         if first_oom is None:
             self._queued[_sha(task)] -= 1
         if s.big_task:
@@ -5091,6 +5102,19 @@ class Judge:
             _send(s.job_w, job)
         except OSError:  # the worker died while idle; its EOF is handled by _on_readable
             pass
+
+    def _runs_alone(self, task, first_oom):
+        """Whether a job runs exclusively: the retry of an oom (first_oom), or a job of a task whose reference ran
+        out of memory under a share, in this Judge or, per the baseline cache, in an earlier one."""
+        if first_oom is not None:
+            return True
+        if not self.oom_retry:
+            return False
+        if _sha(task) not in self._big_tasks:
+            known = self._cached_ref_oom(task)
+            if known:
+                self._big_tasks[_sha(task)] = known
+        return _sha(task) in self._big_tasks
 
     def _on_readable(self, s, results, bar):
         try:

@@ -249,6 +249,27 @@ def test_oom_is_retried_alone_with_the_caps_lifted():
     assert v_good.correct and "oom_retried_exclusive" not in v_good.flags
 
 
+def test_exclusive_jobs_wait_until_nothing_else_is_in_flight():
+    """An oom's retry and every job of a task known too big for a share run after the shared jobs, one at a time,
+    with no other job in flight (a job paused between its GPU steps keeps its memory; dispatched beside one, a
+    retry found the GPU full). Here: the first job's retry goes after the three shared jobs behind it, and the
+    big task's second job waits behind the retry as well."""
+    task, good = read(RELU_ADD), read(GOOD_RELU_ADD)
+    big = task.replace("        return torch.relu(x * 2.0 + y)",
+                       "        big = torch.empty(800_000_000)  # 3.2 GB of address space, untouched\n"
+                       "        del big\n        return torch.relu(x * 2.0 + y)")
+    pairs = [(task, AS_HOG), (task, good), (big, good), (task, good), (big, good), (task, good)]
+    with Judge(workers=2, device="cpu", timeout_s=60.0, mem_limit_gb=6, oom_retry=True) as j:
+        vs = j.verify_many(pairs, progress=False)
+        log = j.alone_log
+    assert all(v.correct for v in vs), [(v.error_type, v.error_msg) for v in vs]
+    assert "oom_retried_exclusive" in vs[0].flags and "oom_retried_exclusive" in vs[2].flags
+    # alone at once, or (where its first attempt went out before the task's first oom came back) retried alone
+    assert {"exclusive_task", "oom_retried_exclusive"} & set(vs[4].flags), vs[4].flags
+    assert sorted(i for i, _ in log) == [0, 2, 4], log
+    assert all(in_flight == 0 for _, in_flight in log), log
+
+
 def test_reference_outputs_placement():
     """How many trials' reference outputs a job keeps on the GPU (reward.ref_gpu_trials, GB here; the rest go to
     the host). A shared job: as many as fit REF_GPU_SHARE of its cap and, with the working set, the cap. An
