@@ -583,7 +583,7 @@ class _Gate:
                 return "hook"
         # torch.Tensor.tolist(x): an attribute refused on any object is refused reached through its class too
         return self.root_rule(parts, path) or next((GATE_ATTRS[p] for p in parts[1:] if p in GATE_ATTRS), None) \
-            or ("module_escape" if _escapes(path) else None)
+            or ("module_escape" if _escapes(path) else None) or ("unknown_name" if _unresolved(path) else None)
 
     @staticmethod
     def root_rule(parts, path):
@@ -983,6 +983,15 @@ def _escapes(path):
                 _owner(obj).split(".")[0] not in GATE_OWNERS:
             return True
     return False
+
+
+def _unresolved(path):
+    """Whether a path under an allowed module names something that module does not have (torch.xpu.c_void_p
+    where this torch has no such name). The answer process has the same libraries, so the answer would fail
+    there anyway; refused here, its verdict says so in one line, and what the gate allows does not depend on
+    which names a library version happens to carry (its objects' owners are what _escapes judges)."""
+    objs = _path_objects(path)
+    return bool(objs) and len(objs) < len(path.split("."))
 
 
 def _names_module(path):

@@ -113,6 +113,11 @@ REFUSED = [
     # objects an allowed module merely holds: a container of modules, another library's names
     (method("m = triton.language.extra.modules"), "module_escape", 6),
     (method("p = torch.xpu.c_void_p"), "module_escape", 6),
+    # a name an allowed module does not have: refused whatever a library version carries (torch.xpu.c_void_p
+    # is a ctypes name on some torch builds only), in one line instead of an AttributeError at run time
+    (method("y = torch.no_such_op(x)"), "unknown_name", 6),
+    ("from torch.nn import NoSuchLayer\n" + method("y = NoSuchLayer()"), "unknown_name", 1),
+    (method("y = F.relu.no_such_attr"), "unknown_name", 6),
     # the answer's class bound at module level or put in a container: an alias whose methods take any self
     ("class R:\n    def f(self):\n        return 1\n\n\nH = R\n", "class_as_value", 6),
     (method("k = [ModelNew][0]"), "class_as_value", 6),

@@ -1,10 +1,13 @@
 # task: relu_add
 # expect: error_type=import_error
-from torch import does_not_exist_here  # noqa: F401
 import torch
 import torch.nn as nn
 import triton
 import triton.language as tl
+
+# fails as the module is imported, past the gate (which refuses a name an allowed module lacks): an index
+# out of range in a module constant
+SIZES = (1024, 2048)[5]
 
 
 @triton.jit
