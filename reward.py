@@ -31,8 +31,9 @@ and never runs candidate code) or spawned (`start_method`).
 A candidate is correct only if:
   1. it parses and passes the static gate: an allow-list resolved on the AST (aliases and attribute chains are
      resolved to the dotted path they stand for): imports of torch, torch.nn, torch.nn.functional, triton,
-     triton.language and math only, and the names GATE_STDLIB lists of itertools and collections; no reflection
-     (getattr/setattr/vars/type, dunders, private names, modules used as values or reached through another
+     triton.language and math only, and the names GATE_STDLIB lists of itertools and collections, none that
+     the module lacks (unknown_name); no reflection (getattr/setattr/vars/type, dunders, private names,
+     str.format but on a literal template of plain fields, modules used as values or reached through another
      module -- both judged on the objects a path names, so F.torch is the module torch --, attributes refused on
      an object reached through its class's path, gc/inspect/sys/os/ctypes/importlib/builtins/numpy), no
      dynamic code or file access, no assignment to attributes of anything but self in a method, no module-level
@@ -859,6 +860,11 @@ class _Gate:
         if attr.startswith("__") and attr.endswith("__"):
             if attr != "__init__" or not (isinstance(node.value, ast.Call) and self.plain_super(node.value)):
                 self.flag("dunder", node, f".{attr}: dunder attributes are reflection (only super().__init__)")
+        elif attr in ("format", "format_map") and not _plain_format(node.value):
+            # "{0.__class__.__repr__}".format(x) walks attributes at run time, inside a string the gate does not
+            # read as code: only a literal template whose fields are plain names or positions is allowed
+            self.flag("reflection", node, f".{attr}: str.format on a template that is not a literal of plain "
+                                          "fields ({0.x} and {0[k]} look attributes and keys up at run time)")
         elif attr in GATE_ATTRS and not (on_self and attr in self.own_attrs and GATE_ATTRS[attr] == "launcher"):
             # a refused name is refused on self too (a method called through a class alias has any object as
             # self), but for the launcher's names, which honest answers use for their own state (self.cache)
@@ -983,6 +989,26 @@ def _escapes(path):
                 _owner(obj).split(".")[0] not in GATE_OWNERS:
             return True
     return False
+
+
+def _plain_format(node):
+    """Whether `node` is a string literal whose str.format fields (and the fields nested in their format specs)
+    are plain: empty, a position or a name, with no attribute (.) or key ([) lookup."""
+    import string
+    if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
+        return False
+    todo = [node.value]
+    while todo:
+        try:
+            fields = list(string.Formatter().parse(todo.pop()))
+        except ValueError:
+            return False
+        for _, name, spec, _ in fields:
+            if name is not None and ("." in name or "[" in name):
+                return False
+            if spec:
+                todo.append(spec)
+    return True
 
 
 def _unresolved(path):

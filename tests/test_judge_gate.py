@@ -115,6 +115,13 @@ REFUSED = [
     (method("p = torch.xpu.c_void_p"), "module_escape", 6),
     # a name an allowed module does not have: refused whatever a library version carries (torch.xpu.c_void_p
     # is a ctypes name on some torch builds only), in one line instead of an AttributeError at run time
+    # str.format looks attributes and keys up inside its template, which is a string, not code the gate reads
+    (method("s = '{0.__class__.__repr__}'.format(x)"), "reflection", 6),
+    (method("s = '{0[0]}'.format(x.shape)"), "reflection", 6),
+    (method("s = '{w:{0.dtype}}'.format(x, w=1)"), "reflection", 6),
+    (method("t = '{0.' + 'shape}'\ns = t.format(x)"), "reflection", 7),
+    (method("s = str.format('{0}', x)"), "reflection", 6),
+    (method("d = '{k}'\ns = d.format_map({'k': x})"), "reflection", 7),
     (method("y = torch.no_such_op(x)"), "unknown_name", 6),
     ("from torch.nn import NoSuchLayer\n" + method("y = NoSuchLayer()"), "unknown_name", 1),
     (method("y = F.relu.no_such_attr"), "unknown_name", 6),
@@ -139,6 +146,8 @@ def test_gate_refuses_with_rule_and_line(src, rule, line):
 
 
 ALLOWED = [
+    "class ModelNew(nn.Module):\n    def forward(self, x):\n        s = 'n={} {:>{w}} {name!r}'.format(1, 2, w=3, name='a')\n"
+    "        return x\n",
     "from torch import nn as nn2\nfrom triton import language as tl2\nfrom torch.nn import functional as F2\n",
     "from math import sqrt\nSCALE = 1.0 / sqrt(2.0)\n",
     "class ModelNew(nn.Module):\n    def forward(self, x):\n        a = torch.select(x, 0, 0) + torch.trace(x)\n"
