@@ -2610,7 +2610,18 @@ def _op_recorder_class(torch):
                 if c is not object}
     for sub in torch.nn.MultiheadAttention(2, 1).modules():
         pristine.update((c, dict(vars(c))) for c in type(sub).__mro__ if c is not object)
-    tensor_repr = torch.Tensor.__repr__
+    tensor_repr = getattr(torch.Tensor.__repr__, "__wrapped__", torch.Tensor.__repr__)
+
+    @functools.wraps(tensor_repr)
+    def text(t, *args, **kwargs):   # printing reads every value and dispatches no op: counted while recording
+        recorder = _Launches.recorder
+        if recorder is not None:
+            recorder.counts[HOST_TEXT] = recorder.counts.get(HOST_TEXT, 0) + 1
+            recorder.lines.setdefault(HOST_TEXT, _answer_line())
+        return tensor_repr(t, *args, **kwargs)
+    # In place for the process's life, not per recorded forward: were it swapped in for recorded forwards only,
+    # an answer that found a way to look the method up would know which forwards are audited
+    torch.Tensor.__repr__ = text
 
     class OpRecorder(TorchDispatchMode):
         def __init__(self, poison=False, watch=None, constants=None):
@@ -2630,19 +2641,11 @@ def _op_recorder_class(torch):
             hooks = torch.nn.modules.module
             self.hooks = [hooks.register_module_forward_pre_hook(self.layer_enter),
                           hooks.register_module_forward_hook(self.layer_exit, with_kwargs=True, always_call=True)]
-            recorder = self
-
-            def text(t, *args, **kwargs):   # printing reads every value and dispatches no op: count it here
-                recorder.counts[HOST_TEXT] = recorder.counts.get(HOST_TEXT, 0) + 1
-                recorder.lines.setdefault(HOST_TEXT, _answer_line())
-                return tensor_repr(t, *args, **kwargs)
-            torch.Tensor.__repr__ = text
             _Launches.recorder = self
             return super().__enter__()
 
         def __exit__(self, *exc):
             _Launches.recorder = None
-            torch.Tensor.__repr__ = tensor_repr
             for h in self.hooks:
                 h.remove()
             self.hooks, self.layers = [], []
