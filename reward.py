@@ -32,7 +32,9 @@ A candidate is correct only if:
   1. it parses and passes the static gate: an allow-list resolved on the AST (aliases and attribute chains are
      resolved to the dotted path they stand for): imports of torch, torch.nn, torch.nn.functional, triton,
      triton.language and math only, and the names GATE_STDLIB lists of itertools and collections, none that
-     the module lacks (unknown_name); no reflection (getattr/setattr/vars/type, dunders, private names,
+     the module lacks (unknown_name); under torch an allow-list too (GATE_TORCH_MODULES and the names beside
+     it: C ops, tensors, dtypes, nn, F, init, linalg, fft, special, a few torch.cuda queries; no dispatch key
+     guards, torch.ao, torch.accelerator, JIT types: torch_internals); no reflection (getattr/setattr/vars/type, dunders, private names,
      str.format but on a literal template of plain fields, modules used as values or reached through another
      module -- both judged on the objects a path names, so F.torch is the module torch --, attributes refused on
      an object reached through its class's path, gc/inspect/sys/os/ctypes/importlib/builtins/numpy), no
@@ -381,10 +383,22 @@ GATE_TORCH_DENIED = {
                      "torch.set_default_tensor_type", "torch.set_flush_denormal", "torch.set_warn_always",
                      "torch.set_anomaly_enabled", "torch.set_autocast_enabled", "torch.set_deterministic_debug_mode",
                      "torch.autograd", "torch.profiler", "torch.testing", "torch.version"], "global_state"),
-    **dict.fromkeys(["torch.random", "torch.seed", "torch.initial_seed", "torch.get_rng_state",
+    **dict.fromkeys(["torch.random", "torch.seed", "torch.manual_seed", "torch.initial_seed", "torch.get_rng_state",
                      "torch.set_rng_state", "torch.default_generator", "torch.Generator"], "rng_state"),
     "torch.Tensor.__init__": "tensor_subclass",
 }
+# The allow-list under torch (after GATE_TORCH_DENIED's named refusals): a path may pass through these modules
+# only (torch.cuda has its own list), and a name directly under torch must be a C op, a class listed here, a
+# Python function of GATE_TORCH_FUNCTION_MODULES (or torch's own is_*/get_*/sym_* queries and typename), or a
+# dtype, layout, memory format or number. Everything else is refused as torch_internals: dispatch key guards
+# (torch.ExcludeDispatchKeyGuard hides every op from the recorder), torch.ao's getattr_from_fqn (reflection by
+# string), torch.accelerator's memory queries, torch.get_device_module, JIT types.
+GATE_TORCH_MODULES = {"torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.nn.utils",
+                      "torch.nn.utils.rnn", "torch.linalg", "torch.fft", "torch.special", "torch.functional"}
+GATE_TORCH_CLASSES = {"Tensor", "Size", "no_grad", "enable_grad", "inference_mode", "autocast", "finfo", "iinfo",
+                      "dtype", "device", "layout", "memory_format"}
+GATE_TORCH_FUNCTION_MODULES = {"torch.functional", "torch._linalg_utils", "torch._lobpcg", "torch._lowrank"}
+GATE_TORCH_VALUES = {"dtype", "layout", "memory_format", "float", "int", "bool", "NoneType"}
 # torch.cuda is refused except for these read-only queries and the device-wide sync.
 GATE_TORCH_CUDA = {"is_available", "current_device", "device_count", "get_device_capability",
                    "get_device_properties", "get_device_name", "synchronize"}
@@ -604,7 +618,7 @@ class _Gate:
                     return rule
             if len(parts) > 1 and parts[1].startswith("set_"):
                 return "global_state"
-            return None
+            return _torch_internals(path)
         return None
 
     # --- module-level code, bindings and builtins ---------------------------------------------------
@@ -1009,6 +1023,27 @@ def _plain_format(node):
             if spec:
                 todo.append(spec)
     return True
+
+
+def _torch_internals(path):
+    """"torch_internals" where a resolved path under torch leaves the allow-list (GATE_TORCH_MODULES and the
+    names beside it); else None. A path that does not resolve is unknown_name's."""
+    import types
+    objs = _path_objects(path)
+    for prefix, obj in objs:
+        if isinstance(obj, types.ModuleType) and obj.__name__ not in GATE_TORCH_MODULES:
+            return "torch_internals"
+    if len(objs) < 2 or isinstance(objs[1][1], types.ModuleType):
+        return None
+    name, obj = path.split(".")[1], objs[1][1]
+    if isinstance(obj, type):
+        return None if name in GATE_TORCH_CLASSES else "torch_internals"
+    if isinstance(obj, types.BuiltinFunctionType) or type(obj).__name__ in GATE_TORCH_VALUES:
+        return None
+    if isinstance(obj, types.FunctionType) and (obj.__module__ in GATE_TORCH_FUNCTION_MODULES or (
+            obj.__module__ == "torch" and (name.startswith(("is_", "get_", "sym_")) or name == "typename"))):
+        return None
+    return "torch_internals"
 
 
 def _unresolved(path):

@@ -112,7 +112,17 @@ REFUSED = [
     ("from torch import Tensor as T\n" + method("p = T.data_ptr(x)"), "host_memory", 7),
     # objects an allowed module merely holds: a container of modules, another library's names
     (method("m = triton.language.extra.modules"), "module_escape", 6),
-    (method("p = torch.xpu.c_void_p"), "module_escape", 6),
+    (method("p = torch.xpu.c_void_p"), "torch_internals", 6),   # torch.xpu is outside the allow-list
+    # torch's allow-list: dispatch key guards hide every op from the recorder; getattr_from_fqn is reflection by
+    # string; accelerator memory tells a recorded forward (the fallback watch's buffers) from a timed one
+    (method("with torch.ExcludeDispatchKeyGuard(torch.DispatchKeySet(torch.DispatchKey.Python)):\n    x = x + 1"),
+     "torch_internals", 6),
+    (method("g = torch.ao.quantization.utils.getattr_from_fqn(self, 'forward')"), "torch_internals", 6),
+    (method("m = torch.accelerator.memory_allocated()"), "torch_internals", 6),
+    (method("m = torch.get_device_module('cuda').memory_allocated()"), "torch_internals", 6),
+    (method("y = torch.nn.modules.module.Module"), "torch_internals", 6),
+    (method("y = torch.DisableTorchFunction()"), "torch_internals", 6),
+    (method("torch.manual_seed(0)"), "rng_state", 6),
     # a name an allowed module does not have: refused whatever a library version carries (torch.xpu.c_void_p
     # is a ctypes name on some torch builds only), in one line instead of an AttributeError at run time
     # str.format looks attributes and keys up inside its template, which is a string, not code the gate reads
@@ -146,6 +156,10 @@ def test_gate_refuses_with_rule_and_line(src, rule, line):
 
 
 ALLOWED = [
+    "class ModelNew(nn.Module):\n    def forward(self, x):\n        a = torch.linalg.norm(x) + torch.special.erf(x)\n"
+    "        b = torch.fft.rfft(x).abs().sum() + torch.einsum('ij->i', x).sum() + torch.cdist(x, x).sum()\n"
+    "        c = torch.nn.utils.rnn.pad_sequence([x]) * torch.finfo(torch.float32).eps * torch.pi\n"
+    "        nn.init.kaiming_uniform_(x)\n        return x.to(memory_format=torch.channels_last), torch.is_tensor(a)\n",
     "class ModelNew(nn.Module):\n    def forward(self, x):\n        s = 'n={} {:>{w}} {name!r}'.format(1, 2, w=3, name='a')\n"
     "        return x\n",
     "from torch import nn as nn2\nfrom triton import language as tl2\nfrom torch.nn import functional as F2\n",
