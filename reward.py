@@ -372,7 +372,10 @@ GATE_TORCH_DENIED = {
                      "torch.fx", "torch.func", "torch.export"], "dispatch_hook"),
     **dict.fromkeys(["torch.jit", "torch.compile", "torch.compiler", "torch.onnx", "torch.package"],
                     "torch_compile"),
-    **dict.fromkeys(["torch.multiprocessing", "torch.distributed", "torch.nn.parallel"], "process"),
+    **dict.fromkeys(["torch.multiprocessing", "torch.distributed", "torch.nn.parallel", "torch.nn.DataParallel",
+                     "torch.fork", "torch.wait"], "process"),
+    **dict.fromkeys(["torch.parse_ir", "torch.import_ir_module", "torch.import_ir_module_from_buffer"],
+                    "torch_compile"),
     **dict.fromkeys(["torch.save", "torch.load", "torch.from_file", "torch.hub", "torch.serialization"],
                     "file_access"),
     **dict.fromkeys(["torch.from_numpy", "torch.frombuffer", "torch.asarray", "torch.UntypedStorage",
@@ -394,9 +397,12 @@ GATE_TORCH_DENIED = {
 # (torch.ExcludeDispatchKeyGuard hides every op from the recorder), torch.ao's getattr_from_fqn (reflection by
 # string), torch.accelerator's memory queries, torch.get_device_module, JIT types.
 GATE_TORCH_MODULES = {"torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.nn.utils",
-                      "torch.nn.utils.rnn", "torch.linalg", "torch.fft", "torch.special", "torch.functional"}
+                      "torch.nn.utils.rnn", "torch.nn.parameter", "torch.nn.modules", "torch.linalg", "torch.fft",
+                      "torch.special", "torch.functional", "torch.amp", "torch.amp.autocast_mode"}
+GATE_TORCH_MODULE_PREFIXES = ("torch.nn.modules.",)   # nn.modules.conv.Conv2d, as reference code spells a layer
 GATE_TORCH_CLASSES = {"Tensor", "Size", "no_grad", "enable_grad", "inference_mode", "autocast", "finfo", "iinfo",
-                      "dtype", "device", "layout", "memory_format"}
+                      "dtype", "device", "layout", "memory_format"} | {
+    f"{k}Tensor" for k in ("Float", "Double", "Half", "BFloat16", "Long", "Int", "Short", "Char", "Byte", "Bool")}
 GATE_TORCH_FUNCTION_MODULES = {"torch.functional", "torch._linalg_utils", "torch._lobpcg", "torch._lowrank"}
 GATE_TORCH_VALUES = {"dtype", "layout", "memory_format", "float", "int", "bool", "NoneType"}
 # torch.cuda is refused except for these read-only queries and the device-wide sync.
@@ -427,7 +433,9 @@ GATE_ATTRS = {
     **dict.fromkeys(["numpy", "tolist", "apply_", "map_", "map2_", "__array__", "__array_interface__",
                      "__cuda_array_interface__", "__dlpack__"], "host_compute"),
     **dict.fromkeys(["storage", "untyped_storage", "_typed_storage", "set_", "share_memory_", "data_ptr",
-                     "storage_offset", "_base"], "host_memory"),
+                     "const_data_ptr", "mutable_data_ptr", "storage_offset", "_base", "storage_type",
+                     "from_buffer"], "host_memory"),
+    "from_file": "file_access", "compile": "torch_compile",
     **dict.fromkeys(["as_subclass", "_make_subclass", "_make_wrapper_subclass"], "tensor_subclass"),
     **dict.fromkeys(["f_back", "f_locals", "f_globals", "f_code", "tb_frame", "tb_next", "gi_frame", "cr_frame",
                      "ag_frame", "_getframe", "exc_info",
@@ -1031,7 +1039,8 @@ def _torch_internals(path):
     import types
     objs = _path_objects(path)
     for prefix, obj in objs:
-        if isinstance(obj, types.ModuleType) and obj.__name__ not in GATE_TORCH_MODULES:
+        if isinstance(obj, types.ModuleType) and obj.__name__ not in GATE_TORCH_MODULES \
+                and not obj.__name__.startswith(GATE_TORCH_MODULE_PREFIXES):
             return "torch_internals"
     if len(objs) < 2 or isinstance(objs[1][1], types.ModuleType):
         return None

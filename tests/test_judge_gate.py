@@ -120,9 +120,16 @@ REFUSED = [
     (method("g = torch.ao.quantization.utils.getattr_from_fqn(self, 'forward')"), "torch_internals", 6),
     (method("m = torch.accelerator.memory_allocated()"), "torch_internals", 6),
     (method("m = torch.get_device_module('cuda').memory_allocated()"), "torch_internals", 6),
-    (method("y = torch.nn.modules.module.Module"), "torch_internals", 6),
+    (method("y = torch.nn.attention.sdpa_kernel"), "torch_internals", 6),
     (method("y = torch.DisableTorchFunction()"), "torch_internals", 6),
     (method("torch.manual_seed(0)"), "rng_state", 6),
+    # names refused on any object: a legacy storage class reached from a tensor reads files and host memory
+    (method("c = x.storage_type()\nb = c.from_file('/etc/hostname', False, 8)"), "host_memory", 6),
+    (method("b = self.w.from_file('/etc/hostname', False, 8)"), "file_access", 6),
+    (method("p = x.const_data_ptr()"), "host_memory", 6),
+    (method("self.compile()"), "torch_compile", 6),
+    (method("m = torch.nn.DataParallel(self)"), "process", 6),
+    (method("f = torch.fork(F.relu, x)"), "process", 6),
     # a name an allowed module does not have: refused whatever a library version carries (torch.xpu.c_void_p
     # is a ctypes name on some torch builds only), in one line instead of an AttributeError at run time
     # str.format looks attributes and keys up inside its template, which is a string, not code the gate reads
@@ -156,6 +163,11 @@ def test_gate_refuses_with_rule_and_line(src, rule, line):
 
 
 ALLOWED = [
+    # legacy and long spellings copied from reference code
+    "class ModelNew(nn.Module):\n    def __init__(self):\n"
+    "        super().__init__()\n        self.conv = torch.nn.modules.conv.Conv2d(3, 3, 3)\n"
+    "        self.w = torch.nn.parameter.Parameter(torch.FloatTensor(3))\n\n    def forward(self, x):\n"
+    "        with torch.amp.autocast('cuda', enabled=False):\n            return isinstance(x, torch.LongTensor)\n",
     "class ModelNew(nn.Module):\n    def forward(self, x):\n        a = torch.linalg.norm(x) + torch.special.erf(x)\n"
     "        b = torch.fft.rfft(x).abs().sum() + torch.einsum('ij->i', x).sum() + torch.cdist(x, x).sum()\n"
     "        c = torch.nn.utils.rnn.pad_sequence([x]) * torch.finfo(torch.float32).eps * torch.pi\n"
