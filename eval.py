@@ -584,9 +584,10 @@ def build_parser():
     p.add_argument("--trials", type=int, default=5, help="correctness trials with fresh seeded inputs")
     p.add_argument("--time-trials", type=int, default=100, help="timed runs per model (cuda only)")
     p.add_argument("--stop-after-s", type=float, default=None,
-                   help="start no new judging chunk after this many seconds (nor one the last chunk's time says "
-                        "would end past it); the report covers the finished tasks, and a rerun with the same --out "
-                        "goes on (one level over several device calls)")
+                   help="start no new judging chunk after this many seconds, nor one the last chunk's time says "
+                        "would end past it (near the end a smaller chunk that fits goes instead); the report covers "
+                        "the finished tasks, and a rerun with the same --out goes on (one level over several device "
+                        "calls)")
     p.add_argument("--chunk-size", type=int, default=None,
                    help="tasks judged per chunk (rows are written as each chunk ends); default 2 x --workers, or "
                         "--gen-batch-size for a model. Smaller chunks lose less to a kill and stop nearer "
@@ -1054,6 +1055,20 @@ def chunks(items, size):
         yield items[i:i + size]
 
 
+def fitting_chunk(size, workers, left_s, last_s=0.0, last_n=0):
+    """How many tasks the next chunk takes under --stop-after-s: `size`, or fewer where the time `left_s` cannot
+    hold a chunk of `size`; 0: start none. A chunk of n tasks on w workers is taken to cost about (n + w) task
+    times (n tasks' share of the pool, plus its tail: the last tasks run with idle workers beside them and the
+    exclusive retries run alone), one task time being what the last chunk (last_s for last_n tasks) gave. Before
+    any chunk has run nothing is known: `size` if there is any time left."""
+    if left_s <= 0:
+        return 0
+    if last_n <= 0 or last_s <= 0:
+        return size
+    task_s = last_s / (last_n + workers)
+    return max(0, min(size, int(left_s / task_s) - workers))
+
+
 # ----------------------------------------------------------------------------------------------------
 # Measuring a policy in training (train.py's RL, whose curriculum these rates drive): greedy pass@1 and pass@N of
 # each level's held-out tasks, each rank answering its share (`args` holds train.py's flags); and TensorBoardLog,
@@ -1483,12 +1498,21 @@ def run_eval(args):
         earlier = earlier_verdicts(args.reuse_verdicts) if args.reuse_verdicts else None
         n_reused = 0
         with RestartingJudge(lambda: Judge(**judge_kwargs(args))) as judge:
-            for chunk_index, chunk in enumerate(chunks(todo, chunk_size)):
-                if args.stop_after_s is not None and time.time() - t0 + last_chunk_s > args.stop_after_s:
-                    # a chunk that would not finish in time is not started (a kill would lose all of it)
-                    print(f"--stop-after-s {args.stop_after_s:g}: stopping before chunk {chunk_index} (the last took "
-                          f"{last_chunk_s:.0f} s); rerun with the same --out to go on", flush=True)
-                    break
+            start, chunk_index, last_n = 0, 0, 0
+            while start < len(todo):
+                size = chunk_size
+                if args.stop_after_s is not None:
+                    # a chunk that would not finish in time is not started (a kill would lose all of it); near the
+                    # end a smaller one that fits goes instead
+                    size = fitting_chunk(chunk_size, args.workers, args.stop_after_s - (time.time() - t0),
+                                         last_chunk_s, last_n)
+                    if size == 0:
+                        print(f"--stop-after-s {args.stop_after_s:g}: stopping before chunk {chunk_index} (the last "
+                              f"took {last_chunk_s:.0f} s for {last_n} tasks); rerun with the same --out to go on",
+                              flush=True)
+                        break
+                chunk = todo[start:start + size]
+                start, last_n = start + len(chunk), len(chunk)
                 seed = args.seed + chunk_index * world + rank()  # distinct per rank; args.seed + chunk_index for one
                 t_chunk = time.time()
                 # One task's failure of any kind (import, teacher, search) is its failed row.
@@ -1526,6 +1550,7 @@ def run_eval(args):
                     done[row["task_id"]] = row
                     print(prefix + progress_line(n_done, n_total, row, args.speed_measured), flush=True)
                 last_chunk_s = time.time() - t_chunk
+                chunk_index += 1
         n_judged = sum(str(r["id"]) in done for r in todo)
         print(f"{prefix}judged {n_judged} of {len(todo)} tasks in {time.time() - t0:.1f} s ({t_propose:.1f} s proposing"
               f"{' and searching' if args.search else ''}, the rest judging)"

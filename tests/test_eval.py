@@ -505,6 +505,19 @@ def test_chunk_size_sets_the_judging_chunks(tmp_path, capsys, monkeypatch):
     assert sizes == [4, 3]
 
 
+def test_a_smaller_chunk_goes_where_a_whole_one_would_not_fit():
+    """eval.fitting_chunk against a hand computation: a chunk of n tasks on w workers costs (n + w) task times."""
+    from eval import fitting_chunk
+    assert fitting_chunk(25, 6, left_s=100.0) == 25          # nothing measured yet: the whole chunk
+    assert fitting_chunk(25, 6, left_s=0.0) == 0
+    # the last chunk: 25 tasks in 186 s on 6 workers, 6 s a task time; 170 s left hold 28 task times: 22 tasks
+    assert fitting_chunk(25, 6, left_s=170.0, last_s=186.0, last_n=25) == 22
+    assert fitting_chunk(25, 6, left_s=400.0, last_s=186.0, last_n=25) == 25   # never more than --chunk-size
+    assert fitting_chunk(25, 6, left_s=40.0, last_s=186.0, last_n=25) == 0     # 6 task times: the tail alone
+    assert fitting_chunk(8, 6, left_s=45.0, last_s=42.0, last_n=8) == 8   # 3 s a task: 15 - 6 = 9, capped at 8
+    assert fitting_chunk(8, 6, left_s=30.0, last_s=42.0, last_n=8) == 4
+
+
 def test_stop_after_s_leaves_the_rest_for_a_rerun(tmp_path, capsys):
     """--stop-after-s 0 starts no chunk: nothing judged, all unfinished and said so; the rerun judges them all."""
     out = str(tmp_path / "ev")
