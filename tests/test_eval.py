@@ -489,14 +489,14 @@ def test_restarting_judge_and_judge_errors():
 @pytest.mark.slow
 def test_chunk_size_sets_the_judging_chunks(tmp_path, capsys, monkeypatch):
     """--chunk-size 3 over 7 tasks judges chunks of 3, 3 and 1 (default: 2 x --workers = 4, 3)."""
-    sizes, chunks = [], ev.chunks
+    import reward
+    sizes, judge_candidates = [], reward.judge_candidates
 
-    def spy(items, size):
-        for chunk in chunks(items, size):
-            sizes.append(len(chunk))
-            yield chunk
+    def spy(judge, records, candidates):   # called once per judging chunk (no --teacher-fallback here)
+        sizes.append(len(records))
+        return judge_candidates(judge, records, candidates)
 
-    monkeypatch.setattr(ev, "chunks", spy)
+    monkeypatch.setattr(reward, "judge_candidates", spy)
     argv = ["--tasks", TASKS, "--policy", f"solutions:{SOLUTIONS}", "--workers", "2", "--timeout-s", "60"]
     run_main(argv + ["--out", str(tmp_path / "a"), "--chunk-size", "3"], capsys)
     assert sizes == [3, 3, 1]
