@@ -376,6 +376,7 @@ GATE_TORCH_DENIED = {
                      "torch.fork", "torch.wait"], "process"),
     **dict.fromkeys(["torch.parse_ir", "torch.import_ir_module", "torch.import_ir_module_from_buffer"],
                     "torch_compile"),
+    "torch.get_device_module": "cuda_state",   # torch.cuda itself, past torch.cuda's own list
     **dict.fromkeys(["torch.save", "torch.load", "torch.from_file", "torch.hub", "torch.serialization"],
                     "file_access"),
     **dict.fromkeys(["torch.from_numpy", "torch.frombuffer", "torch.asarray", "torch.UntypedStorage",
@@ -391,7 +392,8 @@ GATE_TORCH_DENIED = {
     "torch.Tensor.__init__": "tensor_subclass",
 }
 # The allow-list under torch (after GATE_TORCH_DENIED's named refusals): a path may pass through these modules
-# only (torch.cuda has its own list), and a name directly under torch must be a C op, a class listed here, a
+# only (torch.cuda has its own list), and a name directly under torch must be a C op (torch._C._VariableFunctions:
+# not fork, wait, parse_ir, the autocast nesting), a read-only is_*/get_* query, a class listed here, a
 # Python function of GATE_TORCH_FUNCTION_MODULES (or torch's own is_*/get_*/sym_* queries and typename), or a
 # dtype, layout, memory format or number. Everything else is refused as torch_internals: dispatch key guards
 # (torch.ExcludeDispatchKeyGuard hides every op from the recorder), torch.ao's getattr_from_fqn (reflection by
@@ -484,7 +486,8 @@ GATE_IMPORT_TIME_CALLS = {"triton.Config", "triton.jit", "triton.autotune", "tri
 
 def static_check(source):
     """The static gate (module docstring, item 1) on a solution's source. Returns (error_type, violations):
-    error_type None if it passes, else "syntax_error", "static_check" or "no_triton_kernel"; violations are
+    error_type None if it passes, else "syntax_error", "static_check", "unknown_name" (every violation a name an
+    allowed module lacks: a mistake, not a hack) or "no_triton_kernel"; violations are
     (rule, line, text) tuples, the rule named as in the flag "static:<rule>"."""
     try:
         tree = ast.parse(source)
@@ -497,7 +500,9 @@ def static_check(source):
     except RecursionError:
         return "static_check", [("too_deep", 0, "the gate gave up on a too deeply nested source")]
     if bad:
-        return "static_check", sorted(set(bad), key=lambda b: (b[1], b[0]))
+        bad = sorted(set(bad), key=lambda b: (b[1], b[0]))
+        # a library name misspelt or missing (tl.tanh) is a mistake, not a cheat: its own error type, no hack
+        return ("unknown_name" if all(rule == "unknown_name" for rule, _, _ in bad) else "static_check"), bad
     if not any(isinstance(node, ast.FunctionDef) and "triton.jit" in node.gate_decorators
                for node in ast.walk(tree)):
         return "no_triton_kernel", [("no_triton_kernel", 0, "no @triton.jit function")]
@@ -950,6 +955,23 @@ def _is_name(node, name):
     return isinstance(node, ast.Name) and node.id == name
 
 
+# Submodules that an allowed module's package does not import itself (tl.extra.libdevice comes with
+# torch.compile, for one): imported before the gate resolves any path and in every judge process's warm-up, so
+# that what resolves does not depend on what a process happened to import before (a worker that compiled a
+# baseline would pass tl.extra.libdevice.tanh, a fresh one would refuse it, and the answer process could not run it).
+GATE_LAZY_MODULES = ("triton.language.extra.libdevice",)
+
+
+def _import_lazy_modules():
+    import importlib
+    for name in GATE_LAZY_MODULES:
+        if name not in sys.modules:
+            try:
+                importlib.import_module(name)
+            except ImportError:
+                pass
+
+
 @functools.lru_cache(maxsize=4096)
 def _path_objects(path):
     """The objects a resolved dotted path walks through under an allowed root, as (prefix, object) pairs, up to
@@ -961,6 +983,7 @@ def _path_objects(path):
     parts = path.split(".")
     if parts[0] not in {m.split(".")[0] for m in GATE_MODULES}:
         return ()
+    _import_lazy_modules()
     try:
         obj = importlib.import_module(parts[0])
     except ImportError:
@@ -1047,8 +1070,12 @@ def _torch_internals(path):
     name, obj = path.split(".")[1], objs[1][1]
     if isinstance(obj, type):
         return None if name in GATE_TORCH_CLASSES else "torch_internals"
-    if isinstance(obj, types.BuiltinFunctionType) or type(obj).__name__ in GATE_TORCH_VALUES:
+    if type(obj).__name__ in GATE_TORCH_VALUES:
         return None
+    if isinstance(obj, types.BuiltinFunctionType):  # a C op, or one of torch's read-only is_*/get_* queries
+        import torch
+        return None if hasattr(torch._C._VariableFunctions, name) or name.startswith(("is_", "get_")) \
+            else "torch_internals"
     if isinstance(obj, types.FunctionType) and (obj.__module__ in GATE_TORCH_FUNCTION_MODULES or (
             obj.__module__ == "torch" and (name.startswith(("is_", "get_", "sym_")) or name == "typename"))):
         return None
@@ -1313,7 +1340,7 @@ class BaselineCache:
     reference, compile_ms of torch.compile(reference), max_autotune_ms of its mode="max-autotune"; any may be
     missing. ref_oom (the oom message) and ref_oom_share_gb: the task's
     reference ran out of memory under a worker's share of that many GB, so a Judge whose share is no larger runs
-    its jobs alone at once (36 of KernelBench level 1's references did, each paying a failed first
+    its jobs alone from their first attempt (36 of KernelBench level 1's references did, each paying a failed first
     attempt in every eval; the lab record).
     The key is (sha256 of the task source, GPU name, torch version, triton version): a new GPU or a new torch
     measures again. Writes are atomic (a temp file in the same folder, then os.replace), after re-reading the
@@ -3042,8 +3069,10 @@ def _answer_line():
 
 def _warm_up(torch, triton, device, OpRecorder):
     """One tiny kernel through the launcher and the dispatch mode: first use replaces some torch attributes
-    (e.g. torch.manual_seed), so the identity snapshot is taken after it."""
+    (e.g. torch.manual_seed), so the identity snapshot is taken after it. The gate's lazily imported submodules
+    too (GATE_LAZY_MODULES): an answer runs with what the gate resolved."""
     import triton.language as tl
+    _import_lazy_modules()
 
     @triton.jit
     def _copy(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
@@ -4823,7 +4852,7 @@ class _Slot:
         self.started = self.dispatched = self.deadline = 0.0
         self.paused_at = None    # set while the worker does judge work (GPU lock wait, reference, compile baseline)
         self.task = self.sol = self.first_oom = None  # the job's sources; first_oom: set on its exclusive retry
-        self.big_task = False    # run exclusively at once: an earlier job's reference of its task ran out of memory
+        self.big_task = False    # exclusive from its first attempt: an earlier job's reference of its task ran out of memory
         self.rss_cap, self.rss_text = 0.0, ""         # the host RSS cap of the running job
         self.n_done = 0
 
@@ -4908,7 +4937,7 @@ class Judge:
         self.created, self.ready_log = time.monotonic(), []
         self._retries = []  # (index, task, solution, first oom message): jobs to run again exclusively
         self._big_tasks = {}  # sha256 of a task whose reference ran out of memory under a share -> why (_dispatch)
-        self.alone_log = []  # (job index, jobs in flight as it went) per exclusive dispatch: verify_many's order
+        self.dispatch_log = []  # (job index, alone?, other jobs in flight) per dispatch of the last verify_many call
         self._queued = collections.Counter()  # sha256 of a task -> its jobs of this verify_many not yet dispatched
         self.closed = False
         self.start_method, self.spawn_reason = start_method, None
@@ -4988,6 +5017,7 @@ class Judge:
         # two level-2 retries ran out of memory next to 35 GB of another job's references) and stalled every
         # other job's steps while it held the lock.
         alone = collections.deque()
+        self.dispatch_log = []
         while pending or alone or self._retries or any(s.job is not None for s in self.slots):
             alone.extend(self._retries)
             self._retries.clear()
@@ -5000,12 +5030,14 @@ class Judge:
                 while pending and self._runs_alone(pending[-1][1], pending[-1][3]):
                     alone.append(pending.pop())
                 if pending and busy < self.workers:
-                    self._dispatch(s, *pending.pop())
-                    busy += 1
+                    job, by_itself = pending.pop(), False
                 elif not pending and alone and busy == 0:
-                    self.alone_log.append((alone[0][0], sum(x.job is not None for x in self.slots)))
-                    self._dispatch(s, *alone.popleft())
-                    busy += 1
+                    job, by_itself = alone.popleft(), True
+                else:
+                    continue
+                self.dispatch_log.append((job[0], by_itself, sum(x.job is not None for x in self.slots)))
+                self._dispatch(s, *job)
+                busy += 1
             self._pump(results, bar)
         if bar is not None:
             bar.close()
@@ -5153,7 +5185,8 @@ class Judge:
     def _dispatch(self, s, i, task, sol, first_oom=None):
         """Send job i to slot s. first_oom: the oom message of its first attempt; this is then the retry, run
         exclusively (the whole GPU, most of the host). A job whose task's reference already ran out of memory
-        under a worker's share in this Judge runs exclusively at once (flag "exclusive_task"): every candidate of a
+        under a worker's share in this Judge runs exclusively from its first attempt (flag "exclusive_task"; like
+        every exclusive job it waits until no shared job is left, verify_many): every candidate of a
         KernelBench-sized task would pay that failed first attempt (each plan of a sweep, each sample of pass@k)."""
         s.big_task = first_oom is None and self._runs_alone(task, None)
         if first_oom is None:
@@ -5313,7 +5346,7 @@ class Judge:
         return self._caps(False)["gpu_gb"] if self.device == "cuda" else float(self.mem_limit_gb)
 
     def _cached_ref_oom(self, task):
-        """Why the task runs alone at once, where the baseline cache says its reference ran out of memory under a
+        """Why the task runs alone from its first attempt, where the baseline cache says its reference ran out of memory under a
         share no smaller than this Judge's (an earlier run on this GPU and versions); else None."""
         if self.baseline_cache is None or self.device_info is None:
             return None

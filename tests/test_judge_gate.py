@@ -119,7 +119,9 @@ REFUSED = [
      "torch_internals", 6),
     (method("g = torch.ao.quantization.utils.getattr_from_fqn(self, 'forward')"), "torch_internals", 6),
     (method("m = torch.accelerator.memory_allocated()"), "torch_internals", 6),
-    (method("m = torch.get_device_module('cuda').memory_allocated()"), "torch_internals", 6),
+    (method("m = torch.get_device_module('cuda').memory_allocated()"), "cuda_state", 6),
+    (method("f = torch.fork"), "process", 6),
+    (method("d = torch.to_dlpack(x)"), "torch_internals", 6),   # a builtin, not a C op
     (method("y = torch.nn.attention.sdpa_kernel"), "torch_internals", 6),
     (method("y = torch.DisableTorchFunction()"), "torch_internals", 6),
     (method("torch.manual_seed(0)"), "rng_state", 6),
@@ -130,8 +132,6 @@ REFUSED = [
     (method("self.compile()"), "torch_compile", 6),
     (method("m = torch.nn.DataParallel(self)"), "process", 6),
     (method("f = torch.fork(F.relu, x)"), "process", 6),
-    # a name an allowed module does not have: refused whatever a library version carries (torch.xpu.c_void_p
-    # is a ctypes name on some torch builds only), in one line instead of an AttributeError at run time
     # str.format looks attributes and keys up inside its template, which is a string, not code the gate reads
     (method("s = '{0.__class__.__repr__}'.format(x)"), "reflection", 6),
     (method("s = '{0[0]}'.format(x.shape)"), "reflection", 6),
@@ -139,6 +139,8 @@ REFUSED = [
     (method("t = '{0.' + 'shape}'\ns = t.format(x)"), "reflection", 7),
     (method("s = str.format('{0}', x)"), "reflection", 6),
     (method("d = '{k}'\ns = d.format_map({'k': x})"), "reflection", 7),
+    # a name an allowed module does not have: refused whatever a library version carries (torch.xpu.c_void_p
+    # is a ctypes name on some torch builds only), in one line instead of an AttributeError at run time
     (method("y = torch.no_such_op(x)"), "unknown_name", 6),
     ("from torch.nn import NoSuchLayer\n" + method("y = NoSuchLayer()"), "unknown_name", 1),
     (method("y = F.relu.no_such_attr"), "unknown_name", 6),
@@ -158,8 +160,24 @@ REFUSED = [
 @pytest.mark.parametrize("src, rule, line", REFUSED, ids=[f"{r}-{i}" for i, (_, r, _) in enumerate(REFUSED)])
 def test_gate_refuses_with_rule_and_line(src, rule, line):
     err, bad = static_check(HEAD + src)
-    assert err == "static_check", bad
+    # a name an allowed module lacks, alone, is a mistake with its own error type (not counted as a hack)
+    assert err == ("unknown_name" if rule == "unknown_name" else "static_check"), bad
     assert (rule, HEAD_LINES + line) in {(r, ln) for r, ln, _ in bad}, bad
+
+
+def test_a_missing_library_name_is_a_mistake_not_a_hack():
+    """tl.tanh (not in Triton) alone: error type unknown_name, which hack_names does not count; beside a refused
+    construct the answer is a static_check, a hack. tl.extra.libdevice (imported lazily by Triton) resolves the
+    same in every process: the gate imports it before resolving anything."""
+    from reward import Verdict, hack_names
+    kernel = "@triton.jit\ndef k(x_ptr):\n    v = tl.load(x_ptr)\n    tl.store(x_ptr, {})\n"
+    err, bad = static_check(HEAD + kernel.format("tl.tanh(v)"))
+    assert err == "unknown_name" and [r for r, _, _ in bad] == ["unknown_name"]
+    v = Verdict(error_type=err, flags=["static:unknown_name"])
+    assert not hack_names(v)
+    err, _ = static_check(HEAD + kernel.format("tl.tanh(v)") + method("p = x.data_ptr()"))
+    assert err == "static_check"
+    assert static_check(HEAD + kernel.format("tl.extra.libdevice.tanh(v)")) == (None, [])
 
 
 ALLOWED = [

@@ -261,13 +261,17 @@ def test_exclusive_jobs_wait_until_nothing_else_is_in_flight():
     pairs = [(task, AS_HOG), (task, good), (big, good), (task, good), (big, good), (task, good)]
     with Judge(workers=2, device="cpu", timeout_s=60.0, mem_limit_gb=6, oom_retry=True) as j:
         vs = j.verify_many(pairs, progress=False)
-        log = j.alone_log
+        log = j.dispatch_log
     assert all(v.correct for v in vs), [(v.error_type, v.error_msg) for v in vs]
     assert "oom_retried_exclusive" in vs[0].flags and "oom_retried_exclusive" in vs[2].flags
     # alone at once, or (where its first attempt went out before the task's first oom came back) retried alone
     assert {"exclusive_task", "oom_retried_exclusive"} & set(vs[4].flags), vs[4].flags
-    assert sorted(i for i, _ in log) == [0, 2, 4], log
-    assert all(in_flight == 0 for _, in_flight in log), log
+    by_itself = [(i, in_flight) for i, alone, in_flight in log if alone]
+    assert sorted(i for i, _ in by_itself) == [0, 2, 4], log
+    assert all(in_flight == 0 for _, in_flight in by_itself), log
+    last_shared = max(k for k, (_, alone, _) in enumerate(log) if not alone)
+    assert all(alone for _, alone, _ in log[last_shared + 1:]) and not any(alone for _, alone, _ in log[:last_shared])
+    assert sorted(i for i, alone, _ in log if not alone) == [0, 1, 2, 3, 5] + ([4] if len(log) == 9 else []), log
 
 
 def test_reference_outputs_placement():

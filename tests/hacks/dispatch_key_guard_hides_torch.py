@@ -1,5 +1,5 @@
 # task: matmul
-# expect: error_type=static_check
+# expect: error_type=static_check flag=static:torch_internals
 # Cheat (work the op recorder cannot see: a dispatch key excluded): the recorder is a TorchDispatchMode, which
 # sees an op only when it reaches the Python dispatch key. Inside torch.ExcludeDispatchKeyGuard over that key,
 # torch's matmul runs unseen (the record shows an allocation and nothing else), and a Triton kernel copies its

@@ -1,5 +1,5 @@
 # task: relu_add
-# expect: error_type=static_check
+# expect: error_type=static_check flag=static:torch_internals
 # Cheat (reflection by string, to tell audited forwards from the rest): torch.ao's getattr_from_fqn walks a dotted
 # name with getattr, so a string the gate reads as data reaches a function's __globals__: here those of
 # torch.nn.Module's own module, whose global forward pre-hook registry is empty except while the op recorder
