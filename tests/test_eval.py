@@ -4,7 +4,7 @@ tests/eval_data/tasks holds 7 tiny KernelBench-format tasks; tests/eval_data/sol
   1_relu_add, 1_scale_shift, abs_neg  correct Triton
   1_softmax                           wrong numerics (exp without the row-sum division)  -> mismatch, compiled
   2_add_tanh                          syntax error                                     -> syntax_error
-  2_mul_clamp                         calls a Triton function that does not exist       -> kernel_error
+  2_mul_clamp                         calls a Triton function with too few operands     -> kernel_error
   2_sub_abs                           no file                                           -> missing_solution
 """
 import json

@@ -1,4 +1,4 @@
-# Fails in the kernel: tl.no_such_function does not exist (a Triton compile error on GPU, a kernel error in
+# Fails in the kernel: tl.maximum is called with one operand (a Triton compile error on GPU, a kernel error in
 # the CPU interpreter); the first forward never returns, so the answer does not count as compiled.
 import torch
 import torch.nn as nn
@@ -11,7 +11,7 @@ def mul_clamp_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n
     x = tl.load(x_ptr + offs, mask=mask)
-    tl.store(out_ptr + offs, tl.no_such_function(x * 0.5, -0.2, 0.2), mask=mask)
+    tl.store(out_ptr + offs, tl.minimum(tl.maximum(x * 0.5), 0.2), mask=mask)
 
 
 class ModelNew(nn.Module):
