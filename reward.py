@@ -37,7 +37,8 @@ A candidate is correct only if:
      guards, torch.ao, torch.accelerator, JIT types: torch_internals); no reflection (getattr/setattr/vars/type, dunders, private names,
      str.format but on a literal template of plain fields, modules used as values or reached through another
      module -- both judged on the objects a path names, so F.torch is the module torch --, attributes refused on
-     an object reached through its class's path, gc/inspect/sys/os/ctypes/importlib/builtins/numpy), no
+     an object reached through its class's path, gc/inspect/sys/os/ctypes/importlib/builtins/numpy; a refused
+     builtin's name is not bound in a module or class body, where a read before the binding is the builtin), no
      dynamic code or file access, no assignment to attributes of anything but self in a method, no module-level
      code beyond imports, definitions and constants (import time is outside the recorded forward), no
      try/except, threads, streams, hooks, Tensor subclasses or use of the reference Model; and it defines a
@@ -138,6 +139,7 @@ HACK_FLAGS counts as wrong in all of them. Differences from the paper: speedups 
 the log (the paper caps at 10 only from above), and unmeasured speed counts as speedup 1 (log 0).
 """
 import ast
+import builtins
 import collections
 import contextlib
 import copy
@@ -421,6 +423,7 @@ GATE_BUILTINS = {
     "super", "tuple", "zip", "True", "False", "None", "NotImplemented", "Ellipsis",
     "ValueError", "RuntimeError", "TypeError", "AssertionError", "NotImplementedError", "IndexError",
     "KeyError", "ZeroDivisionError", "ArithmeticError"}
+_IS_BUILTIN = set(dir(builtins)).__contains__   # the names a module or class body falls back to
 GATE_BUILTIN_RULES = {
     **dict.fromkeys(["getattr", "setattr", "delattr", "hasattr", "vars", "dir", "type", "object", "id",
                      "globals", "locals", "classmethod", "issubclass"], "reflection"),
@@ -772,12 +775,20 @@ class _Gate:
             return
         module_bound = {s.get_name() for s in top.get_symbols() if s.is_assigned() or s.is_imported()
                         or s.is_namespace()}
-        free = set()
+        free, rebound = set(), set()
         stack = [top]
         while stack:
             t = stack.pop()
             stack.extend(t.get_children())
             for s in t.get_symbols():
+                # A module or class body looks a name up in its own namespace, then the module's, then builtins,
+                # at the time of the read: `g = getattr; getattr = None` reads the real builtin before the
+                # binding runs, though the name counts as bound below. So a refused builtin's name is never bound
+                # there (a function's locals are resolved when it is compiled and cannot be read early).
+                if (t is top or t.get_type() == "class") and _IS_BUILTIN(s.get_name()) \
+                        and s.get_name() not in GATE_BUILTINS \
+                        and (s.is_assigned() or s.is_imported() or s.is_namespace()):
+                    rebound.add(s.get_name())
                 if not s.is_referenced():
                     continue
                 if t is top or t.get_type() == "class":
@@ -788,6 +799,16 @@ class _Gate:
                 if unbound:
                     free.add(s.get_name())
         for node in ast.walk(self.tree):
+            bound = [node.id] if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) else \
+                [node.name] if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) else \
+                [(a.asname or a.name).split(".")[0] for a in node.names] if isinstance(node, (ast.Import,
+                                                                                         ast.ImportFrom)) else \
+                [node.name] if isinstance(node, ast.ExceptHandler) and node.name else []
+            for name in bound:
+                if name in rebound:
+                    self.flag(GATE_BUILTIN_RULES.get(name, "rebinds_builtin"), node,
+                              f"{name}: a refused builtin's name, bound in a module or class body (a read there "
+                              "before the binding gets the builtin)")
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in free \
                     and node.id not in GATE_BUILTINS:
                 rule = GATE_BUILTIN_RULES.get(node.id, "builtin_not_allowed")
@@ -1632,6 +1653,16 @@ def hybrid_extra_ops(cand, ref_ops=None):
             if total > (ref_macs + ref_ops.get(LIBRARY_MACS, 0)) * MACS_SLACK:
                 extra[HEAVY_BEYOND_REFERENCE] = max(1, heavy - budget)
         ref_k = [int(f[len(GEMM_K):]) for f in ref_ops if f.startswith(GEMM_K)]
+        attention = any("attention" in f for f in ref_ops)   # its two GEMMs reduce over lengths of their own
+        if ref_k and not replaced and not attention and heavy > budget and HEAVY_BEYOND_REFERENCE not in extra:
+            # More calls than the reference, within its multiply-adds, pass as one GEMM split up (along M or N,
+            # or along K in two). Where Triton took over part of a reference GEMM, that budget paid for GEMMs of
+            # another reduction length: a block-identity operand adding a residual, zero-padded GEMMs building a
+            # ReLU out of fp32 rounding. Every call's reduction length must be the reference's, within 2x.
+            odd = sum(n for f, n in cand.items() if f.startswith(GEMM_K)
+                      and min(abs(int(f[len(GEMM_K):]) - k) for k in ref_k) > 1)
+            if odd:
+                extra[HEAVY_BEYOND_REFERENCE] = odd
         if ref_k:
             floor = min(min(ref_k) - SHORT_REDUCTION_BUCKETS, SHORT_REDUCTION_MAX_BITS)
             short = sum(n for f, n in cand.items() if f.startswith(GEMM_K) and int(f[len(GEMM_K):]) <= floor)
