@@ -147,6 +147,7 @@ import dataclasses
 import functools
 import gc
 import hashlib
+import io
 import itertools
 import json
 import math
@@ -161,6 +162,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import tokenize
 import weakref
 from dataclasses import dataclass, field
 
@@ -498,8 +500,16 @@ def static_check(source):
         return "syntax_error", [("syntax_error", getattr(e, "lineno", 0) or 0, str(e))]
     except (RecursionError, MemoryError) as e:
         return "syntax_error", [("syntax_error", 0, f"parser gave up: {type(e).__name__}")]
+    # ast.parse reads the text; the importer reads the file's bytes in the encoding a coding line declares
+    # (utf-7 turns `+AAo-` inside a comment into a newline): the gate must see what runs, so only UTF-8 passes
     try:
-        bad = _Gate(tree).run()
+        encoding = tokenize.detect_encoding(io.BytesIO(source.encode("utf-8", "surrogatepass")).readline)[0]
+    except SyntaxError as e:
+        return "static_check", [("encoding", 1, str(e))]
+    if encoding not in ("utf-8", "utf-8-sig"):
+        return "static_check", [("encoding", 1, f"coding {encoding}: the answer must be UTF-8, as the gate reads it")]
+    try:
+        bad = _Gate(tree, source).run()
     except RecursionError:
         return "static_check", [("too_deep", 0, "the gate gave up on a too deeply nested source")]
     if bad:
@@ -515,8 +525,8 @@ def static_check(source):
 class _Gate:
     """One pass of the static gate over a parsed answer (static_check)."""
 
-    def __init__(self, tree):
-        self.tree = tree
+    def __init__(self, tree, source=None):
+        self.tree, self.source = tree, source
         self.bad = []
         self.aliases = {}      # name bound by an import -> dotted path it stands for
         self.classes = {}      # class defined by the answer -> names of its methods
@@ -541,6 +551,9 @@ class _Gate:
                 self.own_attrs.add(node.attr)
         self.import_bound = self.import_time_names()
         self.module_level()
+        for node in ast.walk(tree):   # a class made in a function: its body runs as a module-level one's does
+            if isinstance(node, ast.ClassDef) and not isinstance(self.parents.get(node), (ast.Module, ast.ClassDef)):
+                self.definition(node)
         self.bindings()
         self.builtins()
         for node in ast.walk(tree):
@@ -652,6 +665,8 @@ class _Gate:
             if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None and all(
                     isinstance(t, ast.Name) for t in (node.targets if isinstance(node, ast.Assign) else [node.target])):
                 self.import_time(node.value)
+                if isinstance(node, ast.AnnAssign):   # evaluated at import too
+                    self.import_time(node.annotation)
                 continue
             if isinstance(node, ast.Pass):
                 continue
@@ -728,6 +743,8 @@ class _Gate:
             elif isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None and all(
                     isinstance(t, ast.Name) for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])):
                 self.import_time(stmt.value)
+                if isinstance(stmt, ast.AnnAssign):
+                    self.import_time(stmt.annotation)
             elif not (isinstance(stmt, ast.Pass)
                       or isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)):
                 self.flag("module_code", stmt, f"class-body {type(stmt).__name__.lower()} runs at import: a class "
@@ -770,8 +787,10 @@ class _Gate:
         """Names read but bound nowhere in their scope chain are builtins: only GATE_BUILTINS may be."""
         import symtable
         try:
-            top = symtable.symtable(ast.unparse(self.tree), "answer", "exec")
-        except (SyntaxError, RecursionError, ValueError):
+            top = symtable.symtable(self.source if self.source is not None else ast.unparse(self.tree), "answer",
+                                    "exec")
+        except (SyntaxError, RecursionError, ValueError, MemoryError) as e:   # no check skipped: refused
+            self.flag("too_deep", self.tree, f"the gate could not resolve the answer's names: {type(e).__name__}")
             return
         module_bound = {s.get_name() for s in top.get_symbols() if s.is_assigned() or s.is_imported()
                         or s.is_namespace()}
@@ -799,7 +818,9 @@ class _Gate:
                 if unbound:
                     free.add(s.get_name())
         for node in ast.walk(self.tree):
-            bound = [node.id] if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) else \
+            if isinstance(node, ast.Name) and node.id == "__class__":   # the method's class as a value
+                self.flag("dunder", node, "reads __class__")
+            bound = [node.id] if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)) else \
                 [node.name] if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) else \
                 [(a.asname or a.name).split(".")[0] for a in node.names] if isinstance(node, (ast.Import,
                                                                                          ast.ImportFrom)) else \
@@ -1129,6 +1150,8 @@ def _walk_outside_lambdas(expr):
         yield node
         if not isinstance(node, ast.Lambda):
             stack.extend(ast.iter_child_nodes(node))
+        else:   # a lambda's body runs later; its defaults are evaluated where it is written
+            stack.extend(node.args.defaults + [d for d in node.args.kw_defaults if d is not None])
 
 
 # ----------------------------------------------------------------------------------------------------
