@@ -129,7 +129,10 @@ Threat model. The answer's author is an adversary who knows this file and the ta
   recognise a set it has seen and serve a cached output. Where the task's exact output is zero (a mean of a
   normalised tensor), the whole-output rule allows ten times the reference's own rounding, and a zero answer is
   the exact one. Hybrid answers whose kernels do a trivial part of the task (a bias add after a torch GEMM) pass
-  by design. Side channels through the GPU shared with other processes are out of scope. Resource exhaustion
+  by design. Under hybrid, a torch GEMM, convolution or library layer within the reference's count is not
+  checked to compute one of the reference's ops: Triton can do the reference's GEMM while torch's allowed call
+  does epilogue work through an operand the answer made (a block identity, a ones kernel, a layer of the
+  reference's configuration with weights of the answer's choice); see docs/judge.md, "Known gap". Side channels through the GPU shared with other processes are out of scope. Resource exhaustion
   of the host by a candidate beyond the caps (fork bombs are refused by the gate, not by an rlimit) is left to
   the caps and the wall clock.
 
