@@ -676,7 +676,8 @@ def test_gemm_accumulates_and_short_reductions_by_hand():
     """_accumulates: a GEMM's accumulate operand is an add unless it is a bias broadcast along the rows or columns
     (for a GEMV, a scalar); hybrid_extra_ops: a GEMM whose reduction length is under 8 and under an eighth of the
     reference's shortest (a 1x1 batched GEMM: an elementwise product) is SHORT_REDUCTION, one split in two or
-    into chunks of a long reduction is not."""
+    into chunks of a long reduction is not; more calls than the reference must each reduce over one of its
+    lengths within 2x (HEAVY_BEYOND_REFERENCE)."""
     import reward
     a, b, bias, full = torch.randn(4, 6), torch.randn(6, 5), torch.randn(5), torch.randn(4, 5)
     acc = lambda name, *args, **kw: reward._accumulates(torch, name, args, kw, getattr(torch, name)(*args, **kw))  # noqa: E731
@@ -690,7 +691,13 @@ def test_gemm_accumulates_and_short_reductions_by_hand():
     half = {"matmul": 2, reward.MACS: 4096, k(32): 2}                  # one GEMM split in two along K
     assert reward.hybrid_extra_ops(half, ref) == {}
     short = {"matmul": 3, reward.MACS: 4000, k(64): 1, k(1): 2}        # and two 1x1 products within the MACs
-    assert reward.hybrid_extra_ops(short, ref) == {reward.SHORT_REDUCTION: 2}
+    assert reward.hybrid_extra_ops(short, ref) == {reward.SHORT_REDUCTION: 2, reward.HEAVY_BEYOND_REFERENCE: 2}
+    # more calls than the reference within its multiply-adds: each must reduce over its length within 2x
+    rows = {"matmul": 2, reward.MACS: 4096, k(64): 2}                   # split along M: the same reduction
+    assert reward.hybrid_extra_ops(rows, ref) == {}
+    identity = {"matmul": 2, reward.MACS: 4096, k(64): 1, k(8): 1}     # a block identity of 8 adds a residual
+    assert reward.hybrid_extra_ops(identity, ref) == {reward.HEAVY_BEYOND_REFERENCE: 1}
+    assert reward.hybrid_extra_ops({"matmul": 1, reward.MACS: 4096, k(8): 1}, ref) == {}   # one call: not this rule
     assert reward.hybrid_extra_ops({"matmul": 1, reward.MACS: 4096, k(7): 1}, ref) == {reward.SHORT_REDUCTION: 1}
     assert reward.hybrid_extra_ops({"matmul": 1, reward.MACS: 4096, k(8): 1}, ref) == {}   # an eighth: kept
     assert reward._layer_min_k(torch.nn.LSTM(10, 20, proj_size=4)) == 4
