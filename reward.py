@@ -129,10 +129,9 @@ Threat model. The answer's author is an adversary who knows this file and the ta
   recognise a set it has seen and serve a cached output. Where the task's exact output is zero (a mean of a
   normalised tensor), the whole-output rule allows ten times the reference's own rounding, and a zero answer is
   the exact one. Hybrid answers whose kernels do a trivial part of the task (a bias add after a torch GEMM) pass
-  by design. Under hybrid, a torch GEMM, convolution or library layer within the reference's count is not
-  checked to compute one of the reference's ops: Triton can do the reference's GEMM while torch's allowed call
-  does epilogue work through an operand the answer made (a block identity, a ones kernel, a layer of the
-  reference's configuration with weights of the answer's choice); see docs/judge.md, "Known gap". Side channels through the GPU shared with other processes are out of scope. Resource exhaustion
+  by design. Under hybrid, a torch GEMM that takes the reference's weight is the reference's GEMM whatever its
+  other operand: multiplying that weight by a tensor Triton prepared (a reference input plus a residual folded
+  into extra rows) is bounded by the multiply-adds and the reduction lengths only. Side channels through the GPU shared with other processes are out of scope. Resource exhaustion
   of the host by a candidate beyond the caps (fork bombs are refused by the gate, not by an rlimit) is left to
   the caps and the wall clock.
 
@@ -1559,6 +1558,28 @@ SHORT_REDUCTION_MAX_BITS = 3   # ... and under 8 (an affine map per element take
                                # a transposed convolution as GEMM plus col2im, attention over few keys stay GEMMs
 
 
+# What each GEMM or convolution outside library layers takes (OpRecorder.anchor_of): ANCHOR_PARAM where an operand
+# holds the reference model's own parameter or buffer values (the answer's parameters are checked against the
+# reference's at load, _anchor_prints; views, casts, copies and concatenations of them made in the forward
+# count), ANCHOR_INPUT where one holds the forward's inputs (or copies of them), ANCHOR_NONE where both come from
+# the forward's own work. Policy hybrid lets torch make as many calls of the last two kinds as the reference
+# does (plus two a replaced or fused attention: its scores and their product with V), so torch's GEMMs are the
+# reference's GEMMs: Triton doing the reference's GEMM while torch's allowed call multiplies by a block identity
+# or a ones kernel of the answer's making (a residual, a scale, a norm's statistics) is HEAVY_UNANCHORED. A
+# library layer whose parameters are not the reference's (an attention with uniform weights returning means,
+# an LSTM whose gates make a ReLU) is LAYER_UNANCHORED.
+ANCHOR_PARAM, ANCHOR_INPUT, ANCHOR_NONE = "anchor:param", "anchor:input", "anchor:none"
+ANCHOR_LAYER = "anchor:layer_foreign"
+HEAVY_UNANCHORED = "gemm_conv_not_the_reference"
+LAYER_UNANCHORED = "library_layer_not_the_reference"
+ANCHOR_COPIES = {"_to_copy", "clone", "contiguous", "cat", "stack", "copy_", "_unsafe_view", "_reshape_alias",
+                 "_copy_from", "_copy_from_and_resize", "lift_fresh_copy", "flip", "roll", "repeat",
+                 "permute_copy", "t_copy", "transpose_copy", "view_copy", "expand_copy", "slice_copy",
+                 "select_copy", "unsqueeze_copy", "squeeze_copy", "split_with_sizes_copy", "split_copy",
+                 "unbind_copy", "narrow_copy", "alias_copy", "_unsafe_split", "split", "split_with_sizes",
+                 "chunk", "unbind", "index_select", "cat_", "hstack", "vstack"}
+
+
 ACCUMULATING = ("addmm", "baddbmm", "addbmm", "addmv")   # GEMMs with an accumulate operand C (their first)
 GEMM_BIAS = "epilogue:gemm_bias"   # a bias added to the GEMM output just made (_bias_add): part of the GEMM
 CONSTANT_READ = "read:model_constant"   # a scalar parameter's value read into Python (_reads_constant)
@@ -1567,7 +1588,7 @@ CONSTANT_READ = "read:model_constant"   # a scalar parameter's value read into P
 def is_measure(family):
     """A recorder's record travelling with the op counts (multiply-adds, reduction lengths, a GEMM's bias add),
     not a compute op."""
-    return family.startswith(("macs:", "k:", "epilogue:", "read:"))
+    return family.startswith(("macs:", "k:", "epilogue:", "read:", "anchor:"))
 
 
 def _macs(torch, name, args, out):
@@ -1678,6 +1699,18 @@ def hybrid_extra_ops(cand, ref_ops=None):
             total = macs + cand.get(LIBRARY_MACS, 0)
             if total > (ref_macs + ref_ops.get(LIBRARY_MACS, 0)) * MACS_SLACK:
                 extra[HEAVY_BEYOND_REFERENCE] = max(1, heavy - budget)
+        if any(f.startswith("anchor:") for f in cand):   # what the calls took (ANCHOR_*), where recorded
+            mha = LIBRARY_FAMILY + "MultiheadAttention"
+            spare = 2 * sum(n for f, n in ref_ops.items() if "attention" in f and not f.startswith(LIBRARY_FAMILY)) \
+                + 2 * max(0, sum(n for f, n in ref_ops.items() if f.startswith(mha))
+                          - sum(n for f, n in cand.items() if f.startswith(mha)))
+            none_over = cand.get(ANCHOR_NONE, 0) - ref_ops.get(ANCHOR_NONE, 0) - spare
+            loose_over = cand.get(ANCHOR_NONE, 0) + cand.get(ANCHOR_INPUT, 0) - spare \
+                - ref_ops.get(ANCHOR_NONE, 0) - ref_ops.get(ANCHOR_INPUT, 0)
+            if max(none_over, loose_over) > 0:
+                extra[HEAVY_UNANCHORED] = max(none_over, loose_over)
+            if cand.get(ANCHOR_LAYER):
+                extra[LAYER_UNANCHORED] = cand[ANCHOR_LAYER]
         ref_k = [int(f[len(GEMM_K):]) for f in ref_ops if f.startswith(GEMM_K)]
         attention = any("attention" in f for f in ref_ops)   # its two GEMMs reduce over lengths of their own
         if ref_k and not replaced and not attention and heavy > budget and HEAVY_BEYOND_REFERENCE not in extra:
@@ -2595,7 +2628,7 @@ class _Answer:
         keys = [int.from_bytes(os.urandom(7), "little") for _ in inputs]
         marks = [_fingerprint(torch, x, k) if isinstance(x, torch.Tensor) else None for x, k in zip(inputs, keys)]
         pristine = [x.clone() if isinstance(x, torch.Tensor) and m is None else None for x, m in zip(inputs, marks)]
-        header, out, watch = self.recorded(lambda: self.model(*inputs), msg, bool(msg.get("faithful")))
+        header, out, watch = self.recorded(lambda: self.model(*inputs), msg, bool(msg.get("faithful")), inputs)
         modified = [i for i, (a, b, m, k) in enumerate(zip(inputs, pristine, marks, keys)) if isinstance(a, torch.Tensor)
                     and (_fingerprint(torch, a, k) != m if m is not None else not _same_values(torch, a, b))]
         header["inputs_modified"] = modified[0] if modified else None
@@ -2604,14 +2637,21 @@ class _Answer:
             header["answered_by"] = watch.answered_by(tensors, msg["atol_rtol"])
         return header, tensors
 
-    def recorded(self, call, msg, faithful=False):
+    def recorded(self, call, msg, faithful=False, inputs=()):
         """One forward (`call`) under the op recorder: (header with its launches, aten op counts and their lines,
         output, the _FallbackWatch or None). The trials' forwards, and the timed runs audited in their place."""
         torch = self.torch
         watch = None
         if msg["policy"] in ("hybrid", "partial") and not faithful:
             watch = _FallbackWatch(torch, msg["numels"], self.device)
-        rec = self.OpRecorder(poison=faithful, watch=watch, constants=getattr(self, "constants", None))
+        anchors = prints = None
+        if msg.get("anchors"):   # the reference's parameter prints: which of the model's still hold those values
+            key, listed = msg["anchors"]["key"], msg["anchors"]["prints"]
+            anchors = _model_anchors(torch, self.model, key, listed)
+            anchors.update(_input_anchors(torch, inputs))
+            prints = (key, {tuple(p) for p in listed})
+        rec = self.OpRecorder(poison=faithful, watch=watch, constants=getattr(self, "constants", None),
+                              anchors=anchors, prints=prints)
         start = _Launches.count
         _Launches.suppress = faithful
         try:
@@ -2671,7 +2711,7 @@ class _Answer:
             return chosen
 
         def audited(_fn):  # a timed run's place, a trial's recorded forward (the answer sees no difference)
-            header, out, watch = self.recorded(lambda: self.model(*inputs_new), msg)
+            header, out, watch = self.recorded(lambda: self.model(*inputs_new), msg, inputs=inputs_new)
             ts = self.outputs(out, {})
             if watch is not None and ts:
                 header["answered_by"] = watch.answered_by(ts, msg["atol_rtol"])
@@ -2752,9 +2792,18 @@ def _op_recorder_class(torch):
     torch.Tensor.__repr__ = text
 
     class OpRecorder(TorchDispatchMode):
-        def __init__(self, poison=False, watch=None, constants=None):
+        def __init__(self, poison=False, watch=None, constants=None, anchors=None, prints=None):
             super().__init__()
             self.counts, self.poison, self.watch = {}, poison, watch
+            # {storage pointer: ANCHOR_PARAM or ANCHOR_INPUT}: the reference's parameters and the forward's inputs,
+            # and copies made of them in this forward (kept alive in `keep`, so no other tensor takes their
+            # memory); None: what GEMMs take is not recorded (anchor_of)
+            self.anchors = None if anchors is None else dict(anchors)
+            self.keep = []
+            # (key, {(numel, dtype, checksum)}) of the reference's parameters: an operand that holds one of them
+            # by value (a transposed weight a kernel prepared once and cached) is the reference's too
+            self.prints = prints
+            self.print_numels = {p[0] for p in prints[1]} if prints else set()
             self.constants = constants or {}   # the model's one-element parameters and buffers: _scalar_constants
             self.lines = {}  # compute op -> "line N: source" of the answer's line that first ran it
             self.layers = []  # per module forward running now: its _LibraryCall if a top-level library call, or None
@@ -2802,6 +2851,10 @@ def _op_recorder_class(torch):
             if _plain_values(torch, list((kwargs or {}).values()), pristine):
                 name = LIBRARY_FAMILY + type(module).__name__ + _layer_config(module)
                 self.counts[name] = self.counts.get(name, 0) + 1
+                if self.anchors is not None and any(self.anchors.get(_storage_ptr(p)) != ANCHOR_PARAM
+                                                    for p in module.parameters()):
+                    self.counts[ANCHOR_LAYER] = self.counts.get(ANCHOR_LAYER, 0) + 1   # weights not the reference's
+                    self.lines.setdefault(ANCHOR_LAYER, _answer_line())
                 self.lines.setdefault(name, _answer_line())
                 macs = _layer_macs(module, call["args"])
                 key = LIBRARY_MACS if macs is not None else LIBRARY_MACS_UNKNOWN
@@ -2821,7 +2874,45 @@ def _op_recorder_class(torch):
             for a in list(args) + list(kwargs.values()):
                 if isinstance(a, torch.Tensor):
                     self.gemm_outs.pop(_storage_ptr(a), None)
+                    # a kernel may write what it is given: a parameter (or a copy) no longer holds the reference's
+                    # values for sure; the inputs' own check (unchanged after the forward) covers inputs
+                    if self.anchors is not None and self.anchors.get(_storage_ptr(a)) == ANCHOR_PARAM:
+                        del self.anchors[_storage_ptr(a)]
             self.last_gemm = None
+
+        def anchor_of(self, name, args):
+            """ANCHOR_PARAM, ANCHOR_INPUT or ANCHOR_NONE: what a GEMM's or convolution's operands hold (a
+            GEMM's accumulate operand and a convolution's bias aside)."""
+            ops = [a for a in (args[1:3] if name.rstrip("_") in ACCUMULATING else args[:2])
+                   if isinstance(a, torch.Tensor)]
+            kinds = {self.anchors.get(_storage_ptr(a)) for a in ops}
+            if ANCHOR_PARAM not in kinds and self.prints:
+                for a in ops:   # by value: the reference's parameter, rearranged or cast, in memory of its own
+                    if a.numel() in self.print_numels and a.is_floating_point() and \
+                            tuple(_value_print(torch, a, self.prints[0]) or ()) in self.prints[1]:
+                        kinds.add(ANCHOR_PARAM)
+                        break
+            return ANCHOR_PARAM if ANCHOR_PARAM in kinds else ANCHOR_INPUT if ANCHOR_INPUT in kinds else ANCHOR_NONE
+
+        def carry_anchor(self, name, args, out, written):
+            """After an op: a copy, cast, concatenation or rearrangement of anchored tensors only is anchored too
+            (a parameter's if one of them is); memory any other op wrote is not (a copy into part of a buffer
+            leaves the rest of it the answer's)."""
+            if name in ANCHOR_COPIES:
+                srcs = [a for a in (list(args[0]) if args and isinstance(args[0], (list, tuple)) else
+                                    args[1:2] if name == "copy_" else args[:1]) if isinstance(a, torch.Tensor)]
+                kinds = [self.anchors.get(_storage_ptr(a)) for a in srcs]
+                outs = [o for o in (out if isinstance(out, (list, tuple)) else [out]) if isinstance(o, torch.Tensor)]
+                whole = name != "copy_" or all(o.numel() * o.element_size() == o.untyped_storage().nbytes()
+                                               for o in outs)
+                if srcs and all(kinds) and whole:
+                    kind = ANCHOR_PARAM if ANCHOR_PARAM in kinds else ANCHOR_INPUT
+                    for o in outs:
+                        self.anchors[_storage_ptr(o)] = kind
+                    self.keep.extend(outs)
+                    return
+            for a in written:
+                self.anchors.pop(a, None)
 
         def gemm_output(self, t):
             """Whether `t` lies within the memory a GEMM of this forward wrote (a functional GEMM's output) that
@@ -2857,6 +2948,8 @@ def _op_recorder_class(torch):
                 if arg.alias_info is not None and arg.alias_info.is_write and isinstance(a, torch.Tensor)] \
                 if schema.is_mutable else []
             out = func(*args, **kwargs)
+            if self.anchors is not None:
+                self.carry_anchor(name, args, out, written)
             for a in written:   # the storages this op wrote (read before it ran: resize_ and set_ move them)
                 self.gemm_outs.pop(a, None)   # no longer what a GEMM left there
                 if self.last_gemm is not None and a == self.last_gemm[0] and not bias_add:
@@ -2892,6 +2985,11 @@ def _op_recorder_class(torch):
                     self.last_gemm = (_storage_ptr(out), out.storage_offset(), out.numel(), out.is_contiguous())
                 macs = _macs(torch, name, args, out)
                 counts[MACS] = counts.get(MACS, 0) + macs
+                if self.anchors is not None and fam in HYBRID_TORCH_FAMILIES:
+                    kind = self.anchor_of(name, args)
+                    counts[kind] = counts.get(kind, 0) + 1
+                    if kind != ANCHOR_PARAM:
+                        lines.setdefault(kind, _answer_line())
                 numel = out.numel() if isinstance(out, torch.Tensor) else 0
                 if macs and numel:   # the reduction length of each output element, in power-of-two buckets
                     key = f"{GEMM_K}{(macs // numel).bit_length()}"
@@ -2932,6 +3030,50 @@ def _reads_constant(torch, args, value, constants):
         return False
     v = constants[_storage_ptr(t)]
     return value == v or (value != value and v != v)
+
+
+def _value_print(torch, t, key):
+    """(numel, dtype, keyed checksum) of a tensor's values in logical order (_fingerprint of a contiguous copy):
+    the same for a parameter and its channels-last or other-strided copy, not for a transposed one."""
+    c = t.detach().contiguous()
+    fp = _fingerprint(torch, c, key)
+    return None if fp is None else [c.numel(), str(c.dtype), fp[-1]]
+
+
+def _anchor_prints(torch, model, key):
+    """The _value_print of each floating parameter and buffer of the reference model, in float32, float16 and
+    bfloat16 (an answer may keep a cast of it) and, for a matrix, transposed too: what an answer's parameter must
+    match to count as the reference's (OpRecorder.anchors)."""
+    prints = []
+    if isinstance(model, torch.nn.Module):
+        with torch.no_grad():
+            for t in itertools.chain(model.parameters(), model.buffers()):
+                if not t.is_floating_point() or t.layout != torch.strided:
+                    continue
+                for dtype in (torch.float32, torch.float16, torch.bfloat16):
+                    for form in ([t, t.t()] if t.dim() == 2 else [t]):
+                        p = _value_print(torch, form.to(dtype), key)
+                        if p is not None and p not in prints:
+                            prints.append(p)
+    return prints
+
+
+def _model_anchors(torch, model, key=None, prints=None):
+    """{storage pointer: ANCHOR_PARAM} of the model's parameters and buffers that hold the reference's values:
+    all of them on the reference side (no key), on the answer's those whose _value_print under `key` is one of
+    the reference's `prints`."""
+    out = {}
+    if isinstance(model, torch.nn.Module):
+        with torch.no_grad():
+            for t in itertools.chain(model.parameters(), model.buffers()):
+                if key is None or (t.is_floating_point() and t.layout == torch.strided
+                                   and _value_print(torch, t, key) in prints):
+                    out[_storage_ptr(t)] = ANCHOR_PARAM
+    return out
+
+
+def _input_anchors(torch, inputs):
+    return {_storage_ptr(x): ANCHOR_INPUT for x in inputs if isinstance(x, torch.Tensor)}
 
 
 FINGERPRINT_CHUNK = 1 << 24   # elements a _fingerprint reads at a time (its temporaries: 3 int64 chunks)
@@ -3594,7 +3736,7 @@ class _Worker:
         for entry, stored in zip(task["plan"], task["ref_outs"]):
             request = {"op": "trial", "seed": entry["seed"], "kind": entry["kind"], "faithful": entry["faithful"],
                        "on_device": task["draw_on_device"], "policy": job["policy"], "atol_rtol": atol_rtol,
-                       "numels": [r.numel for r in stored.refs]}
+                       "numels": [r.numel for r in stored.refs], "anchors": self.anchor_request(task, job)}
             expect = [(r.shape, r.dtype) for r in stored.refs]
             with self.gpu_hold(job):  # one trial and its comparison
                 request["gpu_cap_gb"] = self.answer_gpu_cap_gb()
@@ -3820,6 +3962,10 @@ class _Worker:
             raise _WorkerError("strict_policy", f"torch compute ops in forward under policy strict: {cand}"
                                f"{where(set(cand))} (rule strict)", **_partial(v, flags=v.flags + ["policy:strict"]))
         extra = hybrid_extra_ops(cand, ref_ops)
+        if HEAVY_UNANCHORED in extra:   # the calls' lines are under what they took
+            lines = dict(lines, **{HEAVY_UNANCHORED: lines.get(ANCHOR_NONE) or lines.get(ANCHOR_INPUT)})
+        if LAYER_UNANCHORED in extra:
+            lines = dict(lines, **{LAYER_UNANCHORED: lines.get(ANCHOR_LAYER)})
         if policy == "hybrid" and extra:
             libs = sorted(f for f in ref_ops or {} if f.startswith(LIBRARY_FAMILY))
             raise _WorkerError("torch_fallback", f"torch ran {extra} in forward: under policy hybrid torch may run "
@@ -3886,7 +4032,8 @@ class _Worker:
             model = mod.Model(*init_inputs).to(self.device)
             plan = trial_plan(job["seed"], job["task"], job["trials"])
             task = {"model": model, "mod": mod, "init_inputs": init_inputs, "flags": [], "ref_outs": [],
-                    "plan": plan, "draw_on_device": False}
+                    "plan": plan, "draw_on_device": False, "anchor_key": random.SystemRandom().randrange(1 << 62)}
+            task["anchor_prints"] = _anchor_prints(torch, model, task["anchor_key"])
             if self.device == "cuda":  # the reference forwards' peak, from here (answer_gpu_cap_gb)
                 torch.cuda.empty_cache()
                 torch.cuda.reset_peak_memory_stats()
@@ -3948,6 +4095,14 @@ class _Worker:
         self.tasks[key] = task
         return task
 
+    @staticmethod
+    def anchor_request(task, job):
+        """What the answer process needs to tell the reference's parameters among its own (OpRecorder.anchors):
+        under policy hybrid only, where it decides which GEMMs torch may run."""
+        if job["policy"] != "hybrid":
+            return None
+        return {"key": task["anchor_key"], "prints": task["anchor_prints"]}
+
     def make_inputs(self, task, seed, kind="plain", draw_on_device=None):
         """The task's get_inputs under `seed`, moved to the device and widened by `kind` (widen_inputs), as the
         answer process draws them. draw_on_device: with the device as the default device, so its random draws
@@ -3965,7 +4120,7 @@ class _Worker:
         reference raises or is not finite gives (None, None): the widening left the task's domain (a log of a
         negative, probabilities out of [0, 1]), and the trial is drawn plainly instead."""
         torch = self.torch
-        rec = self.OpRecorder()
+        rec = self.OpRecorder(anchors={**_model_anchors(torch, model), **_input_anchors(torch, inputs)})
         if entry["kind"] == "plain":
             with torch.no_grad(), rec:
                 return model(*inputs), rec
@@ -4070,7 +4225,7 @@ class _Worker:
                                   "numels": [r.numel for r in task["ref_outs"][0].refs],
                                   "atol_rtol": job["atol_rtol"], "fresh": seed_base is not None,
                                   "seed_base": seed_base or 0, "rotation": rotation, "kinds": kinds,
-                                  "on_device": task["draw_on_device"]},
+                                  "on_device": task["draw_on_device"], "anchors": self.anchor_request(task, job)},
                                  out_bytes=(_spot_count(size, job["time_trials"]) + 1) * size)
         finally:
             if owned:
