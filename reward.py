@@ -813,8 +813,9 @@ class _Gate:
                 if not s.is_referenced():
                     continue
                 if t is top or t.get_type() == "class":
-                    unbound = not (s.is_assigned() or s.is_imported() or s.is_namespace() or s.is_parameter()) \
-                        and s.get_name() not in module_bound
+                    # a class body in a function reads the function's locals (is_free), never builtins
+                    unbound = not (s.is_assigned() or s.is_imported() or s.is_namespace() or s.is_parameter()
+                                   or s.is_free()) and s.get_name() not in module_bound
                 else:
                     unbound = s.is_global() and s.get_name() not in module_bound
                 if unbound:
@@ -1572,12 +1573,13 @@ ANCHOR_PARAM, ANCHOR_INPUT, ANCHOR_NONE = "anchor:param", "anchor:input", "ancho
 ANCHOR_LAYER = "anchor:layer_foreign"
 HEAVY_UNANCHORED = "gemm_conv_not_the_reference"
 LAYER_UNANCHORED = "library_layer_not_the_reference"
+# ... ops whose output holds their inputs' values, each once (a repeat or a gather could make a constant operand)
 ANCHOR_COPIES = {"_to_copy", "clone", "contiguous", "cat", "stack", "copy_", "_unsafe_view", "_reshape_alias",
-                 "_copy_from", "_copy_from_and_resize", "lift_fresh_copy", "flip", "roll", "repeat",
-                 "permute_copy", "t_copy", "transpose_copy", "view_copy", "expand_copy", "slice_copy",
+                 "_copy_from", "_copy_from_and_resize", "lift_fresh_copy", "flip", "roll",
+                 "permute_copy", "t_copy", "transpose_copy", "view_copy", "slice_copy",
                  "select_copy", "unsqueeze_copy", "squeeze_copy", "split_with_sizes_copy", "split_copy",
                  "unbind_copy", "narrow_copy", "alias_copy", "_unsafe_split", "split", "split_with_sizes",
-                 "chunk", "unbind", "index_select", "cat_", "hstack", "vstack"}
+                 "chunk", "unbind"}
 
 
 ACCUMULATING = ("addmm", "baddbmm", "addbmm", "addmv")   # GEMMs with an accumulate operand C (their first)
@@ -1717,7 +1719,8 @@ def hybrid_extra_ops(cand, ref_ops=None):
             # More calls than the reference, within its multiply-adds, pass as one GEMM split up (along M or N,
             # or along K in two). Where Triton took over part of a reference GEMM, that budget paid for GEMMs of
             # another reduction length: a block-identity operand adding a residual, zero-padded GEMMs building a
-            # ReLU out of fp32 rounding. Every call's reduction length must be the reference's, within 2x.
+            # ReLU out of fp32 rounding. Every call's reduction length must be one of the reference's, within a
+            # power-of-two bucket.
             odd = sum(n for f, n in cand.items() if f.startswith(GEMM_K)
                       and min(abs(int(f[len(GEMM_K):]) - k) for k in ref_k) > 1)
             if odd:
@@ -2646,10 +2649,9 @@ class _Answer:
             watch = _FallbackWatch(torch, msg["numels"], self.device)
         anchors = prints = None
         if msg.get("anchors"):   # the reference's parameter prints: which of the model's still hold those values
-            key, listed = msg["anchors"]["key"], msg["anchors"]["prints"]
-            anchors = _model_anchors(torch, self.model, key, listed)
-            anchors.update(_input_anchors(torch, inputs))
-            prints = (key, {tuple(p) for p in listed})
+            key, listed = msg["anchors"]["key"], {tuple(p) for p in msg["anchors"]["prints"]}
+            anchors = _input_anchors(torch, inputs, _model_anchors(torch, self.model, key, listed))
+            prints = (key, listed)
         rec = self.OpRecorder(poison=faithful, watch=watch, constants=getattr(self, "constants", None),
                               anchors=anchors, prints=prints)
         start = _Launches.count
@@ -2770,6 +2772,7 @@ def _op_recorder_class(torch):
     """The TorchDispatchMode that records what ran during a forward: every aten op, whoever called it (the
     forward, a grid callable, a launcher's hooks), is counted; fresh empty* allocations outside a launcher
     are poisoned for a faithfulness trial, and outputs of compute ops outside a launcher go to a _FallbackWatch."""
+    from torch.utils import _python_dispatch
     from torch.utils._python_dispatch import TorchDispatchMode
     # the library layers' classes as torch made them (every class of their MRO): a layer whose class an answer
     # patched for the length of a call (nn.LSTM.forward set through an unbound method and put back) is not one
@@ -2795,11 +2798,11 @@ def _op_recorder_class(torch):
         def __init__(self, poison=False, watch=None, constants=None, anchors=None, prints=None):
             super().__init__()
             self.counts, self.poison, self.watch = {}, poison, watch
-            # {storage pointer: ANCHOR_PARAM or ANCHOR_INPUT}: the reference's parameters and the forward's inputs,
-            # and copies made of them in this forward (kept alive in `keep`, so no other tensor takes their
-            # memory); None: what GEMMs take is not recorded (anchor_of)
-            self.anchors = None if anchors is None else dict(anchors)
-            self.keep = []
+            # {storage pointer: [[start byte, end byte, ANCHOR_PARAM or ANCHOR_INPUT, weak ref, print, launches]]}:
+            # the reference's parameters and the forward's inputs, and copies made of them in this forward, each
+            # the span of its storage it fills (_add_anchor: other memory of the same storage is the answer's);
+            # None: what GEMMs take is not recorded (anchor_of)
+            self.anchors = None if anchors is None else {p: list(v) for p, v in anchors.items()}
             # (key, {(numel, dtype, checksum)}) of the reference's parameters: an operand that holds one of them
             # by value (a transposed weight a kernel prepared once and cached) is the reference's too
             self.prints = prints
@@ -2849,9 +2852,10 @@ def _op_recorder_class(torch):
             if call is None:
                 return
             if _plain_values(torch, list((kwargs or {}).values()), pristine):
-                name = LIBRARY_FAMILY + type(module).__name__ + _layer_config(module)
+                name = LIBRARY_FAMILY + type(module).__name__ + _layer_config(module) + \
+                    _call_signature(torch, call["args"], kwargs or {})
                 self.counts[name] = self.counts.get(name, 0) + 1
-                if self.anchors is not None and any(self.anchors.get(_storage_ptr(p)) != ANCHOR_PARAM
+                if self.anchors is not None and any(p.numel() and self.anchor_kind(p) != ANCHOR_PARAM
                                                     for p in module.parameters()):
                     self.counts[ANCHOR_LAYER] = self.counts.get(ANCHOR_LAYER, 0) + 1   # weights not the reference's
                     self.lines.setdefault(ANCHOR_LAYER, _answer_line())
@@ -2876,16 +2880,41 @@ def _op_recorder_class(torch):
                     self.gemm_outs.pop(_storage_ptr(a), None)
                     # a kernel may write what it is given: a parameter (or a copy) no longer holds the reference's
                     # values for sure; the inputs' own check (unchanged after the forward) covers inputs
-                    if self.anchors is not None and self.anchors.get(_storage_ptr(a)) == ANCHOR_PARAM:
-                        del self.anchors[_storage_ptr(a)]
+                    if self.anchors is not None and _storage_ptr(a) in self.anchors:
+                        self.anchors[_storage_ptr(a)] = [e for e in self.anchors[_storage_ptr(a)]
+                                                         if e[2] != ANCHOR_PARAM]
             self.last_gemm = None
+
+        def anchor_kind(self, t):
+            """ANCHOR_PARAM or ANCHOR_INPUT if tensor `t` lies within memory anchored so (a parameter's if both
+            hold), else None."""
+            ptr = _storage_ptr(t)
+            # a view reading one element twice within a matrix (a zero stride: one weight made a ones kernel) is
+            # not the parameter; broadcast along leading (batch) dimensions is
+            if not ptr or ptr not in self.anchors or not _non_overlapping(t[(0,) * max(0, t.dim() - 2)]):
+                return None
+            start, end = _byte_span(t)
+            kinds = set()
+            for entry in self.anchors[ptr]:
+                s, e, kind, ref, pr, seen = entry
+                held = ref()
+                if not (s <= start and end <= e) or held is None or _storage_ptr(held) != ptr:
+                    continue
+                if kind == ANCHOR_PARAM and pr is not None and seen != _Launches.count:
+                    with _python_dispatch._disable_current_modes():   # the judge's own ops: not the answer's
+                        now = _value_print(torch, held, self.prints[0])
+                    if now != pr:   # written since, by a kernel
+                        continue
+                    entry[5] = _Launches.count
+                kinds.add(kind)
+            return ANCHOR_PARAM if ANCHOR_PARAM in kinds else ANCHOR_INPUT if kinds else None
 
         def anchor_of(self, name, args):
             """ANCHOR_PARAM, ANCHOR_INPUT or ANCHOR_NONE: what a GEMM's or convolution's operands hold (a
             GEMM's accumulate operand and a convolution's bias aside)."""
             ops = [a for a in (args[1:3] if name.rstrip("_") in ACCUMULATING else args[:2])
                    if isinstance(a, torch.Tensor)]
-            kinds = {self.anchors.get(_storage_ptr(a)) for a in ops}
+            kinds = {self.anchor_kind(a) for a in ops}
             if ANCHOR_PARAM not in kinds and self.prints:
                 for a in ops:   # by value: the reference's parameter, rearranged or cast, in memory of its own
                     if a.numel() in self.print_numels and a.is_floating_point() and \
@@ -2901,15 +2930,19 @@ def _op_recorder_class(torch):
             if name in ANCHOR_COPIES:
                 srcs = [a for a in (list(args[0]) if args and isinstance(args[0], (list, tuple)) else
                                     args[1:2] if name == "copy_" else args[:1]) if isinstance(a, torch.Tensor)]
-                kinds = [self.anchors.get(_storage_ptr(a)) for a in srcs]
+                kinds = [self.anchor_kind(a) for a in srcs]
                 outs = [o for o in (out if isinstance(out, (list, tuple)) else [out]) if isinstance(o, torch.Tensor)]
-                whole = name != "copy_" or all(o.numel() * o.element_size() == o.untyped_storage().nbytes()
-                                               for o in outs)
-                if srcs and all(kinds) and whole:
-                    kind = ANCHOR_PARAM if ANCHOR_PARAM in kinds else ANCHOR_INPUT
-                    for o in outs:
-                        self.anchors[_storage_ptr(o)] = kind
-                    self.keep.extend(outs)
+                if srcs and all(kinds) and (name != "copy_" or all(
+                        _storage_ptr(o) is not None and o.layout == torch.strided
+                        and o.numel() * o.element_size() == o.untyped_storage().nbytes() for o in outs)):
+                    kind = ANCHOR_PARAM if all(k == ANCHOR_PARAM for k in kinds) else ANCHOR_INPUT
+                    for a in written:   # what the memory held before is gone
+                        self.anchors.pop(a, None)
+                    for o in outs:   # a parameter's copy holds floating values (a bool cast of a weight is ones)
+                        if kind == ANCHOR_PARAM and not o.is_floating_point():
+                            continue
+                        pr = _value_print(torch, o, self.prints[0]) if kind == ANCHOR_PARAM and self.prints else None
+                        _add_anchor(torch, self.anchors, o, kind, pr)
                     return
             for a in written:
                 self.anchors.pop(a, None)
@@ -3040,11 +3073,31 @@ def _value_print(torch, t, key):
     return None if fp is None else [c.numel(), str(c.dtype), fp[-1]]
 
 
+def _byte_span(t):
+    """[start, end) of the bytes of its storage that a strided tensor spans (_region, in bytes)."""
+    start, end = _region(t)
+    return start * t.element_size(), end * t.element_size()
+
+
+def _add_anchor(torch, anchors, t, kind, pr=None):
+    """Anchor the span of storage a tensor fills (OpRecorder.anchors), where it fills it densely: a parameter
+    that is a view with gaps (every other column of a buffer) leaves the gaps the answer's own. An empty tensor
+    (storage pointer 0, which all empty storages share) or one without storage anchors nothing. The entry holds
+    a weak reference to the tensor (memory whose tensor died may hold another by now) and, for a parameter's,
+    its _value_print `pr`, checked again where it is used after a Triton launch (a kernel can write memory it
+    was not given, through an address it computed)."""
+    ptr = _storage_ptr(t)
+    if ptr and t.layout == torch.strided and t.numel():
+        start, end = _region(t)
+        if end - start == t.numel():
+            anchors.setdefault(ptr, []).append([*_byte_span(t), kind, weakref.ref(t), pr, _Launches.count])
+
+
 def _anchor_prints(torch, model, key):
     """The _value_print of each floating parameter and buffer of the reference model, in float32, float16 and
     bfloat16 (an answer may keep a cast of it) and, for a matrix, transposed too: what an answer's parameter must
     match to count as the reference's (OpRecorder.anchors)."""
-    prints = []
+    prints, seen = [], set()
     if isinstance(model, torch.nn.Module):
         with torch.no_grad():
             for t in itertools.chain(model.parameters(), model.buffers()):
@@ -3053,27 +3106,64 @@ def _anchor_prints(torch, model, key):
                 for dtype in (torch.float32, torch.float16, torch.bfloat16):
                     for form in ([t, t.t()] if t.dim() == 2 else [t]):
                         p = _value_print(torch, form.to(dtype), key)
-                        if p is not None and p not in prints:
+                        if p is not None and tuple(p) not in seen:   # a set: thousands of tensors in level 3
+                            seen.add(tuple(p))
                             prints.append(p)
     return prints
 
 
-def _model_anchors(torch, model, key=None, prints=None):
-    """{storage pointer: ANCHOR_PARAM} of the model's parameters and buffers that hold the reference's values:
-    all of them on the reference side (no key), on the answer's those whose _value_print under `key` is one of
-    the reference's `prints`."""
-    out = {}
+def _model_anchors(torch, model, key=None, prints=None, anchors=None):
+    """`anchors` (OpRecorder.anchors; a new dict if None) with ANCHOR_PARAM added for the model's parameters
+    and buffers that hold the reference's values: all of them on the reference side (no key), on the answer's
+    those whose _value_print under `key` is one of the reference's `prints` (a set of tuples)."""
+    out = {} if anchors is None else anchors
     if isinstance(model, torch.nn.Module):
         with torch.no_grad():
             for t in itertools.chain(model.parameters(), model.buffers()):
-                if key is None or (t.is_floating_point() and t.layout == torch.strided
-                                   and _value_print(torch, t, key) in prints):
-                    out[_storage_ptr(t)] = ANCHOR_PARAM
+                if key is None:
+                    _add_anchor(torch, out, t, ANCHOR_PARAM)
+                elif t.is_floating_point() and t.layout == torch.strided:
+                    pr = _value_print(torch, t, key)
+                    if tuple(pr or ()) in prints:
+                        _add_anchor(torch, out, t, ANCHOR_PARAM, pr)
     return out
 
 
-def _input_anchors(torch, inputs):
-    return {_storage_ptr(x): ANCHOR_INPUT for x in inputs if isinstance(x, torch.Tensor)}
+def _non_overlapping(t):
+    """Whether no two elements of a strided view share memory (no zero or overlapping strides)."""
+    span = 1
+    for stride, n in sorted((abs(st), n) for n, st in zip(t.shape, t.stride()) if n > 1):
+        if stride < span:
+            return False
+        span = stride * n
+    return True
+
+
+def _call_signature(torch, args, kwargs):
+    """A library layer call's tensor arguments (positional ones, those in tuples, and keyword ones: masks,
+    states), each by its sizes (in any order: batch_first is a layout) and the earlier argument it is, if the same
+    view: the reference's layer is the answer's to call only as the reference calls it (a mask, more keys or a
+    crafted state made the reference's own attention compute a norm's statistics)."""
+    flat = []
+    for i, a in enumerate(args):
+        flat += [(f"{i}.{j}", x) for j, x in enumerate(a)] if isinstance(a, (tuple, list)) else [(str(i), a)]
+    flat += sorted((k, v) for k, v in kwargs.items() if isinstance(v, torch.Tensor))
+    parts, seen = [], {}
+    for name, x in flat:
+        if isinstance(x, torch.Tensor):
+            ident = (_storage_ptr(x), x.storage_offset(), tuple(x.shape), x.stride())
+            first = seen.setdefault(ident, name)
+            parts.append(f"{name}:{'x'.join(map(str, sorted(x.shape)))}" + (f"={first}" if first != name else ""))
+    return "[" + ",".join(parts) + "]"
+
+
+def _input_anchors(torch, inputs, anchors=None):
+    """`anchors` (a new dict if None) with ANCHOR_INPUT added for the forward's input tensors."""
+    out = {} if anchors is None else anchors
+    for x in inputs:
+        if isinstance(x, torch.Tensor):
+            _add_anchor(torch, out, x, ANCHOR_INPUT)
+    return out
 
 
 FINGERPRINT_CHUNK = 1 << 24   # elements a _fingerprint reads at a time (its temporaries: 3 int64 chunks)
@@ -4120,7 +4210,7 @@ class _Worker:
         reference raises or is not finite gives (None, None): the widening left the task's domain (a log of a
         negative, probabilities out of [0, 1]), and the trial is drawn plainly instead."""
         torch = self.torch
-        rec = self.OpRecorder(anchors={**_model_anchors(torch, model), **_input_anchors(torch, inputs)})
+        rec = self.OpRecorder(anchors=_input_anchors(torch, inputs, _model_anchors(torch, model)))
         if entry["kind"] == "plain":
             with torch.no_grad(), rec:
                 return model(*inputs), rec
