@@ -2803,6 +2803,7 @@ def _op_recorder_class(torch):
             # the span of its storage it fills (_add_anchor: other memory of the same storage is the answer's);
             # None: what GEMMs take is not recorded (anchor_of)
             self.anchors = None if anchors is None else {p: list(v) for p, v in anchors.items()}
+            self.used = {}   # id -> the model's parameters this forward's GEMMs and convolutions took (anchor_kind)
             # (key, {(numel, dtype, checksum)}) of the reference's parameters: an operand that holds one of them
             # by value (a transposed weight a kernel prepared once and cached) is the reference's too
             self.prints = prints
@@ -2885,18 +2886,28 @@ def _op_recorder_class(torch):
                                                          if e[2] != ANCHOR_PARAM]
             self.last_gemm = None
 
-        def anchor_kind(self, t):
+        def anchor_kind(self, t, whole=True):
             """ANCHOR_PARAM or ANCHOR_INPUT if tensor `t` lies within memory anchored so (a parameter's if both
-            hold), else None."""
+            hold), else None; the model's parameters it derives from join `used` (the reference's GEMM weights,
+            _anchor_prints)."""
+            kind, roots = self.match(t, whole)
+            if kind == ANCHOR_PARAM:
+                self.used.update((id(r), r) for r in roots)
+            return kind
+
+        def match(self, t, whole=True):
+            """(kind, the model's parameters behind it) of the anchored memory holding all of `t`."""
             ptr = _storage_ptr(t)
-            # a view reading one element twice within a matrix (a zero stride: one weight made a ones kernel) is
-            # not the parameter; broadcast along leading (batch) dimensions is
-            if not ptr or ptr not in self.anchors or not _non_overlapping(t[(0,) * max(0, t.dim() - 2)]):
-                return None
+            # a view reading one element twice (a zero stride: one weight made a ones kernel) is not the
+            # parameter; a GEMM operand may broadcast along leading (batch) dimensions (whole=False), a
+            # convolution's weight nowhere (its leading dimensions are channels)
+            if not ptr or ptr not in self.anchors or \
+                    not _non_overlapping(t if whole else t[(0,) * max(0, t.dim() - 2)]):
+                return None, []
             start, end = _byte_span(t)
-            kinds = set()
+            kinds, roots = set(), []
             for entry in self.anchors[ptr]:
-                s, e, kind, ref, pr, seen = entry
+                s, e, kind, ref, pr, seen, behind = entry
                 held = ref()
                 if not (s <= start and end <= e) or held is None or _storage_ptr(held) != ptr:
                     continue
@@ -2907,14 +2918,17 @@ def _op_recorder_class(torch):
                         continue
                     entry[5] = _Launches.count
                 kinds.add(kind)
-            return ANCHOR_PARAM if ANCHOR_PARAM in kinds else ANCHOR_INPUT if kinds else None
+                if kind == ANCHOR_PARAM:
+                    roots += behind
+            return (ANCHOR_PARAM if ANCHOR_PARAM in kinds else ANCHOR_INPUT if kinds else None), roots
 
         def anchor_of(self, name, args):
             """ANCHOR_PARAM, ANCHOR_INPUT or ANCHOR_NONE: what a GEMM's or convolution's operands hold (a
             GEMM's accumulate operand and a convolution's bias aside)."""
             ops = [a for a in (args[1:3] if name.rstrip("_") in ACCUMULATING else args[:2])
                    if isinstance(a, torch.Tensor)]
-            kinds = {self.anchor_kind(a) for a in ops}
+            conv = op_family(name) in ("conv", "conv_t")
+            kinds = {self.anchor_kind(a, whole=conv or a.dim() <= 2) for a in ops}
             if ANCHOR_PARAM not in kinds and self.prints:
                 for a in ops:   # by value: the reference's parameter, rearranged or cast, in memory of its own
                     if a.numel() in self.print_numels and a.is_floating_point() and \
@@ -2930,7 +2944,8 @@ def _op_recorder_class(torch):
             if name in ANCHOR_COPIES:
                 srcs = [a for a in (list(args[0]) if args and isinstance(args[0], (list, tuple)) else
                                     args[1:2] if name == "copy_" else args[:1]) if isinstance(a, torch.Tensor)]
-                kinds = [self.anchor_kind(a) for a in srcs]
+                found = [self.match(a) for a in srcs]
+                kinds = [k for k, _ in found]
                 outs = [o for o in (out if isinstance(out, (list, tuple)) else [out]) if isinstance(o, torch.Tensor)]
                 if srcs and all(kinds) and (name != "copy_" or all(
                         _storage_ptr(o) is not None and o.layout == torch.strided
@@ -2942,7 +2957,7 @@ def _op_recorder_class(torch):
                         if kind == ANCHOR_PARAM and not o.is_floating_point():
                             continue
                         pr = _value_print(torch, o, self.prints[0]) if kind == ANCHOR_PARAM and self.prints else None
-                        _add_anchor(torch, self.anchors, o, kind, pr)
+                        _add_anchor(torch, self.anchors, o, kind, pr, [r for _, rs in found for r in rs])
                     return
             for a in written:
                 self.anchors.pop(a, None)
@@ -3079,36 +3094,38 @@ def _byte_span(t):
     return start * t.element_size(), end * t.element_size()
 
 
-def _add_anchor(torch, anchors, t, kind, pr=None):
+def _add_anchor(torch, anchors, t, kind, pr=None, roots=None):
     """Anchor the span of storage a tensor fills (OpRecorder.anchors), where it fills it densely: a parameter
     that is a view with gaps (every other column of a buffer) leaves the gaps the answer's own. An empty tensor
     (storage pointer 0, which all empty storages share) or one without storage anchors nothing. The entry holds
     a weak reference to the tensor (memory whose tensor died may hold another by now) and, for a parameter's,
     its _value_print `pr`, checked again where it is used after a Triton launch (a kernel can write memory it
-    was not given, through an address it computed)."""
+    was not given, through an address it computed), and the model's parameters it holds values of (`roots`: a
+    copy's are its sources'; a parameter is its own)."""
     ptr = _storage_ptr(t)
     if ptr and t.layout == torch.strided and t.numel():
         start, end = _region(t)
         if end - start == t.numel():
-            anchors.setdefault(ptr, []).append([*_byte_span(t), kind, weakref.ref(t), pr, _Launches.count])
+            anchors.setdefault(ptr, []).append([*_byte_span(t), kind, weakref.ref(t), pr, _Launches.count,
+                                                [t] if roots is None and kind == ANCHOR_PARAM else roots or []])
 
 
-def _anchor_prints(torch, model, key):
-    """The _value_print of each floating parameter and buffer of the reference model, in float32, float16 and
-    bfloat16 (an answer may keep a cast of it) and, for a matrix, transposed too: what an answer's parameter must
-    match to count as the reference's (OpRecorder.anchors)."""
+def _anchor_prints(torch, tensors, key):
+    """The _value_print of each floating tensor of the reference model given (the parameters its own GEMMs and
+    convolutions take, and its library layers': not a norm's weight of ones, which would make any GEMM a sum), in
+    float32, float16 and bfloat16 (an answer may keep a cast of it) and, for a matrix, transposed too: what an
+    answer's parameter must match to count as the reference's (OpRecorder.anchors)."""
     prints, seen = [], set()
-    if isinstance(model, torch.nn.Module):
-        with torch.no_grad():
-            for t in itertools.chain(model.parameters(), model.buffers()):
-                if not t.is_floating_point() or t.layout != torch.strided:
-                    continue
-                for dtype in (torch.float32, torch.float16, torch.bfloat16):
-                    for form in ([t, t.t()] if t.dim() == 2 else [t]):
-                        p = _value_print(torch, form.to(dtype), key)
-                        if p is not None and tuple(p) not in seen:   # a set: thousands of tensors in level 3
-                            seen.add(tuple(p))
-                            prints.append(p)
+    with torch.no_grad():
+        for t in tensors:
+            if not t.is_floating_point() or t.layout != torch.strided:
+                continue
+            for dtype in (torch.float32, torch.float16, torch.bfloat16):
+                for form in ([t, t.t()] if t.dim() == 2 else [t]):
+                    p = _value_print(torch, form.to(dtype), key)
+                    if p is not None and tuple(p) not in seen:   # a set: thousands of tensors in level 3
+                        seen.add(tuple(p))
+                        prints.append(p)
     return prints
 
 
@@ -4123,7 +4140,6 @@ class _Worker:
             plan = trial_plan(job["seed"], job["task"], job["trials"])
             task = {"model": model, "mod": mod, "init_inputs": init_inputs, "flags": [], "ref_outs": [],
                     "plan": plan, "draw_on_device": False, "anchor_key": random.SystemRandom().randrange(1 << 62)}
-            task["anchor_prints"] = _anchor_prints(torch, model, task["anchor_key"])
             if self.device == "cuda":  # the reference forwards' peak, from here (answer_gpu_cap_gb)
                 torch.cuda.empty_cache()
                 torch.cuda.reset_peak_memory_stats()
@@ -4145,6 +4161,10 @@ class _Worker:
                     entry["kind"] = "plain"
                     inputs = self.make_inputs(task, entry["seed"], "plain")
                     out, rec = self.reference_forward(model, inputs, entry)
+                if ref_ops is None:   # what an answer's parameters may match: the reference's GEMM and convolution
+                    weights = list(rec.used.values()) + [      # weights and its library layers' parameters
+                        p for m in model.modules() if type(m).__name__ in LIBRARY_LAYERS for p in m.parameters()]
+                    task["anchor_prints"] = _anchor_prints(torch, weights, task["anchor_key"])
                 ref_ops = ref_ops or compute_ops(rec.counts)
                 if k == 0 and self.device == "cuda":
                     out_b, n_trials = _output_bytes(torch, out), len(task["plan"])
