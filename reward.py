@@ -1533,6 +1533,7 @@ HOST_FAMILIES = ("local_scalar_dense", "host:tensor_text")
 HOST_TEXT = "host:tensor_text"
 FLOAT_TO_INT = "float_to_int"   # a copy that truncates floating values to integers (the recorder's name for it)
 ACCUMULATE = "add:gemm_accumulate"   # a GEMM's beta * C over a C of the output's shape (_accumulates): an add
+GEMM_SCALE = "mul:gemm_alpha_beta"   # a GEMM's alpha, or a beta other than 0 and 1: the epilogue's scale
 
 
 HEAVY_BEYOND_REFERENCE = "gemm_conv_beyond_reference"
@@ -1677,7 +1678,7 @@ def hybrid_extra_ops(cand, ref_ops=None):
     budget and the multiply-adds' bound is the reference's GEMMs' and library layers' together (LIBRARY_MACS),
     the answer's own layers counted too; none where a reference layer's could not be read."""
     ref_ops = ref_ops or {}
-    up_to_reference = HOST_FAMILIES + (FLOAT_TO_INT, ACCUMULATE)   # the reference's own count is allowed
+    up_to_reference = HOST_FAMILIES + (FLOAT_TO_INT, ACCUMULATE, GEMM_SCALE)   # the reference's own count is allowed
     extra = {f: n - ref_ops.get(f, 0) if f.startswith(LIBRARY_FAMILY) or f in up_to_reference else n
              for f, n in cand.items() if f not in HYBRID_TORCH_FAMILIES and f not in DROPOUT_FAMILIES
              and not is_measure(f)}
@@ -2947,6 +2948,8 @@ def _op_recorder_class(torch):
                 found = [self.match(a) for a in srcs]
                 kinds = [k for k, _ in found]
                 outs = [o for o in (out if isinstance(out, (list, tuple)) else [out]) if isinstance(o, torch.Tensor)]
+                if sum(a.numel() for a in srcs) != sum(o.numel() for o in outs):   # a broadcasting copy_ repeats
+                    kinds = [None]                                                 # its source: a constant
                 if srcs and all(kinds) and (name != "copy_" or all(
                         _storage_ptr(o) is not None and o.layout == torch.strided
                         and o.numel() * o.element_size() == o.untyped_storage().nbytes() for o in outs)):
@@ -3042,6 +3045,10 @@ def _op_recorder_class(torch):
                 if macs and numel:   # the reduction length of each output element, in power-of-two buckets
                     key = f"{GEMM_K}{(macs // numel).bit_length()}"
                     counts[key] = counts.get(key, 0) + 1
+                if name.rstrip("_") in ACCUMULATING and (kwargs.get("alpha", 1) != 1
+                                                         or kwargs.get("beta", 1) not in (0, 1)):
+                    counts[GEMM_SCALE] = counts.get(GEMM_SCALE, 0) + 1   # torch scaling the product or C: a mul
+                    lines.setdefault(GEMM_SCALE, _answer_line())
                 if _accumulates(torch, name, args, kwargs, out, c_from_gemm):   # beta * C or a conv's bias: an add
                     counts[ACCUMULATE] = counts.get(ACCUMULATE, 0) + 1
                     lines.setdefault(ACCUMULATE, _answer_line())
