@@ -70,9 +70,13 @@ def run_batch(judge, paths):
 ORDER = sorted(HACKS + FAULTS + GOODS, key=lambda p: "infinite" not in p)
 
 
+BATCH_TIMEOUT_S = 20.0   # per answer: the slowest hacks (attention in the interpreter) take 1.5 s alone, many
+                        # times that on a loaded 2-core machine; the infinite loop is stopped at this
+
+
 @pytest.fixture(scope="module")
 def judge():
-    with Judge(workers=2, device="cpu", timeout_s=10.0) as j:
+    with Judge(workers=2, device="cpu", timeout_s=BATCH_TIMEOUT_S) as j:
         yield j
 
 
@@ -110,7 +114,7 @@ def test_pool_keeps_working_after_faults(judge, batch):
     assert all(v is not None for v in batch.values())
     v = judge.verify(task_for(good), read(good))
     assert v.correct, v.error_msg
-    assert batch[os.path.join(TASKS, "faults", "infinite_loop.py")].timings.get("verify_s", 0) < 10.0 + 5.0
+    assert batch[os.path.join(TASKS, "faults", "infinite_loop.py")].timings.get("verify_s", 0) < BATCH_TIMEOUT_S + 5.0
 
 
 def test_completions(judge):
