@@ -34,11 +34,12 @@ A candidate is correct only if:
      triton.language and math only, and the names GATE_STDLIB lists of itertools and collections, none that
      the module lacks (unknown_name); under torch an allow-list too (GATE_TORCH_MODULES and the names beside
      it: C ops, tensors, dtypes, nn, F, init, linalg, fft, special, a few torch.cuda queries; no dispatch key
-     guards, torch.ao, torch.accelerator, JIT types: torch_internals); no reflection (getattr/setattr/vars/type, dunders, private names,
-     str.format but on a literal template of plain fields, modules used as values or reached through another
-     module -- both judged on the objects a path names, so F.torch is the module torch --, attributes refused on
-     an object reached through its class's path, gc/inspect/sys/os/ctypes/importlib/builtins/numpy; a refused
-     builtin's name is not bound in a module or class body, where a read before the binding is the builtin), no
+     guards, torch.ao, torch.accelerator, JIT types: torch_internals); no reflection (getattr/setattr/vars/type,
+     dunders, private names, str.format but on a literal template of plain fields, modules used as values or
+     reached through another module -- both judged on the objects a path names, so F.torch is the module torch
+     --, attributes refused on an object reached through its class's path,
+     gc/inspect/sys/os/ctypes/importlib/builtins/numpy; a refused builtin's name is not bound in a module or
+     class body, where a read before the binding is the builtin), no
      dynamic code or file access, no assignment to attributes of anything but self in a method, no module-level
      code beyond imports, definitions and constants (import time is outside the recorded forward), no
      try/except, threads, streams, hooks, Tensor subclasses or use of the reference Model; and it defines a
@@ -131,9 +132,9 @@ Threat model. The answer's author is an adversary who knows this file and the ta
   the exact one. Hybrid answers whose kernels do a trivial part of the task (a bias add after a torch GEMM) pass
   by design. Under hybrid, a torch GEMM that takes the reference's weight is the reference's GEMM whatever its
   other operand: multiplying that weight by a tensor Triton prepared (a reference input plus a residual folded
-  into extra rows) is bounded by the multiply-adds and the reduction lengths only. Side channels through the GPU shared with other processes are out of scope. Resource exhaustion
-  of the host by a candidate beyond the caps (fork bombs are refused by the gate, not by an rlimit) is left to
-  the caps and the wall clock.
+  into extra rows) is bounded by the multiply-adds and the reduction lengths only. Side channels through the
+  GPU shared with other processes are out of scope. Resource exhaustion of the host by a candidate beyond the
+  caps (fork bombs are refused by the gate, not by an rlimit) is left to the caps and the wall clock.
 
 Rewards (pure functions of verdicts; DESIGN.md "Rewards"): `rollout_classes` (S+, S-, or skipped),
 `speed_value`, `drpo_weights`, `grpo_rewards`, `group_advantages`, `hack_counts`. A verdict carrying a flag in
@@ -1561,15 +1562,15 @@ SHORT_REDUCTION_MAX_BITS = 3   # ... and under 8 (an affine map per element take
 
 
 # What each GEMM or convolution outside library layers takes (OpRecorder.anchor_of): ANCHOR_PARAM where an operand
-# holds the reference model's own parameter or buffer values (the answer's parameters are checked against the
-# reference's at load, _anchor_prints; views, casts, copies and concatenations of them made in the forward
-# count), ANCHOR_INPUT where one holds the forward's inputs (or copies of them), ANCHOR_NONE where both come from
-# the forward's own work. Policy hybrid lets torch make as many calls of the last two kinds as the reference
-# does (plus two a replaced or fused attention: its scores and their product with V), so torch's GEMMs are the
-# reference's GEMMs: Triton doing the reference's GEMM while torch's allowed call multiplies by a block identity
-# or a ones kernel of the answer's making (a residual, a scale, a norm's statistics) is HEAVY_UNANCHORED. A
-# library layer whose parameters are not the reference's (an attention with uniform weights returning means,
-# an LSTM whose gates make a ReLU) is LAYER_UNANCHORED.
+# holds a weight the reference's own GEMMs, convolutions or library layers take (the answer's parameters are matched
+# against their _anchor_prints in each recorded forward; views, casts, copies and concatenations of them made in the
+# forward count), ANCHOR_INPUT where one holds the forward's inputs (or copies of them), ANCHOR_NONE where both come
+# from the forward's own work. Policy hybrid lets torch make as many calls of the last two kinds as the reference
+# does (plus two per attention op it runs or the answer computes itself: scores and their product with V), so
+# torch's GEMMs are the reference's: Triton doing the reference's GEMM while torch's allowed call multiplies by a
+# block identity or a ones kernel of the answer's making (a residual, a scale, a norm's statistics) is
+# HEAVY_UNANCHORED. A library layer whose parameters are not the reference's (an attention with uniform weights
+# returning means, an LSTM whose gates make a ReLU) is LAYER_UNANCHORED.
 ANCHOR_PARAM, ANCHOR_INPUT, ANCHOR_NONE = "anchor:param", "anchor:input", "anchor:none"
 ANCHOR_LAYER = "anchor:layer_foreign"
 HEAVY_UNANCHORED = "gemm_conv_not_the_reference"
@@ -2799,10 +2800,10 @@ def _op_recorder_class(torch):
         def __init__(self, poison=False, watch=None, constants=None, anchors=None, prints=None):
             super().__init__()
             self.counts, self.poison, self.watch = {}, poison, watch
-            # {storage pointer: [[start byte, end byte, ANCHOR_PARAM or ANCHOR_INPUT, weak ref, print, launches]]}:
-            # the reference's parameters and the forward's inputs, and copies made of them in this forward, each
-            # the span of its storage it fills (_add_anchor: other memory of the same storage is the answer's);
-            # None: what GEMMs take is not recorded (anchor_of)
+            # {storage pointer: [[start byte, end byte, ANCHOR_PARAM or ANCHOR_INPUT, weak ref, print, launches,
+            # roots]]}: the reference's weights and the forward's inputs, and copies made of them in this forward,
+            # each the span of its storage it fills (_add_anchor: other memory of the same storage is the
+            # answer's); None: what GEMMs take is not recorded (anchor_of)
             self.anchors = None if anchors is None else {p: list(v) for p, v in anchors.items()}
             self.used = {}   # id -> the model's parameters this forward's GEMMs and convolutions took (anchor_kind)
             # (key, {(numel, dtype, checksum)}) of the reference's parameters: an operand that holds one of them
@@ -3141,12 +3142,13 @@ def _model_anchors(torch, model, key=None, prints=None, anchors=None):
     and buffers that hold the reference's values: all of them on the reference side (no key), on the answer's
     those whose _value_print under `key` is one of the reference's `prints` (a set of tuples)."""
     out = {} if anchors is None else anchors
+    numels = {p[0] for p in prints} if key is not None else set()   # a checksum only where one could match
     if isinstance(model, torch.nn.Module):
         with torch.no_grad():
             for t in itertools.chain(model.parameters(), model.buffers()):
                 if key is None:
                     _add_anchor(torch, out, t, ANCHOR_PARAM)
-                elif t.is_floating_point() and t.layout == torch.strided:
+                elif t.is_floating_point() and t.layout == torch.strided and t.numel() in numels:
                     pr = _value_print(torch, t, key)
                     if tuple(pr or ()) in prints:
                         _add_anchor(torch, out, t, ANCHOR_PARAM, pr)
@@ -5181,7 +5183,8 @@ class _Slot:
         self.started = self.dispatched = self.deadline = 0.0
         self.paused_at = None    # set while the worker does judge work (GPU lock wait, reference, compile baseline)
         self.task = self.sol = self.first_oom = None  # the job's sources; first_oom: set on its exclusive retry
-        self.big_task = False    # exclusive from its first attempt: an earlier job's reference of its task ran out of memory
+        # exclusive from its first attempt: an earlier job's reference of its task ran out of memory
+        self.big_task = False
         self.rss_cap, self.rss_text = 0.0, ""         # the host RSS cap of the running job
         self.n_done = 0
 
@@ -5675,8 +5678,8 @@ class Judge:
         return self._caps(False)["gpu_gb"] if self.device == "cuda" else float(self.mem_limit_gb)
 
     def _cached_ref_oom(self, task):
-        """Why the task runs alone from its first attempt, where the baseline cache says its reference ran out of memory under a
-        share no smaller than this Judge's (an earlier run on this GPU and versions); else None."""
+        """Why the task runs alone from its first attempt, where the baseline cache says its reference ran out of
+        memory under a share no smaller than this Judge's (an earlier run on this GPU and versions); else None."""
         if self.baseline_cache is None or self.device_info is None:
             return None
         e = self.baseline_cache.get(self._baseline_key(task)) or {}
