@@ -1572,6 +1572,13 @@ SHORT_REDUCTION_MAX_BITS = 3   # ... and under 8 (an affine map per element take
 # HEAVY_UNANCHORED. A library layer whose parameters are not the reference's (an attention with uniform weights
 # returning means, an LSTM whose gates make a ReLU) is LAYER_UNANCHORED.
 ANCHOR_PARAM, ANCHOR_INPUT, ANCHOR_NONE = "anchor:param", "anchor:input", "anchor:none"
+# The two calls lent per attention op are for the attention's own GEMMs, each of which takes a projection (q, k or
+# v: what a GEMM on the reference's weights wrote, ANCHOR_PROJ memory, or a view or copy of it) or a forward input:
+# ANCHOR_NONE_PROJ counts the ANCHOR_NONE calls that take one. A lent call spent on the answer's own matrices (a
+# LayerNorm as a GEMM with (I - J/C) diag(gamma) on a Triton kernel's output) takes none, and is HEAVY_UNANCHORED.
+# Projections are tracked where the reference runs attention (OpRecorder's `proj`), and are checked again by value
+# after a Triton launch, as parameters are.
+ANCHOR_PROJ, ANCHOR_NONE_PROJ = "anchor:projection", "anchor:none_projection"
 ANCHOR_LAYER = "anchor:layer_foreign"
 HEAVY_UNANCHORED = "gemm_conv_not_the_reference"
 LAYER_UNANCHORED = "library_layer_not_the_reference"
@@ -1708,8 +1715,11 @@ def hybrid_extra_ops(cand, ref_ops=None):
             spare = 2 * sum(n for f, n in ref_ops.items() if "attention" in f and not f.startswith(LIBRARY_FAMILY)) \
                 + 2 * max(0, sum(n for f, n in ref_ops.items() if f.startswith(mha))
                           - sum(n for f, n in cand.items() if f.startswith(mha)))
-            none_over = cand.get(ANCHOR_NONE, 0) - ref_ops.get(ANCHOR_NONE, 0) - spare
-            loose_over = cand.get(ANCHOR_NONE, 0) + cand.get(ANCHOR_INPUT, 0) - spare \
+            # the lent calls cover only calls taking a projection or an input, beyond the reference's own
+            proj = max(0, cand.get(ANCHOR_NONE_PROJ, 0) - ref_ops.get(ANCHOR_NONE_PROJ, 0))
+            inputs = max(0, cand.get(ANCHOR_INPUT, 0) - ref_ops.get(ANCHOR_INPUT, 0))
+            none_over = cand.get(ANCHOR_NONE, 0) - ref_ops.get(ANCHOR_NONE, 0) - min(spare, proj)
+            loose_over = cand.get(ANCHOR_NONE, 0) + cand.get(ANCHOR_INPUT, 0) - min(spare, proj + inputs) \
                 - ref_ops.get(ANCHOR_NONE, 0) - ref_ops.get(ANCHOR_INPUT, 0)
             if max(none_over, loose_over) > 0:
                 extra[HEAVY_UNANCHORED] = max(none_over, loose_over)
@@ -2655,7 +2665,7 @@ class _Answer:
             anchors = _input_anchors(torch, inputs, _model_anchors(torch, self.model, key, listed))
             prints = (key, listed)
         rec = self.OpRecorder(poison=faithful, watch=watch, constants=getattr(self, "constants", None),
-                              anchors=anchors, prints=prints)
+                              anchors=anchors, prints=prints, proj=bool((msg.get("anchors") or {}).get("proj")))
         start = _Launches.count
         _Launches.suppress = faithful
         try:
@@ -2797,14 +2807,16 @@ def _op_recorder_class(torch):
     torch.Tensor.__repr__ = text
 
     class OpRecorder(TorchDispatchMode):
-        def __init__(self, poison=False, watch=None, constants=None, anchors=None, prints=None):
+        def __init__(self, poison=False, watch=None, constants=None, anchors=None, prints=None, proj=False):
             super().__init__()
             self.counts, self.poison, self.watch = {}, poison, watch
-            # {storage pointer: [[start byte, end byte, ANCHOR_PARAM or ANCHOR_INPUT, weak ref, print, launches,
-            # roots]]}: the reference's weights and the forward's inputs, and copies made of them in this forward,
-            # each the span of its storage it fills (_add_anchor: other memory of the same storage is the
-            # answer's); None: what GEMMs take is not recorded (anchor_of)
+            # {storage pointer: [[start byte, end byte, ANCHOR_PARAM, ANCHOR_INPUT or ANCHOR_PROJ, weak ref, print,
+            # launches, roots]]}: the reference's weights and the forward's inputs, what GEMMs on those weights
+            # wrote (with `proj`), and copies made of them in this forward, each the span of its storage it fills
+            # (_add_anchor: other memory of the same storage is the answer's); None: what GEMMs take is not
+            # recorded (anchor_of)
             self.anchors = None if anchors is None else {p: list(v) for p, v in anchors.items()}
+            self.proj = proj and anchors is not None
             self.used = {}   # id -> the model's parameters this forward's GEMMs and convolutions took (anchor_kind)
             # (key, {(numel, dtype, checksum)}) of the reference's parameters: an operand that holds one of them
             # by value (a transposed weight a kernel prepared once and cached) is the reference's too
@@ -2819,6 +2831,7 @@ def _op_recorder_class(torch):
             # beta * C within one of them is a GEMM split along K, not an add (_accumulates)
             self.gemm_outs = {}
             self.last_gemm = None   # the region of the last compute op's output, if a GEMM's: its bias add
+            self.last_gemm_param = True   # ... and whether that GEMM took the reference's weights
 
         def __enter__(self):
             hooks = torch.nn.modules.module
@@ -2882,7 +2895,9 @@ def _op_recorder_class(torch):
                 if isinstance(a, torch.Tensor):
                     self.gemm_outs.pop(_storage_ptr(a), None)
                     # a kernel may write what it is given: a parameter (or a copy) no longer holds the reference's
-                    # values for sure; the inputs' own check (unchanged after the forward) covers inputs
+                    # values for sure; the inputs' own check (unchanged after the forward) covers inputs, and a
+                    # projection's print, checked where a GEMM takes it, covers projections (a kernel that reads q
+                    # to scale it into a buffer of its own leaves q a projection)
                     if self.anchors is not None and _storage_ptr(a) in self.anchors:
                         self.anchors[_storage_ptr(a)] = [e for e in self.anchors[_storage_ptr(a)]
                                                          if e[2] != ANCHOR_PARAM]
@@ -2898,7 +2913,8 @@ def _op_recorder_class(torch):
             return kind
 
         def match(self, t, whole=True):
-            """(kind, the model's parameters behind it) of the anchored memory holding all of `t`."""
+            """(kind, the model's parameters behind it) of the anchored memory holding all of `t`: ANCHOR_PARAM
+            over ANCHOR_INPUT over ANCHOR_PROJ where several hold it."""
             ptr = _storage_ptr(t)
             # a view reading one element twice (a zero stride: one weight made a ones kernel) is not the
             # parameter; a GEMM operand may broadcast along leading (batch) dimensions (whole=False), a
@@ -2913,7 +2929,7 @@ def _op_recorder_class(torch):
                 held = ref()
                 if not (s <= start and end <= e) or held is None or _storage_ptr(held) != ptr:
                     continue
-                if kind == ANCHOR_PARAM and pr is not None and seen != _Launches.count:
+                if kind in (ANCHOR_PARAM, ANCHOR_PROJ) and pr is not None and seen != _Launches.count:
                     with _python_dispatch._disable_current_modes():   # the judge's own ops: not the answer's
                         now = _value_print(torch, held, self.prints[0])
                     if now != pr:   # written since, by a kernel
@@ -2922,11 +2938,13 @@ def _op_recorder_class(torch):
                 kinds.add(kind)
                 if kind == ANCHOR_PARAM:
                     roots += behind
-            return (ANCHOR_PARAM if ANCHOR_PARAM in kinds else ANCHOR_INPUT if kinds else None), roots
+            first = next((k for k in (ANCHOR_PARAM, ANCHOR_INPUT, ANCHOR_PROJ) if k in kinds), None)
+            return first, roots
 
         def anchor_of(self, name, args):
-            """ANCHOR_PARAM, ANCHOR_INPUT or ANCHOR_NONE: what a GEMM's or convolution's operands hold (a
-            GEMM's accumulate operand and a convolution's bias aside)."""
+            """ANCHOR_PARAM, ANCHOR_INPUT, ANCHOR_NONE_PROJ (an operand holds a projection, ANCHOR_PROJ) or
+            ANCHOR_NONE: what a GEMM's or convolution's operands hold (a GEMM's accumulate operand and a
+            convolution's bias aside)."""
             ops = [a for a in (args[1:3] if name.rstrip("_") in ACCUMULATING else args[:2])
                    if isinstance(a, torch.Tensor)]
             conv = op_family(name) in ("conv", "conv_t")
@@ -2937,7 +2955,8 @@ def _op_recorder_class(torch):
                             tuple(_value_print(torch, a, self.prints[0]) or ()) in self.prints[1]:
                         kinds.add(ANCHOR_PARAM)
                         break
-            return ANCHOR_PARAM if ANCHOR_PARAM in kinds else ANCHOR_INPUT if ANCHOR_INPUT in kinds else ANCHOR_NONE
+            return next((k for k in (ANCHOR_PARAM, ANCHOR_INPUT) if k in kinds),
+                        ANCHOR_NONE_PROJ if ANCHOR_PROJ in kinds else ANCHOR_NONE)
 
         def carry_anchor(self, name, args, out, written):
             """After an op: a copy, cast, concatenation or rearrangement of anchored tensors only is anchored too
@@ -2954,17 +2973,26 @@ def _op_recorder_class(torch):
                 if srcs and all(kinds) and (name != "copy_" or all(
                         _storage_ptr(o) is not None and o.layout == torch.strided
                         and o.numel() * o.element_size() == o.untyped_storage().nbytes() for o in outs)):
-                    kind = ANCHOR_PARAM if all(k == ANCHOR_PARAM for k in kinds) else ANCHOR_INPUT
+                    kind = ANCHOR_PARAM if all(k == ANCHOR_PARAM for k in kinds) else \
+                        ANCHOR_PROJ if ANCHOR_PROJ in kinds else ANCHOR_INPUT
                     for a in written:   # what the memory held before is gone
                         self.anchors.pop(a, None)
                     for o in outs:   # a parameter's copy holds floating values (a bool cast of a weight is ones)
-                        if kind == ANCHOR_PARAM and not o.is_floating_point():
+                        if kind != ANCHOR_INPUT and not o.is_floating_point():
                             continue
-                        pr = _value_print(torch, o, self.prints[0]) if kind == ANCHOR_PARAM and self.prints else None
-                        _add_anchor(torch, self.anchors, o, kind, pr, [r for _, rs in found for r in rs])
+                        _add_anchor(torch, self.anchors, o, kind, self.print_of(o, kind),
+                                    [r for _, rs in found for r in rs])
                     return
             for a in written:
                 self.anchors.pop(a, None)
+
+        def print_of(self, t, kind):
+            """The _value_print a parameter's or a projection's anchor keeps, to check it again after a launch
+            (None on the reference side, which has no key and runs no answer's kernel)."""
+            if kind not in (ANCHOR_PARAM, ANCHOR_PROJ) or not self.prints:
+                return None
+            with _python_dispatch._disable_current_modes():
+                return _value_print(torch, t, self.prints[0])
 
         def gemm_output(self, t):
             """Whether `t` lies within the memory a GEMM of this forward wrote (a functional GEMM's output) that
@@ -2980,13 +3008,16 @@ def _op_recorder_class(torch):
             if not any(r() is not None and _storage_ptr(r()) == key for r in entry[0]):
                 return False
             start, end = _region(t)
-            return entry[2] <= start and end <= entry[3]
+            return entry[2] <= start and end <= entry[3] and entry[4]
 
-        def remember_gemm(self, out):
-            """Record what a GEMM (or a GEMM and its bias) wrote: {storage: ([weak refs], version, start, end)}."""
+        def remember_gemm(self, out, param=True):
+            """Record what a GEMM (or a GEMM and its bias) wrote: {storage: ([weak refs], version, start, end,
+            param)}; param: the GEMM took the reference's weights (always so where anchors are not recorded). Only
+            such a GEMM's output is a split along K's first part: an identity of the answer's making times the
+            input, accumulated into by the out-projection, would be torch adding the residual."""
             version = _version(torch, out)
             if version is not None:   # an inference tensor tracks no version: never an exemption
-                self.gemm_outs[_storage_ptr(out)] = ([weakref.ref(out)], version, *_region(out))
+                self.gemm_outs[_storage_ptr(out)] = ([weakref.ref(out)], version, *_region(out), param)
 
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             kwargs = kwargs or {}
@@ -3021,7 +3052,9 @@ def _op_recorder_class(torch):
                 name = GEMM_BIAS
                 self.last_gemm = None
                 if isinstance(out, torch.Tensor):   # GEMM + bias: still a GEMM's output for a split along K
-                    self.remember_gemm(out)
+                    self.remember_gemm(out, self.last_gemm_param)
+                    if self.proj and self.last_gemm_param:   # ... and still a projection
+                        _add_anchor(torch, self.anchors, out, ANCHOR_PROJ, self.print_of(out, ANCHOR_PROJ))
             call = next((f for f in self.layers if f is not None), None)
             if compute and call is not None:   # inside a library call: its own op, unless the call is not plain
                 counts, lines = call["counts"], call["lines"]
@@ -3032,16 +3065,21 @@ def _op_recorder_class(torch):
             if compute:
                 self.last_gemm = None
             if fam in HYBRID_TORCH_FAMILIES or "attention" in fam:
+                kind = self.anchor_of(name, args) if self.anchors is not None and fam in HYBRID_TORCH_FAMILIES \
+                    else None
+                param = self.anchors is None or kind == ANCHOR_PARAM
                 if isinstance(out, torch.Tensor) and "out" not in func._overloadname:   # what this GEMM wrote
-                    self.remember_gemm(out)
+                    self.remember_gemm(out, param)
                     self.last_gemm = (_storage_ptr(out), out.storage_offset(), out.numel(), out.is_contiguous())
+                    self.last_gemm_param = param
+                    if self.proj and kind == ANCHOR_PARAM:   # a projection (q, k, v): what the lent calls take
+                        _add_anchor(torch, self.anchors, out, ANCHOR_PROJ, self.print_of(out, ANCHOR_PROJ))
                 macs = _macs(torch, name, args, out)
                 counts[MACS] = counts.get(MACS, 0) + macs
-                if self.anchors is not None and fam in HYBRID_TORCH_FAMILIES:
-                    kind = self.anchor_of(name, args)
-                    counts[kind] = counts.get(kind, 0) + 1
-                    if kind != ANCHOR_PARAM:
-                        lines.setdefault(kind, _answer_line())
+                for k in ([ANCHOR_NONE, ANCHOR_NONE_PROJ] if kind == ANCHOR_NONE_PROJ else [kind] if kind else []):
+                    counts[k] = counts.get(k, 0) + 1
+                if kind and kind != ANCHOR_PARAM:   # a call taking no projection is the first suspect
+                    lines.setdefault(kind, _answer_line())
                 numel = out.numel() if isinstance(out, torch.Tensor) else 0
                 if macs and numel:   # the reduction length of each output element, in power-of-two buckets
                     key = f"{GEMM_K}{(macs // numel).bit_length()}"
@@ -4079,7 +4117,8 @@ class _Worker:
                                f"{where(set(cand))} (rule strict)", **_partial(v, flags=v.flags + ["policy:strict"]))
         extra = hybrid_extra_ops(cand, ref_ops)
         if HEAVY_UNANCHORED in extra:   # the calls' lines are under what they took
-            lines = dict(lines, **{HEAVY_UNANCHORED: lines.get(ANCHOR_NONE) or lines.get(ANCHOR_INPUT)})
+            lines = dict(lines, **{HEAVY_UNANCHORED: lines.get(ANCHOR_NONE) or lines.get(ANCHOR_NONE_PROJ)
+                                                        or lines.get(ANCHOR_INPUT)})
         if LAYER_UNANCHORED in extra:
             lines = dict(lines, **{LAYER_UNANCHORED: lines.get(ANCHOR_LAYER)})
         if policy == "hybrid" and extra:
@@ -4220,7 +4259,8 @@ class _Worker:
         under policy hybrid only, where it decides which GEMMs torch may run."""
         if job["policy"] != "hybrid":
             return None
-        return {"key": task["anchor_key"], "prints": task["anchor_prints"]}
+        return {"key": task["anchor_key"], "prints": task["anchor_prints"],
+                "proj": any("attention" in f.lower() for f in task["ref_ops"])}   # where calls are lent (ANCHOR_PROJ)
 
     def make_inputs(self, task, seed, kind="plain", draw_on_device=None):
         """The task's get_inputs under `seed`, moved to the device and widened by `kind` (widen_inputs), as the
@@ -4239,7 +4279,7 @@ class _Worker:
         reference raises or is not finite gives (None, None): the widening left the task's domain (a log of a
         negative, probabilities out of [0, 1]), and the trial is drawn plainly instead."""
         torch = self.torch
-        rec = self.OpRecorder(anchors=_input_anchors(torch, inputs, _model_anchors(torch, model)))
+        rec = self.OpRecorder(anchors=_input_anchors(torch, inputs, _model_anchors(torch, model)), proj=True)
         if entry["kind"] == "plain":
             with torch.no_grad(), rec:
                 return model(*inputs), rec
