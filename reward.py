@@ -132,7 +132,10 @@ Threat model. The answer's author is an adversary who knows this file and the ta
   the exact one. Hybrid answers whose kernels do a trivial part of the task (a bias add after a torch GEMM) pass
   by design. Under hybrid, a torch GEMM that takes the reference's weight is the reference's GEMM whatever its
   other operand: multiplying that weight by a tensor Triton prepared (a reference input plus a residual folded
-  into extra rows) is bounded by the multiply-adds and the reduction lengths only. Side channels through the
+  into extra rows) is bounded by the multiply-adds and the reduction lengths only. The two GEMMs lent per
+  attention op must take a projection or an input, but only one of them: an answer that does the attention core
+  in Triton can spend them on a GEMM of an input or a projection by a matrix of its own (x @ M computing part of a
+  LayerNorm of the residual), two calls per attention op at most. Side channels through the
   GPU shared with other processes are out of scope. Resource exhaustion of the host by a candidate beyond the
   caps (fork bombs are refused by the gate, not by an rlimit) is left to the caps and the wall clock.
 
