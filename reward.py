@@ -1582,6 +1582,13 @@ ANCHOR_PARAM, ANCHOR_INPUT, ANCHOR_NONE = "anchor:param", "anchor:input", "ancho
 # Projections are tracked where the reference runs attention (OpRecorder's `proj`), and are checked again by value
 # after a Triton launch, as parameters are.
 ANCHOR_PROJ, ANCHOR_NONE_PROJ = "anchor:projection", "anchor:none_projection"
+# The multiply-adds torch's GEMMs, convolutions and library layers do with each of the reference's weights
+# (ROOT_MACS + the weight's index in the reference's list, _anchor_prints; a library layer's by _layer_weight_macs):
+# at most the reference's own with that weight (MACS_SLACK). A weight used twice (an out-projection's weight times
+# a matrix of the answer's, making a "projection" of its choosing, or writing x + b for the out-projection to
+# accumulate into as if split along K) is over; a GEMM split along M or K, or a loop over time steps, is not.
+ROOT_MACS = "macs:root:"
+HEAVY_WEIGHT_OVER = "gemm_conv_weight_beyond_reference"
 ANCHOR_LAYER = "anchor:layer_foreign"
 HEAVY_UNANCHORED = "gemm_conv_not_the_reference"
 LAYER_UNANCHORED = "library_layer_not_the_reference"
@@ -1654,6 +1661,39 @@ def _layer_macs(module, args):
         return None
 
 
+def _layer_weight_macs(module, args):
+    """[(parameter, multiply-adds)] of one call of a library layer: each weight's share of _layer_macs (attention's
+    scores and their product with V take none), for the per-weight budget (ROOT_MACS); [] where unreadable."""
+    try:
+        if type(module).__name__ == "MultiheadAttention":
+            q, k, v = args[0], args[1], args[2]
+            e = module.embed_dim
+            rows_q, rows_k, rows_v = q.numel() // e, k.numel() // module.kdim, v.numel() // module.vdim
+            out = [(module.out_proj.weight, rows_q * e * e)]
+            if module.in_proj_weight is not None:
+                return out + [(module.in_proj_weight, rows_q * e * e + rows_k * module.kdim * e
+                               + rows_v * module.vdim * e)]
+            return out + [(module.q_proj_weight, rows_q * e * e), (module.k_proj_weight, rows_k * module.kdim * e),
+                          (module.v_proj_weight, rows_v * module.vdim * e)]
+        x = args[0]
+        x = x.data if isinstance(x, tuple) and hasattr(x, "batch_sizes") else x
+        gates = {"RNN": 1, "LSTM": 4, "GRU": 3}[type(module).__name__]
+        hidden, proj = module.hidden_size, getattr(module, "proj_size", 0) or 0
+        width_out = proj or hidden
+        steps = x.numel() // x.shape[-1]
+        out = []
+        for layer in range(module.num_layers):
+            width = module.input_size if layer == 0 else width_out * (2 if module.bidirectional else 1)
+            for sfx in ("", "_reverse") if module.bidirectional else ("",):
+                out.append((getattr(module, f"weight_ih_l{layer}{sfx}"), steps * gates * hidden * width))
+                out.append((getattr(module, f"weight_hh_l{layer}{sfx}"), steps * gates * hidden * width_out))
+                if proj:
+                    out.append((getattr(module, f"weight_hr_l{layer}{sfx}"), steps * hidden * proj))
+        return out
+    except (AttributeError, IndexError, KeyError, TypeError, ZeroDivisionError):
+        return []
+
+
 def _layer_min_k(module, args=()):
     """The shortest reduction of a library layer's GEMMs: a recurrent layer's input or state width, attention's
     key, value or head width or its number of keys as attended (0 if unreadable)."""
@@ -1669,6 +1709,14 @@ def _layer_min_k(module, args=()):
         return int(min(module.input_size, getattr(module, "proj_size", 0) or module.hidden_size))
     except (AttributeError, TypeError, ValueError):
         return 0
+
+
+def weights_over(cand, ref_ops):
+    """The ROOT_MACS keys of the reference's weights with which torch did more multiply-adds than the reference
+    (none where a library layer's multiply-adds could not be read)."""
+    if ref_ops.get(LIBRARY_MACS_UNKNOWN):
+        return []
+    return [f for f, n in cand.items() if f.startswith(ROOT_MACS) and n > ref_ops.get(f, 0) * MACS_SLACK + 1]
 
 
 def hybrid_extra_ops(cand, ref_ops=None):
@@ -1718,16 +1766,21 @@ def hybrid_extra_ops(cand, ref_ops=None):
             spare = 2 * sum(n for f, n in ref_ops.items() if "attention" in f and not f.startswith(LIBRARY_FAMILY)) \
                 + 2 * max(0, sum(n for f, n in ref_ops.items() if f.startswith(mha))
                           - sum(n for f, n in cand.items() if f.startswith(mha)))
-            # the lent calls cover only calls taking a projection or an input, beyond the reference's own
-            proj = max(0, cand.get(ANCHOR_NONE_PROJ, 0) - ref_ops.get(ANCHOR_NONE_PROJ, 0))
-            inputs = max(0, cand.get(ANCHOR_INPUT, 0) - ref_ops.get(ANCHOR_INPUT, 0))
-            none_over = cand.get(ANCHOR_NONE, 0) - ref_ops.get(ANCHOR_NONE, 0) - min(spare, proj)
-            loose_over = cand.get(ANCHOR_NONE, 0) + cand.get(ANCHOR_INPUT, 0) - min(spare, proj + inputs) \
-                - ref_ops.get(ANCHOR_NONE, 0) - ref_ops.get(ANCHOR_INPUT, 0)
+            # Calls taking neither a weight nor an input: as many as the reference's that take no projection, and
+            # those taking a projection up to the reference's own such calls (its hand-written attention) plus the
+            # lent ones; likewise with inputs counted in
+            ref_none, ref_proj = ref_ops.get(ANCHOR_NONE, 0), ref_ops.get(ANCHOR_NONE_PROJ, 0)
+            ref_input = ref_ops.get(ANCHOR_INPUT, 0)
+            proj, inputs = cand.get(ANCHOR_NONE_PROJ, 0), cand.get(ANCHOR_INPUT, 0)
+            none_over = cand.get(ANCHOR_NONE, 0) - (ref_none - ref_proj) - min(spare + ref_proj, proj)
+            loose_over = cand.get(ANCHOR_NONE, 0) + inputs - (ref_none - ref_proj) \
+                - min(spare + ref_proj + ref_input, proj + inputs)
             if max(none_over, loose_over) > 0:
                 extra[HEAVY_UNANCHORED] = max(none_over, loose_over)
             if cand.get(ANCHOR_LAYER):
                 extra[LAYER_UNANCHORED] = cand[ANCHOR_LAYER]
+            if weights_over(cand, ref_ops):
+                extra[HEAVY_WEIGHT_OVER] = len(weights_over(cand, ref_ops))
         ref_k = [int(f[len(GEMM_K):]) for f in ref_ops if f.startswith(GEMM_K)]
         attention = any("attention" in f for f in ref_ops)   # its two GEMMs reduce over lengths of their own
         if ref_k and not replaced and not attention and heavy > budget and HEAVY_BEYOND_REFERENCE not in extra:
@@ -2663,12 +2716,17 @@ class _Answer:
         if msg["policy"] in ("hybrid", "partial") and not faithful:
             watch = _FallbackWatch(torch, msg["numels"], self.device)
         anchors = prints = None
+        roots = None
         if msg.get("anchors"):   # the reference's parameter prints: which of the model's still hold those values
-            key, listed = msg["anchors"]["key"], {tuple(p) for p in msg["anchors"]["prints"]}
-            anchors = _input_anchors(torch, inputs, _model_anchors(torch, self.model, key, listed))
-            prints = (key, listed)
+            key = msg["anchors"]["key"]
+            index = {tuple(p[:3]): p[3] for p in msg["anchors"]["prints"]}
+            ids = {}
+            anchors = _input_anchors(torch, inputs, _model_anchors(torch, self.model, key, index, ids=ids), key)
+            prints = (key, set(index))
+            roots = ({i: index[pr] for i, pr in ids.items()}, index)
         rec = self.OpRecorder(poison=faithful, watch=watch, constants=getattr(self, "constants", None),
-                              anchors=anchors, prints=prints, proj=bool((msg.get("anchors") or {}).get("proj")))
+                              anchors=anchors, prints=prints, proj=bool((msg.get("anchors") or {}).get("proj")),
+                              roots=roots)
         start = _Launches.count
         _Launches.suppress = faithful
         try:
@@ -2810,7 +2868,8 @@ def _op_recorder_class(torch):
     torch.Tensor.__repr__ = text
 
     class OpRecorder(TorchDispatchMode):
-        def __init__(self, poison=False, watch=None, constants=None, anchors=None, prints=None, proj=False):
+        def __init__(self, poison=False, watch=None, constants=None, anchors=None, prints=None, proj=False,
+                     roots=None):
             super().__init__()
             self.counts, self.poison, self.watch = {}, poison, watch
             # {storage pointer: [[start byte, end byte, ANCHOR_PARAM, ANCHOR_INPUT or ANCHOR_PROJ, weak ref, print,
@@ -2820,6 +2879,11 @@ def _op_recorder_class(torch):
             # recorded (anchor_of)
             self.anchors = None if anchors is None else {p: list(v) for p, v in anchors.items()}
             self.proj = proj and anchors is not None
+            # which of the reference's weights a parameter holds, for the multiply-adds done with each (ROOT_MACS):
+            # (id(parameter) -> index, print -> index) on the answer's side (_model_anchors, _root_prints); None
+            # on the reference's, whose parameters are keyed by id until load_task numbers them
+            self.root_index, self.print_index = roots or (None, None)
+            self.op_roots = []   # (ROOT_MACS key, weight) of the weights the last GEMM took
             self.used = {}   # id -> the model's parameters this forward's GEMMs and convolutions took (anchor_kind)
             # (key, {(numel, dtype, checksum)}) of the reference's parameters: an operand that holds one of them
             # by value (a transposed weight a kernel prepared once and cached) is the reference's too
@@ -2880,6 +2944,9 @@ def _op_recorder_class(torch):
                     self.lines.setdefault(ANCHOR_LAYER, _answer_line())
                 self.lines.setdefault(name, _answer_line())
                 macs = _layer_macs(module, call["args"])
+                if self.anchors is not None and macs is not None:
+                    self.add_root_macs(self.counts, [(self.root_key(id(p)), m) for p, m in
+                                                     _layer_weight_macs(module, call["args"])])
                 key = LIBRARY_MACS if macs is not None else LIBRARY_MACS_UNKNOWN
                 self.counts[key] = self.counts.get(key, 0) + (macs if macs is not None else 1)
                 k = _layer_min_k(module, call["args"])
@@ -2932,7 +2999,7 @@ def _op_recorder_class(torch):
                 held = ref()
                 if not (s <= start and end <= e) or held is None or _storage_ptr(held) != ptr:
                     continue
-                if kind in (ANCHOR_PARAM, ANCHOR_PROJ) and pr is not None and seen != _Launches.count:
+                if pr is not None and seen != _Launches.count:
                     with _python_dispatch._disable_current_modes():   # the judge's own ops: not the answer's
                         now = _value_print(torch, held, self.prints[0])
                     if now != pr:   # written since, by a kernel
@@ -2951,12 +3018,21 @@ def _op_recorder_class(torch):
             ops = [a for a in (args[1:3] if name.rstrip("_") in ACCUMULATING else args[:2])
                    if isinstance(a, torch.Tensor)]
             conv = op_family(name) in ("conv", "conv_t")
-            kinds = {self.anchor_kind(a, whole=conv or a.dim() <= 2) for a in ops}
+            kinds, self.op_roots = set(), []
+            for a in ops:
+                kind, roots = self.match(a, whole=conv or a.dim() <= 2)
+                kinds.add(kind)
+                if kind == ANCHOR_PARAM:
+                    self.used.update((id(r), r) for r in roots)
+                    self.op_roots += [(self.root_key(id(r)), r.numel()) for r in roots]
             if ANCHOR_PARAM not in kinds and self.prints:
                 for a in ops:   # by value: the reference's parameter, rearranged or cast, in memory of its own
-                    if a.numel() in self.print_numels and a.is_floating_point() and \
-                            tuple(_value_print(torch, a, self.prints[0]) or ()) in self.prints[1]:
+                    pr = tuple(_value_print(torch, a, self.prints[0]) or ()) \
+                        if a.numel() in self.print_numels and a.is_floating_point() else ()
+                    if pr in self.prints[1]:
                         kinds.add(ANCHOR_PARAM)
+                        index = (self.print_index or {}).get(pr)
+                        self.op_roots = [(None if index is None else f"{ROOT_MACS}{index}", 1)]
                         break
             return next((k for k in (ANCHOR_PARAM, ANCHOR_INPUT) if k in kinds),
                         ANCHOR_NONE_PROJ if ANCHOR_PROJ in kinds else ANCHOR_NONE)
@@ -2980,19 +3056,34 @@ def _op_recorder_class(torch):
                         ANCHOR_PROJ if ANCHOR_PROJ in kinds else ANCHOR_INPUT
                     for a in written:   # what the memory held before is gone
                         self.anchors.pop(a, None)
-                    for o in outs:   # a parameter's copy holds floating values (a bool cast of a weight is ones)
-                        if kind != ANCHOR_INPUT and not o.is_floating_point():
-                            continue
+                    for o in outs:   # a copy holds floating values (a bool cast of a weight, or of torch.rand's
+                        if not o.is_floating_point() or not all(a.is_floating_point() for a in srcs):   # input,
+                            continue                                                               # is ones
                         _add_anchor(torch, self.anchors, o, kind, self.print_of(o, kind),
                                     [r for _, rs in found for r in rs])
                     return
             for a in written:
                 self.anchors.pop(a, None)
 
+        def root_key(self, ident):
+            """The ROOT_MACS key of a parameter (by id): its reference weight's index on the answer's side (None:
+            none), its id on the reference's."""
+            if self.root_index is None:
+                return f"{ROOT_MACS}id{ident}"
+            index = self.root_index.get(ident)
+            return None if index is None else f"{ROOT_MACS}{index}"
+
+        def add_root_macs(self, counts, pairs):
+            """Split `pairs` [(parameter, multiply-adds)] into counts by the reference weight each holds."""
+            for key, macs in pairs:
+                if key is not None and macs:
+                    counts[key] = counts.get(key, 0) + int(macs)
+
         def print_of(self, t, kind):
-            """The _value_print a parameter's or a projection's anchor keeps, to check it again after a launch
-            (None on the reference side, which has no key and runs no answer's kernel)."""
-            if kind not in (ANCHOR_PARAM, ANCHOR_PROJ) or not self.prints:
+            """The _value_print an anchor keeps (of a copy of a parameter, an input or a projection), to check it
+            again where a GEMM takes it after a launch (None on the reference side, which has no key and runs no
+            answer's kernel)."""
+            if not self.prints:
                 return None
             with _python_dispatch._disable_current_modes():
                 return _value_print(torch, t, self.prints[0])
@@ -3079,6 +3170,12 @@ def _op_recorder_class(torch):
                         _add_anchor(torch, self.anchors, out, ANCHOR_PROJ, self.print_of(out, ANCHOR_PROJ))
                 macs = _macs(torch, name, args, out)
                 counts[MACS] = counts.get(MACS, 0) + macs
+                if kind == ANCHOR_PARAM and self.op_roots:   # split over the weights it took, by their sizes
+                    total = sum(n for _, n in self.op_roots) or 1
+                    self.add_root_macs(counts, [(key, macs * n // total) for key, n in self.op_roots])
+                    for key, _ in self.op_roots:
+                        if key is not None and key not in lines:
+                            lines[key] = _answer_line()
                 for k in ([ANCHOR_NONE, ANCHOR_NONE_PROJ] if kind == ANCHOR_NONE_PROJ else [kind] if kind else []):
                     counts[k] = counts.get(k, 0) + 1
                 if kind and kind != ANCHOR_PARAM:   # a call taking no projection is the first suspect
@@ -3163,22 +3260,28 @@ def _anchor_prints(torch, tensors, key):
     """The _value_print of each floating tensor of the reference model given (the parameters its own GEMMs and
     convolutions take, and its library layers': not a norm's weight of ones, which would make any GEMM a sum), in
     float32, float16 and bfloat16 (an answer may keep a cast of it) and, for a matrix, transposed too: what an
-    answer's parameter must match to count as the reference's (OpRecorder.anchors)."""
-    prints, seen = [], set()
+    answer's parameter must match to count as the reference's (OpRecorder.anchors). Also each print's weight
+    index (a weight whose values another's forms repeat, as two zero biases, takes that one's index) and {id of
+    tensor: index}: the keys of the per-weight budget (ROOT_MACS)."""
+    prints, seen, ids = [], {}, {}
     with torch.no_grad():
         for t in tensors:
-            if not t.is_floating_point() or t.layout != torch.strided:
+            if not t.is_floating_point() or t.layout != torch.strided or id(t) in ids:
                 continue
-            for dtype in (torch.float32, torch.float16, torch.bfloat16):
-                for form in ([t, t.t()] if t.dim() == 2 else [t]):
-                    p = _value_print(torch, form.to(dtype), key)
-                    if p is not None and tuple(p) not in seen:   # a set: thousands of tensors in level 3
-                        seen.add(tuple(p))
-                        prints.append(p)
-    return prints
+            forms = [_value_print(torch, form.to(dtype), key) for dtype in (torch.float32, torch.float16,
+                                                                              torch.bfloat16)
+                     for form in ([t, t.t()] if t.dim() == 2 else [t])]
+            forms = [tuple(p) for p in forms if p is not None]
+            index = next((seen[p] for p in forms if p in seen), len(set(seen.values())))
+            ids[id(t)] = index
+            for p in forms:
+                if p not in seen:   # a dict: thousands of tensors in level 3
+                    seen[p] = index
+                    prints.append([*p, index])
+    return prints, ids
 
 
-def _model_anchors(torch, model, key=None, prints=None, anchors=None):
+def _model_anchors(torch, model, key=None, prints=None, anchors=None, ids=None):
     """`anchors` (OpRecorder.anchors; a new dict if None) with ANCHOR_PARAM added for the model's parameters
     and buffers that hold the reference's values: all of them on the reference side (no key), on the answer's
     those whose _value_print under `key` is one of the reference's `prints` (a set of tuples)."""
@@ -3193,6 +3296,8 @@ def _model_anchors(torch, model, key=None, prints=None, anchors=None):
                     pr = _value_print(torch, t, key)
                     if tuple(pr or ()) in prints:
                         _add_anchor(torch, out, t, ANCHOR_PARAM, pr)
+                        if ids is not None:   # which reference weight it holds (OpRecorder.root_index)
+                            ids[id(t)] = tuple(pr)
     return out
 
 
@@ -3224,12 +3329,15 @@ def _call_signature(torch, args, kwargs):
     return "[" + ",".join(parts) + "]"
 
 
-def _input_anchors(torch, inputs, anchors=None):
-    """`anchors` (a new dict if None) with ANCHOR_INPUT added for the forward's input tensors."""
+def _input_anchors(torch, inputs, anchors=None, key=None):
+    """`anchors` (a new dict if None) with ANCHOR_INPUT added for the forward's input tensors; with a `key` (the
+    answer's side), each with its _value_print, checked again where a GEMM takes it after a launch (a kernel can
+    write an input, or a copy of one, and restore it before the forward ends)."""
     out = {} if anchors is None else anchors
     for x in inputs:
         if isinstance(x, torch.Tensor):
-            _add_anchor(torch, out, x, ANCHOR_INPUT)
+            pr = _value_print(torch, x, key) if key is not None and x.is_floating_point() else None
+            _add_anchor(torch, out, x, ANCHOR_INPUT, pr)
     return out
 
 
@@ -4124,6 +4232,9 @@ class _Worker:
                                                         or lines.get(ANCHOR_INPUT)})
         if LAYER_UNANCHORED in extra:
             lines = dict(lines, **{LAYER_UNANCHORED: lines.get(ANCHOR_LAYER)})
+        if HEAVY_WEIGHT_OVER in extra:   # the first GEMM on the first weight over its budget
+            over = weights_over(cand, ref_ops)
+            lines = dict(lines, **{HEAVY_WEIGHT_OVER: next((lines[f] for f in over if lines.get(f)), "")})
         if policy == "hybrid" and extra:
             libs = sorted(f for f in ref_ops or {} if f.startswith(LIBRARY_FAMILY))
             raise _WorkerError("torch_fallback", f"torch ran {extra} in forward: under policy hybrid torch may run "
@@ -4215,7 +4326,15 @@ class _Worker:
                 if ref_ops is None:   # what an answer's parameters may match: the reference's GEMM and convolution
                     weights = list(rec.used.values()) + [      # weights and its library layers' parameters
                         p for m in model.modules() if type(m).__name__ in LIBRARY_LAYERS for p in m.parameters()]
-                    task["anchor_prints"] = _anchor_prints(torch, weights, task["anchor_key"])
+                    task["anchor_prints"], ids = _anchor_prints(torch, weights, task["anchor_key"])
+                    counts = {}   # the reference's multiply-adds per weight, keyed by its index (ROOT_MACS)
+                    for f, n in rec.counts.items():
+                        if not f.startswith(ROOT_MACS):
+                            counts[f] = n
+                        elif int(f[len(ROOT_MACS) + 2:]) in ids:
+                            name = f"{ROOT_MACS}{ids[int(f[len(ROOT_MACS) + 2:])]}"
+                            counts[name] = counts.get(name, 0) + n
+                    rec.counts = counts
                 ref_ops = ref_ops or compute_ops(rec.counts)
                 if k == 0 and self.device == "cuda":
                     out_b, n_trials = _output_bytes(torch, out), len(task["plan"])
@@ -4263,7 +4382,10 @@ class _Worker:
         if job["policy"] != "hybrid":
             return None
         return {"key": task["anchor_key"], "prints": task["anchor_prints"],
-                "proj": any("attention" in f.lower() for f in task["ref_ops"])}   # where calls are lent (ANCHOR_PROJ)
+                # projections are told apart where calls are lent for attention or the reference's own GEMMs take
+                # them (hand-written attention): ANCHOR_PROJ
+                "proj": any("attention" in f.lower() for f in task["ref_ops"])
+                or bool(task["ref_ops"].get(ANCHOR_NONE_PROJ))}
 
     def make_inputs(self, task, seed, kind="plain", draw_on_device=None):
         """The task's get_inputs under `seed`, moved to the device and widened by `kind` (widen_inputs), as the
