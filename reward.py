@@ -135,7 +135,9 @@ Threat model. The answer's author is an adversary who knows this file and the ta
   into extra rows) is bounded by the multiply-adds and the reduction lengths only. The two GEMMs lent per
   attention op must take a projection or an input, but only one of them: an answer that does the attention core
   in Triton can spend them on a GEMM of an input or a projection by a matrix of its own (x @ M computing part of a
-  LayerNorm of the residual), two calls per attention op at most. Side channels through the
+  LayerNorm of the residual), two calls per attention op at most. Each reference weight's multiply-adds bound
+  torch's use of it; an answer that does one weight's GEMM in Triton frees that weight's budget for a GEMM of its
+  choosing on it (more Triton work than what torch then does for it). Side channels through the
   GPU shared with other processes are out of scope. Resource exhaustion of the host by a candidate beyond the
   caps (fork bombs are refused by the gate, not by an rlimit) is left to the caps and the wall clock.
 
