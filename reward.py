@@ -137,7 +137,10 @@ Threat model. The answer's author is an adversary who knows this file and the ta
   in Triton can spend them on a GEMM of an input or a projection by a matrix of its own (x @ M computing part of a
   LayerNorm of the residual), two calls per attention op at most. Each reference weight's multiply-adds bound
   torch's use of it; an answer that does one weight's GEMM in Triton frees that weight's budget for a GEMM of its
-  choosing on it (more Triton work than what torch then does for it). Side channels through the
+  choosing on it (more Triton work than what torch then does for it); a constant of the answer's copied into fresh
+  memory by a kernel is not told from the forward's own data there. Refused though honest: an answer that adds the
+  in-projection's bias, splits the heads or scales q in Triton and then runs the attention GEMMs in torch (what a
+  kernel wrote is no projection; the attention core must then be Triton's too). Side channels through the
   GPU shared with other processes are out of scope. Resource exhaustion of the host by a candidate beyond the
   caps (fork bombs are refused by the gate, not by an rlimit) is left to the caps and the wall clock.
 
@@ -1586,10 +1589,15 @@ ANCHOR_PARAM, ANCHOR_INPUT, ANCHOR_NONE = "anchor:param", "anchor:input", "ancho
 ANCHOR_PROJ, ANCHOR_NONE_PROJ = "anchor:projection", "anchor:none_projection"
 # The multiply-adds torch's GEMMs, convolutions and library layers do with each of the reference's weights
 # (ROOT_MACS + the weight's index in the reference's list, _anchor_prints; a library layer's by _layer_weight_macs):
-# at most the reference's own with that weight (MACS_SLACK). A weight used twice (an out-projection's weight times
+# at most the reference's own with that weight (exactly: the same GEMMs do the same multiply-adds; a slack would
+# pay for a small GEMM on a slice of a weight). A weight used twice (an out-projection's weight times
 # a matrix of the answer's, making a "projection" of its choosing, or writing x + b for the out-projection to
 # accumulate into as if split along K) is over; a GEMM split along M or K, or a loop over time steps, is not.
 ROOT_MACS = "macs:root:"
+# The answer's own floating parameters and buffers (those holding none of the reference's weights: a matrix made
+# in the constructor) and copies of them: a GEMM of a reference weight with one of them makes no projection and
+# starts no split along K (its product is any matrix the answer likes)
+ANCHOR_OWN = "anchor:own_constant"
 HEAVY_WEIGHT_OVER = "gemm_conv_weight_beyond_reference"
 ANCHOR_LAYER = "anchor:layer_foreign"
 HEAVY_UNANCHORED = "gemm_conv_not_the_reference"
@@ -1696,6 +1704,22 @@ def _layer_weight_macs(module, args):
         return []
 
 
+def _rnn_partners(model, ids):
+    """[[index, index]] of the reference's recurrent layers' input and hidden weights, layer by layer and direction
+    by direction (indices from _anchor_prints' `ids`): a GEMM on one may accumulate into the other's output as one
+    product split along K (a hand-written LSTM's addmm(x W_ih^T, h, W_hh^T))."""
+    pairs = []
+    for m in model.modules():
+        if type(m).__name__ not in ("RNN", "LSTM", "GRU"):
+            continue
+        for name, p in m.named_parameters(recurse=False):
+            if name.startswith("weight_ih_l"):
+                hh = getattr(m, "weight_hh_l" + name[len("weight_ih_l"):], None)
+                if hh is not None and id(p) in ids and id(hh) in ids:
+                    pairs.append([ids[id(p)], ids[id(hh)]])
+    return pairs
+
+
 def _layer_min_k(module, args=()):
     """The shortest reduction of a library layer's GEMMs: a recurrent layer's input or state width, attention's
     key, value or head width or its number of keys as attended (0 if unreadable)."""
@@ -1718,7 +1742,7 @@ def weights_over(cand, ref_ops):
     (none where a library layer's multiply-adds could not be read)."""
     if ref_ops.get(LIBRARY_MACS_UNKNOWN):
         return []
-    return [f for f, n in cand.items() if f.startswith(ROOT_MACS) and n > ref_ops.get(f, 0) * MACS_SLACK + 1]
+    return [f for f, n in cand.items() if f.startswith(ROOT_MACS) and n > ref_ops.get(f, 0)]
 
 
 def hybrid_extra_ops(cand, ref_ops=None):
@@ -2725,7 +2749,8 @@ class _Answer:
             ids = {}
             anchors = _input_anchors(torch, inputs, _model_anchors(torch, self.model, key, index, ids=ids), key)
             prints = (key, set(index))
-            roots = ({i: index[pr] for i, pr in ids.items()}, index)
+            roots = ({i: index[pr] for i, pr in ids.items()}, index,
+                     {frozenset(f"{ROOT_MACS}{i}" for i in pair) for pair in msg["anchors"].get("partners", [])})
         rec = self.OpRecorder(poison=faithful, watch=watch, constants=getattr(self, "constants", None),
                               anchors=anchors, prints=prints, proj=bool((msg.get("anchors") or {}).get("proj")),
                               roots=roots)
@@ -2884,8 +2909,9 @@ def _op_recorder_class(torch):
             # which of the reference's weights a parameter holds, for the multiply-adds done with each (ROOT_MACS):
             # (id(parameter) -> index, print -> index) on the answer's side (_model_anchors, _root_prints); None
             # on the reference's, whose parameters are keyed by id until load_task numbers them
-            self.root_index, self.print_index = roots or (None, None)
+            self.root_index, self.print_index, self.partners = roots or (None, None, set())
             self.op_roots = []   # (ROOT_MACS key, weight) of the weights the last GEMM took
+            self.op_views, self.op_own = set(), False   # ... their operand views; a constant of the answer's taken
             self.used = {}   # id -> the model's parameters this forward's GEMMs and convolutions took (anchor_kind)
             # (key, {(numel, dtype, checksum)}) of the reference's parameters: an operand that holds one of them
             # by value (a transposed weight a kernel prepared once and cached) is the reference's too
@@ -2986,7 +3012,7 @@ def _op_recorder_class(torch):
 
         def match(self, t, whole=True):
             """(kind, the model's parameters behind it) of the anchored memory holding all of `t`: ANCHOR_PARAM
-            over ANCHOR_INPUT over ANCHOR_PROJ where several hold it."""
+            over ANCHOR_INPUT over ANCHOR_PROJ over ANCHOR_OWN where several hold it."""
             ptr = _storage_ptr(t)
             # a view reading one element twice (a zero stride: one weight made a ones kernel) is not the
             # parameter; a GEMM operand may broadcast along leading (batch) dimensions (whole=False), a
@@ -3010,7 +3036,7 @@ def _op_recorder_class(torch):
                 kinds.add(kind)
                 if kind == ANCHOR_PARAM:
                     roots += behind
-            first = next((k for k in (ANCHOR_PARAM, ANCHOR_INPUT, ANCHOR_PROJ) if k in kinds), None)
+            first = next((k for k in (ANCHOR_PARAM, ANCHOR_INPUT, ANCHOR_PROJ, ANCHOR_OWN) if k in kinds), None)
             return first, roots
 
         def anchor_of(self, name, args):
@@ -3020,17 +3046,21 @@ def _op_recorder_class(torch):
             ops = [a for a in (args[1:3] if name.rstrip("_") in ACCUMULATING else args[:2])
                    if isinstance(a, torch.Tensor)]
             conv = op_family(name) in ("conv", "conv_t")
-            kinds, self.op_roots = set(), []
+            kinds, self.op_roots, self.op_views = set(), [], set()
             for a in ops:
                 kind, roots = self.match(a, whole=conv or a.dim() <= 2)
                 kinds.add(kind)
                 if kind == ANCHOR_PARAM:
                     self.used.update((id(r), r) for r in roots)
                     self.op_roots += [(self.root_key(id(r)), r.numel()) for r in roots]
+                    self.op_views.add((_storage_ptr(a), a.storage_offset(), tuple(a.shape), tuple(a.stride())))
+            self.op_own = ANCHOR_OWN in kinds
             if ANCHOR_PARAM not in kinds and self.prints:
                 for a in ops:   # by value: the reference's parameter, rearranged or cast, in memory of its own
+                    # (not a constant tensor: zeros would be a zero-initialised bias)
                     pr = tuple(_value_print(torch, a, self.prints[0]) or ()) \
-                        if a.numel() in self.print_numels and a.is_floating_point() else ()
+                        if a.numel() in self.print_numels and a.is_floating_point() and not _constant(torch, a) \
+                        else ()
                     if pr in self.prints[1]:
                         kinds.add(ANCHOR_PARAM)
                         index = (self.print_index or {}).get(pr)
@@ -3054,8 +3084,8 @@ def _op_recorder_class(torch):
                 if srcs and all(kinds) and (name != "copy_" or all(
                         _storage_ptr(o) is not None and o.layout == torch.strided
                         and o.numel() * o.element_size() == o.untyped_storage().nbytes() for o in outs)):
-                    kind = ANCHOR_PARAM if all(k == ANCHOR_PARAM for k in kinds) else \
-                        ANCHOR_PROJ if ANCHOR_PROJ in kinds else ANCHOR_INPUT
+                    kind = ANCHOR_PARAM if all(k == ANCHOR_PARAM for k in kinds) else ANCHOR_OWN \
+                        if ANCHOR_OWN in kinds else ANCHOR_PROJ if ANCHOR_PROJ in kinds else ANCHOR_INPUT
                     for a in written:   # what the memory held before is gone
                         self.anchors.pop(a, None)
                     for o in outs:   # a copy holds floating values (a bool cast of a weight, or of torch.rand's
@@ -3104,22 +3134,46 @@ def _op_recorder_class(torch):
             if not any(r() is not None and _storage_ptr(r()) == key for r in entry[0]):
                 return False
             start, end = _region(t)
-            return entry[2] <= start and end <= entry[3] and entry[4]
+            return entry[4] if entry[2] <= start and end <= entry[3] else False
+
+        def split_partner(self, writer):
+            """Whether the GEMM running now (its weights: op_roots, op_views) continues the one that wrote its
+            accumulate operand (`writer`: its weights, or True where anchors are not recorded) as one product split
+            along K: other slices of the same weight, or an RNN layer's input and hidden weights (the reference's
+            `partners`). The reference's own side is trusted."""
+            if writer is True or self.prints is None:
+                return bool(writer)
+            if not writer:
+                return False
+            keys, views = writer
+            mine = {k for k, _ in self.op_roots if k is not None}
+            if keys & mine and not views & self.op_views:
+                return True
+            return any(frozenset((a, b)) in self.partners for a in keys for b in mine)
 
         def remember_gemm(self, out, param=True):
             """Record what a GEMM (or a GEMM and its bias) wrote: {storage: ([weak refs], version, start, end,
-            param)}; param: the GEMM took the reference's weights (always so where anchors are not recorded). Only
-            such a GEMM's output is a split along K's first part: an identity of the answer's making times the
-            input, accumulated into by the out-projection, would be torch adding the residual."""
+            writer)}; writer: True where anchors are not recorded, else the GEMM's weights (their ROOT_MACS keys
+            and operand views) if it took the reference's weights with no constant of the answer's, else False.
+            Only such a GEMM's output is a split along K's first part (split_partner): an identity of the answer's
+            making times the input, accumulated into by the out-projection, would be torch adding the residual."""
             version = _version(torch, out)
             if version is not None:   # an inference tensor tracks no version: never an exemption
                 self.gemm_outs[_storage_ptr(out)] = ([weakref.ref(out)], version, *_region(out), param)
+
+        def writer(self, kind):
+            """What remember_gemm keeps of the GEMM that just ran (anchor_of's op_roots, op_views, op_own)."""
+            if self.anchors is None:
+                return True
+            if kind != ANCHOR_PARAM or self.op_own:
+                return False
+            return ({k for k, _ in self.op_roots if k is not None}, frozenset(self.op_views))
 
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             kwargs = kwargs or {}
             name = func.overloadpacket.__name__
             # before the op runs (an in-place accumulate moves its C's version): is C an untouched GEMM output?
-            c_from_gemm = name.rstrip("_") in ACCUMULATING and bool(args) and self.gemm_output(args[0])
+            c_writer = name.rstrip("_") in ACCUMULATING and bool(args) and self.gemm_output(args[0])
             bias_add = _bias_add(torch, name, args, kwargs, self.last_gemm)
             schema = func._schema
             written = [_storage_ptr(a) for arg, a in zip(schema.arguments, list(args) + [
@@ -3147,9 +3201,13 @@ def _op_recorder_class(torch):
                 compute = False   # torch's linear on a strided input: a GEMM, then its bias added (its epilogue)
                 name = GEMM_BIAS
                 self.last_gemm = None
-                if isinstance(out, torch.Tensor):   # GEMM + bias: still a GEMM's output for a split along K
-                    self.remember_gemm(out, self.last_gemm_param)
-                    if self.proj and self.last_gemm_param:   # ... and still a projection
+                # GEMM + bias: still a GEMM's output for a split along K, and a projection, where the bias is the
+                # reference's (a broadcast constant of the answer's would make a "projection" of its choosing)
+                ref_bias = self.anchors is None or any(isinstance(a, torch.Tensor) and
+                                                       self.match(a)[0] == ANCHOR_PARAM for a in args[:2])
+                if isinstance(out, torch.Tensor):
+                    self.remember_gemm(out, self.last_gemm_param if ref_bias else False)
+                    if self.proj and self.last_gemm_param and ref_bias:
                         _add_anchor(torch, self.anchors, out, ANCHOR_PROJ, self.print_of(out, ANCHOR_PROJ))
             call = next((f for f in self.layers if f is not None), None)
             if compute and call is not None:   # inside a library call: its own op, unless the call is not plain
@@ -3163,13 +3221,15 @@ def _op_recorder_class(torch):
             if fam in HYBRID_TORCH_FAMILIES or "attention" in fam:
                 kind = self.anchor_of(name, args) if self.anchors is not None and fam in HYBRID_TORCH_FAMILIES \
                     else None
-                param = self.anchors is None or kind == ANCHOR_PARAM
+                param = self.writer(kind)
+                c_from_gemm = bool(c_writer) and self.split_partner(c_writer)
                 if isinstance(out, torch.Tensor) and "out" not in func._overloadname:   # what this GEMM wrote
                     self.remember_gemm(out, param)
                     self.last_gemm = (_storage_ptr(out), out.storage_offset(), out.numel(), out.is_contiguous())
                     self.last_gemm_param = param
-                    if self.proj and kind == ANCHOR_PARAM:   # a projection (q, k, v): what the lent calls take
-                        _add_anchor(torch, self.anchors, out, ANCHOR_PROJ, self.print_of(out, ANCHOR_PROJ))
+                if self.proj and param and isinstance(out, torch.Tensor):   # a projection (q, k, v): what the
+                    _add_anchor(torch, self.anchors, out, ANCHOR_PROJ,      # lent calls take (an out= buffer too)
+                                self.print_of(out, ANCHOR_PROJ))
                 macs = _macs(torch, name, args, out)
                 counts[MACS] = counts.get(MACS, 0) + macs
                 if kind == ANCHOR_PARAM and self.op_roots:   # split over the weights it took, by their sizes
@@ -3236,6 +3296,13 @@ def _value_print(torch, t, key):
     return None if fp is None else [c.numel(), str(c.dtype), fp[-1]]
 
 
+def _constant(torch, t):
+    """Whether every element of a tensor holds one value (the judge's own read, outside the recorder)."""
+    with torch.utils._python_dispatch._disable_current_modes():
+        flat = t.detach().reshape(-1)
+        return flat.numel() > 1 and bool((flat == flat[0]).all())
+
+
 def _byte_span(t):
     """[start, end) of the bytes of its storage that a strided tensor spans (_region, in bytes)."""
     start, end = _region(t)
@@ -3294,12 +3361,14 @@ def _model_anchors(torch, model, key=None, prints=None, anchors=None, ids=None):
             for t in itertools.chain(model.parameters(), model.buffers()):
                 if key is None:
                     _add_anchor(torch, out, t, ANCHOR_PARAM)
-                elif t.is_floating_point() and t.layout == torch.strided and t.numel() in numels:
-                    pr = _value_print(torch, t, key)
+                elif t.is_floating_point() and t.layout == torch.strided:
+                    pr = _value_print(torch, t, key) if t.numel() in numels else None
                     if tuple(pr or ()) in prints:
                         _add_anchor(torch, out, t, ANCHOR_PARAM, pr)
                         if ids is not None:   # which reference weight it holds (OpRecorder.root_index)
                             ids[id(t)] = tuple(pr)
+                    else:   # the answer's own constant (ANCHOR_OWN)
+                        _add_anchor(torch, out, t, ANCHOR_OWN)
     return out
 
 
@@ -4239,9 +4308,13 @@ class _Worker:
             lines = dict(lines, **{HEAVY_WEIGHT_OVER: next((lines[f] for f in over if lines.get(f)), "")})
         if policy == "hybrid" and extra:
             libs = sorted(f for f in ref_ops or {} if f.startswith(LIBRARY_FAMILY))
+            hint = " (torch's GEMMs take the reference's weights, the forward's inputs or, in attention, q, k and v " \
+                "as torch's GEMM on the reference's weights wrote them, viewed or copied by torch)" \
+                if HEAVY_UNANCHORED in extra else " (per weight, no more multiply-adds than the reference's)" \
+                if HEAVY_WEIGHT_OVER in extra else ""
             raise _WorkerError("torch_fallback", f"torch ran {extra} in forward: under policy hybrid torch may run "
                                f"only {', '.join(sorted(HYBRID_TORCH_FAMILIES) + libs)} and dropout, Triton the rest "
-                               f"(rule hybrid_ops){where(set(extra))}",
+                               f"(rule hybrid_ops){where(set(extra))}{hint}",
                                **_partial(v, flags=v.flags + ["policy:hybrid_ops"]))
         def pooled(ops):   # a GEMM done as a 1x1 convolution covers the reference's GEMM
             out = {f: n for f, n in ops.items() if f not in HYBRID_TORCH_FAMILIES and not is_measure(f)}
@@ -4329,6 +4402,7 @@ class _Worker:
                     weights = list(rec.used.values()) + [      # weights and its library layers' parameters
                         p for m in model.modules() if type(m).__name__ in LIBRARY_LAYERS for p in m.parameters()]
                     task["anchor_prints"], ids = _anchor_prints(torch, weights, task["anchor_key"])
+                    task["anchor_partners"] = _rnn_partners(model, ids)
                     counts = {}   # the reference's multiply-adds per weight, keyed by its index (ROOT_MACS)
                     for f, n in rec.counts.items():
                         if not f.startswith(ROOT_MACS):
@@ -4383,7 +4457,7 @@ class _Worker:
         under policy hybrid only, where it decides which GEMMs torch may run."""
         if job["policy"] != "hybrid":
             return None
-        return {"key": task["anchor_key"], "prints": task["anchor_prints"],
+        return {"key": task["anchor_key"], "prints": task["anchor_prints"], "partners": task["anchor_partners"],
                 # projections are told apart where calls are lent for attention or the reference's own GEMMs take
                 # them (hand-written attention): ANCHOR_PROJ
                 "proj": any("attention" in f.lower() for f in task["ref_ops"])
