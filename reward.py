@@ -138,9 +138,10 @@ Threat model. The answer's author is an adversary who knows this file and the ta
   LayerNorm of the residual), two calls per attention op at most. Each reference weight's multiply-adds bound
   torch's use of it; an answer that does one weight's GEMM in Triton frees that weight's budget for a GEMM of its
   choosing on it (more Triton work than what torch then does for it); a constant of the answer's copied into fresh
-  memory by a kernel is not told from the forward's own data there. Refused though honest: an answer that adds the
-  in-projection's bias, splits the heads or scales q in Triton and then runs the attention GEMMs in torch (what a
-  kernel wrote is no projection; the attention core must then be Triton's too). Side channels through the
+  memory by a kernel is not told from the forward's own data there. What a kernel handed a projection writes is a
+  projection (a bias, a head split, a scale or a rotation done in Triton), and a lent call's projections must
+  change with the inputs from one recorded forward to the next; a matrix of the answer's plus a low-rank term made
+  from the inputs, which a kernel takes out again afterwards, changes and passes. Side channels through the
   GPU shared with other processes are out of scope. Resource exhaustion of the host by a candidate beyond the
   caps (fork bombs are refused by the gate, not by an rlimit) is left to the caps and the wall clock.
 
@@ -1585,8 +1586,12 @@ ANCHOR_PARAM, ANCHOR_INPUT, ANCHOR_NONE = "anchor:param", "anchor:input", "ancho
 # ANCHOR_NONE_PROJ counts the ANCHOR_NONE calls that take one. A lent call spent on the answer's own matrices (a
 # LayerNorm as a GEMM with (I - J/C) diag(gamma) on a Triton kernel's output) takes none, and is HEAVY_UNANCHORED.
 # Projections are tracked where the reference runs attention (OpRecorder's `proj`), and are checked again by value
-# after a Triton launch, as parameters are.
+# after a Triton launch, as parameters are. What a kernel given a projection writes is a projection too (a bias
+# added, heads split, q scaled or rotated in Triton), so a projection a lent call takes must also differ from one
+# recorded forward to the next, on other inputs, by LENT_VARY at least (a sample of LENT_SAMPLES of its values): a
+# matrix of the answer's written by a kernel that was handed q stays the same.
 ANCHOR_PROJ, ANCHOR_NONE_PROJ = "anchor:projection", "anchor:none_projection"
+LENT_SAMPLES, LENT_VARY = 64, 0.05
 # The multiply-adds torch's GEMMs, convolutions and library layers do with each of the reference's weights
 # (ROOT_MACS + the weight's index in the reference's list, _anchor_prints; a library layer's by _layer_weight_macs):
 # at most the reference's own with that weight (exactly: the same GEMMs do the same multiply-adds; a slack would
@@ -1844,6 +1849,9 @@ class _Launches:
     raised = False  # an exception escaped a launcher (compile/launch failure, interpreter check)
     depth = 0  # > 0 while inside a launcher: the interpreter's own torch ops are not the candidate's
     recorder = None  # the OpRecorder recording now: a launch's tensor arguments leave its GEMM outputs
+    # (answer process) the first recorded forward's samples of the projections each lent attention GEMM took, by
+    # the call's place in the forward (OpRecorder.varies): later forwards, on other inputs, must differ from them
+    lent_samples = {}
 
 
 FALLBACK_SAMPLE = 4096  # torch_fallback: outputs are compared at this many random flat positions (all, if fewer)
@@ -2702,6 +2710,7 @@ class _Answer:
             model = self.run_candidate(lambda: model.to(self.device), "init_error")
         self.model = model
         self.constants = _scalar_constants(torch, model)
+        _Launches.lent_samples = {}   # a new answer: its lent calls are compared among its own forwards only
         return {"type": "loaded"}
 
     def draw(self, seed, kind, on_device):
@@ -2912,6 +2921,8 @@ def _op_recorder_class(torch):
             self.root_index, self.print_index, self.partners = roots or (None, None, set())
             self.op_roots = []   # (ROOT_MACS key, weight) of the weights the last GEMM took
             self.op_views, self.op_own = set(), False   # ... their operand views; a constant of the answer's taken
+            self.pending = []   # a launch's arguments that hold projections once it has run (after_launch)
+            self.lent_place = 0   # lent calls so far in this forward (varies)
             self.used = {}   # id -> the model's parameters this forward's GEMMs and convolutions took (anchor_kind)
             # (key, {(numel, dtype, checksum)}) of the reference's parameters: an operand that holds one of them
             # by value (a transposed weight a kernel prepared once and cached) is the reference's too
@@ -2989,6 +3000,11 @@ def _op_recorder_class(torch):
 
         def launched(self, args, kwargs):
             """A Triton launch was given these arguments: a GEMM output among them may now hold anything."""
+            tensors = [a for a in list(args) + list(kwargs.values()) if isinstance(a, torch.Tensor)]
+            if self.proj and self.prints:   # what it writes is a projection if it is given one (after_launch)
+                kinds = [self.match(a)[0] for a in tensors]
+                self.pending = [a for a, k in zip(tensors, kinds) if k in (None, ANCHOR_PROJ)] \
+                    if ANCHOR_PROJ in kinds else []
             for a in list(args) + list(kwargs.values()):
                 if isinstance(a, torch.Tensor):
                     self.gemm_outs.pop(_storage_ptr(a), None)
@@ -3000,6 +3016,40 @@ def _op_recorder_class(torch):
                         self.anchors[_storage_ptr(a)] = [e for e in self.anchors[_storage_ptr(a)]
                                                          if e[2] != ANCHOR_PARAM]
             self.last_gemm = None
+
+        def after_launch(self):
+            """The launch noted by `launched` has run: the arguments it may have written (none of the reference's
+            weights, inputs or the answer's constants) hold projections if it was given one, with their values now."""
+            for a in self.pending:
+                _add_anchor(torch, self.anchors, a, ANCHOR_PROJ, self.print_of(a, ANCHOR_PROJ))
+            self.pending = []
+
+        def varies(self, ops):
+            """Whether the projections among a lent call's operands differ from those of the same call (by its place
+            among this forward's lent calls) in the first recorded forward, by LENT_VARY (relative, over a sample of
+            LENT_SAMPLES values): a matrix of the answer's, written by a kernel it handed q to, stays the same on
+            other inputs. The first forward records; the faithfulness trial (launches suppressed) takes no part."""
+            if not self.prints or self.poison:
+                return True
+            place = self.lent_place
+            self.lent_place += 1
+            with _python_dispatch._disable_current_modes():
+                samples = []
+                for a in ops:
+                    if self.match(a)[0] == ANCHOR_PROJ:
+                        flat = a.detach().reshape(-1)
+                        at = torch.arange(LENT_SAMPLES, device=flat.device) * 2654435761 % max(1, flat.numel())
+                        samples.append(flat[at].double().cpu() if flat.numel() else None)
+            first = _Launches.lent_samples.setdefault(place, samples)
+            if first is samples:
+                return True
+            for a, b in zip(samples, first):
+                if a is None or b is None or a.shape != b.shape:
+                    continue
+                scale = max(float(a.norm()), float(b.norm()))
+                if scale == 0 or float((a - b).norm()) < LENT_VARY * scale:
+                    return False
+            return True
 
         def anchor_kind(self, t, whole=True):
             """ANCHOR_PARAM or ANCHOR_INPUT if tensor `t` lies within memory anchored so (a parameter's if both
@@ -3067,7 +3117,7 @@ def _op_recorder_class(torch):
                         self.op_roots = [(None if index is None else f"{ROOT_MACS}{index}", 1)]
                         break
             return next((k for k in (ANCHOR_PARAM, ANCHOR_INPUT) if k in kinds),
-                        ANCHOR_NONE_PROJ if ANCHOR_PROJ in kinds else ANCHOR_NONE)
+                        ANCHOR_NONE_PROJ if ANCHOR_PROJ in kinds and self.varies(ops) else ANCHOR_NONE)
 
         def carry_anchor(self, name, args, out, written):
             """After an op: a copy, cast, concatenation or rearrangement of anchored tensors only is anchored too
@@ -4941,12 +4991,15 @@ def _counting_run(orig):
             return None
         _Launches.depth += 1
         try:
-            return orig(self, *args, **kwargs)
+            out = orig(self, *args, **kwargs)
         except BaseException:
             _Launches.raised = True
             raise
         finally:
             _Launches.depth -= 1
+        if _Launches.recorder is not None and _Launches.recorder.pending:
+            _Launches.recorder.after_launch()
+        return out
     run.__wrapped__ = orig
     return run
 
