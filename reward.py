@@ -1587,11 +1587,11 @@ ANCHOR_PARAM, ANCHOR_INPUT, ANCHOR_NONE = "anchor:param", "anchor:input", "ancho
 # LayerNorm as a GEMM with (I - J/C) diag(gamma) on a Triton kernel's output) takes none, and is HEAVY_UNANCHORED.
 # Projections are tracked where the reference runs attention (OpRecorder's `proj`), and are checked again by value
 # after a Triton launch, as parameters are. What a kernel given a projection writes is a projection too (a bias
-# added, heads split, q scaled or rotated in Triton), so a projection a lent call takes must also differ from one
+# added, heads split, q scaled or rotated in Triton), so each operand of a lent call must also differ from one
 # recorded forward to the next, on other inputs, by LENT_VARY at least (a sample of LENT_SAMPLES of its values): a
-# matrix of the answer's written by a kernel that was handed q stays the same.
+# matrix of the answer's, even one written by a kernel that was handed q, stays the same.
 ANCHOR_PROJ, ANCHOR_NONE_PROJ = "anchor:projection", "anchor:none_projection"
-LENT_SAMPLES, LENT_VARY = 64, 0.05
+LENT_SAMPLES, LENT_VARY = 64, 0.01
 # The multiply-adds torch's GEMMs, convolutions and library layers do with each of the reference's weights
 # (ROOT_MACS + the weight's index in the reference's list, _anchor_prints; a library layer's by _layer_weight_macs):
 # at most the reference's own with that weight (exactly: the same GEMMs do the same multiply-adds; a slack would
@@ -2755,11 +2755,12 @@ class _Answer:
         if msg.get("anchors"):   # the reference's parameter prints: which of the model's still hold those values
             key = msg["anchors"]["key"]
             index = {tuple(p[:3]): p[3] for p in msg["anchors"]["prints"]}
-            ids = {}
-            anchors = _input_anchors(torch, inputs, _model_anchors(torch, self.model, key, index, ids=ids), key)
+            ids, seen = {}, []
+            anchors = _input_anchors(torch, inputs, _model_anchors(torch, self.model, key, index, ids=ids), key, seen)
             prints = (key, set(index))
             roots = ({i: index[pr] for i, pr in ids.items()}, index,
-                     {frozenset(f"{ROOT_MACS}{i}" for i in pair) for pair in msg["anchors"].get("partners", [])})
+                     {frozenset(f"{ROOT_MACS}{i}" for i in pair) for pair in msg["anchors"].get("partners", [])},
+                     tuple(seen))
         rec = self.OpRecorder(poison=faithful, watch=watch, constants=getattr(self, "constants", None),
                               anchors=anchors, prints=prints, proj=bool((msg.get("anchors") or {}).get("proj")),
                               roots=roots)
@@ -2918,7 +2919,8 @@ def _op_recorder_class(torch):
             # which of the reference's weights a parameter holds, for the multiply-adds done with each (ROOT_MACS):
             # (id(parameter) -> index, print -> index) on the answer's side (_model_anchors, _root_prints); None
             # on the reference's, whose parameters are keyed by id until load_task numbers them
-            self.root_index, self.print_index, self.partners = roots or (None, None, set())
+            # ... and the prints of this forward's inputs: varies compares forwards on other inputs only
+            self.root_index, self.print_index, self.partners, self.inputs_seen = roots or (None, None, set(), ())
             self.op_roots = []   # (ROOT_MACS key, weight) of the weights the last GEMM took
             self.op_views, self.op_own = set(), False   # ... their operand views; a constant of the answer's taken
             self.pending = []   # a launch's arguments that hold projections once it has run (after_launch)
@@ -3025,10 +3027,11 @@ def _op_recorder_class(torch):
             self.pending = []
 
         def varies(self, ops):
-            """Whether the projections among a lent call's operands differ from those of the same call (by its place
-            among this forward's lent calls) in the first recorded forward, by LENT_VARY (relative, over a sample of
-            LENT_SAMPLES values): a matrix of the answer's, written by a kernel it handed q to, stays the same on
-            other inputs. The first forward records; the faithfulness trial (launches suppressed) takes no part."""
+            """Whether each of a lent call's operands differs from the same call's (by its place among this
+            forward's lent calls) in every earlier recorded forward on other inputs (up to 8 kept), in direction (_same_direction, over
+            a sample of LENT_SAMPLES values): attention's q, k, v and softmax change with the inputs; a matrix of the
+            answer's (a ones column, LayerNorm's centring), even one written by a kernel it handed q to, or scaled
+            by a count of its calls, stays the same. The faithfulness trial (launches suppressed) takes no part."""
             if not self.prints or self.poison:
                 return True
             place = self.lent_place
@@ -3036,20 +3039,16 @@ def _op_recorder_class(torch):
             with _python_dispatch._disable_current_modes():
                 samples = []
                 for a in ops:
-                    if self.match(a)[0] == ANCHOR_PROJ:
+                    if a.is_floating_point():
                         flat = a.detach().reshape(-1)
                         at = torch.arange(LENT_SAMPLES, device=flat.device) * 2654435761 % max(1, flat.numel())
                         samples.append(flat[at].double().cpu() if flat.numel() else None)
-            first = _Launches.lent_samples.setdefault(place, samples)
-            if first is samples:
-                return True
-            for a, b in zip(samples, first):
-                if a is None or b is None or a.shape != b.shape:
-                    continue
-                scale = max(float(a.norm()), float(b.norm()))
-                if scale == 0 or float((a - b).norm()) < LENT_VARY * scale:
-                    return False
-            return True
+            earlier = _Launches.lent_samples.setdefault(place, [])
+            same = any(_same_direction(a, b) for seen, before in earlier if seen != self.inputs_seen
+                       for a, b in zip(samples, before))
+            if len(earlier) < 8:
+                earlier.append((self.inputs_seen, samples))
+            return not same
 
         def anchor_kind(self, t, whole=True):
             """ANCHOR_PARAM or ANCHOR_INPUT if tensor `t` lies within memory anchored so (a parameter's if both
@@ -3346,6 +3345,18 @@ def _value_print(torch, t, key):
     return None if fp is None else [c.numel(), str(c.dtype), fp[-1]]
 
 
+def _same_direction(a, b):
+    """Whether two samples (OpRecorder.varies) are the same up to a scale and sign: their unit vectors within
+    LENT_VARY of each other (or of each other's negation); zeros are the same as anything."""
+    if a is None or b is None or a.shape != b.shape:
+        return False
+    na, nb = float(a.norm()), float(b.norm())
+    if na == 0 or nb == 0:
+        return True
+    ua, ub = a / na, b / nb
+    return min(float((ua - ub).norm()), float((ua + ub).norm())) < LENT_VARY
+
+
 def _constant(torch, t):
     """Whether every element of a tensor holds one value (the judge's own read, outside the recorder)."""
     with torch.utils._python_dispatch._disable_current_modes():
@@ -3450,7 +3461,7 @@ def _call_signature(torch, args, kwargs):
     return "[" + ",".join(parts) + "]"
 
 
-def _input_anchors(torch, inputs, anchors=None, key=None):
+def _input_anchors(torch, inputs, anchors=None, key=None, prints=None):
     """`anchors` (a new dict if None) with ANCHOR_INPUT added for the forward's input tensors; with a `key` (the
     answer's side), each with its _value_print, checked again where a GEMM takes it after a launch (a kernel can
     write an input, or a copy of one, and restore it before the forward ends)."""
@@ -3459,6 +3470,8 @@ def _input_anchors(torch, inputs, anchors=None, key=None):
         if isinstance(x, torch.Tensor):
             pr = _value_print(torch, x, key) if key is not None and x.is_floating_point() else None
             _add_anchor(torch, out, x, ANCHOR_INPUT, pr)
+            if prints is not None:   # which inputs this forward ran on (OpRecorder.varies)
+                prints.append(tuple(pr or ()))
     return out
 
 
