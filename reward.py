@@ -139,9 +139,9 @@ Threat model. The answer's author is an adversary who knows this file and the ta
   torch's use of it; an answer that does one weight's GEMM in Triton frees that weight's budget for a GEMM of its
   choosing on it (more Triton work than what torch then does for it); a constant of the answer's copied into fresh
   memory by a kernel is not told from the forward's own data there. What a kernel handed a projection writes is a
-  projection (a bias, a head split, a scale or a rotation done in Triton), and a lent call's projections must
-  change with the inputs from one recorded forward to the next; a matrix of the answer's plus a low-rank term made
-  from the inputs, which a kernel takes out again afterwards, changes and passes. Side channels through the
+  projection (a bias, a head split, a scale or a rotation done in Triton), and every operand of a lent call must
+  change direction with the inputs between recorded forwards; a matrix of the answer's plus a low-rank term made
+  from the inputs (or from a hash of them), which a kernel takes out again afterwards, changes and passes. Side channels through the
   GPU shared with other processes are out of scope. Resource exhaustion of the host by a candidate beyond the
   caps (fork bombs are refused by the gate, not by an rlimit) is left to the caps and the wall clock.
 
