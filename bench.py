@@ -5,7 +5,9 @@
     python bench.py synth --n 10000 --levels 1,2,5      # synthesis rate with validation, op uniformity
     python bench.py rl-step --model-config qwen2.5-7b --prompts 8 --group-size 8 --new-tokens 1024   # H200
     python bench.py rl-seeds --init runs/gs/sft/best --tasks runs/gs/data/tasks_rl.jsonl --seeds 3 --out runs/seeds \
-        --train-flags '--preset gpu-small --rl-steps 30' --stop-after-s 500   # each arm's seed spread; run again to go on
+        --train-flags '--preset gpu-small --rl-steps 40' --stop-after-s 500 \
+        --eval-tasks runs/gs/data/tasks_eval.jsonl --kb-tasks ../shared/KernelBench/level1 \
+        --eval-flags '--device cuda --workers 6 --temperature 0'   # each arm's seed spread, SFT beside; run again to go on
     python bench.py timing-noise --device cuda --n 20   # the same kernels timed twice: speedup spread
     python bench.py worker-restarts --device cpu        # judge wall time, default vs cautious worker recycling
     python bench.py rollout                             # laptop: tiny model, plain generate vs the static engine
@@ -1371,11 +1373,62 @@ def seed_run_measures(run_dir) -> dict:
     return out
 
 
+def seed_evals(args):
+    """rl-seeds' evaluation sets: [(name, path)] from --eval-tasks (synthetic held-out JSONL) and --kb-tasks (a
+    KernelBench level folder)."""
+    return [(name, path) for name, path in (("synthetic", args.eval_tasks), ("kb", args.kb_tasks)) if path]
+
+
+def seed_eval_measures(run_dir, evals) -> dict:
+    """rl-seeds: what `eval.py` measured of one checkpoint (<run_dir>/eval_<name>/results.jsonl, per level): Acc,
+    Acc within KernelBench's 1e-4, fast_1 and the geomean speedup where speed was measured."""
+    import eval as ev
+
+    out = {}
+    for name, _ in evals:
+        path = os.path.join(run_dir, f"eval_{name}", "results.jsonl")
+        if not os.path.isfile(path):
+            continue
+        with open(path) as f:
+            rows = [json.loads(line) for line in f if line.strip()]
+        for lv, agg in ev.aggregate_by_level(rows)["levels"].items():
+            for key in ("acc", "acc_kb_tol", "fast_1", "geomean_speedup"):
+                if agg.get(key) is not None:
+                    out[f"{name}_{key}_L{lv}"] = agg[key]
+    return out
+
+
+def run_seed_evals(args, policy, run_dir, evals, t0):
+    """Each evaluation set judged for one checkpoint by `python eval.py` (resumable: its --out skips finished
+    tasks), unless done already (eval_<name>/done.json) or past --stop-after-s. True when all are done."""
+    import shlex
+
+    done = True
+    for name, path in evals:
+        out = os.path.join(run_dir, f"eval_{name}")
+        if os.path.isfile(os.path.join(out, "done.json")):
+            continue
+        if args.stop_after_s and time.time() - t0 > args.stop_after_s:
+            return False
+        argv = [sys.executable, os.path.join(HERE, "eval.py"), "--tasks", path, "--policy", policy, "--out", out,
+                *shlex.split(args.eval_flags)]
+        _log(f"eval {name} of {policy}: " + " ".join(shlex.quote(a) for a in argv[1:]))
+        if subprocess.run(argv, cwd=HERE).returncode != 0:
+            _log(f"{out}: eval.py failed; run again to resume it")
+            done = False
+            continue
+        with open(os.path.join(out, "done.json"), "w") as f:
+            json.dump({"policy": policy, "tasks": path}, f)
+    return done
+
+
 def cmd_rl_seeds(args):
     """N seeds of each RL arm from one SFT checkpoint, each `python train.py --stage rl` in a process of its own into
-    <out>/<arm>_seed<k>; then every measure (seed_run_measures) as the mean and 95% interval over the seeds
-    (eval.mean_ci95), per arm. Resumable across machine calls: a finished run (seeds_done.json) is skipped, an
-    unfinished one continues with --resume, and no run starts after --stop-after-s (run it again to go on)."""
+    <out>/<arm>_seed<k>; with --eval-tasks / --kb-tasks, each finished run's checkpoint and the SFT checkpoint
+    (<out>/sft, the row every arm is read against) judged by eval.py. Then every measure (seed_run_measures,
+    seed_eval_measures) as the mean and 95% interval over the seeds (eval.mean_ci95), per arm. Resumable across
+    machine calls: a finished run (seeds_done.json) or evaluation (done.json) is skipped, an unfinished one continues
+    (train.py --resume; eval.py's --out), and nothing starts after --stop-after-s (run it again to go on)."""
     import shlex
 
     import eval as ev
@@ -1385,10 +1438,15 @@ def cmd_rl_seeds(args):
     arms = [a.strip() for a in args.arms.split(",") if a.strip()]
     extra = shlex.split(args.train_flags)
     os.makedirs(args.out, exist_ok=True)
+    evals = seed_evals(args)
+    if evals:
+        run_seed_evals(args, args.init, os.path.join(args.out, "sft"), evals, t0)
     todo = [(arm, k) for arm in arms for k in range(args.seeds)]
     for arm, k in todo:
         run_dir = os.path.join(args.out, f"{arm}_seed{k}")
         if seed_run_done(run_dir):
+            if evals:
+                run_seed_evals(args, run_dir, run_dir, evals, t0)
             continue
         if args.stop_after_s and time.time() - t0 > args.stop_after_s:
             _log(f"--stop-after-s {args.stop_after_s:g}: {run_dir} not started; run the same command again to go on")
@@ -1409,10 +1467,16 @@ def cmd_rl_seeds(args):
             continue
         with open(os.path.join(run_dir, "seeds_done.json"), "w") as f:
             json.dump({"arm": arm, "seed": args.seed + k, "wall_s": time.time() - t0}, f)
+        if evals:
+            run_seed_evals(args, run_dir, run_dir, evals, t0)
     summary = {}
+    if evals:   # the SFT checkpoint: one run, its measures with no interval
+        sft = seed_eval_measures(os.path.join(args.out, "sft"), evals)
+        summary["sft"] = {"seeds_done": 1 if sft else 0, **{
+            k: dict(zip(("mean", "ci95"), ev.mean_ci95([v]))) for k, v in sorted(sft.items())}}
     for arm in arms:
         runs = [os.path.join(args.out, f"{arm}_seed{k}") for k in range(args.seeds)]
-        measures = [seed_run_measures(d) for d in runs if seed_run_done(d)]
+        measures = [{**seed_run_measures(d), **seed_eval_measures(d, evals)} for d in runs if seed_run_done(d)]
         keys = sorted({k for m in measures for k in m if not k.endswith("_step")})
         summary[arm] = {"seeds_done": len(measures), **{
             k: dict(zip(("mean", "ci95"), ev.mean_ci95([m.get(k) for m in measures]))) for k in keys}}
@@ -2523,6 +2587,14 @@ def main(argv=None) -> int:
                                                      "(e.g. '--preset gpu-small --rl-steps 30')")
     q.add_argument("--stop-after-s", type=float, default=0,
                    help="start no new run after this many seconds (0 = no limit): a machine call's budget")
+    q.add_argument("--eval-tasks", default=None,
+                   help="synthetic held-out task JSONL (the pipeline's data/tasks_eval.jsonl): eval.py judges each "
+                        "finished run's checkpoint and the SFT checkpoint on it (Acc, fast_1 per level)")
+    q.add_argument("--kb-tasks", default=None,
+                   help="a KernelBench level folder (../shared/KernelBench/level1): judged the same way")
+    q.add_argument("--eval-flags", default="",
+                   help="more eval.py flags for every evaluation, one quoted string (e.g. '--device cuda "
+                        "--workers 6 --temperature 0 --baseline eager')")
     q.add_argument("--out", required=True, help="folder of the runs and summary.json")
     q.set_defaults(fn=cmd_rl_seeds)
     args = p.parse_args(argv)
