@@ -386,7 +386,8 @@ def build_parser(add_flags=None) -> argparse.ArgumentParser:
     g.add_argument("--tensorboard", action="store_true",
                    help="also write every metric to <run>/tensorboard (needs the optional tensorboard package)")
     g.add_argument("--rl-time-limit-s", type=float, default=0,
-                   help="stop RL (with a checkpoint) after the step that passes this many seconds (0 = off)")
+                   help="stop RL (with a checkpoint) after the step that passes this many seconds of training "
+                        "steps, counted over every resume (0 = off)")
     g.add_argument("--dump-every", type=int, default=10, help="RL steps between sample dumps (0 = off)")
     g.add_argument("--dump-samples", type=int, default=4, help="complete samples (with verdicts) per dump")
     if add_flags is not None:
@@ -1685,6 +1686,9 @@ def run_rl(args) -> dict:
     judge = LazyJudge(args, "cuda" if pol.device.type == "cuda" else "cpu")
     tb = eval_lib.TensorBoardLog(run_dir, args.tensorboard)
     last_ckpt, row, t_start = ckpt, {}, time.time()
+    # --rl-time-limit-s counts the training steps' time over every resume (a killed and resumed run, as rl-seeds'
+    # runs across machine calls, gets no fresh budget): the checkpoint keeps what was spent before it
+    spent = float(state.get("rl_elapsed_s", 0.0)) if ckpt is not None else 0.0
     try:
         j = judge.get()
         progress = tqdm(total=args.rl_steps, initial=step, desc="rl", disable=None if rank == 0 else True)
@@ -1707,7 +1711,7 @@ def run_rl(args) -> dict:
             if out["judge_failures"]:
                 print(f"note: step {step}: {out['judge_failures']} rollouts timed out or crashed the judge "
                       f"({out['skipped']} lost by the judge: skipped; the rest: wrong)", flush=True)
-            out_of_time = bool(args.rl_time_limit_s) and time.time() - t_start > args.rl_time_limit_s
+            out_of_time = bool(args.rl_time_limit_s) and spent + time.time() - t_start > args.rl_time_limit_s
             if world > 1:  # clocks differ: every rank stops after the same step, when any is out of time
                 out_of_time = bool(eval_lib.all_reduce_dict({"out": out_of_time}, op="max")["out"])
             final = step == args.rl_steps or out_of_time
@@ -1722,7 +1726,8 @@ def run_rl(args) -> dict:
                 print(f"--stop-after {args.stop_after}: stopping without a final checkpoint")
                 break
             if step % args.save_every == 0 or step == args.rl_steps or out_of_time:
-                state = {"optimizer": optimizer.state_dict(), "curriculum": curriculum.state(), "stage": "rl"}
+                state = {"optimizer": optimizer.state_dict(), "curriculum": curriculum.state(), "stage": "rl",
+                         "rl_elapsed_s": spent + time.time() - t_start}
                 last_ckpt = save_checkpoint(run_dir, step, pol, state, args, args.keep_last, base_dir=base_dir)
             if out_of_time:
                 print(f"--rl-time-limit-s {args.rl_time_limit_s:g}: stopping after step {step}", flush=True)

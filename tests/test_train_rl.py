@@ -311,6 +311,15 @@ def test_resume_equals_uninterrupted_run(tmp_path, capsys, monkeypatch):
     assert train.main(["--stage", "rl", "--out", str(part), "--resume", "--device", "cpu", "--rl-steps", "5"]) == 0
     assert [r["step"] for r in read_metrics(part)] == [1, 2, 3, 4, 5]
     assert "rl_steps=5" in capsys.readouterr().out
+    # --rl-time-limit-s counts the time spent before a resume: a checkpoint that spent 1000 s stops an extension
+    # with a 500 s limit after its first step, where a fresh budget would run all the steps asked
+    last = P.checkpoint_dirs(str(part))[-1]
+    state = P.load_trainer_state(last)
+    assert 0 < state["rl_elapsed_s"] < 500
+    torch.save({**state, "rl_elapsed_s": 1000.0}, os.path.join(last, "trainer_state.pt"))
+    assert train.main(["--stage", "rl", "--out", str(part), "--resume", "--device", "cpu", "--rl-steps", "8",
+                       "--rl-time-limit-s", "500"]) == 0
+    assert [r["step"] for r in read_metrics(part)] == [1, 2, 3, 4, 5, 6]
 
 
 def test_rl_from_an_sft_run_starts_a_fresh_adapter(tmp_path):
