@@ -402,9 +402,11 @@ def plot_curves(run_dir, sft_rows, rl_rows, best_step=None) -> list:
         fig, axes = plt.subplots(1, 3, figsize=(16, 4.2))
         steps = [r["step"] for r in rows]
         ax = axes[0]
-        for key in ["correct_frac", "compiled_frac", "informative_frac", "all_wrong_frac"]:
+        for key in ["correct_frac", "compiled_frac", "informative_frac", "all_correct_frac", "all_wrong_frac",
+                    "clip_frac"]:
             ax.plot(steps, [r.get(key) for r in rows], "o-", label=RL_NAMES[key])
-        ax.set(xlabel="RL step", ylabel="share of rollouts or groups", ylim=(-0.05, 1.05), title=f"rollouts ({name})")
+        ax.set(xlabel="RL step", ylabel="share of rollouts, groups or tokens", ylim=(-0.05, 1.05),
+               title=f"rollouts ({name})")
         ax.legend(fontsize=8)
         ax = axes[1]
         evals = [r for r in rows if r.get("heldout_pass1_by_level") or r.get("heldout_pass1") is not None]
