@@ -141,7 +141,9 @@ Threat model. The answer's author is an adversary who knows this file and the ta
   memory by a kernel is not told from the forward's own data there. What a kernel handed a projection writes is a
   projection (a bias, a head split, a scale or a rotation done in Triton), and every operand of a lent call must
   change direction with the inputs between recorded forwards; a matrix of the answer's plus a low-rank term made
-  from the inputs (or from a hash of them), which a kernel takes out again afterwards, changes and passes. Side channels through the
+  from the inputs (or from a hash of them), which a kernel takes out again afterwards, changes and passes. Refused
+  though honest: a reference whose hand-written attention multiplies by a learned, input-independent query (its
+  q @ k^T has an operand that never changes), answered with the same GEMM in torch. Side channels through the
   GPU shared with other processes are out of scope. Resource exhaustion of the host by a candidate beyond the
   caps (fork bombs are refused by the gate, not by an rlimit) is left to the caps and the wall clock.
 
@@ -3005,7 +3007,7 @@ def _op_recorder_class(torch):
             tensors = [a for a in list(args) + list(kwargs.values()) if isinstance(a, torch.Tensor)]
             if self.proj and self.prints:   # what it writes is a projection if it is given one (after_launch)
                 kinds = [self.match(a)[0] for a in tensors]
-                self.pending = [a for a, k in zip(tensors, kinds) if k in (None, ANCHOR_PROJ)] \
+                self.pending = [a for a, k in zip(tensors, kinds) if k in (None, ANCHOR_PROJ, ANCHOR_OWN)] \
                     if ANCHOR_PROJ in kinds else []
             for a in list(args) + list(kwargs.values()):
                 if isinstance(a, torch.Tensor):
@@ -3013,10 +3015,11 @@ def _op_recorder_class(torch):
                     # a kernel may write what it is given: a parameter (or a copy) no longer holds the reference's
                     # values for sure; the inputs' own check (unchanged after the forward) covers inputs, and a
                     # projection's print, checked where a GEMM takes it, covers projections (a kernel that reads q
-                    # to scale it into a buffer of its own leaves q a projection)
+                    # to scale it into a buffer of its own leaves q a projection); a constant of the answer's given
+                    # to a kernel is a workspace now, which holds what the kernel wrote (after_launch)
                     if self.anchors is not None and _storage_ptr(a) in self.anchors:
                         self.anchors[_storage_ptr(a)] = [e for e in self.anchors[_storage_ptr(a)]
-                                                         if e[2] != ANCHOR_PARAM]
+                                                         if e[2] not in (ANCHOR_PARAM, ANCHOR_OWN)]
             self.last_gemm = None
 
         def after_launch(self):
@@ -3070,7 +3073,7 @@ def _op_recorder_class(torch):
                     not _non_overlapping(t if whole else t[(0,) * max(0, t.dim() - 2)]):
                 return None, []
             start, end = _byte_span(t)
-            kinds, roots = set(), []
+            kinds, roots, stale = set(), [], []
             for entry in self.anchors[ptr]:
                 s, e, kind, ref, pr, seen, behind = entry
                 held = ref()
@@ -3079,12 +3082,15 @@ def _op_recorder_class(torch):
                 if pr is not None and seen != _Launches.count:
                     with _python_dispatch._disable_current_modes():   # the judge's own ops: not the answer's
                         now = _value_print(torch, held, self.prints[0])
-                    if now != pr:   # written since, by a kernel
+                    if now != pr:   # written since, by a kernel: gone for good
+                        stale.append(entry)
                         continue
                     entry[5] = _Launches.count
                 kinds.add(kind)
                 if kind == ANCHOR_PARAM:
                     roots += behind
+            if stale:
+                self.anchors[ptr] = [x for x in self.anchors[ptr] if not any(x is y for y in stale)]
             first = next((k for k in (ANCHOR_PARAM, ANCHOR_INPUT, ANCHOR_PROJ, ANCHOR_OWN) if k in kinds), None)
             return first, roots
 
@@ -3115,8 +3121,10 @@ def _op_recorder_class(torch):
                         index = (self.print_index or {}).get(pr)
                         self.op_roots = [(None if index is None else f"{ROOT_MACS}{index}", 1)]
                         break
-            return next((k for k in (ANCHOR_PARAM, ANCHOR_INPUT) if k in kinds),
-                        ANCHOR_NONE_PROJ if ANCHOR_PROJ in kinds and self.varies(ops) else ANCHOR_NONE)
+            for k in (ANCHOR_PARAM, ANCHOR_INPUT):
+                if k in kinds:
+                    return k
+            return ANCHOR_NONE_PROJ if ANCHOR_PROJ in kinds and self.varies(ops) else ANCHOR_NONE
 
         def carry_anchor(self, name, args, out, written):
             """After an op: a copy, cast, concatenation or rearrangement of anchored tensors only is anchored too
@@ -3382,8 +3390,11 @@ def _add_anchor(torch, anchors, t, kind, pr=None, roots=None):
     if ptr and t.layout == torch.strided and t.numel():
         start, end = _region(t)
         if end - start == t.numel():
-            anchors.setdefault(ptr, []).append([*_byte_span(t), kind, weakref.ref(t), pr, _Launches.count,
-                                                [t] if roots is None and kind == ANCHOR_PARAM else roots or []])
+            entry = [*_byte_span(t), kind, weakref.ref(t), pr, _Launches.count,
+                     [t] if roots is None and kind == ANCHOR_PARAM else roots or []]
+            entries = anchors.setdefault(ptr, [])
+            # the same memory anchored again (a buffer a kernel rewrites each step): one entry, the newest
+            entries[:] = [x for x in entries if x[:3] != entry[:3]] + [entry]
 
 
 def _anchor_prints(torch, tensors, key):
@@ -4463,7 +4474,9 @@ class _Worker:
                     out, rec = self.reference_forward(model, inputs, entry)
                 if ref_ops is None:   # what an answer's parameters may match: the reference's GEMM and convolution
                     weights = list(rec.used.values()) + [      # weights and its library layers' parameters
-                        p for m in model.modules() if type(m).__name__ in LIBRARY_LAYERS for p in m.parameters()]
+                        p for m in model.modules() if type(m).__name__ in LIBRARY_LAYERS for p in m.parameters()] + [
+                        p for n, p in model.named_parameters() if n.split(".")[-1] == "bias"]   # and its biases,
+                    # which a GEMM's bias add keeps a projection with (their GEMM budget is none)
                     task["anchor_prints"], ids = _anchor_prints(torch, weights, task["anchor_key"])
                     task["anchor_partners"] = _rnn_partners(model, ids)
                     counts = {}   # the reference's multiply-adds per weight, keyed by its index (ROOT_MACS)
