@@ -1812,8 +1812,9 @@ def hybrid_extra_ops(cand, ref_ops=None):
                 extra[HEAVY_UNANCHORED] = max(none_over, loose_over)
             if cand.get(ANCHOR_LAYER):
                 extra[LAYER_UNANCHORED] = cand[ANCHOR_LAYER]
-            if weights_over(cand, ref_ops):
-                extra[HEAVY_WEIGHT_OVER] = len(weights_over(cand, ref_ops))
+            over = weights_over(cand, ref_ops)
+            if over:
+                extra[HEAVY_WEIGHT_OVER] = len(over)
         ref_k = [int(f[len(GEMM_K):]) for f in ref_ops if f.startswith(GEMM_K)]
         attention = any("attention" in f for f in ref_ops)   # its two GEMMs reduce over lengths of their own
         if ref_k and not replaced and not attention and heavy > budget and HEAVY_BEYOND_REFERENCE not in extra:
@@ -1851,8 +1852,8 @@ class _Launches:
     raised = False  # an exception escaped a launcher (compile/launch failure, interpreter check)
     depth = 0  # > 0 while inside a launcher: the interpreter's own torch ops are not the candidate's
     recorder = None  # the OpRecorder recording now: a launch's tensor arguments leave its GEMM outputs
-    # (answer process) the first recorded forward's samples of the projections each lent attention GEMM took, by
-    # the call's place in the forward (OpRecorder.varies): later forwards, on other inputs, must differ from them
+    # (answer process) samples of the operands each lent attention GEMM took, by the call's place in the forward,
+    # from up to 8 recorded forwards (OpRecorder.varies): a later forward on other inputs must differ from each
     lent_samples = {}
 
 
@@ -2759,8 +2760,8 @@ class _Answer:
             index = {tuple(p[:3]): p[3] for p in msg["anchors"]["prints"]}
             ids, seen = {}, []
             anchors = _input_anchors(torch, inputs, _model_anchors(torch, self.model, key, index, ids=ids), key, seen)
-            prints = (key, set(index))
-            roots = ({i: index[pr] for i, pr in ids.items()}, index,
+            prints = (key, index)
+            roots = ({i: index[pr] for i, pr in ids.items()},
                      {frozenset(f"{ROOT_MACS}{i}" for i in pair) for pair in msg["anchors"].get("partners", [])},
                      tuple(seen))
         rec = self.OpRecorder(poison=faithful, watch=watch, constants=getattr(self, "constants", None),
@@ -2911,18 +2912,19 @@ def _op_recorder_class(torch):
                      roots=None):
             super().__init__()
             self.counts, self.poison, self.watch = {}, poison, watch
-            # {storage pointer: [[start byte, end byte, ANCHOR_PARAM, ANCHOR_INPUT or ANCHOR_PROJ, weak ref, print,
-            # launches, roots]]}: the reference's weights and the forward's inputs, what GEMMs on those weights
-            # wrote (with `proj`), and copies made of them in this forward, each the span of its storage it fills
+            # {storage pointer: [[start byte, end byte, ANCHOR_PARAM, ANCHOR_INPUT, ANCHOR_PROJ or ANCHOR_OWN, weak ref,
+            # print, launches, roots]]}: the reference's weights, the answer's own constants and the forward's inputs,
+            # what GEMMs on those weights wrote (with `proj`), and copies made of them in this forward, each the span
+            # of its storage it fills
             # (_add_anchor: other memory of the same storage is the answer's); None: what GEMMs take is not
             # recorded (anchor_of)
             self.anchors = None if anchors is None else {p: list(v) for p, v in anchors.items()}
             self.proj = proj and anchors is not None
             # which of the reference's weights a parameter holds, for the multiply-adds done with each (ROOT_MACS):
-            # (id(parameter) -> index, print -> index) on the answer's side (_model_anchors, _root_prints); None
-            # on the reference's, whose parameters are keyed by id until load_task numbers them
-            # ... and the prints of this forward's inputs: varies compares forwards on other inputs only
-            self.root_index, self.print_index, self.partners, self.inputs_seen = roots or (None, None, set(), ())
+            # id(parameter) -> index on the answer's side (_model_anchors), None on the reference's, whose parameters
+            # are keyed by id until load_task numbers them; the pairs of weight keys a split along K may join
+            # (split_partner); the prints of this forward's inputs (varies compares forwards on other inputs only)
+            self.root_index, self.partners, self.inputs_seen = roots or (None, set(), ())
             self.op_roots = []   # (ROOT_MACS key, weight) of the weights the last GEMM took
             self.op_views, self.op_own = set(), False   # ... their operand views; a constant of the answer's taken
             self.pending = []   # a launch's arguments that hold projections once it has run (after_launch)
@@ -2930,7 +2932,7 @@ def _op_recorder_class(torch):
             self.used = {}   # id -> the model's parameters this forward's GEMMs and convolutions took (anchor_kind)
             # (key, {(numel, dtype, checksum)}) of the reference's parameters: an operand that holds one of them
             # by value (a transposed weight a kernel prepared once and cached) is the reference's too
-            self.prints = prints
+            self.prints = prints   # (key, {print: weight index})
             self.print_numels = {p[0] for p in prints[1]} if prints else set()
             self.constants = constants or {}   # the model's one-element parameters and buffers: _scalar_constants
             self.lines = {}  # compute op -> "line N: source" of the answer's line that first ran it
@@ -3023,16 +3025,16 @@ def _op_recorder_class(torch):
             self.last_gemm = None
 
         def after_launch(self):
-            """The launch noted by `launched` has run: the arguments it may have written (none of the reference's
-            weights, inputs or the answer's constants) hold projections if it was given one, with their values now."""
+            """The launch noted by `launched` has run: the arguments it may have written (neither the reference's
+            weights nor the inputs) hold projections if it was given one, with their values now."""
             for a in self.pending:
-                _add_anchor(torch, self.anchors, a, ANCHOR_PROJ, self.print_of(a, ANCHOR_PROJ))
+                _add_anchor(torch, self.anchors, a, ANCHOR_PROJ, self.print_of(a))
             self.pending = []
 
         def varies(self, ops):
             """Whether each of a lent call's operands differs from the same call's (by its place among this
-            forward's lent calls) in every earlier recorded forward on other inputs (up to 8 kept), in direction (_same_direction, over
-            a sample of LENT_SAMPLES values): attention's q, k, v and softmax change with the inputs; a matrix of the
+            forward's lent calls) in every earlier recorded forward on other inputs (up to 8 kept), in direction
+            (_same_direction, over a sample of LENT_SAMPLES values): attention's q, k, v and softmax change with the inputs; a matrix of the
             answer's (a ones column, LayerNorm's centring), even one written by a kernel it handed q to, or scaled
             by a count of its calls, stays the same. The faithfulness trial (launches suppressed) takes no part."""
             if not self.prints or self.poison:
@@ -3118,7 +3120,7 @@ def _op_recorder_class(torch):
                         else ()
                     if pr in self.prints[1]:
                         kinds.add(ANCHOR_PARAM)
-                        index = (self.print_index or {}).get(pr)
+                        index = self.prints[1].get(pr)
                         self.op_roots = [(None if index is None else f"{ROOT_MACS}{index}", 1)]
                         break
             for k in (ANCHOR_PARAM, ANCHOR_INPUT):
@@ -3148,7 +3150,7 @@ def _op_recorder_class(torch):
                     for o in outs:   # a copy holds floating values (a bool cast of a weight, or of torch.rand's
                         if not o.is_floating_point() or not all(a.is_floating_point() for a in srcs):   # input,
                             continue                                                               # is ones
-                        _add_anchor(torch, self.anchors, o, kind, self.print_of(o, kind),
+                        _add_anchor(torch, self.anchors, o, kind, self.print_of(o),
                                     [r for _, rs in found for r in rs])
                     return
             for a in written:
@@ -3163,12 +3165,12 @@ def _op_recorder_class(torch):
             return None if index is None else f"{ROOT_MACS}{index}"
 
         def add_root_macs(self, counts, pairs):
-            """Split `pairs` [(parameter, multiply-adds)] into counts by the reference weight each holds."""
+            """Add `pairs` [(ROOT_MACS key or None, multiply-adds)] into `counts`."""
             for key, macs in pairs:
                 if key is not None and macs:
                     counts[key] = counts.get(key, 0) + int(macs)
 
-        def print_of(self, t, kind):
+        def print_of(self, t):
             """The _value_print an anchor keeps (of a copy of a parameter, an input or a projection), to check it
             again where a GEMM takes it after a launch (None on the reference side, which has no key and runs no
             answer's kernel)."""
@@ -3265,7 +3267,7 @@ def _op_recorder_class(torch):
                 if isinstance(out, torch.Tensor):
                     self.remember_gemm(out, self.last_gemm_param if ref_bias else False)
                     if self.proj and self.last_gemm_param and ref_bias:
-                        _add_anchor(torch, self.anchors, out, ANCHOR_PROJ, self.print_of(out, ANCHOR_PROJ))
+                        _add_anchor(torch, self.anchors, out, ANCHOR_PROJ, self.print_of(out))
             call = next((f for f in self.layers if f is not None), None)
             if compute and call is not None:   # inside a library call: its own op, unless the call is not plain
                 counts, lines = call["counts"], call["lines"]
@@ -3286,7 +3288,7 @@ def _op_recorder_class(torch):
                     self.last_gemm_param = param
                 if self.proj and param and isinstance(out, torch.Tensor):   # a projection (q, k, v): what the
                     _add_anchor(torch, self.anchors, out, ANCHOR_PROJ,      # lent calls take (an out= buffer too)
-                                self.print_of(out, ANCHOR_PROJ))
+                                self.print_of(out))
                 macs = _macs(torch, name, args, out)
                 counts[MACS] = counts.get(MACS, 0) + macs
                 if kind == ANCHOR_PARAM and self.op_roots:   # split over the weights it took, by their sizes
@@ -3404,7 +3406,7 @@ def _anchor_prints(torch, tensors, key):
     answer's parameter must match to count as the reference's (OpRecorder.anchors). Also each print's weight
     index (a weight whose values another's forms repeat, as two zero biases, takes that one's index) and {id of
     tensor: index}: the keys of the per-weight budget (ROOT_MACS)."""
-    prints, seen, ids = [], {}, {}
+    prints, seen, ids, n_weights = [], {}, {}, 0
     with torch.no_grad():
         for t in tensors:
             if not t.is_floating_point() or t.layout != torch.strided or id(t) in ids:
@@ -3413,7 +3415,8 @@ def _anchor_prints(torch, tensors, key):
                                                                               torch.bfloat16)
                      for form in ([t, t.t()] if t.dim() == 2 else [t])]
             forms = [tuple(p) for p in forms if p is not None]
-            index = next((seen[p] for p in forms if p in seen), len(set(seen.values())))
+            index = next((seen[p] for p in forms if p in seen), n_weights)
+            n_weights += index == n_weights
             ids[id(t)] = index
             for p in forms:
                 if p not in seen:   # a dict: thousands of tensors in level 3
