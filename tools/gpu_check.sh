@@ -45,10 +45,10 @@ part_env() {
 
 part_suite() {
   section suite
-  timeout $(( $(left) < ${SUITE_S:-240} ? $(left) - 10 : ${SUITE_S:-240} )) $PY -m pytest -m gpu -p no:cacheprovider -q --durations=5 tests/test_reward.py \
+  timeout $(( $(left) < ${SUITE_S:-240} ? $(left) - 10 : ${SUITE_S:-240} )) $PY -m pytest -m gpu -p no:cacheprovider -q -rf --tb=short --durations=5 tests/test_reward.py \
     tests/test_judge_isolation.py tests/test_zygote.py > "$OUTDIR/suite_$CARD.txt" 2>&1
   echo "pytest rc $?" >> "$OUTDIR/suite_$CARD.txt"
-  grep -E "FAILED|ERROR|passed|failed" "$OUTDIR/suite_$CARD.txt" | tail -15 | cut -c1-300
+  grep -E "^FAILED|^ERROR|passed|failed" "$OUTDIR/suite_$CARD.txt" | tail -30 | cut -c1-300
   pack
 }
 
