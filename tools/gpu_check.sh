@@ -77,6 +77,7 @@ ab() {  # $1 name, $2 folder of the code; the first AB_N level-2 tasks judged fr
     --policy teacher --level 2 --baseline eager --device cuda --workers "$WORKERS" --out "/tmp/ab_$name" \
     --teacher-plans hybrid) > "$OUTDIR/ab_${name}_$CARD.log" 2>&1
   echo "rc $? wall_s $(( $(date +%s) - t0 ))" | tee -a "$OUTDIR/ab_${name}_$CARD.log"
+  rm -rf "$OUTDIR/ab_${name}_$CARD" && cp -r "/tmp/ab_$name" "$OUTDIR/ab_${name}_$CARD"  # per-verdict timings
   tail -3 "$OUTDIR/ab_${name}_$CARD.log" | cut -c1-400
   pack
 }
