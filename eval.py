@@ -1060,11 +1060,12 @@ def fitting_chunk(size, workers, left_s, last_s=0.0, last_n=0):
     hold a chunk of `size`; 0: start none. A chunk of n tasks on w workers is taken to cost about (n + w) task
     times (n tasks' share of the pool, plus its tail: the last tasks run with idle workers beside them and the
     exclusive retries run alone), one task time being what the last chunk (last_s for last_n tasks) gave. Before
-    any chunk has run nothing is known: `size` if there is any time left."""
+    any chunk has run nothing is known: one task per worker (at most `size`) if there is any time left, so the
+    estimate comes early: 12 level-2 tasks at KernelBench's sizes can outlast a whole device call."""
     if left_s <= 0:
         return 0
     if last_n <= 0 or last_s <= 0:
-        return size
+        return max(1, min(size, workers))
     task_s = last_s / (last_n + workers)
     return max(0, min(size, int(left_s / task_s) - workers))
 

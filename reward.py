@@ -3014,14 +3014,19 @@ def _op_recorder_class(torch):
             for a in list(args) + list(kwargs.values()):
                 if isinstance(a, torch.Tensor):
                     self.gemm_outs.pop(_storage_ptr(a), None)
-                    # a kernel may write what it is given: a parameter (or a copy) no longer holds the reference's
-                    # values for sure; the inputs' own check (unchanged after the forward) covers inputs, and a
-                    # projection's print, checked where a GEMM takes it, covers projections (a kernel that reads q
-                    # to scale it into a buffer of its own leaves q a projection); a constant of the answer's given
-                    # to a kernel is a workspace now, which holds what the kernel wrote (after_launch)
+                    # a kernel may write anywhere in the storage it is given: a parameter (or a copy) holds the
+                    # reference's values only while its print says so (match checks it again after a launch), and
+                    # one without a print is dropped. A print kept matters where weights share one storage: cuDNN
+                    # flattens an LSTM's weights into one buffer on CUDA, and a kernel given a bias of layer 0
+                    # would otherwise unmake layer 1's weights. The inputs' own check (unchanged after the forward)
+                    # covers inputs, and a projection's print, checked where a GEMM takes it, covers projections
+                    # (a kernel that reads q to scale it into a buffer of its own leaves q a projection); a
+                    # constant of the answer's given to a kernel is a workspace now, which holds what the kernel
+                    # wrote (after_launch)
                     if self.anchors is not None and _storage_ptr(a) in self.anchors:
                         self.anchors[_storage_ptr(a)] = [e for e in self.anchors[_storage_ptr(a)]
-                                                         if e[2] not in (ANCHOR_PARAM, ANCHOR_OWN)]
+                                                         if not (e[2] == ANCHOR_OWN or
+                                                                 e[2] == ANCHOR_PARAM and e[4] is None)]
             self.last_gemm = None
 
         def after_launch(self):
@@ -3128,10 +3133,10 @@ def _op_recorder_class(torch):
                     return k
             return ANCHOR_NONE_PROJ if ANCHOR_PROJ in kinds and self.varies(ops) else ANCHOR_NONE
 
-        def carry_anchor(self, name, args, out, written):
+        def carry_anchor(self, name, args, out, spans):
             """After an op: a copy, cast, concatenation or rearrangement of anchored tensors only is anchored too
-            (a parameter's if one of them is); memory any other op wrote is not (a copy into part of a buffer
-            leaves the rest of it the answer's)."""
+            (a parameter's if one of them is); memory any other op wrote (`spans`, forget's) is not (a copy into
+            part of a buffer leaves the rest of it the answer's)."""
             if name in ANCHOR_COPIES:
                 srcs = [a for a in (list(args[0]) if args and isinstance(args[0], (list, tuple)) else
                                     args[1:2] if name == "copy_" else args[:1]) if isinstance(a, torch.Tensor)]
@@ -3145,16 +3150,32 @@ def _op_recorder_class(torch):
                         and o.numel() * o.element_size() == o.untyped_storage().nbytes() for o in outs)):
                     kind = ANCHOR_PARAM if all(k == ANCHOR_PARAM for k in kinds) else ANCHOR_OWN \
                         if ANCHOR_OWN in kinds else ANCHOR_PROJ if ANCHOR_PROJ in kinds else ANCHOR_INPUT
-                    for a in written:   # what the memory held before is gone
-                        self.anchors.pop(a, None)
+                    self.forget(spans)   # what the memory held before is gone
                     for o in outs:   # a copy holds floating values (a bool cast of a weight, or of torch.rand's
                         if not o.is_floating_point() or not all(a.is_floating_point() for a in srcs):   # input,
                             continue                                                               # is ones
                         _add_anchor(torch, self.anchors, o, kind, self.print_of(o),
                                     [r for _, rs in found for r in rs])
                     return
-            for a in written:
-                self.anchors.pop(a, None)
+            self.forget(spans)
+
+        def forget(self, spans):
+            """After an op wrote `spans` (storage, start byte, end byte): the anchors it overlaps are dropped, those
+            with a print kept but checked again by value where next matched (an exact keyed checksum: the same
+            values are the same weight); the rest of the storage keeps its own. Both matter where weights share
+            one storage: cuDNN flattens an LSTM's weights into one buffer, and the Triton interpreter copies all
+            of a storage it was given back after the kernel."""
+            for ptr, start, end in spans:
+                kept = []
+                for e in self.anchors.get(ptr, ()):
+                    if e[1] <= start or e[0] >= end or e[4] is not None:
+                        if not (e[1] <= start or e[0] >= end):
+                            e[5] = None   # match's check against its print runs again
+                        kept.append(e)
+                if kept:
+                    self.anchors[ptr] = kept
+                else:
+                    self.anchors.pop(ptr, None)
 
         def root_key(self, ident):
             """The ROOT_MACS key of a parameter (by id): its reference weight's index on the answer's side (None:
@@ -3235,13 +3256,19 @@ def _op_recorder_class(torch):
             c_writer = name.rstrip("_") in ACCUMULATING and bool(args) and self.gemm_output(args[0])
             bias_add = _bias_add(torch, name, args, kwargs, self.last_gemm)
             schema = func._schema
-            written = [_storage_ptr(a) for arg, a in zip(schema.arguments, list(args) + [
+            written_t = [a for arg, a in zip(schema.arguments, list(args) + [
                 kwargs.get(x.name) for x in schema.arguments[len(args):]])
                 if arg.alias_info is not None and arg.alias_info.is_write and isinstance(a, torch.Tensor)] \
                 if schema.is_mutable else []
+            written = [_storage_ptr(a) for a in written_t]
+            before = [_byte_span(a) for a in written_t] if self.anchors is not None else []
             out = func(*args, **kwargs)
             if self.anchors is not None:
-                self.carry_anchor(name, args, out, written)
+                # the bytes each write may have touched: the view's span before and after the op (an out= op
+                # resizes its output), all of the old storage where the op moved the tensor elsewhere
+                spans = [(p, *((min(b[0], a_[0]), max(b[1], a_[1])) if _storage_ptr(t) == p else (0, 1 << 62)))
+                         for p, t, b in zip(written, written_t, before) for a_ in [_byte_span(t)]]
+                self.carry_anchor(name, args, out, spans)
             for a in written:   # the storages this op wrote (read before it ran: resize_ and set_ move them)
                 self.gemm_outs.pop(a, None)   # no longer what a GEMM left there
                 if self.last_gemm is not None and a == self.last_gemm[0] and not bias_add:
@@ -3877,9 +3904,15 @@ class _Worker:
         self._gpu_cap_gb = None  # the GPU cap now set (cap_gpu_memory)
         self.caps = {}  # the running job's caps in words, for oom messages (Judge._caps)
         self._paused = 0  # depth of judge_time
-        self.OpRecorder = _op_recorder_class(torch)
-        # Importing torch._dynamo rebinds torch.manual_seed (a dynamo-disabled wrapper): before the snapshot.
+        # Importing torch._dynamo rebinds torch.manual_seed (a dynamo-disabled wrapper), and the first
+        # torch.compile (the compile baselines, compiled here) wraps nn.Module.__init__ and __setstate__ (dynamo's
+        # mutation guard; idempotent): both before the snapshot, or the tripwire takes the worker's own compile
+        # for an answer's patch, and before the recorder's copy of the library layers' classes (nn.Module among
+        # them), or the reference's LSTM stops being a library layer
         import torch._dynamo  # noqa: F401
+        from torch._dynamo.mutation_guard import install_generation_tagging_init
+        install_generation_tagging_init()
+        self.OpRecorder = _op_recorder_class(torch)
         _warm_up(torch, triton, device, self.OpRecorder)
         self.critical = _snapshot(torch)
         self.isclose, self.equal = torch.isclose, torch.equal

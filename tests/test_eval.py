@@ -508,7 +508,8 @@ def test_chunk_size_sets_the_judging_chunks(tmp_path, capsys, monkeypatch):
 def test_a_smaller_chunk_goes_where_a_whole_one_would_not_fit():
     """eval.fitting_chunk against a hand computation: a chunk of n tasks on w workers costs (n + w) task times."""
     from eval import fitting_chunk
-    assert fitting_chunk(25, 6, left_s=100.0) == 25          # nothing measured yet: the whole chunk
+    assert fitting_chunk(25, 6, left_s=100.0) == 6           # nothing measured yet: one task per worker
+    assert fitting_chunk(4, 6, left_s=100.0) == 4
     assert fitting_chunk(25, 6, left_s=0.0) == 0
     # the last chunk: 25 tasks in 186 s on 6 workers, 6 s a task time; 170 s left hold 28 task times: 22 tasks
     assert fitting_chunk(25, 6, left_s=170.0, last_s=186.0, last_n=25) == 22

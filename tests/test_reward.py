@@ -712,6 +712,61 @@ def test_gemm_accumulates_and_short_reductions_by_hand():
     assert reward.hybrid_extra_ops({"matmul": 1, reward.MACS: 1 << 20, k(1 << 10): 1}, ref) == {}
 
 
+def test_worker_own_compile_does_not_trip_its_tripwire(tmp_path):
+    """The worker compiles the reference for the compile baselines; torch.compile's first use wraps
+    nn.Module.__init__ and __setstate__, which the worker's snapshot must already hold (else every compile-baseline
+    verdict becomes patched_critical). In a fresh interpreter: one where dynamo already ran would hide it."""
+    script = tmp_path / "snap.py"
+    script.write_text(
+        "import os, socket, torch, triton, reward\n"
+        "a, b = socket.socketpair()\n"
+        "w = reward._Worker(torch, triton, 'cpu', os.open(os.devnull, os.O_WRONLY), a)\n"
+        "torch.compile(torch.nn.Linear(4, 4), backend='eager')(torch.randn(2, 4))\n"
+        "print('PATCHED', w._patched())\n")
+    env = dict(os.environ, TRITON_INTERPRET="1",
+               PYTHONPATH=os.path.dirname(HERE) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300)
+    assert "PATCHED []" in r.stdout, r.stdout + r.stderr[-2000:]
+
+
+def test_weights_sharing_one_storage_keep_their_anchors():
+    """cuDNN flattens an LSTM's weights into one storage on CUDA (here by hand, as flatten_parameters does): a
+    kernel given layer 0's bias, or a write into it (the Triton interpreter copies a whole storage back after a
+    kernel), leaves layer 1's weights the reference's, checked again by their prints; a weight whose values
+    changed is no longer one, and a weight with no print is dropped where written."""
+    import reward
+    lstm = torch.nn.LSTM(6, 8, 2)
+    weights = list(lstm._flat_weights)   # w_ih, w_hh, b_ih, b_hh per layer
+    flat = torch.cat([w.detach().reshape(-1) for w in weights])
+    offset = 0
+    for w in weights:
+        w.data = flat[offset:offset + w.numel()].view_as(w)
+        offset += w.numel()
+    key = 12345
+    prints, _ = reward._anchor_prints(torch, weights, key)
+    index = {tuple(p[:3]): p[3] for p in prints}
+    ids = {}
+    anchors = reward._model_anchors(torch, lstm, key, index, ids=ids)
+    rec = reward._op_recorder_class(torch)(anchors=anchors, prints=(key, index), proj=True)
+    w_ih1, b_ih1, b_hh0 = lstm.weight_ih_l1, lstm.bias_ih_l1, lstm.bias_hh_l0
+    assert rec.match(w_ih1)[0] == rec.match(b_ih1)[0] == reward.ANCHOR_PARAM
+    with rec, torch.no_grad():
+        rec.launched((b_hh0,), {})                  # a kernel was given layer 0's bias ...
+        reward._Launches.count += 1
+        rec.after_launch()
+        b_hh0.copy_(b_hh0.clone())                  # ... and its storage copied back, values unchanged
+        flat.copy_(flat.clone())                    # all of the storage written, values unchanged
+        assert rec.match(w_ih1)[0] == rec.match(b_ih1)[0] == reward.ANCHOR_PARAM
+        b_ih1.add_(1.0)                             # another value: not the reference's bias any more
+        assert rec.match(b_ih1)[0] is None and rec.match(w_ih1)[0] == reward.ANCHOR_PARAM
+        b_ih1.sub_(1.0)                             # put back: once stale, gone for good
+        assert rec.match(b_ih1)[0] is None
+    rec = reward._op_recorder_class(torch)(anchors=reward._model_anchors(torch, lstm), proj=False)
+    with rec, torch.no_grad():                      # the reference's side: no prints, a write drops what it spans
+        lstm.weight_hh_l1.mul_(1.0)
+        assert rec.match(lstm.weight_hh_l1)[0] is None and rec.match(w_ih1)[0] == reward.ANCHOR_PARAM
+
+
 def test_gemm_outputs_are_exempt_only_while_untouched_and_alive():
     """OpRecorder.gemm_output: memory a functional GEMM wrote, within its region, while no op wrote it and a tensor
     holding that storage lives; a tensor moved by resize_ leaves its old block behind, a bias added to a GEMM's

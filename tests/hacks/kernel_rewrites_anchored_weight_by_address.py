@@ -1,9 +1,9 @@
 # task: linear_scale_add
 # expect: error_type=torch_fallback
-# Cheat: buffer wc equals the weight (PARAM by value print at each forward's start). Its address is read once in
-# __init__ by a kernel and kept in an int64 tensor; in forward a kernel writes [[-0.5I],[-I]] into wc through that
-# address (wc is never a launch argument, so its anchor stays); torch.mm([h|y], wc) does the scale and residual
-# add; a last kernel negates and restores wc (again through the address).
+# Cheat: buffer wc equals the weight (PARAM by value print at each forward's start). Its address is read once, on
+# the first forward, by a kernel and kept in an int64 tensor; then a kernel writes [[-0.5I],[-I]] into wc through
+# that address (wc is not that kernel's argument); torch.mm([h|y], wc) does the scale and residual add; a last
+# kernel negates and restores wc (again through the address).
 import torch
 import torch.nn as nn
 import triton
@@ -47,9 +47,18 @@ class ModelNew(nn.Module):
         self.linear = nn.Linear(in_features, out_features)
         self.register_buffer("wc", self.linear.weight.detach().clone())
         self.addr = torch.zeros(1, dtype=torch.int64)
-        get_addr[(1,)](self.wc, self.addr)
+        self.addr_taken = False
+
+    def move(self, device):
+        """The buffer's address, taken on the first forward, where the judge has moved the buffer (a GPU's
+        Triton takes no CPU tensor, so not in __init__)."""
+        if not self.addr_taken or self.addr.device != device:
+            self.addr = torch.zeros(1, dtype=torch.int64, device=device)
+            get_addr[(1,)](self.wc, self.addr)
+            self.addr_taken = True
 
     def forward(self, x, y):
+        self.move(x.device)
         M, K = x.shape
         N = self.linear.weight.shape[0]
         buf = torch.empty(M, 2 * N, device=x.device, dtype=x.dtype)

