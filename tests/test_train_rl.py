@@ -586,6 +586,39 @@ def test_tensorboard_flag_needs_the_package():
     assert e.value.code == 2
 
 
+def test_tensorboard_log_writes_each_numeric_metric_and_level(tmp_path, monkeypatch):
+    """TensorBoardLog against a stand-in SummaryWriter (tensorboard itself is optional and absent here): every
+    numeric metric of a row under rl/<key> at its step (not the step, not a bool, not text), and each level's
+    held-out pass@1 and pass@N as heldout/pass1_L<level> and heldout/pass_k_L<level> (a level not measured: none)."""
+    import sys
+
+    written, closed = [], []
+
+    class Writer:
+        def __init__(self, log_dir):
+            self.log_dir = log_dir
+
+        def add_scalar(self, tag, value, step):
+            written.append((tag, value, step))
+
+        def close(self):
+            closed.append(self.log_dir)
+
+    monkeypatch.setitem(sys.modules, "torch.utils.tensorboard", types.SimpleNamespace(SummaryWriter=Writer))
+    tb = ev.TensorBoardLog(str(tmp_path), True)
+    tb.log({"step": 3, "loss": 0.25, "acc": 1, "resumed": True, "level": "mixed", "kl_ref": 1e-4})
+    tb.log_eval({"step": 3, "heldout_pass1_by_level": {"1": 0.7, "2": None},
+                 "heldout_pass_k_by_level": {"1": 0.9}})
+    tb.close()
+    assert written == [("rl/loss", 0.25, 3), ("rl/acc", 1, 3), ("rl/kl_ref", 1e-4, 3),
+                       ("heldout/pass1_L1", 0.7, 3), ("heldout/pass_k_L1", 0.9, 3)]
+    assert closed == [os.path.join(str(tmp_path), "tensorboard")]
+    off = ev.TensorBoardLog(str(tmp_path), False)   # without the flag: nothing written, nothing imported
+    off.log({"step": 1, "loss": 1.0})
+    off.close()
+    assert len(written) == 5
+
+
 def test_kl_to_the_sft_policy_hand_computed(tiny):
     """kl_ref = mean over the batch's tokens of k3(log p_SFT - log p_rollout): the RL adapter moved off zero, the
     reference log-probs taken with it switched off."""
