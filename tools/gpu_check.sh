@@ -7,7 +7,7 @@
 # devdata/ before the next). Level folders are named by card (out/l2_H100), so speeds of two cards never mix.
 # Parts: env, suite (the GPU tests of the judge: hacks, faults and good answers with timing), verify (64 candidates
 # through the pool), l1 / l2 / l3 (the teacher over a whole level), ab_new / ab_old (AB_N level-2 tasks from scratch
-# with this judge, then the old one, on the same card and workers: the judging-time ratio).
+# with this judge, then the old one, on the same card and workers: the judging-time ratio), ipc (tools/ipc_probe.py).
 set -u
 export PYTHONUNBUFFERED=1
 PY=${PY:-python3}
@@ -82,6 +82,13 @@ ab() {  # $1 name, $2 folder of the code; the first AB_N level-2 tasks judged fr
   pack
 }
 part_ab_new() { ab new "$PWD"; }
+part_ipc() {  # how a 2 GB output could reach the worker: host memory (now), page-locked, CUDA IPC
+  section ipc
+  timeout 120 $PY tools/ipc_probe.py --gb 2 --rounds 3 > "$OUTDIR/ipc_$CARD.txt" 2>&1
+  echo "rc $?" >> "$OUTDIR/ipc_$CARD.txt"
+  tail -4 "$OUTDIR/ipc_$CARD.txt" | cut -c1-400
+  pack
+}
 part_ab_old() { ab old devdata/old; }
 
 for p in "$@"; do
