@@ -3086,6 +3086,11 @@ def _op_recorder_class(torch):
                 held = ref()
                 if not (s <= start and end <= e) or held is None or _storage_ptr(held) != ptr:
                     continue
+                if _byte_span(held) != (s, e) or not _non_overlapping(held):
+                    # moved within its storage (param.data = ..., vector_to_parameters) or made to read some of
+                    # it twice: its print now speaks for other memory than the span it anchors
+                    stale.append(entry)
+                    continue
                 if pr is not None and seen != _Launches.count:
                     with _python_dispatch._disable_current_modes():   # the judge's own ops: not the answer's
                         now = _value_print(torch, held, self.prints[0])

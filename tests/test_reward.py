@@ -767,6 +767,28 @@ def test_weights_sharing_one_storage_keep_their_anchors():
         assert rec.match(lstm.weight_hh_l1)[0] is None and rec.match(w_ih1)[0] == reward.ANCHOR_PARAM
 
 
+def test_weight_moved_within_its_storage_loses_its_anchor():
+    """A buffer of the weight's values that is a view of half a storage holding them twice, re-pointed at the other
+    half (param.data = ..., as torch.nn.utils.vector_to_parameters does): its print, taken where it now lies, says
+    nothing of the span it anchored, which a copy (or a kernel) then fills with a matrix of the answer's."""
+    import reward
+    lin = torch.nn.Linear(4, 3)
+    big = torch.cat([lin.weight.detach().reshape(-1)] * 2)
+    holder = torch.nn.Module()
+    holder.register_buffer("wc", big[:12].view(3, 4))
+    key = 12345
+    prints, _ = reward._anchor_prints(torch, [lin.weight], key)
+    index = {tuple(p[:3]): p[3] for p in prints}
+    rec = reward._op_recorder_class(torch)(anchors=reward._model_anchors(torch, holder, key, index),
+                                           prints=(key, index), proj=True)
+    lo = big[:12].view(3, 4)
+    assert rec.match(lo)[0] == reward.ANCHOR_PARAM
+    with rec, torch.no_grad():
+        torch.nn.utils.vector_to_parameters(big[12:], [holder.wc])   # wc now lies in the other half
+        lo.copy_(torch.eye(3, 4))
+        assert rec.match(lo)[0] is None and rec.match(holder.wc)[0] is None
+
+
 def test_gemm_outputs_are_exempt_only_while_untouched_and_alive():
     """OpRecorder.gemm_output: memory a functional GEMM wrote, within its region, while no op wrote it and a tensor
     holding that storage lives; a tensor moved by resize_ leaves its old block behind, a bias added to a GEMM's
