@@ -121,7 +121,10 @@ Threat model. The answer's author is an adversary who knows this file and the ta
   full work there; its verdict carries fails_kb_tol when it misses 1e-4. A method of the answer's class called
   through a local alias with a foreign object as self reads that object's private attributes where the answer
   uses the same names on its own instances (no refused attribute, host copy or assignment outside a method).
-  Triton kernels can read any memory of their own process (which holds nothing of the judge's). A linear
+  Triton kernels can read any memory of their own process, which holds nothing of the judge's but the key of the
+  weights' prints (the recorder there checks which memory still holds the reference's weights): a kernel that
+  finds the key, or the checksum weights drawn from it (zeroed after each print), could change a weight and
+  balance the change so its print holds. A linear
   reduction done as a GEMM with a ones operand next to a large replaced library layer fits inside MACS_SLACK
   (0.1% of the layer's multiply-adds). A GEMM's accumulate operand that is an earlier GEMM's output counts as
   one GEMM split along K while no Triton launch was given that output and no torch op wrote it; a kernel that
@@ -3541,9 +3544,13 @@ def _fingerprint(torch, x, key):
     g.manual_seed(key)
     acc = torch.zeros((), dtype=torch.int64, device=x.device)
     for a in range(0, bits.numel(), FINGERPRINT_CHUNK):
-        c = bits[a:a + FINGERPRINT_CHUNK].to(torch.int64)
-        acc += (c * (torch.randint(-(1 << 62), 1 << 62, c.shape, generator=g, device=x.device,
-                                   dtype=torch.int64) | 1)).sum()
+        c = bits[a:a + FINGERPRINT_CHUNK].to(torch.int64, copy=True)
+        w = torch.randint(-(1 << 62), 1 << 62, c.shape, generator=g, device=x.device, dtype=torch.int64)
+        acc += c.mul_(w.bitwise_or_(1)).sum()
+        # the weights (and the products, which give them back) are zeroed before their memory is freed: an
+        # answer's kernel in this process could read freed memory, and the weights let it balance a change
+        w.zero_()
+        c.zero_()
     return tuple(x.shape), x.stride(), x.storage_offset(), x.dtype, x.data_ptr(), int(acc)
 
 
