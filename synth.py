@@ -1871,7 +1871,9 @@ SHRINK_MARK = "# sizes shrunk (synth.shrink_sizes): a CPU proxy of this task, no
 
 def _module_int_slots(source: str) -> dict:
     """{(name, index or None): value} of the module-level int constants of a task source and the ints inside its
-    module-level tuples (`input_shape = (32768,)`), as the module defines them."""
+    module-level tuples and lists (`input_shape = (32768,)`, `hidden_layer_sizes = [32768, 32768]`: a list of
+    layer widths sized the parameters of level 3's MLPs, 2^30 elements at 20000 asked), as the module defines
+    them. A list's slots are keyed (ListSlot(name), index), so `_override_lines` writes it back as a list."""
     import ast
     names = [n.id for node in ast.parse(source).body if isinstance(node, ast.Assign) for t in node.targets
              for n in (t.elts if isinstance(t, ast.Tuple) else [t]) if isinstance(n, ast.Name)]  # `D, H, W = ...`
@@ -1881,9 +1883,14 @@ def _module_int_slots(source: str) -> dict:
         v = ns.get(n)
         if type(v) is int:
             slots[(n, None)] = v
-        elif isinstance(v, tuple) and v and all(type(x) is int for x in v):
-            slots.update({(n, i): x for i, x in enumerate(v)})
+        elif isinstance(v, (tuple, list)) and v and all(type(x) is int for x in v):
+            key = ListSlot(n) if isinstance(v, list) else n
+            slots.update({(key, i): x for i, x in enumerate(v)})
     return slots
+
+
+class ListSlot(str):
+    """The name of a module-level list of ints (a str, so it prints and compares as the name)."""
 
 
 def _override_lines(slots: dict) -> str:
@@ -1895,7 +1902,9 @@ def _override_lines(slots: dict) -> str:
             names.setdefault(n, {})[i] = v
     lines = []
     for n, v in names.items():
-        if isinstance(v, dict):
+        if isinstance(v, dict) and isinstance(n, ListSlot):
+            v = "[" + ", ".join(str(v[i]) for i in sorted(v)) + "]"
+        elif isinstance(v, dict):
             items = [str(v[i]) for i in sorted(v)]
             v = "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
         lines.append(f"{n} = {v}\n")
@@ -1917,7 +1926,7 @@ def _largest_tensor(source: str) -> int:
 
 def shrink_sizes(source: str, max_elems: int) -> tuple[str, dict]:
     """The task at small sizes, for a CPU proxy of its judging (eval.py --shrink-to): its module-level int constants
-    (and the ints of its module-level tuples) are halved, the largest first (every constant of that value together,
+    (and the ints of its module-level tuples and lists) are halved, the largest first (every constant of that value together,
     else one at a time), while the task still runs on 'meta', until no input, output or parameter holds more than
     `max_elems` elements or nothing more can be halved (values <= 16 that do not help, kernel sizes and strides
     say, are left). The new values are appended after SHRINK_MARK, since get_inputs and get_init_inputs read the

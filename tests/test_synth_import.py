@@ -333,6 +333,49 @@ def test_shrink_sizes_halves_constants_together_where_the_task_couples_them():
     assert same == HINGE_LIKE and info["changed"] == {}
 
 
+WIDE_MLP_LIKE = """import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self, input_size, hidden_layer_sizes, output_size):
+        super().__init__()
+        sizes = [input_size] + hidden_layer_sizes + [output_size]
+        self.network = nn.Sequential(*[nn.Linear(a, b) for a, b in zip(sizes, sizes[1:])])
+
+    def forward(self, x):
+        return self.network(x)
+
+
+batch_size = 128
+input_size = 4096
+hidden_layer_sizes = [8192, 8192]
+output_size = 4096
+
+
+def get_inputs():
+    return [torch.rand(batch_size, input_size)]
+
+
+def get_init_inputs():
+    return [input_size, hidden_layer_sizes, output_size]
+"""
+
+
+def test_shrink_sizes_halves_the_ints_of_a_module_level_list():
+    """synth.shrink_sizes: level 3's MLPs size their layers from a module-level list of widths (2_ShallowWideMLP's
+    32768 x 32768 weight, 2^30 elements); its ints are halved like a tuple's and written back as a list (the
+    model concatenates it with other lists), so the largest tensor is within the limit."""
+    src, info = synth.shrink_sizes(WIDE_MLP_LIKE, 1 << 14)
+    assert info["largest"] <= 1 << 14
+    assert info["changed"]["hidden_layer_sizes[0]"] == info["changed"]["hidden_layer_sizes[1]"] <= 128
+    ns = synth.exec_source(src)
+    assert type(ns["hidden_layer_sizes"]) is list
+    model = ns["Model"](*ns["get_init_inputs"]())
+    assert max(p.numel() for p in model.parameters()) <= 1 << 14
+    assert model(*ns["get_inputs"]()).shape == (ns["batch_size"], ns["output_size"])
+
+
 def test_stack_is_a_cat_of_unsqueezed_views_unless_a_folded_constant_is_stacked():
     """torch.stack(xs, d) imports as one view:unsqueeze per input and a cat (negative d and the kwargs form
     normalised); a folded 0-d constant among the xs has no record to view, so the stack stays opaque."""
