@@ -1929,7 +1929,11 @@ def shrink_sizes(source: str, max_elems: int) -> tuple[str, dict]:
     (and the ints of its module-level tuples and lists) are halved, the largest first (every constant of that value together,
     else one at a time), while the task still runs on 'meta', until no input, output or parameter holds more than
     `max_elems` elements or nothing more can be halved (values <= 16 that do not help, kernel sizes and strides
-    say, are left). The new values are appended after SHRINK_MARK, since get_inputs and get_init_inputs read the
+    say, are left). Halvings that left the largest tensor as large (values over 16, halved for speed, not for the
+    limit) are undone again, latest first, while the reference at those sizes is ill-conditioned in float32
+    (`_well_conditioned`: 9_ResNet18's images halved to 14 x 14 left its last stages at 1 x 1, whose training-mode
+    batch norms over two values turned float32 rounding into errors 15 times the judge's tolerance). The new values
+    are appended after SHRINK_MARK, since get_inputs and get_init_inputs read the
     module's globals when called; the rest of the source is unchanged. Returns (source, {"changed": {name or
     name[i]: new value}, "largest": elements of the largest tensor}). Sizes written as literals inside get_inputs
     (level 1's 50_conv_standard_2D's 224 x 224 images) stay. On an earlier run's 100 level-1 SFT answers, judging at
@@ -1940,6 +1944,7 @@ def shrink_sizes(source: str, max_elems: int) -> tuple[str, dict]:
         return _largest_tensor(source + "\n" + _override_lines(slots))
     slots, frozen = dict(orig), set()
     cur = largest(slots)
+    history = [(slots, cur)]   # every accepted state with its largest tensor, the task's own first
     while cur > max_elems:
         live = [k for k, v in slots.items() if k not in frozen and v >= 4]
         if not live:
@@ -1954,9 +1959,11 @@ def shrink_sizes(source: str, max_elems: int) -> tuple[str, dict]:
                 continue
             if n < cur or v > 16:
                 slots, cur = trial, n
+                history.append((slots, cur))
                 break
         else:
             frozen.update(group)
+    slots = _well_conditioned(source, history)
     changed = {k: v for k, v in slots.items() if v != orig[k]}
     touched = {n for n, _ in changed}
     info = {"changed": {n if i is None else f"{n}[{i}]": v for (n, i), v in changed.items()}, "largest": cur}
@@ -1964,6 +1971,71 @@ def shrink_sizes(source: str, max_elems: int) -> tuple[str, dict]:
         return source, info
     return (source.rstrip("\n") + f"\n\n\n{SHRINK_MARK}\n"
             + _override_lines({k: v for k, v in slots.items() if k[0] in touched}), info)
+
+
+SHRINK_NOISE_TOL = 1e-2       # atol = rtol of `rounding_noise`: the judge's fp32 tolerance (reward.TOLERANCES)
+SHRINK_NOISE_EPS = 2.0 ** -20  # relative input perturbation of `rounding_noise`: float32 rounding (2^-24) x 16
+
+
+def rounding_noise(source: str, seed: int = 0) -> float | None:
+    """How far the task's float32 reference moves when each floating input is perturbed by a relative
+    SHRINK_NOISE_EPS (16 float32 roundings: a correct answer's own, summed over a deep network, differ from the
+    reference's by about that): the largest |out - out'| / (SHRINK_NOISE_TOL + SHRINK_NOISE_TOL |out|) over its
+    floating outputs. Over 1, an honest answer's rounding can move an output past the judge's tolerance (on
+    9_ResNet18, 10 at 14 x 14 images, where float32 and float64 references differ by 15 times the tolerance;
+    0.6 at 28 x 28, 0.01 at 56 x 56). Both forwards run after the same seed (dropout draws alike). None where
+    the reference does not run (a size only 'meta' accepts)."""
+    import torch
+    try:
+        ns = exec_source(source, "noise")
+        torch.manual_seed(seed)
+        model = ns["Model"](*ns["get_init_inputs"]())
+        torch.manual_seed(seed + 1)
+        inputs = ns["get_inputs"]()
+        g = torch.Generator().manual_seed(seed + 2)
+        nudged = [x * (1 + SHRINK_NOISE_EPS * torch.randn(x.shape, generator=g, dtype=x.dtype))
+                  if isinstance(x, torch.Tensor) and x.is_floating_point() else x for x in inputs]
+        outs = []
+        for xs in (inputs, nudged):
+            torch.manual_seed(seed + 3)
+            with torch.no_grad():
+                out = model(*xs)
+            outs.append([out] if isinstance(out, torch.Tensor) else list(out))
+    except Exception:  # noqa: BLE001 -- a task that runs only on 'meta' at these sizes: nothing to measure
+        return None
+    worst = 0.0
+    for a, b in zip(*outs):
+        if not (isinstance(a, torch.Tensor) and a.is_floating_point() and a.numel()):
+            continue
+        a, b = a.double(), b.double()
+        same = (a == b) | (a.isnan() & b.isnan())   # infinities and NaNs where both have them
+        d = torch.where(same, 0.0, (a - b).abs()).nan_to_num(nan=math.inf)
+        worst = max(worst, (d / (SHRINK_NOISE_TOL + SHRINK_NOISE_TOL * a.abs())).max().item())
+    return worst
+
+
+def _well_conditioned(source: str, history: list) -> dict:
+    """The shrunk slots to keep, of shrink_sizes' accepted states `history` [(slots, largest tensor)]: the last,
+    unless the reference there is ill-conditioned (rounding_noise over 1); then the latest earlier state whose
+    largest tensor is no larger and whose reference is well-conditioned. Only the trailing states at that size are
+    tried, so memory stays what the limit allowed; where none is well-conditioned (24_EfficientNetB2 is not, at its
+    own sizes: its squeeze layers pool to 1 x 1 before batch norms over a batch of two), or the reference does not
+    run, the last state stays."""
+    last, cur = history[-1]
+    tail = []
+    for slots, n in reversed(history):
+        if n > cur:
+            break
+        tail.append(slots)
+    if len(tail) < 2:   # the last halving brought the largest tensor down: nothing to undo
+        return last
+    for slots in tail:
+        noise = rounding_noise(source + "\n" + _override_lines(slots))
+        if noise is None:
+            return last
+        if noise <= 1.0:
+            return slots
+    return last
 
 
 def run_reference(ns: dict, seed: int, init_seed: int = 0):
