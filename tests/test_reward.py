@@ -203,6 +203,7 @@ def test_host_memory_watchdog_kills_a_worker_over_its_rss_limit():
     assert "oom_retried_exclusive" not in v_hog.flags + v_as.flags
 
 
+@pytest.mark.slow
 def test_a_task_whose_reference_ran_out_of_memory_runs_alone_at_once():
     """A job whose task's reference ran out of memory under a worker's share is retried alone; the Judge then
     runs every later job of that task alone at once (flag exclusive_task), instead of paying the failed first
@@ -220,6 +221,7 @@ def test_a_task_whose_reference_ran_out_of_memory_runs_alone_at_once():
     assert v4.correct and not {"exclusive_task", "oom_retried_exclusive"} & set(v4.flags), v4.flags
 
 
+@pytest.mark.slow
 def test_a_reference_oom_is_remembered_across_judges_by_the_baseline_cache(tmp_path):
     """a task whose reference ran out of memory under a worker's share is written to the baseline cache
     (ref_oom, the share), so the next Judge with no larger a share runs its first job alone at once (exclusive_task)
@@ -241,6 +243,7 @@ def test_a_reference_oom_is_remembered_across_judges_by_the_baseline_cache(tmp_p
     assert v3.correct and not {"exclusive_task", "oom_retried_exclusive"} & set(v3.flags), v3.flags
 
 
+@pytest.mark.slow
 def test_oom_is_retried_alone_with_the_caps_lifted():
     """a job that runs out of memory under a worker's share is judged again exclusively, with the
     host caps lifted (on the GPU, where it is the default: the whole GPU, under the exclusive GPU lock); it
@@ -253,6 +256,7 @@ def test_oom_is_retried_alone_with_the_caps_lifted():
     assert v_good.correct and "oom_retried_exclusive" not in v_good.flags
 
 
+@pytest.mark.slow
 def test_exclusive_jobs_wait_until_nothing_else_is_in_flight():
     """An oom's retry and every job of a task known too big for a share run after the shared jobs, one at a time,
     with no other job in flight (a job paused between its GPU steps keeps its memory; dispatched beside one, a
@@ -431,6 +435,7 @@ def test_large_cached_reference_dropped_when_no_job_of_its_task_waits(monkeypatc
     assert queued == [(True, True), (True, True), (False, False), (True, False)]
 
 
+@pytest.mark.slow
 def test_scaled_trials_catch_a_partial_mean():
     """A mean taken over the first rows of i.i.d. inputs is within the tolerance of the whole mean on most plain
     draws (its relative error is ~1e-2, about the rtol); on a trial whose inputs have a random block scaled it is
@@ -1158,6 +1163,7 @@ def test_an_answer_that_samples_once_the_trials_are_over_fails_a_widened_timed_r
     assert head["spots"] and (set(errors) == {"mismatch"} if caught else not errors), errors
 
 
+@pytest.mark.slow
 def test_verify_bench_pool_fresh_and_cli_agree(monkeypatch, capsys):
     """bench.py verify: the pool, fresh worker processes and one `reward.py` process per candidate give the same
     verdicts (here one known-good solution and one cheat, on the CPU)."""

@@ -73,6 +73,7 @@ def zjudge():
 PLAN_SEED = 20260101  # one trial plan for both judges compared below
 
 
+@pytest.mark.slow
 def test_zygote_and_spawn_give_the_same_verdicts(zjudge):
     pairs = [pair(p) for p in CANDIDATES]
     with Judge(workers=2, device="cpu", timeout_s=30.0, spare_workers=0, start_method="spawn",
@@ -155,6 +156,7 @@ def test_candidate_sees_only_the_scrubbed_environment(monkeypatch, start_method)
     assert not v.correct and "credential leaked" in v.error_msg
 
 
+@pytest.mark.slow
 def test_killing_the_zygote_mid_batch_loses_only_the_running_candidates():
     """Both workers hang in an infinite loop when the zygote is killed: they die with it (worker_died, long
     before the timeout), a new zygote starts, and the candidates still queued are judged as usual."""
