@@ -3176,10 +3176,12 @@ def _op_recorder_class(torch):
             for ptr, start, end in spans:
                 kept = []
                 for e in self.anchors.get(ptr, ()):
-                    if e[1] <= start or e[0] >= end or e[4] is not None:
-                        if not (e[1] <= start or e[0] >= end):
-                            e[5] = None   # match's check against its print runs again
-                        kept.append(e)
+                    overlaps = e[0] < end and start < e[1]
+                    if overlaps and e[4] is None:
+                        continue
+                    if overlaps:
+                        e[5] = None   # match's check against its print runs again
+                    kept.append(e)
                 if kept:
                     self.anchors[ptr] = kept
                 else:
@@ -3274,8 +3276,10 @@ def _op_recorder_class(torch):
             if self.anchors is not None:
                 # the bytes each write may have touched: the view's span before and after the op (an out= op
                 # resizes its output), all of the old storage where the op moved the tensor elsewhere
-                spans = [(p, *((min(b[0], a_[0]), max(b[1], a_[1])) if _storage_ptr(t) == p else (0, 1 << 62)))
-                         for p, t, b in zip(written, written_t, before) for a_ in [_byte_span(t)]]
+                spans = []
+                for p, t, (s0, e0) in zip(written, written_t, before):
+                    s1, e1 = _byte_span(t)
+                    spans.append((p, min(s0, s1), max(e0, e1)) if _storage_ptr(t) == p else (p, 0, 1 << 62))
                 self.carry_anchor(name, args, out, spans)
             for a in written:   # the storages this op wrote (read before it ran: resize_ and set_ move them)
                 self.gemm_outs.pop(a, None)   # no longer what a GEMM left there
