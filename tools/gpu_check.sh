@@ -82,6 +82,7 @@ ab() {  # $1 name, $2 folder of the code; the first AB_N level-2 tasks judged fr
   pack
 }
 part_ab_new() { ab new "$PWD"; }
+part_ab_old() { ab old devdata/old; }
 part_ipc() {  # how a 2 GB output could reach the worker: host memory (now), page-locked, CUDA IPC
   section ipc
   timeout 120 $PY tools/ipc_probe.py --gb 2 --rounds 3 > "$OUTDIR/ipc_$CARD.txt" 2>&1
@@ -89,7 +90,6 @@ part_ipc() {  # how a 2 GB output could reach the worker: host memory (now), pag
   tail -4 "$OUTDIR/ipc_$CARD.txt" | cut -c1-400
   pack
 }
-part_ab_old() { ab old devdata/old; }
 
 for p in "$@"; do
   if [ "$(left)" -lt 30 ]; then echo "=== stop: budget spent before $p"; break; fi
